@@ -1,0 +1,35 @@
+/* common.h: small helpers every module uses: allocation, clocks, messages. */
+#ifndef GPUTOP_COMMON_H
+#define GPUTOP_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GD_NAME "gputop-decode"
+#define GD_VERSION "0.1.0"
+
+/* Exit statuses shared by every role. */
+enum {
+	GD_EXIT_OK = 0,
+	GD_EXIT_FAIL = 1,  /* run-time failure */
+	GD_EXIT_USAGE = 2, /* bad input: nothing was started */
+};
+
+#define GD_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define GD_NS_PER_S 1000000000LL
+
+/* Allocation that never returns NULL: it aborts with a message instead. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xreallocarray(void *p, size_t nmemb, size_t size);
+char *xstrdup(const char *s);
+
+/* CLOCK_MONOTONIC in nanoseconds: the one host clock of the tool. */
+int64_t now_ns(void);
+/* Sleep for ns nanoseconds, returning early on a signal. */
+void sleep_ns(int64_t ns);
+
+/* snprintf that always terminates and never overflows, returning dst. */
+char *str_copy(char *dst, size_t n, const char *src);
+
+#endif

@@ -1,0 +1,20 @@
+/* headless.h: the role without a terminal: samples to a log, or a scaling sweep. */
+#ifndef GPUTOP_HEADLESS_H
+#define GPUTOP_HEADLESS_H
+
+#include "gputop/clx.h"
+#include "gputop/opts.h"
+#include "gputop/sink.h"
+
+struct gd_trace;
+
+/* Both take ownership of sink and trace (NULL: none). Return the process exit status. */
+int headless_run(const struct gd_opts *o, const struct clx_device *dev, struct gd_sink *sink,
+		 struct gd_trace *trace);
+int headless_sweep(const struct gd_opts *o, const struct clx_device *dev, struct gd_sink *sink,
+		   struct gd_trace *trace);
+
+/* The sweep's text table (exposed for tests): one line per row, with a bar for Mbit/s. */
+void headless_print_sweep(FILE *out, const struct gd_sweep_row *rows, int n);
+
+#endif

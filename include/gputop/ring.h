@@ -1,0 +1,155 @@
+/* ring.h: the shared-memory segment a worker publishes into and the supervisor reads.
+ *
+ * The record layout below is the one contract between the two sides. Invariants:
+ * - One writer (the worker that created the segment) and one reader (the supervisor).
+ *   The writer never reads anything the reader writes and never waits for it.
+ * - `head` counts records ever published (u64, never wraps in practice). Record i lives
+ *   in slot i & (capacity - 1). Full ring: the writer overwrites the oldest record.
+ * - Writer, record i: seq = 2i+1 (relaxed); release fence; payload (relaxed words);
+ *   seq = 2i+2 (release); head = i+1 (release).
+ * - Reader: h = head (acquire); more than `capacity` unread records means the excess was
+ *   overwritten and is counted as lost. Per record: seq (acquire), copy the payload,
+ *   acquire fence, re-read seq; anything but 2i+2 twice is lost, never accepted.
+ * - `magic` is stored last (release) at set-up: 0 means "initialising".
+ * - The reader treats every byte as hostile: each field is loaded once, validated, and
+ *   only the local copy is used; indices are masked with the reader's own mask.
+ */
+#ifndef GPUTOP_RING_H
+#define GPUTOP_RING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define GD_SEG_MAGIC 0x31524447u /* "GDR1" */
+#define GD_SEG_VERSION 1u
+#define GD_SEG_PREFIX "gputop-decode."
+#define GD_RING_CAPACITY 1024u
+#define GD_RING_OFFSET 4096u /* the ring starts on its own page */
+#define GD_REC_KMAX 16       /* kernel intervals kept per record */
+#define GD_ERR_LEN 200
+#define GD_DEV_LEN 120
+
+/* Worker states, as shown in the dashboard and logs. */
+enum gd_state {
+	GD_ST_STARTING,
+	GD_ST_RUNNING,
+	GD_ST_PAUSED,
+	GD_ST_STOPPING,
+	GD_ST_EXITED,
+	GD_ST_FAILED,
+	GD_ST_STALLED, /* reader's view only: heartbeat older than 3 periods */
+	GD_ST_COUNT
+};
+const char *gd_state_name(enum gd_state s);
+
+/* How device timestamps were mapped onto the host's CLOCK_MONOTONIC. */
+enum gd_timebase {
+	GD_TB_NONE,      /* no device times yet */
+	GD_TB_HOSTTIMER, /* clGetDeviceAndHostTimer */
+	GD_TB_OFFSET,    /* per-worker offset: min(host after completion - device END) */
+	GD_TB_COUNT
+};
+const char *gd_timebase_name(enum gd_timebase t);
+
+/* One batch, as published. Times are host CLOCK_MONOTONIC ns; device times are mapped. */
+struct gd_rec {
+	uint64_t seq;
+	uint64_t batch;   /* index of the batch within its worker, from 0 */
+	uint32_t symbols; /* input values decoded */
+	uint32_t kernels; /* launches in the batch */
+	uint32_t nkiv;    /* kernel intervals stored, <= GD_REC_KMAX */
+	uint32_t flags;   /* GD_REC_* */
+	int64_t t_begin;  /* host: batch starts (generation begins) */
+	int64_t t_gen;    /* host: generation done */
+	int64_t t_end;    /* host: output is on the host */
+	int64_t h2d[2];   /* device: write START, END (0, 0 when there was none) */
+	int64_t d2h[2];   /* device: read START, END */
+	int64_t kbusy_ns; /* sum of END - START over every kernel of the batch */
+	int64_t kgap_ns;  /* sum of START(k+1) - END(k) within the batch */
+	int64_t kbase;    /* START of the first kernel; kiv are offsets from it */
+	/* Kernel intervals [start, end) as ns offsets from kbase. With more than GD_REC_KMAX
+	 * launches, consecutive kernels are grouped and each entry spans its group. */
+	uint32_t kiv[GD_REC_KMAX][2];
+};
+
+enum {
+	GD_REC_DEVTIME = 1u << 0, /* device timestamps present and mapped */
+	GD_REC_GROUPED = 1u << 1, /* kiv entries span groups of kernels */
+};
+
+/* Validates a record's internal consistency (end >= start, counts in range). */
+bool gd_rec_valid(const struct gd_rec *r);
+/* Device interval [start, end) of the batch's kernels, first START to last END. */
+int64_t gd_rec_kernel_start(const struct gd_rec *r);
+int64_t gd_rec_kernel_end(const struct gd_rec *r);
+
+/* What a worker tells about itself, fixed at set-up. */
+struct gd_seg_info {
+	uint64_t generation; /* random, chosen by the supervisor */
+	uint32_t slot;
+	uint32_t dtype_bytes; /* 4 or 8 */
+	char device[GD_DEV_LEN];
+};
+
+/* Writer side (worker). */
+struct gd_seg;
+/* Creates name O_CREAT|O_EXCL with mode 0600, sizes it, touches every page. Returns NULL
+ * and fills err on failure. */
+struct gd_seg *seg_create(const char *name, const struct gd_seg_info *info, char *err, size_t errlen);
+/* Unmaps; unlinks the name too when unlink_name is set. */
+void seg_close(struct gd_seg *s, bool unlink_name);
+void seg_publish(struct gd_seg *s, const struct gd_rec *r);
+void seg_set_state(struct gd_seg *s, enum gd_state st);
+void seg_set_timebase(struct gd_seg *s, enum gd_timebase tb);
+void seg_set_error(struct gd_seg *s, int code, const char *msg);
+void seg_heartbeat(struct gd_seg *s);
+/* Adds to the monotonic totals (written only by the worker). */
+void seg_add_totals(struct gd_seg *s, uint64_t batches, uint64_t symbols, uint64_t kernels);
+
+/* Reader side (supervisor). Plain struct so the collector can embed it. */
+struct gd_reader {
+	int fd;
+	unsigned char *base;
+	size_t size;
+	uint32_t cap;
+	uint64_t cursor; /* next record index to read */
+	uint64_t lost;   /* records that could not be read */
+};
+
+/* A validated copy of the header's changing part. */
+struct gd_seg_view {
+	enum gd_state state;
+	enum gd_timebase timebase;
+	int64_t heartbeat_ns;
+	uint64_t batches, symbols, kernels, head;
+	int error_code;
+	char error[GD_ERR_LEN];
+	char device[GD_DEV_LEN];
+	uint32_t dtype_bytes;
+};
+
+enum gd_open_result {
+	GD_OPEN_OK,
+	GD_OPEN_NOTYET,   /* not created or still initialising: try again later */
+	GD_OPEN_REJECTED, /* exists but is not ours or is malformed: never attach */
+};
+
+/* Opens and validates a segment that pid (with generation gen) should have created:
+ * owner uid, mode 0600, size, magic, version, layout, pid and generation. */
+enum gd_open_result reader_open(struct gd_reader *r, const char *name, pid_t pid, uint64_t gen,
+				char *why, size_t whylen);
+/* Copies up to max new records into out; returns how many (>= 0), or -1 when the segment
+ * became unreadable (truncated under the mapping: SIGBUS is caught). */
+int reader_poll(struct gd_reader *r, struct gd_rec *out, int max);
+/* Reads and validates the header's changing fields; false if the segment is unreadable. */
+bool reader_view(struct gd_reader *r, struct gd_seg_view *v);
+void reader_close(struct gd_reader *r);
+
+/* Segment names: "/gputop-decode.<uid>.<supervisor pid>.<slot>.<generation>". */
+void seg_name(char *buf, size_t n, pid_t supervisor, unsigned slot, uint64_t gen);
+/* Unlinks segments of this uid whose supervisor is no longer running. Returns the count. */
+int seg_sweep_stale(void);
+
+#endif

@@ -1,0 +1,43 @@
+/* session.h: what the dashboard and the headless mode share: the supervisor, the interval
+ * clock and the window samples. Only the printer differs between them. */
+#ifndef GPUTOP_SESSION_H
+#define GPUTOP_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gputop/clx.h"
+#include "gputop/collect.h"
+#include "gputop/supervisor.h"
+
+struct gd_session {
+	struct gd_sup sup;
+	struct gd_frame frame; /* the latest window */
+	struct gd_trace *trace;
+	struct clx_device dev;
+	int64_t t0;          /* start, host CLOCK_MONOTONIC ns */
+	int64_t a, b;        /* the open window [a, b) */
+	int64_t interval;    /* ns */
+	int64_t settle;      /* a window is closed this long after its end, so batches that */
+			     /* completed inside it have been read */
+	int64_t end;         /* stop after the window ending here; INT64_MAX: never */
+	int64_t poll;        /* ring polling period */
+};
+
+/* Starts the supervisor and the first --procs workers; takes ownership of trace (or NULL).
+ * Returns 0 or -1 (err). */
+int session_start(struct gd_session *s, const struct gd_opts *o, const struct clx_device *dev,
+		  struct gd_trace *trace, char *err, size_t errlen);
+/* Services the workers; when a window is due, fills s->frame and returns true. */
+bool session_poll(struct gd_session *s, int64_t now);
+/* Nanoseconds until session_poll has something to do. */
+int64_t session_wait(const struct gd_session *s, int64_t now);
+/* True once the window that ends at --duration has been produced. */
+bool session_done(const struct gd_session *s);
+/* Forgets the statistics so far and starts the window clock again at now (the `r` key,
+ * each sweep step). */
+void session_restart_clock(struct gd_session *s, int64_t now);
+/* Stops every worker and releases everything; returns -1 if the trace could not be written. */
+int session_stop(struct gd_session *s);
+
+#endif

@@ -1,0 +1,12 @@
+/* sig.h: the supervisor roles' signal flags. Handlers only set flags; loops act on them. */
+#ifndef GPUTOP_SIG_H
+#define GPUTOP_SIG_H
+
+#include <signal.h>
+
+extern volatile sig_atomic_t gd_quit_signal; /* SIGINT, SIGTERM or SIGHUP received: which */
+
+/* SIGWINCH is left to curses, which turns it into KEY_RESIZE. */
+void sig_install_supervisor(void);
+
+#endif

@@ -1,0 +1,28 @@
+/* sink.h: the headless log: one record per worker and one aggregate per window, in CSV or
+ * JSON lines; sweep rows in the same formats. Each line reaches the file in one write(2). */
+#ifndef GPUTOP_SINK_H
+#define GPUTOP_SINK_H
+
+#include "gputop/collect.h"
+#include "gputop/opts.h"
+
+struct gd_sweep_row {
+	int procs;
+	double mbit_s, speedup, device_busy, gap_batch_us, headroom;
+};
+
+struct gd_sink;
+
+/* path NULL: standard output. NULL with err filled when the file cannot be opened. */
+struct gd_sink *sink_open(const char *path, enum gd_format fmt, char *err, size_t errlen);
+/* Each returns 0, or -1 with the reason in sink_error(). */
+int sink_frame(struct gd_sink *s, const struct gd_frame *f);
+int sink_sweep_row(struct gd_sink *s, const struct gd_sweep_row *r);
+const char *sink_error(const struct gd_sink *s);
+int sink_close(struct gd_sink *s);
+
+/* Formats one frame into text (used by the sink and by tests). The result is owned by the
+ * caller (free). */
+char *sink_format_frame(enum gd_format fmt, const struct gd_frame *f, bool with_header);
+
+#endif

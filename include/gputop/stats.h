@@ -1,0 +1,46 @@
+/* stats.h: pure arithmetic of the samples: interval unions clipped to a window, gaps and the
+ * batch breakdown. No I/O, no clocks: tests call it with synthetic records. */
+#ifndef GPUTOP_STATS_H
+#define GPUTOP_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gputop/ring.h"
+
+struct gd_iv {
+	int64_t start, end; /* [start, end), ns */
+};
+
+/* Length of the union of iv[0..n) clipped to [a, b). Sorts iv in place. */
+int64_t stats_union(struct gd_iv *iv, size_t n, int64_t a, int64_t b);
+/* Sum of the lengths of iv[0..n) clipped to [a, b) (overlaps counted twice). */
+int64_t stats_clipped_sum(const struct gd_iv *iv, size_t n, int64_t a, int64_t b);
+/* Appends the record's kernel intervals to *iv (grown as needed). */
+void stats_rec_intervals(const struct gd_rec *r, struct gd_iv **iv, size_t *n, size_t *cap);
+/* Device execution time of the record's kernels inside [a, b): exact for one interval per
+ * kernel; grouped records are scaled by their true busy time over the groups' spans. */
+int64_t stats_rec_busy(const struct gd_rec *r, int64_t a, int64_t b);
+
+/* Running means over the batches of one window. */
+struct gd_batch_acc {
+	uint64_t n;            /* batches */
+	uint64_t symbols;
+	int64_t gen, h2d, kernel, d2h, other; /* sums, ns */
+	int64_t kgap_sum;      /* START(k+1) - END(k) within batches */
+	uint64_t kgap_n;
+	int64_t bgap_sum;      /* START(first kernel, b+1) - END(last kernel, b) */
+	uint64_t bgap_n;
+};
+
+/* Adds one batch. prev_kend is the last kernel END of the worker's previous batch, or 0 when
+ * that batch was not seen (the gap between batches is then not measured). */
+void stats_batch_add(struct gd_batch_acc *acc, const struct gd_rec *r, int64_t prev_kend);
+
+struct gd_breakdown {
+	double gen_us, h2d_us, kernel_us, d2h_us, other_us; /* means; NAN without batches */
+	double gap_kernel_us, gap_batch_us;                 /* means; NAN when not measured */
+};
+void stats_breakdown(const struct gd_batch_acc *acc, struct gd_breakdown *out);
+
+#endif

@@ -1,0 +1,23 @@
+/* trace.h: host phases and device intervals of every batch as Chrome trace-event JSON
+ * (array format, timestamps in us since the run started), one track per worker. */
+#ifndef GPUTOP_TRACE_H
+#define GPUTOP_TRACE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "gputop/ring.h"
+
+struct gd_trace;
+
+/* Opens path for writing; NULL with err filled when it cannot be created. */
+struct gd_trace *trace_open(const char *path, uint64_t limit, char *err, size_t errlen);
+/* Timestamps are written relative to t0 (host CLOCK_MONOTONIC ns), the run's start. */
+void trace_set_origin(struct gd_trace *t, int64_t t0);
+void trace_batch(struct gd_trace *t, unsigned worker, pid_t pid, const struct gd_rec *r);
+/* Pushes what is buffered to the file (called once per window). */
+void trace_flush(struct gd_trace *t);
+/* Terminates the JSON and closes; returns 0, or -1 if any write failed. */
+int trace_close(struct gd_trace *t);
+
+#endif

@@ -1,0 +1,234 @@
+/* clx.c: OpenCL devices, the decode program's source and build, error names. */
+#include "gputop/clx.h"
+
+#include <libgen.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gputop/common.h"
+#include "gputop/proc.h"
+
+#define E(x) [-(x)] = #x
+static const char *const err_names[] = {
+	E(CL_SUCCESS), E(CL_DEVICE_NOT_FOUND), E(CL_DEVICE_NOT_AVAILABLE), E(CL_COMPILER_NOT_AVAILABLE),
+	E(CL_MEM_OBJECT_ALLOCATION_FAILURE), E(CL_OUT_OF_RESOURCES), E(CL_OUT_OF_HOST_MEMORY),
+	E(CL_PROFILING_INFO_NOT_AVAILABLE), E(CL_MEM_COPY_OVERLAP), E(CL_IMAGE_FORMAT_MISMATCH),
+	E(CL_IMAGE_FORMAT_NOT_SUPPORTED), E(CL_BUILD_PROGRAM_FAILURE), E(CL_MAP_FAILURE),
+	E(CL_MISALIGNED_SUB_BUFFER_OFFSET), E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST),
+	E(CL_COMPILE_PROGRAM_FAILURE), E(CL_LINKER_NOT_AVAILABLE), E(CL_LINK_PROGRAM_FAILURE),
+	E(CL_DEVICE_PARTITION_FAILED), E(CL_KERNEL_ARG_INFO_NOT_AVAILABLE), E(CL_INVALID_VALUE),
+	E(CL_INVALID_DEVICE_TYPE), E(CL_INVALID_PLATFORM), E(CL_INVALID_DEVICE), E(CL_INVALID_CONTEXT),
+	E(CL_INVALID_QUEUE_PROPERTIES), E(CL_INVALID_COMMAND_QUEUE), E(CL_INVALID_HOST_PTR),
+	E(CL_INVALID_MEM_OBJECT), E(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR), E(CL_INVALID_IMAGE_SIZE),
+	E(CL_INVALID_SAMPLER), E(CL_INVALID_BINARY), E(CL_INVALID_BUILD_OPTIONS), E(CL_INVALID_PROGRAM),
+	E(CL_INVALID_PROGRAM_EXECUTABLE), E(CL_INVALID_KERNEL_NAME), E(CL_INVALID_KERNEL_DEFINITION),
+	E(CL_INVALID_KERNEL), E(CL_INVALID_ARG_INDEX), E(CL_INVALID_ARG_VALUE), E(CL_INVALID_ARG_SIZE),
+	E(CL_INVALID_KERNEL_ARGS), E(CL_INVALID_WORK_DIMENSION), E(CL_INVALID_WORK_GROUP_SIZE),
+	E(CL_INVALID_WORK_ITEM_SIZE), E(CL_INVALID_GLOBAL_OFFSET), E(CL_INVALID_EVENT_WAIT_LIST),
+	E(CL_INVALID_EVENT), E(CL_INVALID_OPERATION), E(CL_INVALID_GL_OBJECT), E(CL_INVALID_BUFFER_SIZE),
+	E(CL_INVALID_MIP_LEVEL), E(CL_INVALID_GLOBAL_WORK_SIZE), E(CL_INVALID_PROPERTY),
+	E(CL_INVALID_IMAGE_DESCRIPTOR), E(CL_INVALID_COMPILER_OPTIONS), E(CL_INVALID_LINKER_OPTIONS),
+	E(CL_INVALID_DEVICE_PARTITION_COUNT), E(CL_INVALID_PIPE_SIZE), E(CL_INVALID_DEVICE_QUEUE),
+	E(CL_INVALID_SPEC_ID), E(CL_MAX_SIZE_RESTRICTION_EXCEEDED),
+};
+#undef E
+
+const char *clx_err(cl_int e)
+{
+	static __thread char unknown[40];
+	if (e <= 0 && (size_t)-e < GD_ARRAY_LEN(err_names) && err_names[-e])
+		return err_names[-e];
+	if (e == -1001)
+		return "CL_PLATFORM_NOT_FOUND_KHR";
+	snprintf(unknown, sizeof(unknown), "CL_UNKNOWN_ERROR(%d)", (int)e);
+	return unknown;
+}
+
+static void fill(struct clx_device *d, cl_platform_id p, cl_device_id dev, int pi, int di)
+{
+	memset(d, 0, sizeof(*d));
+	d->platform = p;
+	d->device = dev;
+	d->pi = pi;
+	d->di = di;
+	cl_device_type type = 0;
+	cl_device_fp_config fp = 0;
+	clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof(d->name) - 1, d->name, NULL);
+	clGetDeviceInfo(dev, CL_DEVICE_VERSION, sizeof(d->version) - 1, d->version, NULL);
+	clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof(type), &type, NULL);
+	clGetDeviceInfo(dev, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof(fp), &fp, NULL);
+	clGetDeviceInfo(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof(d->max_alloc), &d->max_alloc, NULL);
+	clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof(d->platform_name) - 1, d->platform_name, NULL);
+	d->gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
+	d->fp64 = fp != 0;
+}
+
+/* Calls fn for each device until it returns true; returns the number of devices seen. */
+typedef bool (*device_fn)(const struct clx_device *d, void *ctx);
+
+static int each_device(device_fn fn, void *ctx)
+{
+	cl_uint np = 0;
+	if (clGetPlatformIDs(0, NULL, &np) != CL_SUCCESS || np == 0)
+		return 0;
+	cl_platform_id *plats = xcalloc(np, sizeof(*plats));
+	clGetPlatformIDs(np, plats, NULL);
+	int seen = 0;
+	bool done = false;
+	for (cl_uint p = 0; p < np && !done; p++) {
+		cl_uint nd = 0;
+		if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd) != CL_SUCCESS || nd == 0)
+			continue;
+		cl_device_id *devs = xcalloc(nd, sizeof(*devs));
+		clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, nd, devs, NULL);
+		for (cl_uint d = 0; d < nd && !done; d++) {
+			struct clx_device info;
+			fill(&info, plats[p], devs[d], (int)p, (int)d);
+			seen++;
+			done = fn(&info, ctx);
+		}
+		free(devs);
+	}
+	free(plats);
+	return seen;
+}
+
+struct pick {
+	int pi, di;
+	struct clx_device *out;
+	bool found, have_first;
+	struct clx_device first;
+};
+
+static bool pick_one(const struct clx_device *d, void *ctx)
+{
+	struct pick *p = ctx;
+	if (p->pi >= 0) {
+		if (d->pi == p->pi && d->di == p->di) {
+			*p->out = *d;
+			p->found = true;
+		}
+		return p->found;
+	}
+	if (!p->have_first) {
+		p->first = *d;
+		p->have_first = true;
+	}
+	if (d->gpu) {
+		*p->out = *d;
+		p->found = true;
+	}
+	return p->found;
+}
+
+int clx_pick(int pi, int di, struct clx_device *d, char *err, size_t errlen)
+{
+	struct pick p = {.pi = pi, .di = di, .out = d};
+	int n = each_device(pick_one, &p);
+	if (n == 0) {
+		snprintf(err, errlen, "no OpenCL device found (is an ICD such as pocl-opencl-icd installed?)");
+		return -1;
+	}
+	if (!p.found && pi < 0 && p.have_first) {
+		*d = p.first;
+		p.found = true;
+	}
+	if (!p.found) {
+		snprintf(err, errlen, "--device: no device %d:%d (see --list-devices)", pi, di);
+		return -1;
+	}
+	return 0;
+}
+
+static bool print_one(const struct clx_device *d, void *ctx)
+{
+	fprintf(ctx, "%d:%d  %-3s  %s  (%s, %s%s)\n", d->pi, d->di, d->gpu ? "GPU" : "CPU", d->name,
+		d->platform_name, d->version, d->fp64 ? ", fp64" : "");
+	return false;
+}
+
+int clx_list(FILE *out)
+{
+	return each_device(print_one, out);
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t cap = 4096, n = 0;
+	char *buf = xmalloc(cap);
+	size_t got;
+	while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+		n += got;
+		if (cap - n - 1 == 0)
+			buf = xreallocarray(buf, cap *= 2, 1);
+	}
+	fclose(f);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+char *clx_kernel_source(char *err, size_t errlen)
+{
+	char dirs[3][PATH_MAX];
+	int nd = 0;
+	const char *env = getenv("GPUTOP_DECODE_KERNELS");
+	if (env && *env)
+		snprintf(dirs[nd++], PATH_MAX, "%s", env);
+	const char *exe = proc_self_exe();
+	if (exe) {
+		char copy[PATH_MAX];
+		str_copy(copy, sizeof(copy), exe);
+		const char *dir = dirname(copy);
+		snprintf(dirs[nd++], PATH_MAX, "%.4000s/kernels", dir);
+		snprintf(dirs[nd++], PATH_MAX, "%.4000s/../share/" GD_NAME "/kernels", dir);
+	}
+	for (int i = 0; i < nd; i++) {
+		char path[PATH_MAX + 16];
+		size_t len;
+		snprintf(path, sizeof(path), "%.4000s/decode.cl", dirs[i]);
+		char *src = read_file(path, &len);
+		if (src)
+			return src;
+		if (i == 0 && env && *env)
+			break; /* an explicit directory is the only one looked at */
+	}
+	snprintf(err, errlen, "kernel source decode.cl not found in %s%s", nd ? dirs[0] : "(nowhere)",
+		 nd > 1 ? " or beside the binary" : "");
+	return NULL;
+}
+
+cl_program clx_build(cl_context ctx, cl_device_id dev, const char *src, const char *opts, char *err,
+		     size_t errlen)
+{
+	cl_int rc;
+	cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &rc);
+	if (!prog) {
+		snprintf(err, errlen, "clCreateProgramWithSource: %s", clx_err(rc));
+		return NULL;
+	}
+	rc = clBuildProgram(prog, 1, &dev, opts, NULL, NULL);
+	if (rc == CL_SUCCESS)
+		return prog;
+	char log[4096] = "";
+	clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof(log) - 1, log, NULL);
+	/* Keep the message on one line: the log's newlines become " | ". */
+	char flat[1024];
+	size_t j = 0;
+	for (size_t i = 0; log[i] && j + 4 < sizeof(flat); i++) {
+		if (log[i] == '\n') {
+			if (j && log[i + 1])
+				j += (size_t)snprintf(flat + j, sizeof(flat) - j, " | ");
+		} else {
+			flat[j++] = log[i];
+		}
+	}
+	flat[j] = '\0';
+	snprintf(err, errlen, "clBuildProgram: %s: %s", clx_err(rc), j ? flat : "(empty build log)");
+	clReleaseProgram(prog);
+	return NULL;
+}

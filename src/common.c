@@ -1,0 +1,72 @@
+/* common.c: allocation, clocks and string helpers shared by every role. */
+#include "gputop/common.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void oom(size_t n)
+{
+	fprintf(stderr, GD_NAME ": out of memory (%zu bytes)\n", n);
+	abort();
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom(n);
+	return p;
+}
+
+void *xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+	if (!p)
+		oom(nmemb * size);
+	return p;
+}
+
+void *xreallocarray(void *p, size_t nmemb, size_t size)
+{
+	if (size && nmemb > SIZE_MAX / size)
+		oom(SIZE_MAX);
+	size_t n = nmemb * size;
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		oom(n);
+	return q;
+}
+
+char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	return memcpy(xmalloc(n), s, n);
+}
+
+int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * GD_NS_PER_S + ts.tv_nsec;
+}
+
+void sleep_ns(int64_t ns)
+{
+	if (ns <= 0)
+		return;
+	struct timespec ts = {.tv_sec = ns / GD_NS_PER_S, .tv_nsec = ns % GD_NS_PER_S};
+	nanosleep(&ts, NULL); /* EINTR is the point: a signal wakes the loop */
+}
+
+char *str_copy(char *dst, size_t n, const char *src)
+{
+	if (n) {
+		size_t len = strnlen(src, n - 1);
+		memcpy(dst, src, len);
+		dst[len] = '\0';
+	}
+	return dst;
+}

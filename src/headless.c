@@ -1,0 +1,198 @@
+/* headless.c: the tick loop that logs samples, and the scaling sweep. */
+#include "gputop/headless.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gputop/common.h"
+#include "gputop/session.h"
+#include "gputop/sig.h"
+
+/* Reports each worker failure once, on standard error. */
+static void report_failures(const struct gd_frame *f, unsigned *reported, size_t nrep)
+{
+	for (int i = 0; i < f->n; i++) {
+		const struct gd_sample *w = &f->w[i];
+		if (w->state != GD_ST_FAILED || w->id >= nrep * 32 || (reported[w->id / 32] & (1u << (w->id % 32))))
+			continue;
+		reported[w->id / 32] |= 1u << (w->id % 32);
+		fprintf(stderr, GD_NAME ": worker %u (pid %d) failed: %s\n", w->id, (int)w->pid, w->error);
+	}
+}
+
+static int finish(struct gd_session *s, struct gd_sink *sink, int status)
+{
+	if (session_stop(s) != 0) {
+		fprintf(stderr, GD_NAME ": --trace: writing the trace failed\n");
+		status = GD_EXIT_FAIL;
+	}
+	if (sink_close(sink) != 0) {
+		fprintf(stderr, GD_NAME ": %s\n", sink_error(sink));
+		status = GD_EXIT_FAIL;
+	}
+	return status;
+}
+
+int headless_run(const struct gd_opts *o, const struct clx_device *dev, struct gd_sink *sink,
+		 struct gd_trace *trace)
+{
+	struct gd_session s;
+	char err[256];
+	unsigned reported[8] = {0};
+	if (session_start(&s, o, dev, trace, err, sizeof(err))) {
+		fprintf(stderr, GD_NAME ": %s\n", err);
+		return finish(&s, sink, GD_EXIT_FAIL);
+	}
+	int status = GD_EXIT_OK;
+	while (!gd_quit_signal && !session_done(&s)) {
+		int64_t now = now_ns();
+		if (session_poll(&s, now)) {
+			report_failures(&s.frame, reported, GD_ARRAY_LEN(reported));
+			if (sink_frame(sink, &s.frame)) {
+				fprintf(stderr, GD_NAME ": %s\n", sink_error(sink));
+				status = GD_EXIT_FAIL;
+				break;
+			}
+			sup_prune(&s.sup); /* ended workers were reported once */
+			continue;
+		}
+		sleep_ns(session_wait(&s, now));
+	}
+	return finish(&s, sink, status);
+}
+
+/* ---- sweep ---- */
+
+/* Starts or stops workers until n are live. */
+static int set_workers(struct gd_session *s, int n, char *err, size_t errlen)
+{
+	while (sup_live(&s->sup) > n)
+		sup_stop(&s->sup, sup_newest(&s->sup), false);
+	while (sup_live(&s->sup) < n)
+		if (sup_spawn(&s->sup, err, errlen) < 0)
+			return -1;
+	return 0;
+}
+
+/* Waits until every live worker has published a batch (or failed), plus one interval. */
+static int warm_up(struct gd_session *s, int n, char *err, size_t errlen)
+{
+	int64_t deadline = now_ns() + 120 * GD_NS_PER_S;
+	for (;;) {
+		if (gd_quit_signal)
+			return -1;
+		int64_t now = now_ns();
+		sup_service(&s->sup, now, INT64_MIN);
+		int ready = 0, live = 0;
+		for (int i = 0; i < s->sup.nslots; i++) {
+			const struct gd_slot *sl = &s->sup.slots[i];
+			if (!sl->alive || sl->stop_sent)
+				continue;
+			live++;
+			ready += sl->view.batches > 0;
+		}
+		if (live == n && ready == n)
+			break;
+		if (live < n || now > deadline) {
+			snprintf(err, errlen, "sweep: only %d of %d workers running", ready, n);
+			return -1;
+		}
+		sleep_ns(s->poll);
+	}
+	sleep_ns(s->interval);
+	return 0;
+}
+
+/* Runs one sweep step: `duration` seconds of windows, averaged. */
+static int measure(struct gd_session *s, const struct gd_opts *o, int n, struct gd_sweep_row *row)
+{
+	session_restart_clock(s, now_ns());
+	s->end = s->a + (int64_t)(o->duration * 1e9);
+	double t = 0, sym = 0, busy = 0, gap = 0, gapw = 0;
+	while (!session_done(s)) {
+		if (gd_quit_signal)
+			return -1;
+		int64_t now = now_ns();
+		if (!session_poll(s, now)) {
+			sleep_ns(session_wait(s, now));
+			continue;
+		}
+		const struct gd_frame *f = &s->frame;
+		t += f->window_s;
+		sym += f->agg.mbit_s * f->window_s;
+		if (!isnan(f->device_busy))
+			busy += f->device_busy * f->window_s;
+		for (int i = 0; i < f->n; i++)
+			if (!isnan(f->w[i].bd.gap_batch_us)) {
+				gap += f->w[i].bd.gap_batch_us * (double)f->w[i].win_batches;
+				gapw += (double)f->w[i].win_batches;
+			}
+	}
+	row->procs = n;
+	row->mbit_s = t > 0 ? sym / t : 0;
+	row->device_busy = t > 0 ? busy / t : NAN;
+	row->gap_batch_us = gapw > 0 ? gap / gapw : NAN;
+	row->headroom = row->device_busy > 0 ? row->mbit_s / row->device_busy : NAN;
+	return 0;
+}
+
+void headless_print_sweep(FILE *out, const struct gd_sweep_row *rows, int n)
+{
+	double max = 0;
+	for (int i = 0; i < n; i++)
+		max = rows[i].mbit_s > max ? rows[i].mbit_s : max;
+	fprintf(out, "%5s %10s %8s %7s %12s %11s  %s\n", "procs", "Mbit/s", "speedup", "busy%", "gap_batch_us",
+		"headroom~", "Mbit/s");
+	for (int i = 0; i < n; i++) {
+		const struct gd_sweep_row *r = &rows[i];
+		int bar = max > 0 ? (int)lround(30.0 * r->mbit_s / max) : 0;
+		char bars[31];
+		memset(bars, '#', (size_t)bar);
+		bars[bar] = '\0';
+		fprintf(out, "%5d %10.2f %7.2fx %7.1f %12.1f %11.1f  %s\n", r->procs, r->mbit_s, r->speedup,
+			100 * r->device_busy, r->gap_batch_us, r->headroom, bars);
+	}
+	fprintf(out, "headroom~ is an estimate: Mbit/s / device busy, the rate if the device never idled\n");
+}
+
+int headless_sweep(const struct gd_opts *o, const struct clx_device *dev, struct gd_sink *sink,
+		   struct gd_trace *trace)
+{
+	struct gd_opts so = *o;
+	so.procs = 0;
+	so.duration = 0; /* each step sets its own end */
+	struct gd_session s;
+	char err[256];
+	if (session_start(&s, &so, dev, trace, err, sizeof(err))) {
+		fprintf(stderr, GD_NAME ": %s\n", err);
+		return finish(&s, sink, GD_EXIT_FAIL);
+	}
+	struct gd_opts step = *o;
+	if (step.duration <= 0)
+		step.duration = 10;
+	struct gd_sweep_row rows[GD_SWEEP_MAX];
+	int status = GD_EXIT_OK, done = 0;
+	for (int i = 0; i < o->nsweep; i++) {
+		int n = o->sweep[i];
+		if (set_workers(&s, n, err, sizeof(err)) || warm_up(&s, n, err, sizeof(err)) ||
+		    measure(&s, &step, n, &rows[i])) {
+			if (!gd_quit_signal)
+				fprintf(stderr, GD_NAME ": %s\n", err);
+			status = GD_EXIT_FAIL;
+			break;
+		}
+		rows[i].speedup = rows[0].mbit_s > 0 ? rows[i].mbit_s / rows[0].mbit_s : NAN;
+		done++;
+		fprintf(stderr, GD_NAME ": sweep %d/%d: %d procs, %.2f Mbit/s\n", i + 1, o->nsweep, n, rows[i].mbit_s);
+		if (o->output && sink_sweep_row(sink, &rows[i])) {
+			fprintf(stderr, GD_NAME ": %s\n", sink_error(sink));
+			status = GD_EXIT_FAIL;
+			break;
+		}
+	}
+	headless_print_sweep(stdout, rows, done);
+	fflush(stdout);
+	return finish(&s, sink, status);
+}

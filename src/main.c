@@ -1,0 +1,88 @@
+/* main.c: parse the command line and hand over to one role: dashboard, headless, worker or
+ * list-devices. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "gputop/clx.h"
+#include "gputop/common.h"
+#include "gputop/dashboard.h"
+#include "gputop/headless.h"
+#include "gputop/opts.h"
+#include "gputop/sig.h"
+#include "gputop/sink.h"
+#include "gputop/trace.h"
+#include "gputop/worker.h"
+
+static int usage_error(const char *msg)
+{
+	fprintf(stderr, GD_NAME ": %s\n", msg);
+	return GD_EXIT_USAGE;
+}
+
+/* Resolves the device and the element type before anything starts. */
+static int resolve_device(struct gd_opts *o, struct clx_device *dev, char *err, size_t errlen)
+{
+	if (clx_pick(o->platform, o->device, dev, err, errlen))
+		return -1;
+	o->platform = dev->pi;
+	o->device = dev->di;
+	if (o->dtype == GD_DT_AUTO)
+		o->dtype = dev->fp64 ? GD_DT_F64 : GD_DT_F32;
+	if (o->dtype == GD_DT_F64 && !dev->fp64) {
+		snprintf(err, errlen, "--dtype: device %d:%d (%s) has no fp64: use f32", dev->pi, dev->di, dev->name);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct gd_opts o;
+	char err[512];
+	if (opts_parse(argc, argv, &o, err, sizeof(err)))
+		return usage_error(err);
+
+	switch (o.role) {
+	case GD_ROLE_HELP:
+		fputs(opts_usage(), stdout);
+		return GD_EXIT_OK;
+	case GD_ROLE_VERSION:
+		puts(GD_NAME " " GD_VERSION);
+		return GD_EXIT_OK;
+	case GD_ROLE_WORKER:
+		return worker_main(&o);
+	case GD_ROLE_LIST:
+		if (clx_list(stdout) == 0) {
+			fprintf(stderr, GD_NAME ": no OpenCL device found\n");
+			return GD_EXIT_FAIL;
+		}
+		return GD_EXIT_OK;
+	case GD_ROLE_DASHBOARD:
+	case GD_ROLE_HEADLESS:
+		break;
+	}
+
+	if (o.role == GD_ROLE_DASHBOARD && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
+		return usage_error("the dashboard needs a terminal on standard input and output (use --headless)");
+	struct clx_device dev;
+	if (resolve_device(&o, &dev, err, sizeof(err)))
+		return usage_error(err);
+	/* Every file is opened before any worker starts: a bad path starts nothing. */
+	struct gd_trace *trace = NULL;
+	if (o.trace && !(trace = trace_open(o.trace, o.trace_limit, err, sizeof(err))))
+		return usage_error(err);
+	struct gd_sink *sink = NULL;
+	if (o.role == GD_ROLE_HEADLESS) {
+		/* A sweep's log holds only its rows, and only with --output. */
+		const char *path = o.nsweep && !o.output ? "/dev/null" : o.output;
+		if (!(sink = sink_open(path, o.format, err, sizeof(err)))) {
+			trace_close(trace);
+			return usage_error(err);
+		}
+	}
+	sig_install_supervisor();
+	if (o.role == GD_ROLE_DASHBOARD)
+		return dashboard_run(&o, &dev, trace);
+	return o.nsweep ? headless_sweep(&o, &dev, sink, trace) : headless_run(&o, &dev, sink, trace);
+}

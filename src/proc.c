@@ -1,0 +1,77 @@
+/* proc.c: process facts from /proc: start times, names, the executable's path. */
+#include "gputop/proc.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gputop/common.h"
+
+static double boot_time(void)
+{
+	static double btime = -1;
+	if (btime >= 0)
+		return btime;
+	FILE *f = fopen("/proc/stat", "r");
+	if (!f)
+		return 0;
+	char line[256];
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "btime %lf", &btime) == 1)
+			break;
+	fclose(f);
+	return btime < 0 ? 0 : btime;
+}
+
+double proc_start_time(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* comm may hold spaces and parentheses: fields resume after the last ')'. */
+	char *p = strrchr(buf, ')');
+	if (!p)
+		return -1;
+	unsigned long long start = 0;
+	/* After ")": state is field 3; starttime is field 22, so skip 19 fields. */
+	p++;
+	for (int field = 3; field < 22 && p; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p, " %llu", &start) != 1)
+		return -1;
+	return boot_time() + (double)start / (double)sysconf(_SC_CLK_TCK);
+}
+
+bool proc_is_gputop(pid_t pid, time_t since)
+{
+	char path[64], comm[64] = "";
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+	if (strcmp(comm, GD_NAME) != 0)
+		return false;
+	double start = proc_start_time(pid);
+	return start >= 0 && start <= (double)since + 1.0;
+}
+
+const char *proc_self_exe(void)
+{
+	static char path[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	if (n <= 0)
+		return NULL;
+	path[n] = '\0';
+	return path;
+}

@@ -1,0 +1,486 @@
+/* ring.c: the per-worker shared-memory segment: its header, the record ring, the writer and
+ * the hostile-input-safe reader. The invariants are stated in include/gputop/ring.h. */
+#include "gputop/ring.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gputop/common.h"
+#include "gputop/proc.h"
+
+/* The header at offset 0 of every segment. Fields the worker changes after set-up are
+ * accessed only with __atomic operations; the reader loads each of them once. */
+struct seg_header {
+	uint32_t magic; /* stored last, with release */
+	uint32_t version;
+	uint32_t header_size;
+	uint32_t record_size;
+	uint32_t capacity; /* power of two */
+	uint32_t ring_offset;
+	int32_t pid;
+	uint32_t slot;
+	uint64_t generation;
+	uint32_t dtype_bytes;
+	uint32_t state;
+	uint32_t timebase;
+	int32_t error_code;
+	int64_t heartbeat_ns;
+	uint64_t batches, symbols, kernels;
+	uint64_t head;
+	char device[GD_DEV_LEN];
+	char error[GD_ERR_LEN]; /* written before state becomes FAILED */
+};
+
+_Static_assert(sizeof(struct seg_header) <= GD_RING_OFFSET, "header must fit before the ring");
+_Static_assert(sizeof(struct gd_rec) % 8 == 0, "records are copied as 64-bit words");
+_Static_assert((GD_RING_CAPACITY & (GD_RING_CAPACITY - 1)) == 0, "capacity is a power of two");
+
+#define REC_WORDS (sizeof(struct gd_rec) / 8)
+
+static const char *const state_names[GD_ST_COUNT] = {
+	"starting", "running", "paused", "stopping", "exited", "failed", "stalled",
+};
+
+const char *gd_state_name(enum gd_state s)
+{
+	return (unsigned)s < GD_ST_COUNT ? state_names[s] : "unknown";
+}
+
+static const char *const timebase_names[GD_TB_COUNT] = {"none", "host-timer", "offset-estimate"};
+
+const char *gd_timebase_name(enum gd_timebase t)
+{
+	return (unsigned)t < GD_TB_COUNT ? timebase_names[t] : "unknown";
+}
+
+bool gd_rec_valid(const struct gd_rec *r)
+{
+	if (r->symbols == 0 || r->symbols > (1u << 27) || r->kernels > 1000 || r->nkiv > GD_REC_KMAX)
+		return false;
+	if (r->t_begin <= 0 || r->t_gen < r->t_begin || r->t_end < r->t_gen)
+		return false;
+	if (r->h2d[1] < r->h2d[0] || r->d2h[1] < r->d2h[0] || r->kbusy_ns < 0)
+		return false;
+	for (uint32_t i = 0; i < r->nkiv; i++)
+		if (r->kiv[i][1] < r->kiv[i][0] || (i && r->kiv[i][0] < r->kiv[i - 1][0]))
+			return false;
+	return true;
+}
+
+int64_t gd_rec_kernel_start(const struct gd_rec *r)
+{
+	return r->nkiv ? r->kbase + r->kiv[0][0] : 0;
+}
+
+int64_t gd_rec_kernel_end(const struct gd_rec *r)
+{
+	int64_t end = 0;
+	for (uint32_t i = 0; i < r->nkiv; i++)
+		if (r->kbase + r->kiv[i][1] > end)
+			end = r->kbase + r->kiv[i][1];
+	return end;
+}
+
+/* ---- writer ---- */
+
+struct gd_seg {
+	int fd;
+	size_t size;
+	struct seg_header *h;
+	unsigned char *ring;
+	char name[128];
+};
+
+static size_t seg_size(void)
+{
+	return GD_RING_OFFSET + (size_t)GD_RING_CAPACITY * sizeof(struct gd_rec);
+}
+
+struct gd_seg *seg_create(const char *name, const struct gd_seg_info *info, char *err, size_t errlen)
+{
+	struct gd_seg *s = xcalloc(1, sizeof(*s));
+	str_copy(s->name, sizeof(s->name), name);
+	s->size = seg_size();
+	const char *step = "shm_open";
+	s->fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+	if (s->fd < 0)
+		goto fail;
+	step = "fchmod";
+	if (fchmod(s->fd, 0600) != 0) /* exactly 0600, whatever the umask */
+		goto fail_unlink;
+	step = "ftruncate";
+	if (ftruncate(s->fd, (off_t)s->size) != 0)
+		goto fail_unlink;
+	/* Reserve every page now so a full /dev/shm fails here, not later as SIGBUS. */
+	step = "posix_fallocate";
+	int rc = posix_fallocate(s->fd, 0, (off_t)s->size);
+	if (rc != 0) {
+		errno = rc;
+		goto fail_unlink;
+	}
+	step = "mmap";
+	void *base = mmap(NULL, s->size, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
+	if (base == MAP_FAILED)
+		goto fail_unlink;
+	memset(base, 0, s->size);
+	s->h = base;
+	s->ring = (unsigned char *)base + GD_RING_OFFSET;
+
+	struct seg_header *h = s->h;
+	h->version = GD_SEG_VERSION;
+	h->header_size = sizeof(*h);
+	h->record_size = sizeof(struct gd_rec);
+	h->capacity = GD_RING_CAPACITY;
+	h->ring_offset = GD_RING_OFFSET;
+	h->pid = (int32_t)getpid();
+	h->slot = info->slot;
+	h->generation = info->generation;
+	h->dtype_bytes = info->dtype_bytes;
+	h->state = GD_ST_STARTING;
+	str_copy(h->device, sizeof(h->device), info->device);
+	h->heartbeat_ns = now_ns();
+	__atomic_store_n(&h->magic, GD_SEG_MAGIC, __ATOMIC_RELEASE);
+	return s;
+
+fail_unlink:
+	snprintf(err, errlen, "%s %s: %s", step, name, strerror(errno));
+	close(s->fd);
+	shm_unlink(name);
+	free(s);
+	return NULL;
+fail:
+	snprintf(err, errlen, "%s %s: %s", step, name, strerror(errno));
+	free(s);
+	return NULL;
+}
+
+void seg_close(struct gd_seg *s, bool unlink_name)
+{
+	if (!s)
+		return;
+	munmap(s->h, s->size);
+	close(s->fd);
+	if (unlink_name)
+		shm_unlink(s->name);
+	free(s);
+}
+
+void seg_publish(struct gd_seg *s, const struct gd_rec *r)
+{
+	uint64_t i = __atomic_load_n(&s->h->head, __ATOMIC_RELAXED);
+	uint64_t *dst = (uint64_t *)(s->ring + (i & (GD_RING_CAPACITY - 1)) * sizeof(*r));
+	const uint64_t *src = (const uint64_t *)r;
+
+	__atomic_store_n(&dst[0], 2 * i + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	for (size_t w = 1; w < REC_WORDS; w++)
+		__atomic_store_n(&dst[w], src[w], __ATOMIC_RELAXED);
+	__atomic_store_n(&dst[0], 2 * i + 2, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->h->head, i + 1, __ATOMIC_RELEASE);
+}
+
+void seg_set_state(struct gd_seg *s, enum gd_state st)
+{
+	__atomic_store_n(&s->h->state, (uint32_t)st, __ATOMIC_RELEASE);
+}
+
+void seg_set_timebase(struct gd_seg *s, enum gd_timebase tb)
+{
+	__atomic_store_n(&s->h->timebase, (uint32_t)tb, __ATOMIC_RELEASE);
+}
+
+void seg_set_error(struct gd_seg *s, int code, const char *msg)
+{
+	size_t n = strnlen(msg, GD_ERR_LEN - 1);
+	for (size_t i = 0; i < GD_ERR_LEN; i++)
+		__atomic_store_n(&s->h->error[i], i < n ? msg[i] : '\0', __ATOMIC_RELAXED);
+	__atomic_store_n(&s->h->error_code, (int32_t)code, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->h->state, (uint32_t)GD_ST_FAILED, __ATOMIC_RELEASE);
+}
+
+void seg_heartbeat(struct gd_seg *s)
+{
+	__atomic_store_n(&s->h->heartbeat_ns, now_ns(), __ATOMIC_RELEASE);
+}
+
+void seg_add_totals(struct gd_seg *s, uint64_t batches, uint64_t symbols, uint64_t kernels)
+{
+	struct seg_header *h = s->h;
+	__atomic_store_n(&h->batches, __atomic_load_n(&h->batches, __ATOMIC_RELAXED) + batches,
+			 __ATOMIC_RELEASE);
+	__atomic_store_n(&h->symbols, __atomic_load_n(&h->symbols, __ATOMIC_RELAXED) + symbols,
+			 __ATOMIC_RELEASE);
+	__atomic_store_n(&h->kernels, __atomic_load_n(&h->kernels, __ATOMIC_RELAXED) + kernels,
+			 __ATOMIC_RELEASE);
+}
+
+/* ---- reader ---- */
+
+/* A segment can be truncated under the reader's mapping; touching it then raises SIGBUS.
+ * Reads run inside bus_guard(): the handler jumps back and the read reports failure. */
+static __thread sigjmp_buf *bus_jmp;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	(void)si;
+	(void)uc;
+	if (bus_jmp)
+		siglongjmp(*bus_jmp, 1);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void install_bus_handler(void)
+{
+	static int installed;
+	if (__atomic_exchange_n(&installed, 1, __ATOMIC_ACQ_REL))
+		return;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigbus;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
+}
+
+static const struct seg_header *hdr(const struct gd_reader *r)
+{
+	return (const struct seg_header *)r->base;
+}
+
+#define LOAD(field) __atomic_load_n(&(field), __ATOMIC_ACQUIRE)
+
+enum gd_open_result reader_open(struct gd_reader *r, const char *name, pid_t pid, uint64_t gen,
+				char *why, size_t whylen)
+{
+	memset(r, 0, sizeof(*r));
+	r->fd = -1;
+	install_bus_handler();
+	int fd = shm_open(name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
+	if (fd < 0) {
+		snprintf(why, whylen, "%s", strerror(errno));
+		return errno == ENOENT ? GD_OPEN_NOTYET : GD_OPEN_REJECTED;
+	}
+	struct stat st;
+	size_t need = GD_RING_OFFSET + (size_t)GD_RING_CAPACITY * sizeof(struct gd_rec);
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		snprintf(why, whylen, "cannot stat segment");
+		goto rejected;
+	}
+	if (st.st_uid != geteuid() || (st.st_mode & 07777) != 0600) {
+		snprintf(why, whylen, "segment owned by uid %u with mode %04o, not ours",
+			 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+		goto rejected;
+	}
+	if ((size_t)st.st_size < need) {
+		/* The worker sizes the segment right after creating it: give it time. */
+		snprintf(why, whylen, "segment too small (%lld bytes)", (long long)st.st_size);
+		close(fd);
+		return GD_OPEN_NOTYET;
+	}
+	void *base = mmap(NULL, need, PROT_READ, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED) {
+		snprintf(why, whylen, "mmap: %s", strerror(errno));
+		goto rejected;
+	}
+	r->fd = fd;
+	r->base = base;
+	r->size = need;
+
+	sigjmp_buf jb;
+	if (sigsetjmp(jb, 1)) {
+		bus_jmp = NULL;
+		snprintf(why, whylen, "segment truncated while opening");
+		reader_close(r);
+		return GD_OPEN_REJECTED;
+	}
+	bus_jmp = &jb;
+	const struct seg_header *h = hdr(r);
+	uint32_t magic = LOAD(h->magic);
+	uint32_t version = h->version, hsize = h->header_size, rsize = h->record_size;
+	uint32_t cap = h->capacity, off = h->ring_offset;
+	int32_t owner = h->pid;
+	uint64_t g = h->generation;
+	bus_jmp = NULL;
+
+	if (magic == 0) {
+		snprintf(why, whylen, "initialising");
+		reader_close(r);
+		return GD_OPEN_NOTYET;
+	}
+	if (magic != GD_SEG_MAGIC)
+		snprintf(why, whylen, "bad magic 0x%08x", magic);
+	else if (version != GD_SEG_VERSION)
+		snprintf(why, whylen, "version %u, expected %u", version, GD_SEG_VERSION);
+	else if (hsize != sizeof(struct seg_header) || rsize != sizeof(struct gd_rec) ||
+		 cap != GD_RING_CAPACITY || off != GD_RING_OFFSET)
+		snprintf(why, whylen, "unexpected layout (header %u, record %u, capacity %u, offset %u)",
+			 hsize, rsize, cap, off);
+	else if (owner != (int32_t)pid || g != gen)
+		snprintf(why, whylen, "segment belongs to pid %d, not to worker %d", (int)owner, (int)pid);
+	else {
+		r->cap = cap;
+		return GD_OPEN_OK;
+	}
+	reader_close(r);
+	return GD_OPEN_REJECTED;
+
+rejected:
+	close(fd);
+	return GD_OPEN_REJECTED;
+}
+
+/* Copies record i into out; false if it was overwritten, torn or inconsistent. */
+static bool read_one(const struct gd_reader *r, uint64_t i, struct gd_rec *out)
+{
+	const uint64_t *src =
+		(const uint64_t *)(r->base + GD_RING_OFFSET + (i & (r->cap - 1)) * sizeof(*out));
+	uint64_t *dst = (uint64_t *)out;
+	uint64_t want = 2 * i + 2;
+
+	uint64_t s1 = __atomic_load_n(&src[0], __ATOMIC_ACQUIRE);
+	if (s1 != want)
+		return false;
+	for (size_t w = 1; w < REC_WORDS; w++)
+		dst[w] = __atomic_load_n(&src[w], __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	uint64_t s2 = __atomic_load_n(&src[0], __ATOMIC_RELAXED);
+	dst[0] = s2;
+	return s2 == want && gd_rec_valid(out);
+}
+
+int reader_poll(struct gd_reader *r, struct gd_rec *out, int max)
+{
+	if (!r->base)
+		return -1;
+	sigjmp_buf jb;
+	if (sigsetjmp(jb, 1)) {
+		bus_jmp = NULL;
+		return -1;
+	}
+	bus_jmp = &jb;
+	uint64_t h = LOAD(hdr(r)->head);
+	if (h < r->cursor || h - r->cursor > ((uint64_t)1 << 32)) {
+		/* A head that moves backwards or leaps absurdly is corrupt: resynchronise. */
+		r->lost++;
+		r->cursor = h > r->cap ? h - r->cap : 0;
+	}
+	if (h - r->cursor > r->cap) {
+		r->lost += h - r->cursor - r->cap;
+		r->cursor = h - r->cap;
+	}
+	int n = 0;
+	while (r->cursor < h && n < max) {
+		if (read_one(r, r->cursor, &out[n]))
+			n++;
+		else
+			r->lost++;
+		r->cursor++;
+	}
+	bus_jmp = NULL;
+	return n;
+}
+
+/* Copies a string from the segment, keeping only printable ASCII. */
+static void copy_text(char *dst, const char *src, size_t n)
+{
+	size_t i = 0;
+	for (; i + 1 < n; i++) {
+		char c = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+		if (c == '\0')
+			break;
+		dst[i] = (c >= 0x20 && c < 0x7f) ? c : '?';
+	}
+	dst[i] = '\0';
+}
+
+bool reader_view(struct gd_reader *r, struct gd_seg_view *v)
+{
+	if (!r->base)
+		return false;
+	sigjmp_buf jb;
+	if (sigsetjmp(jb, 1)) {
+		bus_jmp = NULL;
+		return false;
+	}
+	bus_jmp = &jb;
+	const struct seg_header *h = hdr(r);
+	uint32_t st = LOAD(h->state), tb = LOAD(h->timebase);
+	v->state = st < GD_ST_STALLED ? (enum gd_state)st : GD_ST_FAILED;
+	v->timebase = tb < GD_TB_COUNT ? (enum gd_timebase)tb : GD_TB_NONE;
+	v->heartbeat_ns = LOAD(h->heartbeat_ns);
+	v->batches = LOAD(h->batches);
+	v->symbols = LOAD(h->symbols);
+	v->kernels = LOAD(h->kernels);
+	v->head = LOAD(h->head);
+	v->error_code = LOAD(h->error_code);
+	uint32_t db = LOAD(h->dtype_bytes);
+	v->dtype_bytes = (db == 4 || db == 8) ? db : 0;
+	if (v->state == GD_ST_FAILED)
+		copy_text(v->error, h->error, sizeof(v->error));
+	else
+		v->error[0] = '\0';
+	copy_text(v->device, h->device, sizeof(v->device));
+	bus_jmp = NULL;
+	return true;
+}
+
+void reader_close(struct gd_reader *r)
+{
+	if (r->base)
+		munmap(r->base, r->size);
+	if (r->fd >= 0)
+		close(r->fd);
+	r->base = NULL;
+	r->fd = -1;
+}
+
+/* ---- names ---- */
+
+void seg_name(char *buf, size_t n, pid_t supervisor, unsigned slot, uint64_t gen)
+{
+	snprintf(buf, n, "/" GD_SEG_PREFIX "%u.%d.%u.%016llx", (unsigned)geteuid(), (int)supervisor,
+		 slot, (unsigned long long)gen);
+}
+
+int seg_sweep_stale(void)
+{
+	DIR *d = opendir("/dev/shm");
+	if (!d)
+		return 0;
+	char prefix[64];
+	snprintf(prefix, sizeof(prefix), GD_SEG_PREFIX "%u.", (unsigned)geteuid());
+	size_t plen = strlen(prefix);
+	int swept = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, prefix, plen) != 0)
+			continue;
+		char *end;
+		long sup = strtol(e->d_name + plen, &end, 10);
+		if (end == e->d_name + plen || *end != '.' || sup <= 0)
+			continue;
+		struct stat st;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_uid != geteuid())
+			continue;
+		/* Alive means: that pid runs this program and was started before the segment. */
+		if (proc_is_gputop((pid_t)sup, st.st_mtime))
+			continue;
+		char name[300];
+		snprintf(name, sizeof(name), "/%s", e->d_name);
+		if (shm_unlink(name) == 0)
+			swept++;
+	}
+	closedir(d);
+	return swept;
+}

@@ -1,0 +1,23 @@
+/* sig.c: signal flags for the dashboard and headless roles. */
+#include "gputop/sig.h"
+
+#include <string.h>
+
+volatile sig_atomic_t gd_quit_signal;
+
+static void on_quit(int sig)
+{
+	gd_quit_signal = sig;
+}
+
+void sig_install_supervisor(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_quit;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}

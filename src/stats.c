@@ -1,0 +1,112 @@
+/* stats.c: interval unions, gaps and the batch breakdown (definitions: SPEC.md). */
+#include "gputop/stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "gputop/common.h"
+
+static int by_start(const void *x, const void *y)
+{
+	const struct gd_iv *a = x, *b = y;
+	return (a->start > b->start) - (a->start < b->start);
+}
+
+static int64_t clip_len(int64_t s, int64_t e, int64_t a, int64_t b)
+{
+	if (s < a)
+		s = a;
+	if (e > b)
+		e = b;
+	return e > s ? e - s : 0;
+}
+
+int64_t stats_union(struct gd_iv *iv, size_t n, int64_t a, int64_t b)
+{
+	if (n == 0 || b <= a)
+		return 0;
+	qsort(iv, n, sizeof(*iv), by_start);
+	int64_t total = 0, cs = iv[0].start, ce = iv[0].end;
+	for (size_t i = 1; i < n; i++) {
+		if (iv[i].start <= ce) { /* overlapping or touching: extend */
+			if (iv[i].end > ce)
+				ce = iv[i].end;
+			continue;
+		}
+		total += clip_len(cs, ce, a, b);
+		cs = iv[i].start;
+		ce = iv[i].end;
+	}
+	return total + clip_len(cs, ce, a, b);
+}
+
+int64_t stats_clipped_sum(const struct gd_iv *iv, size_t n, int64_t a, int64_t b)
+{
+	int64_t total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += clip_len(iv[i].start, iv[i].end, a, b);
+	return total;
+}
+
+void stats_rec_intervals(const struct gd_rec *r, struct gd_iv **iv, size_t *n, size_t *cap)
+{
+	if (*n + r->nkiv > *cap) {
+		*cap = (*n + r->nkiv) * 2 + 64;
+		*iv = xreallocarray(*iv, *cap, sizeof(**iv));
+	}
+	for (uint32_t i = 0; i < r->nkiv; i++)
+		(*iv)[(*n)++] = (struct gd_iv){r->kbase + r->kiv[i][0], r->kbase + r->kiv[i][1]};
+}
+
+int64_t stats_rec_busy(const struct gd_rec *r, int64_t a, int64_t b)
+{
+	int64_t inside = 0, spans = 0;
+	for (uint32_t i = 0; i < r->nkiv; i++) {
+		int64_t s = r->kbase + r->kiv[i][0], e = r->kbase + r->kiv[i][1];
+		inside += clip_len(s, e, a, b);
+		spans += e - s;
+	}
+	if (!(r->flags & GD_REC_GROUPED) || spans <= 0)
+		return inside;
+	return (int64_t)((double)inside * (double)r->kbusy_ns / (double)spans);
+}
+
+void stats_batch_add(struct gd_batch_acc *acc, const struct gd_rec *r, int64_t prev_kend)
+{
+	int64_t gen = r->t_gen - r->t_begin;
+	int64_t h2d = r->h2d[1] - r->h2d[0];
+	int64_t d2h = r->d2h[1] - r->d2h[0];
+	int64_t kstart = gd_rec_kernel_start(r), kend = gd_rec_kernel_end(r);
+	int64_t kern = r->nkiv ? kend - kstart : 0;
+	acc->n++;
+	acc->symbols += r->symbols;
+	acc->gen += gen;
+	acc->h2d += h2d;
+	acc->kernel += kern;
+	acc->d2h += d2h;
+	acc->other += (r->t_end - r->t_begin) - gen - h2d - kern - d2h;
+	if (r->kernels > 1) { /* kgap_ns is exact even when intervals are grouped */
+		acc->kgap_sum += r->kgap_ns;
+		acc->kgap_n += r->kernels - 1;
+	}
+	if (prev_kend && r->nkiv) {
+		acc->bgap_sum += kstart - prev_kend;
+		acc->bgap_n++;
+	}
+}
+
+static double mean_us(int64_t sum, uint64_t n)
+{
+	return n ? (double)sum / (double)n / 1e3 : NAN;
+}
+
+void stats_breakdown(const struct gd_batch_acc *acc, struct gd_breakdown *out)
+{
+	out->gen_us = mean_us(acc->gen, acc->n);
+	out->h2d_us = mean_us(acc->h2d, acc->n);
+	out->kernel_us = mean_us(acc->kernel, acc->n);
+	out->d2h_us = mean_us(acc->d2h, acc->n);
+	out->other_us = mean_us(acc->other, acc->n);
+	out->gap_kernel_us = mean_us(acc->kgap_sum, acc->kgap_n);
+	out->gap_batch_us = mean_us(acc->bgap_sum, acc->bgap_n);
+}

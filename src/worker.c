@@ -1,0 +1,393 @@
+/* worker.c: the worker role: set-up, the loop around a mode, publishing records. */
+#include "gputop/worker.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "gputop/common.h"
+#include "gputop/decode_ref.h"
+
+static volatile sig_atomic_t stop_flag, pause_flag;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static void on_pause(int sig)
+{
+	pause_flag = (sig == SIGUSR1);
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_stop;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = on_pause;
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	/* The supervisor spawns us with pause and resume blocked until the handlers exist. */
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGUSR2);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+int worker_fail(struct gd_worker *w, const char *call, cl_int rc)
+{
+	snprintf(w->err, sizeof(w->err), "%s: %s", call, clx_err(rc));
+	return -1;
+}
+
+void worker_generate(struct gd_worker *w, void *dst)
+{
+	if (w->elem == 8)
+		rng_fill_normal_f64(&w->rng, dst, w->o->size);
+	else
+		rng_fill_normal_f32(&w->rng, dst, w->o->size);
+}
+
+int worker_alloc_batch(struct gd_worker *w, struct gd_batch *b, bool pinned)
+{
+	size_t bytes = w->o->size * w->elem;
+	cl_int rc;
+	cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+	b->q = clCreateCommandQueueWithProperties(w->ctx, w->dev.device, props, &rc);
+	if (!b->q)
+		return worker_fail(w, "clCreateCommandQueueWithProperties", rc);
+	b->in = clCreateBuffer(w->ctx, CL_MEM_READ_ONLY, bytes, NULL, &rc);
+	if (!b->in)
+		return worker_fail(w, "clCreateBuffer(in)", rc);
+	b->out = clCreateBuffer(w->ctx, CL_MEM_WRITE_ONLY, bytes, NULL, &rc);
+	if (!b->out)
+		return worker_fail(w, "clCreateBuffer(out)", rc);
+	b->ev_k = xcalloc(w->o->launches, sizeof(cl_event));
+	if (!pinned) {
+		b->host_in = xmalloc(bytes);
+		b->host_out = xmalloc(bytes);
+		return 0;
+	}
+	/* Pinned staging: host-allocated buffers mapped once for the worker's lifetime. */
+	b->pin_in = clCreateBuffer(w->ctx, CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &rc);
+	if (!b->pin_in)
+		return worker_fail(w, "clCreateBuffer(pinned in)", rc);
+	b->pin_out = clCreateBuffer(w->ctx, CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &rc);
+	if (!b->pin_out)
+		return worker_fail(w, "clCreateBuffer(pinned out)", rc);
+	b->host_in = clEnqueueMapBuffer(b->q, b->pin_in, CL_TRUE, CL_MAP_WRITE, 0, bytes, 0, NULL, NULL, &rc);
+	if (!b->host_in)
+		return worker_fail(w, "clEnqueueMapBuffer(in)", rc);
+	b->host_out = clEnqueueMapBuffer(b->q, b->pin_out, CL_TRUE, CL_MAP_READ, 0, bytes, 0, NULL, NULL, &rc);
+	if (!b->host_out)
+		return worker_fail(w, "clEnqueueMapBuffer(out)", rc);
+	return 0;
+}
+
+static void free_batch(struct gd_worker *w, struct gd_batch *b)
+{
+	if (b->q)
+		clFinish(b->q);
+	if (b->pin_in) {
+		if (b->host_in)
+			clEnqueueUnmapMemObject(b->q, b->pin_in, b->host_in, 0, NULL, NULL);
+		if (b->host_out)
+			clEnqueueUnmapMemObject(b->q, b->pin_out, b->host_out, 0, NULL, NULL);
+		clFinish(b->q);
+		clReleaseMemObject(b->pin_in);
+		if (b->pin_out)
+			clReleaseMemObject(b->pin_out);
+	} else {
+		free(b->host_in);
+		free(b->host_out);
+	}
+	for (uint32_t k = 0; b->ev_k && k < w->o->launches; k++)
+		if (b->ev_k[k])
+			clReleaseEvent(b->ev_k[k]);
+	if (b->ev_write)
+		clReleaseEvent(b->ev_write);
+	if (b->ev_read)
+		clReleaseEvent(b->ev_read);
+	free(b->ev_k);
+	if (b->in)
+		clReleaseMemObject(b->in);
+	if (b->out)
+		clReleaseMemObject(b->out);
+	if (b->q)
+		clReleaseCommandQueue(b->q);
+	memset(b, 0, sizeof(*b));
+}
+
+int worker_enqueue_kernels(struct gd_worker *w, struct gd_batch *b, cl_uint nwait, const cl_event *wait)
+{
+	size_t global = w->o->size;
+	cl_int rc;
+	if ((rc = clSetKernelArg(w->kern, 0, sizeof(cl_mem), &b->in)) ||
+	    (rc = clSetKernelArg(w->kern, 1, sizeof(cl_mem), &w->perm)) ||
+	    (rc = clSetKernelArg(w->kern, 2, sizeof(cl_mem), &b->out)))
+		return worker_fail(w, "clSetKernelArg", rc);
+	for (uint32_t k = 0; k < w->o->launches; k++) {
+		rc = clEnqueueNDRangeKernel(b->q, w->kern, 1, NULL, &global, NULL, k ? 0 : nwait,
+					    k ? NULL : wait, &b->ev_k[k]);
+		if (rc != CL_SUCCESS)
+			return worker_fail(w, "clEnqueueNDRangeKernel", rc);
+	}
+	return 0;
+}
+
+/* START and END of a completed command, in device ns. */
+static int span(struct gd_worker *w, cl_event ev, int64_t out[2])
+{
+	cl_ulong s = 0, e = 0;
+	cl_int rc = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof(s), &s, NULL);
+	if (rc == CL_SUCCESS)
+		rc = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof(e), &e, NULL);
+	if (rc != CL_SUCCESS)
+		return worker_fail(w, "clGetEventProfilingInfo", rc);
+	out[0] = (int64_t)s;
+	out[1] = (int64_t)(e < s ? s : e);
+	return 0;
+}
+
+static void release(cl_event *ev)
+{
+	if (*ev)
+		clReleaseEvent(*ev);
+	*ev = NULL;
+}
+
+/* Kernel intervals into the record: one entry per kernel, or per group of kernels when there
+ * are more than GD_REC_KMAX (each group spans its first START to its last END). */
+static void put_kernels(struct gd_rec *r, const int64_t (*kv)[2], uint32_t n)
+{
+	uint32_t groups = n < GD_REC_KMAX ? n : GD_REC_KMAX;
+	r->kbase = kv[0][0];
+	r->nkiv = groups;
+	if (n > GD_REC_KMAX)
+		r->flags |= GD_REC_GROUPED;
+	for (uint32_t g = 0; g < groups; g++) {
+		uint32_t first = (uint32_t)((uint64_t)g * n / groups);
+		uint32_t last = (uint32_t)((uint64_t)(g + 1) * n / groups) - 1;
+		int64_t s = kv[first][0] - r->kbase, e = kv[first][1];
+		for (uint32_t k = first; k <= last; k++)
+			e = kv[k][1] > e ? kv[k][1] : e;
+		e -= r->kbase;
+		r->kiv[g][0] = (uint32_t)(s < 0 ? 0 : s > UINT32_MAX ? UINT32_MAX : s);
+		r->kiv[g][1] = (uint32_t)(e < s ? r->kiv[g][0] : e > UINT32_MAX ? UINT32_MAX : e);
+	}
+	for (uint32_t k = 0; k < n; k++) {
+		r->kbusy_ns += kv[k][1] - kv[k][0];
+		if (k)
+			r->kgap_ns += kv[k][0] - kv[k - 1][1];
+	}
+}
+
+int worker_publish(struct gd_worker *w, struct gd_batch *b, int64_t t_end)
+{
+	uint32_t n = w->o->launches;
+	int64_t (*kv)[2] = xcalloc(n, sizeof(*kv));
+	int64_t h2d[2] = {0, 0}, d2h[2] = {0, 0};
+	int rc = 0;
+	for (uint32_t k = 0; k < n && !rc; k++)
+		rc = span(w, b->ev_k[k], kv[k]);
+	if (!rc && b->ev_write)
+		rc = span(w, b->ev_write, h2d);
+	if (!rc && b->ev_read)
+		rc = span(w, b->ev_read, d2h);
+	if (rc) {
+		free(kv);
+		return -1;
+	}
+	/* The last command ended before t_end: one more sample for the offset estimate. */
+	if (w->tb_method == GD_TB_OFFSET)
+		timebase_observe(&w->tb, t_end, b->ev_read ? d2h[1] : kv[n - 1][1]);
+	for (uint32_t k = 0; k < n; k++) {
+		kv[k][0] = timebase_map(&w->tb, kv[k][0]);
+		kv[k][1] = timebase_map(&w->tb, kv[k][1]);
+	}
+	struct gd_rec r;
+	memset(&r, 0, sizeof(r));
+	r.batch = w->batches;
+	r.symbols = w->o->size;
+	r.kernels = n;
+	r.flags = GD_REC_DEVTIME;
+	r.t_begin = b->t_begin;
+	r.t_gen = b->t_gen;
+	r.t_end = t_end;
+	for (int i = 0; i < 2; i++) {
+		r.h2d[i] = timebase_map(&w->tb, h2d[i]);
+		r.d2h[i] = timebase_map(&w->tb, d2h[i]);
+	}
+	put_kernels(&r, (const int64_t(*)[2])kv, n);
+	free(kv);
+	seg_publish(w->seg, &r);
+	seg_add_totals(w->seg, 1, w->o->size, n);
+	seg_heartbeat(w->seg);
+	w->batches++;
+
+	for (uint32_t k = 0; k < n; k++)
+		release(&b->ev_k[k]);
+	release(&b->ev_write);
+	release(&b->ev_read);
+	return 0;
+}
+
+int worker_verify(struct gd_worker *w, const void *in, const void *out)
+{
+	if (!w->o->verify || w->verified)
+		return 0;
+	w->verified = true;
+	double e = decode_ref_error(in, out, w->elem, w->perm_host, w->o->size);
+	double tol = decode_ref_tolerance(w->elem);
+	if (e <= tol)
+		return 0;
+	snprintf(w->err, sizeof(w->err), "--verify: relative error %.3g exceeds %.0e (%s)", e, tol,
+		 w->elem == 8 ? "f64" : "f32");
+	return -1;
+}
+
+/* Maps device times with clGetDeviceAndHostTimer where the platform has a host timer. */
+static void choose_timebase(struct gd_worker *w)
+{
+	cl_ulong res = 0, dev = 0, host = 0, host_now = 0;
+	timebase_init(&w->tb);
+	w->tb_method = GD_TB_OFFSET;
+	if (clGetPlatformInfo(w->dev.platform, CL_PLATFORM_HOST_TIMER_RESOLUTION, sizeof(res), &res, NULL) !=
+		    CL_SUCCESS ||
+	    res == 0)
+		return;
+	int64_t before = now_ns();
+	if (clGetDeviceAndHostTimer(w->dev.device, &dev, &host) != CL_SUCCESS ||
+	    clGetHostTimer(w->dev.device, &host_now) != CL_SUCCESS)
+		return;
+	int64_t after = now_ns();
+	/* The host timer's clock may not be CLOCK_MONOTONIC: bridge it through a second read. */
+	int64_t host_to_mono = (before + after) / 2 - (int64_t)host_now;
+	w->tb.offset = (int64_t)host - (int64_t)dev + host_to_mono;
+	w->tb.samples = 1;
+	w->tb_method = GD_TB_HOSTTIMER;
+}
+
+static int setup_cl(struct gd_worker *w)
+{
+	const struct gd_opts *o = w->o;
+	char msg[GD_ERR_LEN];
+	cl_int rc;
+	w->elem = o->dtype == GD_DT_F32 ? 4 : 8;
+	w->ctx = clCreateContext(NULL, 1, &w->dev.device, NULL, NULL, &rc);
+	if (!w->ctx)
+		return worker_fail(w, "clCreateContext", rc);
+	char *src = clx_kernel_source(msg, sizeof(msg));
+	if (!src) {
+		str_copy(w->err, sizeof(w->err), msg);
+		return -1;
+	}
+	const char *bopts = w->elem == 8 ? "-DREAL=double -DUSE_FP64" : "-DREAL=float";
+	w->prog = clx_build(w->ctx, w->dev.device, src, bopts, msg, sizeof(msg));
+	free(src);
+	if (!w->prog) {
+		str_copy(w->err, sizeof(w->err), msg);
+		return -1;
+	}
+	w->kern = clCreateKernel(w->prog, "decode", &rc);
+	if (!w->kern)
+		return worker_fail(w, "clCreateKernel", rc);
+	w->perm_host = xcalloc(o->size, sizeof(int));
+	rng_permutation(&w->rng, w->perm_host, o->size);
+	w->perm = clCreateBuffer(w->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, o->size * sizeof(int),
+				 w->perm_host, &rc);
+	if (!w->perm)
+		return worker_fail(w, "clCreateBuffer(perm)", rc);
+	choose_timebase(w);
+	seg_set_timebase(w->seg, w->tb_method);
+	return gd_modes[o->mode].setup(w);
+}
+
+static void teardown_cl(struct gd_worker *w)
+{
+	for (int i = 0; i < w->nb; i++)
+		free_batch(w, &w->b[i]);
+	if (w->perm)
+		clReleaseMemObject(w->perm);
+	if (w->kern)
+		clReleaseKernel(w->kern);
+	if (w->prog)
+		clReleaseProgram(w->prog);
+	if (w->ctx)
+		clReleaseContext(w->ctx);
+	free(w->perm_host);
+}
+
+/* Runs until SIGTERM or a failure; pauses between batches on SIGUSR1, resumes on SIGUSR2. */
+static int run_loop(struct gd_worker *w)
+{
+	const struct gd_mode_ops *m = &gd_modes[w->o->mode];
+	seg_set_state(w->seg, GD_ST_RUNNING);
+	while (!stop_flag && getppid() == w->o->parent) {
+		if (pause_flag) {
+			if (m->drain(w))
+				return -1;
+			seg_set_state(w->seg, GD_ST_PAUSED);
+			while (pause_flag && !stop_flag && getppid() == w->o->parent) {
+				seg_heartbeat(w->seg);
+				sleep_ns(GD_NS_PER_S / 50);
+			}
+			seg_set_state(w->seg, GD_ST_RUNNING);
+			continue;
+		}
+		if (m->step(w))
+			return -1;
+		seg_heartbeat(w->seg);
+	}
+	seg_set_state(w->seg, GD_ST_STOPPING);
+	return m->drain(w);
+}
+
+int worker_main(const struct gd_opts *o)
+{
+	install_signals();
+	/* Die with the supervisor; it may already be gone before prctl took effect. */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != o->parent)
+		return GD_WORKER_EXIT_OK;
+
+	struct gd_worker w;
+	memset(&w, 0, sizeof(w));
+	w.o = o;
+	rng_seed(&w.rng, rng_entropy());
+	char msg[GD_ERR_LEN];
+	if (clx_pick(o->platform, o->device, &w.dev, msg, sizeof(msg)) != 0)
+		str_copy(w.err, sizeof(w.err), msg);
+
+	struct gd_seg_info info = {.generation = o->gen, .slot = o->slot, .dtype_bytes = o->dtype == GD_DT_F32 ? 4 : 8};
+	str_copy(info.device, sizeof(info.device), w.dev.name);
+	w.seg = seg_create(o->shm, &info, msg, sizeof(msg));
+	if (!w.seg) {
+		fprintf(stderr, GD_NAME " worker: %s\n", msg);
+		return GD_WORKER_EXIT_NOSEG;
+	}
+	int rc = w.err[0] ? -1 : setup_cl(&w);
+	if (rc == 0)
+		rc = run_loop(&w);
+	teardown_cl(&w);
+	if (rc != 0) {
+		seg_set_error(w.seg, 0, w.err);
+		fprintf(stderr, GD_NAME " worker %u: %s\n", o->slot, w.err);
+	} else {
+		seg_set_state(w.seg, GD_ST_EXITED);
+	}
+	/* The supervisor unlinks after its last read; an orphan cleans up after itself. */
+	seg_close(w.seg, getppid() != o->parent);
+	return rc ? GD_WORKER_EXIT_FAILED : GD_WORKER_EXIT_OK;
+}
