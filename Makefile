@@ -49,8 +49,16 @@ LIB_OBJS := $(filter-out $(BUILD)/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all test unit bench lint format format-check fuzz install uninstall clean
+.PHONY: all deps run test check unit bench lint format format-check fuzz install uninstall clean
 all: $(BIN)
+
+# Installs what is missing (apt-get, as root), then builds and opens the dashboard.
+run: deps
+	@$(MAKE) --no-print-directory $(BIN)
+	./$(BIN)
+
+deps:
+	@tools/deps.sh
 
 # The binary is relinked whenever the configuration changes (the stamp names it).
 CONFIG_STAMP := build/.config-$(if $(SANITIZER),$(SANITIZER),plain)
@@ -74,8 +82,12 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) tests/unit/tap.h
 -include $(OBJS:.o=.d) $(UNIT_BINS:=.d)
 
 # Every test: unit binaries and integration scripts, each in its own process with a timeout.
-# The last line is the summary "N passed, N failed".
-test: $(BIN) $(UNIT_BINS)
+# The last line is the summary "N passed, N failed". Missing packages are installed first;
+# the build then runs in a fresh make so pkg-config sees them.
+test: deps
+	@$(MAKE) --no-print-directory check
+
+check: $(BIN) $(UNIT_BINS)
 	@BUILD=$(BUILD) SANITIZER=$(SANITIZER) tests/run.sh $(UNIT_BINS) $(sort $(wildcard tests/integration/*.sh))
 
 unit: $(UNIT_BINS)

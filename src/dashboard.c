@@ -1,15 +1,958 @@
-/* dashboard.c: placeholder until the ncurses dashboard lands. */
+/* dashboard.c: the interactive ncurses role: draws the session's frames and turns keys into
+ * supervisor actions. Collection is the same as the headless mode's; only the printer differs. */
+#ifndef NCURSES_WIDECHAR
+#define NCURSES_WIDECHAR 1 /* the wide-character functions of ncursesw */
+#endif
 #include "gputop/dashboard.h"
 
+#include <curses.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <wchar.h>
 
 #include "gputop/common.h"
+#include "gputop/layout.h"
+#include "gputop/session.h"
+#include "gputop/sig.h"
+#include "gputop/trace.h"
+
+#define UI_HIST 4096        /* frames of history kept for the graphs */
+#define UI_SPAN_S 120.0     /* a graph covers at least this much time */
+#define UI_GRAPH_MAXW 1024  /* graph columns drawn at most */
+#define UI_ENDED_KEEP 8     /* ended workers stay listed until there are more than this */
+#define UI_MSG_NS (4 * GD_NS_PER_S)
+#define UI_CLOCK_NS GD_NS_PER_S /* the elapsed clock is redrawn at least this often */
+
+/* ---- colours and attributes ---- */
+
+enum ui_pair {
+	UI_P_NONE,
+	UI_P_HEAD,
+	UI_P_TPUT,
+	UI_P_BUSY,
+	UI_P_GOOD,
+	UI_P_WARN,
+	UI_P_BAD,
+	UI_P_INFO,
+	UI_P_DIM,
+	UI_P_KEY,
+	UI_P_COLS,
+	UI_P_SEG_GEN,
+	UI_P_SEG_H2D,
+	UI_P_SEG_KERNEL,
+	UI_P_SEG_D2H,
+	UI_P_SEG_OTHER,
+	UI_P_COUNT
+};
+
+/* Each role's colours, and the plain attribute used where there are no colours (TERM=vt100,
+ * NO_COLOR): the screen must read the same without colour. */
+static const struct {
+	short fg, bg;
+	attr_t colour_extra, mono;
+} ui_pairs[UI_P_COUNT] = {
+	[UI_P_NONE] = {-1, -1, A_NORMAL, A_NORMAL},
+	[UI_P_HEAD] = {COLOR_CYAN, -1, A_BOLD, A_BOLD},
+	[UI_P_TPUT] = {COLOR_GREEN, -1, A_NORMAL, A_NORMAL},
+	[UI_P_BUSY] = {COLOR_YELLOW, -1, A_NORMAL, A_NORMAL},
+	[UI_P_GOOD] = {COLOR_GREEN, -1, A_NORMAL, A_NORMAL},
+	[UI_P_WARN] = {COLOR_YELLOW, -1, A_NORMAL, A_NORMAL},
+	[UI_P_BAD] = {COLOR_RED, -1, A_BOLD, A_BOLD},
+	[UI_P_INFO] = {COLOR_CYAN, -1, A_NORMAL, A_NORMAL},
+	[UI_P_DIM] = {-1, -1, A_DIM, A_DIM},
+	[UI_P_KEY] = {COLOR_BLACK, COLOR_CYAN, A_NORMAL, A_REVERSE},
+	[UI_P_COLS] = {COLOR_BLACK, COLOR_GREEN, A_NORMAL, A_REVERSE},
+	[UI_P_SEG_GEN] = {COLOR_BLACK, COLOR_BLUE, A_NORMAL, A_NORMAL},
+	[UI_P_SEG_H2D] = {COLOR_BLACK, COLOR_MAGENTA, A_NORMAL, A_NORMAL},
+	[UI_P_SEG_KERNEL] = {COLOR_BLACK, COLOR_GREEN, A_NORMAL, A_BOLD},
+	[UI_P_SEG_D2H] = {COLOR_BLACK, COLOR_CYAN, A_NORMAL, A_NORMAL},
+	[UI_P_SEG_OTHER] = {COLOR_BLACK, COLOR_WHITE, A_NORMAL, A_NORMAL},
+};
+
+static const enum ui_pair ui_state_pair[GD_ST_COUNT] = {
+	[GD_ST_STARTING] = UI_P_WARN, [GD_ST_RUNNING] = UI_P_GOOD, [GD_ST_PAUSED] = UI_P_INFO,
+	[GD_ST_STOPPING] = UI_P_WARN, [GD_ST_EXITED] = UI_P_DIM,   [GD_ST_FAILED] = UI_P_BAD,
+	[GD_ST_STALLED] = UI_P_BAD,
+};
+
+/* ---- state ---- */
+
+enum ui_part { UI_HEADER, UI_TPUT, UI_BUSY, UI_SUMMARY, UI_TABLE, UI_KEYBAR, UI_NPARTS };
+
+static const size_t ui_part_rect[UI_NPARTS] = {
+	offsetof(struct layout, header),  offsetof(struct layout, tput),  offsetof(struct layout, busy),
+	offsetof(struct layout, summary), offsetof(struct layout, table), offsetof(struct layout, keybar),
+};
+
+struct ui_hist {
+	double mbit[UI_HIST], busy[UI_HIST]; /* ring; NAN: not measured */
+	uint64_t n;                          /* frames pushed since the start or the last reset */
+};
+
+struct ui {
+	struct gd_session s;
+	SCREEN *scr;
+	struct layout lay;
+	bool have_windows;
+	WINDOW *part[UI_NPARTS];
+	WINDOW *full; /* the help and too-small screens */
+	bool colour, utf8, help, quit, dirty;
+	unsigned sel_id; /* selected worker, by id: rows come and go */
+	int sel, top;    /* selected row and first visible row */
+	struct ui_hist hist;
+	double cols[UI_GRAPH_MAXW];
+	char msg[GD_ERR_LEN + 64];
+	int64_t msg_until, last_draw;
+	char fatal[256];
+	int saved_stderr; /* -1: stderr not captured */
+	FILE *captured;
+};
+
+static attr_t ui_attr(const struct ui *u, enum ui_pair p)
+{
+	return u->colour ? (attr_t)COLOR_PAIR(p) | ui_pairs[p].colour_extra : ui_pairs[p].mono;
+}
+
+static void ui_message(struct ui *u, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void ui_message(struct ui *u, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(u->msg, sizeof(u->msg), fmt, ap);
+	va_end(ap);
+	u->msg_until = now_ns() + UI_MSG_NS;
+}
+
+/* ---- text helpers: every write is clipped to its line, where curses would wrap ---- */
+
+static void ui_put(WINDOW *w, int y, int x, attr_t a, const char *s)
+{
+	int room = getmaxx(w) - x;
+	if (room <= 0 || y < 0 || y >= getmaxy(w) || x < 0)
+		return;
+	wattrset(w, a);
+	mvwaddnstr(w, y, x, s, room);
+	wattrset(w, A_NORMAL);
+}
+
+static void ui_putf(WINDOW *w, int y, int x, attr_t a, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static void ui_putf(WINDOW *w, int y, int x, attr_t a, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	ui_put(w, y, x, a, buf);
+}
+
+static void ui_put_right(WINDOW *w, int y, attr_t a, const char *s)
+{
+	int x = getmaxx(w) - (int)strlen(s);
+	ui_put(w, y, x > 0 ? x : 0, a, s);
+}
+
+/* Writes pieces left to right, two spaces apart, leaving out those that no longer fit
+ * before `limit`: a field is shown whole or not at all. */
+static void ui_pieces(WINDOW *w, int y, int x, int limit, attr_t a, char pieces[][96], int n)
+{
+	for (int i = 0; i < n; i++) {
+		int len = (int)strlen(pieces[i]);
+		if (len == 0)
+			continue;
+		if (x + len > limit)
+			continue;
+		ui_put(w, y, x, a, pieces[i]);
+		x += len + 2;
+	}
+}
+
+/* A number in at most width-1 characters; NAN is "n/a", never a made-up number. */
+static void ui_num(char *buf, size_t n, int width, double v, int prec)
+{
+	if (isnan(v)) {
+		snprintf(buf, n, "n/a");
+		return;
+	}
+	snprintf(buf, n, "%.*f", prec, v);
+	if ((int)strlen(buf) >= width)
+		snprintf(buf, n, "%.0f", v);
+	if ((int)strlen(buf) >= width)
+		snprintf(buf, n, "%.1e", v);
+}
+
+/* ---- history ---- */
+
+static void ui_hist_push(struct ui_hist *h, double mbit, double busy)
+{
+	h->mbit[h->n % UI_HIST] = mbit;
+	h->busy[h->n % UI_HIST] = busy;
+	h->n++;
+}
+
+/* Mean of frames [k*per, (k+1)*per) that are still held; NAN when none was measured. */
+static double ui_bucket(const struct ui_hist *h, const double *v, uint64_t k, uint64_t per)
+{
+	uint64_t lo = k * per, hi = lo + per;
+	if (hi > h->n)
+		hi = h->n;
+	if (h->n > UI_HIST && lo < h->n - UI_HIST)
+		lo = h->n - UI_HIST;
+	double sum = 0;
+	int cnt = 0;
+	for (uint64_t i = lo; i < hi; i++)
+		if (!isnan(v[i % UI_HIST])) {
+			sum += v[i % UI_HIST];
+			cnt++;
+		}
+	return cnt ? sum / cnt : NAN;
+}
+
+/* Frames per graph column, so that the graph spans at least UI_SPAN_S. */
+static uint64_t ui_per_column(const struct ui *u, int width)
+{
+	double interval = (double)u->s.interval / 1e9;
+	double per = ceil(UI_SPAN_S / (interval * (width > 0 ? width : 1)));
+	return per < 1 ? 1 : (uint64_t)per;
+}
+
+/* Fills u->cols[0..width) with the buckets, newest on the right; returns their maximum. */
+static double ui_columns(struct ui *u, const double *v, int width, uint64_t per)
+{
+	double max = 0;
+	const struct ui_hist *h = &u->hist;
+	uint64_t newest = h->n ? (h->n - 1) / per : 0;
+	for (int c = 0; c < width; c++) {
+		uint64_t back = (uint64_t)(width - 1 - c);
+		u->cols[c] = h->n == 0 || back > newest ? NAN : ui_bucket(h, v, newest - back, per);
+		if (!isnan(u->cols[c]) && u->cols[c] > max)
+			max = u->cols[c];
+	}
+	return max;
+}
+
+/* ---- drawing: graphs ---- */
+
+static const wchar_t ui_blocks[] = L" \u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588";
+static const char ui_ascii[] = " ._-~=+*#";
+
+/* Column bars of height rows, eighths of a cell with block characters (ASCII levels
+ * otherwise); a value above zero always shows at least its lowest level. */
+static void ui_graph(struct ui *u, WINDOW *w, const struct layout_rect *g, int rows, double scale,
+		     enum ui_pair p)
+{
+	int width = g->w < UI_GRAPH_MAXW ? g->w : UI_GRAPH_MAXW;
+	int x0 = g->x + g->w - width;
+	wattrset(w, ui_attr(u, p));
+	for (int c = 0; c < width; c++) {
+		double v = u->cols[c];
+		if (isnan(v))
+			continue;
+		long eighths = scale > 0 ? lround(v / scale * rows * 8) : 0;
+		if (eighths < 1 && v > 0)
+			eighths = 1;
+		for (int r = 0; r < rows; r++) {
+			long lv = eighths - 8L * (rows - 1 - r);
+			lv = lv < 0 ? 0 : lv > 8 ? 8 : lv;
+			if (u->utf8)
+				mvwaddnwstr(w, r, x0 + c, &ui_blocks[lv], 1);
+			else
+				mvwaddch(w, r, x0 + c, (chtype)ui_ascii[lv]);
+		}
+	}
+	wattrset(w, A_NORMAL);
+}
+
+static void ui_draw_tput(struct ui *u, WINDOW *w)
+{
+	const struct layout *l = &u->lay;
+	const struct gd_frame *f = &u->s.frame;
+	uint64_t per = ui_per_column(u, l->tput_graph.w);
+	double max = ui_columns(u, u->hist.mbit, l->tput_graph.w < UI_GRAPH_MAXW ? l->tput_graph.w : UI_GRAPH_MAXW, per);
+	char now[32], top[32];
+	ui_num(now, sizeof(now), 10, u->hist.n ? f->agg.mbit_s : NAN, 2);
+	ui_num(top, sizeof(top), 9, max, 1);
+	ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "Mbit/s %9s", now);
+	if (l->tput.h > 1)
+		ui_putf(w, 1, 0, A_NORMAL, "graph top %s Mbit/s", top);
+	else
+		ui_putf(w, 0, 17, A_NORMAL, "top %s", top);
+	ui_graph(u, w, &l->tput_graph, l->tput.h, max, UI_P_TPUT);
+	if (l->tput.h > 2)
+		ui_putf(w, l->tput.h - 1, 0, ui_attr(u, UI_P_DIM), "last %.1f min",
+			(double)per * l->tput_graph.w * (double)u->s.interval / 1e9 / 60);
+}
+
+static void ui_draw_busy(struct ui *u, WINDOW *w)
+{
+	const struct layout *l = &u->lay;
+	const struct gd_frame *f = &u->s.frame;
+	uint64_t per = ui_per_column(u, l->busy_graph.w);
+	ui_columns(u, u->hist.busy, l->busy_graph.w < UI_GRAPH_MAXW ? l->busy_graph.w : UI_GRAPH_MAXW, per);
+	double busy = u->hist.n ? f->device_busy : NAN;
+	char b[16], idle[16];
+	ui_num(b, sizeof(b), 7, 100 * busy, 1);
+	ui_num(idle, sizeof(idle), 7, 100 * (1 - busy), 1);
+	ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "busy %6s %%", b);
+	ui_putf(w, 0, 15, A_NORMAL, "idle %6s %%", idle);
+	if (l->busy.h > 1)
+		ui_put(w, 1, 0, A_NORMAL, f->busy_from_sum ? "busy: sum of workers, capped" : "device busy, 0..100 %");
+	ui_graph(u, w, &l->busy_graph, l->busy.h, 1.0, UI_P_BUSY);
+}
+
+/* ---- actions ---- */
+
+static int ui_selected_slot(struct ui *u)
+{
+	for (int i = 0; i < u->s.sup.nslots; i++)
+		if (u->s.sup.slots[i].id == u->sel_id)
+			return i;
+	return -1;
+}
+
+static void ui_act_spawn(struct ui *u)
+{
+	char err[GD_ERR_LEN];
+	int i = sup_spawn(&u->s.sup, err, sizeof(err));
+	if (i < 0)
+		ui_message(u, "cannot start a worker: %s", err);
+	else
+		ui_message(u, "started worker %u (pid %d)", u->s.sup.slots[i].id, (int)u->s.sup.slots[i].pid);
+}
+
+static void ui_act_stop_newest(struct ui *u)
+{
+	int i = sup_newest(&u->s.sup);
+	if (i < 0) {
+		ui_message(u, "no running worker to stop");
+		return;
+	}
+	sup_stop(&u->s.sup, i, false);
+	ui_message(u, "stopping worker %u", u->s.sup.slots[i].id);
+}
+
+static void ui_stop_selected(struct ui *u, bool kill)
+{
+	int i = ui_selected_slot(u);
+	if (i < 0 || !u->s.sup.slots[i].alive) {
+		ui_message(u, u->sel_id ? "worker %u has already ended" : "no worker selected", u->sel_id);
+		return;
+	}
+	sup_stop(&u->s.sup, i, kill);
+	ui_message(u, kill ? "killed worker %u (SIGKILL)" : "stopping worker %u", u->sel_id);
+}
+
+static void ui_act_stop(struct ui *u)
+{
+	ui_stop_selected(u, false);
+}
+
+static void ui_act_kill(struct ui *u)
+{
+	ui_stop_selected(u, true);
+}
+
+static void ui_move(struct ui *u, int by)
+{
+	int n = u->s.frame.n;
+	if (n == 0)
+		return;
+	u->sel = u->sel + by < 0 ? 0 : u->sel + by >= n ? n - 1 : u->sel + by;
+	u->sel_id = u->s.frame.w[u->sel].id;
+}
+
+static void ui_act_up(struct ui *u)
+{
+	ui_move(u, -1);
+}
+
+static void ui_act_down(struct ui *u)
+{
+	ui_move(u, 1);
+}
+
+static void ui_act_pause(struct ui *u)
+{
+	sup_pause(&u->s.sup, !u->s.sup.paused);
+	ui_message(u, u->s.sup.paused ? "paused every worker (p resumes)" : "resumed every worker");
+}
+
+static void ui_act_reset(struct ui *u)
+{
+	session_restart_clock(&u->s, now_ns());
+	memset(&u->hist, 0, sizeof(u->hist));
+	ui_message(u, "statistics and history reset");
+}
+
+static void ui_act_help(struct ui *u)
+{
+	u->help = true;
+}
+
+static void ui_act_quit(struct ui *u)
+{
+	u->quit = true;
+}
+
+/* The key table: the keys, how the help and the key bar name them, and what they do. */
+struct ui_key {
+	int keys[3];       /* 0 ends the list */
+	const char *label; /* in the help screen */
+	const char *bar;   /* in the key bar; NULL: not there */
+	const char *word;
+	const char *help;
+	void (*act)(struct ui *u);
+};
+
+static const struct ui_key ui_keys[] = {
+	{{'+', '='}, "+ =", "+", "more", "start one more worker", ui_act_spawn},
+	{{'-'}, "-", "-", "fewer", "stop the newest worker (it finishes its batch)", ui_act_stop_newest},
+	{{KEY_UP}, "Up", "Up/Dn", "select", "select the worker above", ui_act_up},
+	{{KEY_DOWN}, "Down", NULL, NULL, "select the worker below", ui_act_down},
+	{{'x'}, "x", "x", "stop", "stop the selected worker (it finishes its batch)", ui_act_stop},
+	{{'K'}, "K", "K", "kill", "kill the selected worker (SIGKILL)", ui_act_kill},
+	{{'p'}, "p", "p", "pause", "pause or resume every worker", ui_act_pause},
+	{{'r'}, "r", "r", "reset", "reset statistics and history", ui_act_reset},
+	{{'h', '?'}, "h ?", "h", "help", "this help; any key closes it", ui_act_help},
+	{{'q', KEY_F(10)}, "q F10", "q", "quit", "quit: stop every worker, restore the terminal", ui_act_quit},
+};
+static const size_t ui_nkeys = GD_ARRAY_LEN(ui_keys);
+
+/* ---- drawing: header, summary, key bar ---- */
+
+static void ui_clock(char *buf, size_t n, int64_t ns)
+{
+	long s = (long)(ns / GD_NS_PER_S);
+	snprintf(buf, n, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+}
+
+static void ui_draw_header(struct ui *u, WINDOW *w, int64_t now)
+{
+	const struct gd_opts *o = &u->s.sup.o;
+	char clock[32], right[64], p[6][96];
+	ui_clock(clock, sizeof(clock), now - u->s.t0);
+	snprintf(right, sizeof(right), "%selapsed %s", u->s.sup.paused ? "PAUSED  " : "", clock);
+	int limit = getmaxx(w) - (int)strlen(right) - 2;
+	ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), GD_NAME "  %d:%d %s", u->s.dev.pi, u->s.dev.di, u->s.dev.name);
+	int x = getcurx(w) + 2;
+	if (x < limit)
+		ui_putf(w, 0, x, A_NORMAL, "%.*s", limit - x, u->s.dev.version);
+	ui_put_right(w, 0, ui_attr(u, u->s.sup.paused ? UI_P_WARN : UI_P_NONE), right);
+	snprintf(p[0], sizeof(p[0]), "size %u", (unsigned)o->size);
+	snprintf(p[1], sizeof(p[1]), "dtype %s", gd_dtype_name(o->dtype));
+	snprintf(p[2], sizeof(p[2]), "launches %u", (unsigned)o->launches);
+	snprintf(p[3], sizeof(p[3]), "mode %s", gd_mode_name(o->mode));
+	snprintf(p[4], sizeof(p[4]), "interval %g s", o->interval);
+	snprintf(p[5], sizeof(p[5]), "timebase %s", gd_timebase_name(u->s.frame.timebase));
+	ui_pieces(w, 1, 0, getmaxx(w), A_NORMAL, p, 6);
+}
+
+static void ui_draw_summary(struct ui *u, WINDOW *w)
+{
+	const struct gd_frame *f = &u->s.frame;
+	char head[32], p[4][96];
+	ui_num(head, sizeof(head), 12, u->hist.n ? f->headroom : NAN, 1);
+	snprintf(p[0], sizeof(p[0]), "headroom~ %s Mbit/s (estimate: Mbit/s / busy)", head);
+	snprintf(p[1], sizeof(p[1]), "workers %d/%d", sup_live(&u->s.sup), u->s.sup.o.max_procs);
+	snprintf(p[2], sizeof(p[2]), "lost %llu", (unsigned long long)f->agg.lost);
+	snprintf(p[3], sizeof(p[3]), "%s", f->busy_from_sum ? "busy from the sum of workers (no clock mapping)" : "");
+	ui_pieces(w, 0, 0, getmaxx(w), A_NORMAL, p, 4);
+}
+
+static void ui_draw_keybar(struct ui *u, WINDOW *w, int64_t now)
+{
+	if (now < u->msg_until) {
+		ui_put(w, 0, 0, ui_attr(u, UI_P_WARN), u->msg);
+		return;
+	}
+	int x = 0;
+	for (size_t i = 0; i < ui_nkeys; i++) {
+		const struct ui_key *k = &ui_keys[i];
+		if (!k->bar)
+			continue;
+		int len = (int)(strlen(k->bar) + 1 + strlen(k->word));
+		if (x + len > getmaxx(w))
+			break;
+		ui_put(w, 0, x, ui_attr(u, UI_P_KEY), k->bar);
+		ui_put(w, 0, x + (int)strlen(k->bar) + 1, A_NORMAL, k->word);
+		x += len + 2;
+	}
+}
+
+/* ---- drawing: the worker table ---- */
+
+enum ui_kind { UI_K_ID, UI_K_PID, UI_K_STATE, UI_K_F, UI_K_PCT, UI_K_U64 };
+
+/* The columns: heading (with its unit), width, the terminal width from which it is shown,
+ * and where its value lives in a sample. */
+static const struct ui_col {
+	const char *head;
+	int width, min_cols;
+	enum ui_kind kind;
+	size_t off;
+	int prec;
+} ui_cols[] = {
+	{"id", 4, 0, UI_K_ID, offsetof(struct gd_sample, id), 0},
+	{"pid", 8, 0, UI_K_PID, offsetof(struct gd_sample, pid), 0},
+	{"state", 9, 0, UI_K_STATE, offsetof(struct gd_sample, state), 0},
+	{"Mbit/s", 9, 0, UI_K_F, offsetof(struct gd_sample, mbit_s), 2},
+	{"batches", 9, 0, UI_K_U64, offsetof(struct gd_sample, batches), 0},
+	{"kbusy%", 7, 0, UI_K_PCT, offsetof(struct gd_sample, kernel_busy), 1},
+	{"kgap_us", 9, 0, UI_K_F, offsetof(struct gd_sample, bd.gap_kernel_us), 1},
+	{"bgap_us", 9, 0, UI_K_F, offsetof(struct gd_sample, bd.gap_batch_us), 1},
+	{"lost", 6, 0, UI_K_U64, offsetof(struct gd_sample, lost), 0},
+	{"gen_us", 9, 125, UI_K_F, offsetof(struct gd_sample, bd.gen_us), 0},
+	{"h2d_us", 9, 125, UI_K_F, offsetof(struct gd_sample, bd.h2d_us), 0},
+	{"kern_us", 9, 125, UI_K_F, offsetof(struct gd_sample, bd.kernel_us), 0},
+	{"d2h_us", 9, 125, UI_K_F, offsetof(struct gd_sample, bd.d2h_us), 0},
+	{"oth_us", 9, 125, UI_K_F, offsetof(struct gd_sample, bd.other_us), 0},
+};
+
+static void ui_cell(char *buf, size_t n, const struct ui_col *c, const struct gd_sample *s)
+{
+	const char *p = (const char *)s + c->off;
+	double d;
+	switch (c->kind) {
+	case UI_K_ID:
+		snprintf(buf, n, "%u", *(const unsigned *)(const void *)p);
+		break;
+	case UI_K_PID:
+		snprintf(buf, n, "%d", (int)*(const pid_t *)(const void *)p);
+		break;
+	case UI_K_STATE:
+		snprintf(buf, n, "%s", gd_state_name(*(const enum gd_state *)(const void *)p));
+		break;
+	case UI_K_U64:
+		snprintf(buf, n, "%llu", (unsigned long long)*(const uint64_t *)(const void *)p);
+		break;
+	case UI_K_F:
+	case UI_K_PCT:
+		memcpy(&d, p, sizeof(d));
+		ui_num(buf, n, c->width, c->kind == UI_K_PCT ? 100 * d : d, c->prec);
+		break;
+	}
+}
+
+/* x of each shown column (-1: hidden); returns where the breakdown bar starts. */
+static int ui_col_x(int cols, int *xs)
+{
+	int x = 1; /* column 0 holds the selection mark */
+	for (size_t i = 0; i < GD_ARRAY_LEN(ui_cols); i++) {
+		xs[i] = cols >= ui_cols[i].min_cols ? x : -1;
+		if (xs[i] >= 0)
+			x += ui_cols[i].width;
+	}
+	return x + 1;
+}
+
+static const struct {
+	char ch;
+	enum ui_pair pair;
+	size_t off;
+} ui_segs[] = {
+	{'g', UI_P_SEG_GEN, offsetof(struct gd_breakdown, gen_us)},
+	{'w', UI_P_SEG_H2D, offsetof(struct gd_breakdown, h2d_us)},
+	{'k', UI_P_SEG_KERNEL, offsetof(struct gd_breakdown, kernel_us)},
+	{'r', UI_P_SEG_D2H, offsetof(struct gd_breakdown, d2h_us)},
+	{'o', UI_P_SEG_OTHER, offsetof(struct gd_breakdown, other_us)},
+};
+#define UI_NSEGS ((int)GD_ARRAY_LEN(ui_segs))
+
+/* The batch breakdown as a stacked bar: cells shared out by largest remainder. */
+static void ui_bar(struct ui *u, WINDOW *w, int y, int x, int width, attr_t base, const struct gd_breakdown *bd)
+{
+	double v[UI_NSEGS], total = 0;
+	for (int i = 0; i < UI_NSEGS; i++) {
+		memcpy(&v[i], (const char *)bd + ui_segs[i].off, sizeof(double));
+		if (isnan(v[i]))
+			total = NAN;
+		v[i] = v[i] > 0 ? v[i] : 0;
+		total += v[i];
+	}
+	if (!(total > 0)) {
+		ui_put(w, y, x, base, "n/a");
+		return;
+	}
+	int cells[UI_NSEGS], used = 0;
+	for (int i = 0; i < UI_NSEGS; i++)
+		used += cells[i] = (int)(v[i] / total * width);
+	while (used < width) {
+		int best = 0;
+		double rem = -1;
+		for (int i = 0; i < UI_NSEGS; i++) {
+			double r = v[i] / total * width - cells[i];
+			if (r > rem) {
+				rem = r;
+				best = i;
+			}
+		}
+		cells[best]++;
+		used++;
+	}
+	for (int i = 0; i < UI_NSEGS; i++, x += cells[i - 1]) {
+		char seg[UI_GRAPH_MAXW];
+		int n = cells[i] < (int)sizeof(seg) - 1 ? cells[i] : (int)sizeof(seg) - 1;
+		memset(seg, ui_segs[i].ch, (size_t)n);
+		seg[n] = '\0';
+		ui_put(w, y, x, base | ui_attr(u, ui_segs[i].pair), seg);
+	}
+}
+
+static void ui_draw_row(struct ui *u, WINDOW *w, int y, const struct gd_sample *s, bool sel)
+{
+	int xs[GD_ARRAY_LEN(ui_cols)];
+	int bar = ui_col_x(getmaxx(w), xs);
+	attr_t base = sel ? A_REVERSE : A_NORMAL;
+	if (sel) {
+		wattrset(w, base);
+		mvwhline(w, y, 0, ' ', getmaxx(w));
+		ui_put(w, y, 0, base | A_BOLD, ">");
+	}
+	enum ui_pair sp = (unsigned)s->state < GD_ST_COUNT ? ui_state_pair[s->state] : UI_P_BAD;
+	for (size_t i = 0; i < GD_ARRAY_LEN(ui_cols); i++) {
+		if (xs[i] < 0)
+			continue;
+		const struct ui_col *c = &ui_cols[i];
+		char cell[64];
+		if (s->state == GD_ST_FAILED && c->kind != UI_K_ID && c->kind != UI_K_PID && c->kind != UI_K_STATE) {
+			/* A failed worker's numbers mean nothing: its error takes the rest of the row. */
+			ui_putf(w, y, xs[i] + 1, base | ui_attr(u, UI_P_BAD), "%s", s->error);
+			return;
+		}
+		ui_cell(cell, sizeof(cell), c, s);
+		attr_t a = base | (c->kind == UI_K_STATE ? ui_attr(u, sp) : A_NORMAL);
+		if (c->kind == UI_K_STATE)
+			ui_putf(w, y, xs[i] + 1, a, "%-*s", c->width - 1, cell);
+		else
+			ui_putf(w, y, xs[i], a, "%*s", c->width - 1, cell);
+	}
+	int bw = getmaxx(w) - bar - 1;
+	if (s->error[0] && s->state == GD_ST_EXITED)
+		ui_put(w, y, bar, base | ui_attr(u, UI_P_DIM), s->error);
+	else if (bw >= 3)
+		ui_bar(u, w, y, bar, bw, base, &s->bd);
+}
+
+/* Keeps the selection on its worker (by id) and in view. */
+static void ui_follow(struct ui *u)
+{
+	const struct gd_frame *f = &u->s.frame;
+	for (int i = 0; i < f->n; i++)
+		if (f->w[i].id == u->sel_id)
+			u->sel = i;
+	if (u->sel >= f->n)
+		u->sel = f->n - 1;
+	if (u->sel < 0)
+		u->sel = 0;
+	u->sel_id = f->n ? f->w[u->sel].id : 0;
+	int rows = u->lay.table_rows > 0 ? u->lay.table_rows : 1;
+	if (u->sel < u->top)
+		u->top = u->sel;
+	if (u->sel >= u->top + rows)
+		u->top = u->sel - rows + 1;
+	if (u->top > f->n - rows)
+		u->top = f->n - rows > 0 ? f->n - rows : 0;
+}
+
+static void ui_draw_table(struct ui *u, WINDOW *w)
+{
+	const struct gd_frame *f = &u->s.frame;
+	int xs[GD_ARRAY_LEN(ui_cols)];
+	int bar = ui_col_x(getmaxx(w), xs);
+	wattrset(w, ui_attr(u, UI_P_COLS));
+	mvwhline(w, 0, 0, ' ', getmaxx(w));
+	for (size_t i = 0; i < GD_ARRAY_LEN(ui_cols); i++)
+		if (xs[i] >= 0)
+			ui_putf(w, 0, xs[i], ui_attr(u, UI_P_COLS), ui_cols[i].kind == UI_K_STATE ? " %-*s" : "%*s",
+				ui_cols[i].width - 1, ui_cols[i].head);
+	ui_put(w, 0, bar, ui_attr(u, UI_P_COLS), "breakdown g w k r o");
+	ui_follow(u);
+	int rows = u->lay.table_rows;
+	if (f->n > rows) {
+		char more[48];
+		snprintf(more, sizeof(more), " rows %d-%d of %d ", u->top + 1, u->top + rows, f->n);
+		ui_put_right(w, 0, ui_attr(u, UI_P_COLS) | A_BOLD, more);
+	}
+	if (f->n == 0)
+		ui_put(w, 1, 1, ui_attr(u, UI_P_DIM), u->hist.n ? "no workers: press + to start one" : "waiting for the first interval");
+	for (int r = 0; r < rows && u->top + r < f->n; r++)
+		ui_draw_row(u, w, 1 + r, &f->w[u->top + r], u->top + r == u->sel);
+}
+
+/* ---- drawing: whole screens ---- */
+
+static void ui_draw_small(struct ui *u, WINDOW *w)
+{
+	int y = getmaxy(w) / 2, width = getmaxx(w);
+	char a[64], b[64];
+	snprintf(a, sizeof(a), "terminal too small: need %dx%d", LAYOUT_MIN_W, LAYOUT_MIN_H);
+	snprintf(b, sizeof(b), "now %dx%d; q quits", u->lay.cols, u->lay.lines);
+	int xa = (width - (int)strlen(a)) / 2, xb = (width - (int)strlen(b)) / 2;
+	ui_put(w, y > 0 ? y - 1 : 0, xa > 0 ? xa : 0, ui_attr(u, UI_P_BAD), a);
+	ui_put(w, y, xb > 0 ? xb : 0, A_NORMAL, b);
+}
+
+static const char *const ui_help_notes[] = {
+	"Columns: id, pid, state; Mbit/s decoded in the last interval; batches since the",
+	"start or the last reset; kbusy% device time of its kernels per interval; kgap_us",
+	"mean gap between kernels of a batch; bgap_us mean gap between batches; lost",
+	"samples that could not be read. Breakdown of a batch's wall time: g generate on",
+	"the host, w host-to-device copy, k kernels, r device-to-host copy, o the rest.",
+	"n/a: not measured. headroom~: Mbit/s / device busy, an estimate.",
+};
+
+static void ui_draw_help(struct ui *u, WINDOW *w)
+{
+	int y = 0;
+	ui_put(w, y++, 0, ui_attr(u, UI_P_HEAD), GD_NAME " " GD_VERSION ": keys");
+	y++;
+	for (size_t i = 0; i < ui_nkeys; i++, y++) {
+		ui_put(w, y, 2, ui_attr(u, UI_P_KEY), ui_keys[i].label);
+		ui_put(w, y, 14, A_NORMAL, ui_keys[i].help);
+	}
+	y++;
+	for (size_t i = 0; i < GD_ARRAY_LEN(ui_help_notes); i++)
+		ui_put(w, y++, 0, A_NORMAL, ui_help_notes[i]);
+	ui_put(w, getmaxy(w) - 1, 0, ui_attr(u, UI_P_DIM), "Press any key to close this screen.");
+}
+
+static void ui_draw(struct ui *u, int64_t now)
+{
+	/* stdscr is never drawn on; refreshing it first keeps getch from refreshing it later. */
+	wnoutrefresh(stdscr);
+	if (u->lay.too_small || u->help) {
+		werase(u->full);
+		if (u->lay.too_small)
+			ui_draw_small(u, u->full);
+		else
+			ui_draw_help(u, u->full);
+		wnoutrefresh(u->full);
+	} else {
+		for (int i = 0; i < UI_NPARTS; i++)
+			werase(u->part[i]);
+		ui_draw_header(u, u->part[UI_HEADER], now);
+		ui_draw_tput(u, u->part[UI_TPUT]);
+		ui_draw_busy(u, u->part[UI_BUSY]);
+		ui_draw_summary(u, u->part[UI_SUMMARY]);
+		ui_draw_table(u, u->part[UI_TABLE]);
+		ui_draw_keybar(u, u->part[UI_KEYBAR], now);
+		for (int i = 0; i < UI_NPARTS; i++)
+			wnoutrefresh(u->part[i]);
+	}
+	doupdate(); /* one screen update per frame: no flicker */
+	u->last_draw = now;
+	u->dirty = false;
+}
+
+/* ---- windows ---- */
+
+static void ui_free_windows(struct ui *u)
+{
+	for (int i = 0; i < UI_NPARTS; i++)
+		if (u->part[i])
+			delwin(u->part[i]);
+	if (u->full)
+		delwin(u->full);
+	memset(u->part, 0, sizeof(u->part));
+	u->full = NULL;
+	u->have_windows = false;
+}
+
+/* Recomputes the layout and makes new windows when it changed. Returns -1 on failure. */
+static int ui_windows(struct ui *u)
+{
+	struct layout l;
+	layout_compute(COLS, LINES, u->s.frame.n, &l);
+	if (u->have_windows && l.cols == u->lay.cols && l.lines == u->lay.lines && l.too_small == u->lay.too_small &&
+	    l.tput.h == u->lay.tput.h)
+		return 0;
+	ui_free_windows(u);
+	u->lay = l;
+	u->dirty = true;
+	if (!(u->full = newwin(LINES, COLS, 0, 0)))
+		return -1;
+	if (!l.too_small)
+		for (int i = 0; i < UI_NPARTS; i++) {
+			const struct layout_rect *r = (const void *)((const char *)&l + ui_part_rect[i]);
+			if (!(u->part[i] = newwin(r->h, r->w, r->y, r->x)))
+				return -1;
+		}
+	u->have_windows = true;
+	return 0;
+}
+
+static void ui_key(struct ui *u, int ch)
+{
+	u->dirty = true;
+	if (ch == KEY_RESIZE)
+		return; /* the windows follow in the loop */
+	if (u->help) {
+		u->help = false; /* any key closes the help */
+		return;
+	}
+	for (size_t i = 0; i < ui_nkeys; i++)
+		for (int j = 0; j < 3 && ui_keys[i].keys[j]; j++)
+			if (ui_keys[i].keys[j] == ch) {
+				ui_keys[i].act(u);
+				return;
+			}
+}
+
+/* ---- set-up, the loop, tear-down ---- */
+
+/* Keeps stray messages (the OpenCL runtime's, the tool's own) off the curses screen; they
+ * are replayed once the terminal is restored. */
+static void ui_capture_stderr(struct ui *u)
+{
+	u->saved_stderr = -1;
+	fflush(stderr);
+	if (!(u->captured = tmpfile()))
+		return;
+	if ((u->saved_stderr = dup(STDERR_FILENO)) < 0 || dup2(fileno(u->captured), STDERR_FILENO) < 0) {
+		fclose(u->captured);
+		u->captured = NULL;
+	}
+}
+
+static void ui_release_stderr(struct ui *u)
+{
+	if (!u->captured)
+		return;
+	fflush(stderr);
+	dup2(u->saved_stderr, STDERR_FILENO);
+	close(u->saved_stderr);
+	rewind(u->captured);
+	char buf[4096];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), u->captured)) > 0)
+		fwrite(buf, 1, n, stderr);
+	fclose(u->captured);
+	u->captured = NULL;
+}
+
+static void ui_colours(struct ui *u)
+{
+	const char *no = getenv("NO_COLOR");
+	u->colour = has_colors() && !(no && *no);
+	if (!u->colour || start_color() == ERR) {
+		u->colour = false;
+		return;
+	}
+	use_default_colors();
+	for (int i = 1; i < UI_P_COUNT; i++)
+		init_pair((short)i, ui_pairs[i].fg, ui_pairs[i].bg);
+}
+
+/* Returns 0, or -1 with u->fatal set when the terminal cannot be driven. */
+static int ui_begin(struct ui *u)
+{
+	setlocale(LC_ALL, "");
+	u->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+	ui_capture_stderr(u);
+	/* newterm, not initscr: an unusable TERM is reported instead of ending the process. */
+	if (!(u->scr = newterm(NULL, stdout, stdin))) {
+		const char *term = getenv("TERM");
+		snprintf(u->fatal, sizeof(u->fatal), "cannot drive terminal type '%s' (use --headless)", term ? term : "");
+		return -1;
+	}
+	set_term(u->scr);
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	intrflush(stdscr, FALSE);
+	set_escdelay(25); /* F10 and arrows arrive as escape sequences */
+	curs_set(0);
+	ui_colours(u);
+	refresh();
+	return 0;
+}
+
+static void ui_end(struct ui *u)
+{
+	if (u->scr) {
+		ui_free_windows(u);
+		/* Without an alternate screen the last frame stays: blank the key bar, where the
+		 * shell's next line goes. */
+		wattrset(stdscr, A_NORMAL);
+		mvwhline(stdscr, LINES - 1, 0, ' ', COLS);
+		wrefresh(stdscr);
+		endwin();
+		delscreen(u->scr);
+		u->scr = NULL;
+	}
+	ui_release_stderr(u);
+}
+
+static void ui_frame(struct ui *u)
+{
+	const struct gd_frame *f = &u->s.frame;
+	ui_hist_push(&u->hist, f->agg.mbit_s, f->device_busy);
+	int ended = u->s.sup.nslots - sup_live(&u->s.sup);
+	if (ended > UI_ENDED_KEEP)
+		sup_prune(&u->s.sup); /* they were shown; the next frame drops them */
+	u->dirty = true;
+}
+
+static void ui_loop(struct ui *u)
+{
+	while (!u->quit && !gd_quit_signal && !session_done(&u->s)) {
+		int64_t now = now_ns();
+		if (session_poll(&u->s, now))
+			ui_frame(u);
+		if (ui_windows(u)) {
+			snprintf(u->fatal, sizeof(u->fatal), "cannot create curses windows (%dx%d)", COLS, LINES);
+			return;
+		}
+		if (u->dirty || now - u->last_draw >= UI_CLOCK_NS || (u->msg_until && now >= u->msg_until)) {
+			if (now >= u->msg_until)
+				u->msg_until = 0;
+			ui_draw(u, now);
+		}
+		/* Never block on the workers: wait for a key at most until the next poll is due. */
+		int64_t wait = session_wait(&u->s, now_ns());
+		timeout((int)((wait + 999999) / 1000000));
+		int ch = getch();
+		if (ch != ERR)
+			ui_key(u, ch);
+	}
+}
 
 int dashboard_run(const struct gd_opts *o, const struct clx_device *dev, struct gd_trace *trace)
 {
-	(void)trace;
-	(void)o;
-	(void)dev;
-	fprintf(stderr, GD_NAME ": the dashboard is not available yet: use --headless\n");
-	return GD_EXIT_USAGE;
+	struct ui *u = xcalloc(1, sizeof(*u));
+	char err[256];
+	int status = GD_EXIT_OK;
+	if (ui_begin(u)) {
+		ui_end(u);
+		fprintf(stderr, GD_NAME ": %s\n", u->fatal);
+		trace_close(trace);
+		free(u);
+		return GD_EXIT_USAGE;
+	}
+	if (session_start(&u->s, o, dev, trace, err, sizeof(err))) {
+		snprintf(u->fatal, sizeof(u->fatal), "%s", err);
+		status = GD_EXIT_FAIL;
+	} else {
+		ui_loop(u);
+		if (u->fatal[0])
+			status = GD_EXIT_FAIL;
+	}
+	ui_end(u); /* the terminal first: everything after this may print */
+	if (u->fatal[0])
+		fprintf(stderr, GD_NAME ": %s\n", u->fatal);
+	if (session_stop(&u->s) != 0) {
+		fprintf(stderr, GD_NAME ": --trace: writing the trace failed\n");
+		status = GD_EXIT_FAIL;
+	}
+	free(u);
+	return status;
 }

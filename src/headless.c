@@ -68,9 +68,9 @@ int headless_run(const struct gd_opts *o, const struct clx_device *dev, struct g
 /* Starts or stops workers until n are live. */
 static int set_workers(struct gd_session *s, int n, char *err, size_t errlen)
 {
-	while (sup_live(&s->sup) > n)
+	while (sup_active(&s->sup) > n)
 		sup_stop(&s->sup, sup_newest(&s->sup), false);
-	while (sup_live(&s->sup) < n)
+	while (sup_active(&s->sup) < n)
 		if (sup_spawn(&s->sup, err, errlen) < 0)
 			return -1;
 	return 0;

@@ -355,15 +355,12 @@ int opts_parse(int argc, char **argv, struct gd_opts *o, char *err, size_t errle
 			snprintf(optname, sizeof(optname), "%.60s", cur);
 		p.opt = optname;
 		if (c == '?') {
-			if (optopt && optopt < 256)
+			if (optopt && optopt < 256 && cur[0] == '-' && cur[1] != '-')
 				snprintf(optname, sizeof(optname), "-%c", optopt);
 			return fail(&p, "unknown option (see --help)");
 		}
-		if (c == ':') {
-			if (optopt && optopt < 256)
-				snprintf(optname, sizeof(optname), "-%c", optopt);
+		if (c == ':')
 			return fail(&p, "missing value");
-		}
 		if (parse_one(&p, c, optarg, o, &headless, &list))
 			return -1;
 	}

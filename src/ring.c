@@ -63,13 +63,35 @@ const char *gd_timebase_name(enum gd_timebase t)
 	return (unsigned)t < GD_TB_COUNT ? timebase_names[t] : "unknown";
 }
 
+/* Bounds that keep every difference and per-window sum the statistics form far from int64
+ * overflow, whatever bytes a record holds: no time beyond 2^60 ns (36 years of uptime), and
+ * nothing of one batch more than 2^48 ns (78 hours) away from the batch's host times. */
+#define REC_TIME_MAX ((int64_t)1 << 60)
+#define REC_SPAN_MAX ((int64_t)1 << 48)
+
+static bool near_batch(const struct gd_rec *r, int64_t t)
+{
+	return t >= 0 && t >= r->t_begin - REC_SPAN_MAX && t <= r->t_end + REC_SPAN_MAX;
+}
+
+/* A device copy's [START, END]: (0, 0) when there was none. */
+static bool copy_valid(const struct gd_rec *r, const int64_t c[2])
+{
+	if (c[0] == 0 && c[1] == 0)
+		return true;
+	return c[1] >= c[0] && near_batch(r, c[0]) && near_batch(r, c[1]);
+}
+
 bool gd_rec_valid(const struct gd_rec *r)
 {
 	if (r->symbols == 0 || r->symbols > (1u << 27) || r->kernels > 1000 || r->nkiv > GD_REC_KMAX)
 		return false;
-	if (r->t_begin <= 0 || r->t_gen < r->t_begin || r->t_end < r->t_gen)
+	if (r->t_begin <= 0 || r->t_begin > REC_TIME_MAX || r->t_gen < r->t_begin || r->t_end < r->t_gen ||
+	    r->t_end - r->t_begin > REC_SPAN_MAX)
 		return false;
-	if (r->h2d[1] < r->h2d[0] || r->d2h[1] < r->d2h[0] || r->kbusy_ns < 0)
+	if (!copy_valid(r, r->h2d) || !copy_valid(r, r->d2h) || (r->nkiv && !near_batch(r, r->kbase)))
+		return false;
+	if (r->kbusy_ns < 0 || r->kbusy_ns > REC_SPAN_MAX || r->kgap_ns < -REC_SPAN_MAX || r->kgap_ns > REC_SPAN_MAX)
 		return false;
 	for (uint32_t i = 0; i < r->nkiv; i++)
 		if (r->kiv[i][1] < r->kiv[i][0] || (i && r->kiv[i][0] < r->kiv[i - 1][0]))
@@ -181,10 +203,11 @@ void seg_publish(struct gd_seg *s, const struct gd_rec *r)
 	uint64_t *dst = (uint64_t *)(s->ring + (i & (GD_RING_CAPACITY - 1)) * sizeof(*r));
 	const uint64_t *src = (const uint64_t *)r;
 
+	/* Payload words are release stores rather than relaxed stores after a release fence:
+	 * the same order (free on x86), and ThreadSanitizer understands it. */
 	__atomic_store_n(&dst[0], 2 * i + 1, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
 	for (size_t w = 1; w < REC_WORDS; w++)
-		__atomic_store_n(&dst[w], src[w], __ATOMIC_RELAXED);
+		__atomic_store_n(&dst[w], src[w], __ATOMIC_RELEASE);
 	__atomic_store_n(&dst[0], 2 * i + 2, __ATOMIC_RELEASE);
 	__atomic_store_n(&s->h->head, i + 1, __ATOMIC_RELEASE);
 }
@@ -351,9 +374,9 @@ static bool read_one(const struct gd_reader *r, uint64_t i, struct gd_rec *out)
 	uint64_t s1 = __atomic_load_n(&src[0], __ATOMIC_ACQUIRE);
 	if (s1 != want)
 		return false;
+	/* Acquire loads instead of an acquire fence: see seg_publish. */
 	for (size_t w = 1; w < REC_WORDS; w++)
-		dst[w] = __atomic_load_n(&src[w], __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		dst[w] = __atomic_load_n(&src[w], __ATOMIC_ACQUIRE);
 	uint64_t s2 = __atomic_load_n(&src[0], __ATOMIC_RELAXED);
 	dst[0] = s2;
 	return s2 == want && gd_rec_valid(out);
@@ -370,10 +393,15 @@ int reader_poll(struct gd_reader *r, struct gd_rec *out, int max)
 	}
 	bus_jmp = &jb;
 	uint64_t h = LOAD(hdr(r)->head);
-	if (h < r->cursor || h - r->cursor > ((uint64_t)1 << 32)) {
-		/* A head that moves backwards or leaps absurdly is corrupt: resynchronise. */
+	if (h < r->cursor) {
+		/* A head that moves backwards is corrupt. Resynchronise without going back: what
+		 * was read before is never read, or counted, twice. */
 		r->lost++;
-		r->cursor = h > r->cap ? h - r->cap : 0;
+		r->cursor = h;
+	} else if (h - r->cursor > ((uint64_t)1 << 32)) {
+		/* A head that leaps absurdly is corrupt too: look at the last ring's worth only. */
+		r->lost++;
+		r->cursor = h - r->cap;
 	}
 	if (h - r->cursor > r->cap) {
 		r->lost += h - r->cursor - r->cap;
@@ -418,7 +446,8 @@ bool reader_view(struct gd_reader *r, struct gd_seg_view *v)
 	uint32_t st = LOAD(h->state), tb = LOAD(h->timebase);
 	v->state = st < GD_ST_STALLED ? (enum gd_state)st : GD_ST_FAILED;
 	v->timebase = tb < GD_TB_COUNT ? (enum gd_timebase)tb : GD_TB_NONE;
-	v->heartbeat_ns = LOAD(h->heartbeat_ns);
+	int64_t hb = LOAD(h->heartbeat_ns);
+	v->heartbeat_ns = hb > 0 ? hb : 0; /* the supervisor subtracts it from now: keep it sane */
 	v->batches = LOAD(h->batches);
 	v->symbols = LOAD(h->symbols);
 	v->kernels = LOAD(h->kernels);

@@ -151,12 +151,25 @@ void sup_stop(struct gd_sup *s, int i, bool hard)
 	sl->state = GD_ST_STOPPING;
 }
 
+static bool active(const struct gd_slot *sl)
+{
+	return sl->alive && !sl->stop_sent && !sl->kill_sent;
+}
+
 int sup_newest(const struct gd_sup *s)
 {
 	for (int i = s->nslots - 1; i >= 0; i--)
-		if (s->slots[i].alive && !s->slots[i].stop_sent && !s->slots[i].kill_sent)
+		if (active(&s->slots[i]))
 			return i;
 	return -1;
+}
+
+int sup_active(const struct gd_sup *s)
+{
+	int n = 0;
+	for (int i = 0; i < s->nslots; i++)
+		n += active(&s->slots[i]);
+	return n;
 }
 
 void sup_pause(struct gd_sup *s, bool pause)

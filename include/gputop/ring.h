@@ -5,11 +5,12 @@
  *   The writer never reads anything the reader writes and never waits for it.
  * - `head` counts records ever published (u64, never wraps in practice). Record i lives
  *   in slot i & (capacity - 1). Full ring: the writer overwrites the oldest record.
- * - Writer, record i: seq = 2i+1 (relaxed); release fence; payload (relaxed words);
- *   seq = 2i+2 (release); head = i+1 (release).
+ * - Writer, record i: seq = 2i+1 (relaxed); payload (release stores of 64-bit words, which
+ *   order it after the odd seq like a release fence would); seq = 2i+2 (release);
+ *   head = i+1 (release).
  * - Reader: h = head (acquire); more than `capacity` unread records means the excess was
- *   overwritten and is counted as lost. Per record: seq (acquire), copy the payload,
- *   acquire fence, re-read seq; anything but 2i+2 twice is lost, never accepted.
+ *   overwritten and is counted as lost. Per record: seq (acquire), payload (acquire loads),
+ *   re-read seq; anything but 2i+2 both times is lost, never accepted.
  * - `magic` is stored last (release) at set-up: 0 means "initialising".
  * - The reader treats every byte as hostile: each field is loaded once, validated, and
  *   only the local copy is used; indices are masked with the reader's own mask.

@@ -60,7 +60,10 @@ int sup_spawn(struct gd_sup *s, char *err, size_t errlen);
 void sup_stop(struct gd_sup *s, int slot, bool kill);
 /* Index of the most recently started live worker, or -1. */
 int sup_newest(const struct gd_sup *s);
+/* Workers not reaped yet (stopping ones included): what --max-procs bounds. */
 int sup_live(const struct gd_sup *s);
+/* Live workers that were not asked to stop. */
+int sup_active(const struct gd_sup *s);
 void sup_pause(struct gd_sup *s, bool pause);
 /* Reaps children, attaches segments, drains rings, escalates stops. Call often. */
 void sup_service(struct gd_sup *s, int64_t now, int64_t window_start);

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""check_log.py: parses a headless log (CSV or JSONL) and prints TAP-free facts as JSON, or
+checks invariants and exits non-zero with a reason. Used by the integration tests."""
+import csv
+import json
+import math
+import sys
+
+FIELDS = ("t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_kernel_us,gap_batch_us,"
+          "gen_us,h2d_us,kernel_us,d2h_us,other_us,device_busy,headroom,lost").split(",")
+NUMERIC = set(FIELDS) - {"kind", "state"}
+WORKER_ONLY = {"id", "pid", "state", "kernel_busy", "gap_kernel_us", "gap_batch_us", "gen_us", "h2d_us",
+               "kernel_us", "d2h_us", "other_us"}
+AGG_ONLY = {"procs", "device_busy", "headroom"}
+
+
+def fail(msg):
+    print("log check failed: " + msg)
+    sys.exit(1)
+
+
+def load(path, fmt):
+    rows = []
+    with open(path) as f:
+        text = f.read()
+    if not text.endswith("\n"):
+        fail("the log does not end with a whole line")
+    if fmt == "csv":
+        reader = csv.reader(text.splitlines())
+        header = next(reader)
+        if header != FIELDS:
+            fail("CSV header is %r" % header)
+        for n, rec in enumerate(reader, 2):
+            if len(rec) != len(FIELDS):
+                fail("line %d has %d fields" % (n, len(rec)))
+            row = {}
+            for k, v in zip(FIELDS, rec):
+                if v == "":
+                    continue
+                row[k] = float(v) if k in NUMERIC else v
+            rows.append(row)
+    else:
+        for n, line in enumerate(text.splitlines(), 1):
+            obj = json.loads(line)
+            for k, v in obj.items():
+                if k in NUMERIC and not isinstance(v, (int, float)):
+                    fail("line %d: %s is not a JSON number" % (n, k))
+            rows.append(obj)
+    for n, row in enumerate(rows):
+        kind = row.get("kind")
+        if kind not in ("worker", "aggregate"):
+            fail("row %d has kind %r" % (n, kind))
+        forbidden = AGG_ONLY if kind == "worker" else WORKER_ONLY
+        present = forbidden & set(row)
+        if present:
+            fail("%s row %d carries %s" % (kind, n, sorted(present)))
+        for k, v in row.items():
+            if isinstance(v, float) and not math.isfinite(v):
+                fail("row %d: %s is %r" % (n, k, v))
+    return rows
+
+
+def windows(rows):
+    """Groups rows by t_s: [(t_s, [worker rows], aggregate row)]."""
+    out, cur = [], []
+    for row in rows:
+        if row["kind"] == "worker":
+            cur.append(row)
+        else:
+            out.append((row["t_s"], cur, row))
+            cur = []
+    if cur:
+        fail("worker rows after the last aggregate")
+    return out
+
+
+def check(rows, procs):
+    wins = windows(rows)
+    if len(wins) < 2:
+        fail("only %d windows" % len(wins))
+    for t, ws, agg in wins:
+        for key in ("mbit_s", "batches", "symbols", "lost"):
+            total = sum(w[key] for w in ws)
+            if abs(total - agg[key]) > 1e-3 * max(1, abs(total)) + 2e-4 * len(ws):
+                fail("t=%s: aggregate %s %s != sum of workers %s" % (t, key, agg[key], total))
+        if int(agg["procs"]) != len([w for w in ws if w["state"] not in ("exited", "failed")]):
+            fail("t=%s: procs %s does not match the live worker rows" % (t, agg["procs"]))
+        for w in ws:
+            if not 0 <= w["kernel_busy"] <= 1.0 + 1e-9:
+                fail("t=%s worker %s kernel_busy %s" % (t, w["id"], w["kernel_busy"]))
+        if ws and "device_busy" in agg:
+            busy = [w["kernel_busy"] for w in ws]
+            if agg["device_busy"] < max(busy) - 1e-3 or agg["device_busy"] > min(1.0, sum(busy)) + 1e-3:
+                fail("t=%s device_busy %s not within [max %s, min(1, sum %s)]" %
+                     (t, agg["device_busy"], max(busy), sum(busy)))
+    last = wins[-1]
+    ids = {w["id"] for w in last[1]}
+    if len(ids) != procs:
+        fail("the last window has %d workers, expected %d" % (len(ids), procs))
+    for w in last[1]:
+        if w["symbols"] <= 0:
+            fail("worker %s decoded nothing" % w["id"])
+        if w["state"] != "running":
+            fail("worker %s is %s" % (w["id"], w["state"]))
+    return wins
+
+
+def check_breakdown(wins, tolerance=0.05):
+    """In seed mode a worker runs batches back to back, so over whole windows the breakdown
+    parts times the batches completed add up to the time that passed."""
+    prev, covered, elapsed = {}, {}, {}
+    for i, (t, ws, agg) in enumerate(wins):
+        span = t - wins[i - 1][0] if i else None
+        for w in ws:
+            wid = w["id"]
+            if wid in prev and prev[wid] > 0 and "gen_us" in w:
+                n = w["batches"] - prev[wid]
+                parts = sum(w[k] for k in ("gen_us", "h2d_us", "kernel_us", "d2h_us", "other_us"))
+                covered[wid] = covered.get(wid, 0.0) + n * parts / 1e6
+                elapsed[wid] = elapsed.get(wid, 0.0) + span
+            prev[wid] = w["batches"]
+    if not covered:
+        fail("no window to check the breakdown on")
+    for wid in covered:
+        ratio = covered[wid] / elapsed[wid]
+        if abs(ratio - 1) > tolerance:
+            fail("worker %s: breakdown covers %.3f of the time" % (wid, ratio))
+    return covered
+
+
+if __name__ == "__main__":
+    path, fmt, procs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    wins = check(load(path, fmt), procs)
+    if "--breakdown" in sys.argv:
+        check_breakdown(wins)
+    print("log ok")

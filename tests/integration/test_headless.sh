@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# test_headless.sh: headless runs with real workers on the default OpenCL device: CSV and
+# JSONL logs parse, every worker decodes, the aggregate is the sum of the workers, busy
+# figures stay within their bounds, and nothing is left behind.
+. "$(dirname "$0")/lib.sh"
+CHECK="python3 $ROOT/tests/integration/check_log.py"
+ARGS=(--headless -s 20000 -l 4 -i 0.5 -D 4)
+
+for fmt in csv jsonl; do
+	"$BIN" "${ARGS[@]}" -n 2 -f "$fmt" -o "$TMP/log.$fmt" 2>"$TMP/err.$fmt" &
+	pid=$!
+	wait $pid
+	ok $? "a 2-worker $fmt run exits 0"
+	check "no stderr output in the $fmt run" test ! -s "$TMP/err.$fmt"
+	$CHECK "$TMP/log.$fmt" "$fmt" 2 --breakdown >"$TMP/check" 2>&1
+	ok $? "$fmt log: well formed, aggregate = sum of workers, 0 <= kernel_busy <= 1, max <= device_busy <= min(1, sum), breakdown covers the run"
+	diag "$TMP/check"
+	check "no segment of the $fmt run is left" test "$(segments_of $pid)" -eq 0
+	check "no child of the $fmt run is left" test "$(children_of $pid)" -eq 0
+done
+
+# Standard output is the default log.
+"$BIN" --headless -s 5000 -l 1 -i 0.2 -D 1 -n 1 >"$TMP/stdout.csv"
+ok $? "logging to standard output exits 0"
+check "standard output gets the CSV header" grep -q '^t_s,kind,id,pid,state' "$TMP/stdout.csv"
+
+# No worker at all: the aggregate is still logged.
+"$BIN" --headless -n 0 -i 0.2 -D 0.6 -f jsonl >"$TMP/zero.jsonl"
+python3 - "$TMP/zero.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert rows and all(r["kind"] == "aggregate" and r["procs"] == 0 and r["mbit_s"] == 0 for r in rows), rows
+PY
+ok $? "with --procs 0 only aggregate rows, of zero workers, are logged"
+
+# SIGINT ends a run early with a valid log.
+"$BIN" --headless -n 2 -s 20000 -l 2 -i 0.2 -f jsonl -o "$TMP/int.jsonl" &
+pid=$!
+wait_for 60 grep -q '"state":"running"' "$TMP/int.jsonl"
+kill -INT $pid
+wait $pid
+ok $? "SIGINT ends a headless run with status 0"
+python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$TMP/int.jsonl"
+ok $? "the log is valid JSONL after SIGINT"
+check "no segment after SIGINT" test "$(segments_of $pid)" -eq 0
+check "no worker after SIGINT" test "$(children_of $pid)" -eq 0
+
+# --list-devices names the device that runs the tests.
+"$BIN" --list-devices >"$TMP/devs"
+ok $? "--list-devices exits 0"
+check "--list-devices prints P:D lines" grep -qE '^[0-9]+:[0-9]+ ' "$TMP/devs"

@@ -1,0 +1,144 @@
+/* test_stats.c: interval union and window clipping against a brute-force reference on
+ * random interval sets; gap and breakdown arithmetic on synthetic batch records. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gputop/rng.h"
+#include "gputop/stats.h"
+#include "tap.h"
+
+/* Brute force: walk every nanosecond tick of [a, b) on a small time axis. */
+static int64_t brute_union(const struct gd_iv *iv, size_t n, int64_t a, int64_t b)
+{
+	int64_t total = 0;
+	for (int64_t t = a; t < b; t++) {
+		for (size_t i = 0; i < n; i++)
+			if (iv[i].start <= t && t < iv[i].end) {
+				total++;
+				break;
+			}
+	}
+	return total;
+}
+
+static void test_union_random(void)
+{
+	struct gd_rng r;
+	rng_seed(&r, 11);
+	struct gd_iv iv[40];
+	int mismatches = 0, cases = 5000;
+	for (int c = 0; c < cases; c++) {
+		size_t n = rng_next(&r) % 40;
+		for (size_t i = 0; i < n; i++) {
+			int64_t s = (int64_t)(rng_next(&r) % 300) - 50;
+			int64_t len = (int64_t)(rng_next(&r) % 60);
+			if (rng_next(&r) % 8 == 0 && i) /* touching the previous one */
+				s = iv[i - 1].end;
+			if (rng_next(&r) % 8 == 0 && i) { /* nested in the previous one */
+				s = iv[i - 1].start + 1;
+				len = 0;
+			}
+			iv[i] = (struct gd_iv){s, s + len};
+		}
+		int64_t a = (int64_t)(rng_next(&r) % 200) - 20, b = a + (int64_t)(rng_next(&r) % 200);
+		int64_t want = brute_union(iv, n, a, b);
+		int64_t got = stats_union(iv, n, a, b); /* sorts iv: the order given was random */
+		if (got != want && mismatches++ < 5)
+			printf("#   case %d: got %lld, want %lld\n", c, (long long)got, (long long)want);
+	}
+	tap_ok(mismatches == 0, "union equals brute force on %d random sets (overlapping, touching, nested, "
+				"out of order, crossing window edges)",
+	       cases);
+}
+
+static void test_union_cases(void)
+{
+	struct gd_iv a[] = {{0, 10}, {10, 20}};
+	tap_ok(stats_union(a, 2, 0, 100) == 20, "touching intervals merge");
+	struct gd_iv b[] = {{30, 40}, {0, 100}, {50, 60}};
+	tap_ok(stats_union(b, 3, 0, 100) == 100, "nested intervals count once");
+	struct gd_iv c[] = {{-50, 50}, {90, 150}};
+	tap_ok(stats_union(c, 2, 0, 100) == 60, "intervals crossing both window edges are clipped");
+	struct gd_iv d[] = {{200, 300}};
+	tap_ok(stats_union(d, 1, 0, 100) == 0, "an interval outside the window adds nothing");
+	tap_ok(stats_union(d, 0, 0, 100) == 0, "no interval, no time");
+	struct gd_iv e[] = {{0, 60}, {40, 100}};
+	tap_ok(stats_clipped_sum(e, 2, 0, 100) == 120, "the plain sum counts overlaps twice");
+}
+
+static struct gd_rec batch(uint64_t i, int64_t t0)
+{
+	/* gen 100, write 20, 3 kernels of 50 with gaps 5, read 10, then 15 of other time. */
+	struct gd_rec r;
+	memset(&r, 0, sizeof(r));
+	r.batch = i;
+	r.symbols = 1000;
+	r.kernels = 3;
+	r.nkiv = 3;
+	r.flags = GD_REC_DEVTIME;
+	r.t_begin = t0;
+	r.t_gen = t0 + 100;
+	r.h2d[0] = t0 + 100;
+	r.h2d[1] = t0 + 120;
+	r.kbase = t0 + 120;
+	for (uint32_t k = 0; k < 3; k++) {
+		r.kiv[k][0] = 55 * k;
+		r.kiv[k][1] = 55 * k + 50;
+	}
+	r.kbusy_ns = 150;
+	r.kgap_ns = 10;
+	r.d2h[0] = t0 + 280;
+	r.d2h[1] = t0 + 290;
+	r.t_end = t0 + 305;
+	return r;
+}
+
+static void test_breakdown(void)
+{
+	struct gd_batch_acc acc;
+	memset(&acc, 0, sizeof(acc));
+	struct gd_rec r0 = batch(0, 1000), r1 = batch(1, 1400);
+	tap_ok(gd_rec_valid(&r0), "the synthetic record is valid");
+	stats_batch_add(&acc, &r0, 0);
+	stats_batch_add(&acc, &r1, gd_rec_kernel_end(&r0));
+	struct gd_breakdown bd;
+	stats_breakdown(&acc, &bd);
+	tap_ok(fabs(bd.gen_us - 0.100) < 1e-12 && fabs(bd.h2d_us - 0.020) < 1e-12 && fabs(bd.kernel_us - 0.160) < 1e-12 &&
+		       fabs(bd.d2h_us - 0.010) < 1e-12 && fabs(bd.other_us - 0.015) < 1e-12,
+	       "breakdown: gen 100, h2d 20, kernels 160 (first START to last END), d2h 10, other 15 ns");
+	double parts = bd.gen_us + bd.h2d_us + bd.kernel_us + bd.d2h_us + bd.other_us;
+	tap_ok(fabs(parts - 0.305) < 1e-12, "the parts add up to the batch's wall time");
+	tap_ok(fabs(bd.gap_kernel_us - 0.005) < 1e-12, "mean gap between kernels: 5 ns");
+	/* Batch 0's last kernel ends at 1000+120+160 = 1280; batch 1's first starts at 1520. */
+	tap_ok(fabs(bd.gap_batch_us - 0.240) < 1e-12, "gap between batches: 240 ns, measured once");
+	tap_ok(acc.n == 2 && acc.symbols == 2000, "batches and symbols are counted");
+
+	struct gd_batch_acc none;
+	memset(&none, 0, sizeof(none));
+	stats_breakdown(&none, &bd);
+	tap_ok(isnan(bd.gen_us) && isnan(bd.gap_batch_us), "no batch: not a number, never a made-up zero");
+}
+
+static void test_rec_busy(void)
+{
+	struct gd_rec r = batch(0, 1000);
+	/* Kernels at [1120,1170) [1175,1225) [1230,1280). */
+	tap_ok(stats_rec_busy(&r, 0, 10000) == 150, "busy time of a record inside the window");
+	tap_ok(stats_rec_busy(&r, 1150, 1200) == 20 + 25, "busy time clipped to a window");
+	r.flags |= GD_REC_GROUPED;
+	r.nkiv = 1;
+	r.kiv[0][0] = 0;
+	r.kiv[0][1] = 160;
+	r.kbusy_ns = 150;
+	tap_ok(stats_rec_busy(&r, 0, 10000) == 150, "grouped kernels: busy time scaled to the true sum");
+}
+
+int main(void)
+{
+	test_union_random();
+	test_union_cases();
+	test_breakdown();
+	test_rec_busy();
+	return tap_done();
+}
