@@ -1,5 +1,6 @@
 /* main.c: parse the command line and hand over to one role: dashboard, headless, worker or
  * list-devices. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include "gputop/dashboard.h"
 #include "gputop/headless.h"
 #include "gputop/opts.h"
+#include "gputop/proc.h"
 #include "gputop/sig.h"
 #include "gputop/sink.h"
 #include "gputop/trace.h"
@@ -40,6 +42,7 @@ int main(int argc, char **argv)
 {
 	struct gd_opts o;
 	char err[512];
+	proc_save_environ();
 	if (opts_parse(argc, argv, &o, err, sizeof(err)))
 		return usage_error(err);
 
@@ -70,6 +73,7 @@ int main(int argc, char **argv)
 		return usage_error(err);
 	/* Every file is opened before any worker starts: a bad path starts nothing. */
 	struct gd_trace *trace = NULL;
+	bool trace_existed = o.trace && access(o.trace, F_OK) == 0;
 	if (o.trace && !(trace = trace_open(o.trace, o.trace_limit, err, sizeof(err))))
 		return usage_error(err);
 	struct gd_sink *sink = NULL;
@@ -78,6 +82,8 @@ int main(int argc, char **argv)
 		const char *path = o.nsweep && !o.output ? "/dev/null" : o.output;
 		if (!(sink = sink_open(path, o.format, err, sizeof(err)))) {
 			trace_close(trace);
+			if (o.trace && !trace_existed)
+				unlink(o.trace); /* bad input leaves no file behind */
 			return usage_error(err);
 		}
 	}

@@ -20,8 +20,6 @@
 #include "gputop/trace.h"
 #include "gputop/worker.h"
 
-extern char **environ;
-
 #define GRACE_NS (5 * GD_NS_PER_S) /* SIGTERM, then SIGKILL after this */
 
 static volatile sig_atomic_t child_flag;
@@ -117,7 +115,7 @@ int sup_spawn(struct gd_sup *s, char *err, size_t errlen)
 	posix_spawnattr_setsigmask(&attr, &mask);
 	posix_spawnattr_setsigdefault(&attr, &def);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	int rc = posix_spawn(&sl->pid, s->exe, &fa, &attr, argv, environ);
+	int rc = posix_spawn(&sl->pid, s->exe, &fa, &attr, argv, proc_saved_environ());
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 	if (rc != 0) {
@@ -265,8 +263,10 @@ static void reaped(struct gd_sup *s, struct gd_slot *sl, int status, int64_t win
 	sl->wait_status = status;
 	if (!sl->attached && sl->state != GD_ST_FAILED)
 		try_attach(sl); /* a worker that failed fast left its error in the segment */
-	if (sl->attached)
+	if (sl->attached) {
 		drain(s, sl, window_start);
+		reader_writer_died(&sl->rd); /* killed mid-publish: that record is lost */
+	}
 	update_state(s, sl, now_ns());
 	reader_close(&sl->rd);
 	sl->attached = false;
