@@ -72,7 +72,7 @@ static int each_device(device_fn fn, void *ctx)
 	cl_uint np = 0;
 	if (clGetPlatformIDs(0, NULL, &np) != CL_SUCCESS || np == 0)
 		return 0;
-	cl_platform_id *plats = xcalloc(np, sizeof(*plats));
+	cl_platform_id *plats = xcalloc(np, sizeof(cl_platform_id));
 	clGetPlatformIDs(np, plats, NULL);
 	int seen = 0;
 	bool done = false;
@@ -80,7 +80,7 @@ static int each_device(device_fn fn, void *ctx)
 		cl_uint nd = 0;
 		if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd) != CL_SUCCESS || nd == 0)
 			continue;
-		cl_device_id *devs = xcalloc(nd, sizeof(*devs));
+		cl_device_id *devs = xcalloc(nd, sizeof(cl_device_id));
 		clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, nd, devs, NULL);
 		for (cl_uint d = 0; d < nd && !done; d++) {
 			struct clx_device info;

@@ -199,18 +199,25 @@ static int parse_sweep(struct parser *p, const char *s, struct gd_opts *o)
 /* --worker NAME,GEN,SLOT,PARENT: internal, written by opts_worker_argv. */
 static int parse_worker(struct parser *p, const char *s, struct gd_opts *o)
 {
-	unsigned long long gen;
-	unsigned slot;
-	int parent, used = 0;
 	const char *comma = strchr(s, ',');
-	if (!comma || (size_t)(comma - s) >= sizeof(o->shm) ||
-	    sscanf(comma + 1, "%llx,%u,%d%n", &gen, &slot, &parent, &used) != 3 || comma[1 + used] != '\0')
+	if (!comma || (size_t)(comma - s) >= sizeof(o->shm))
+		return fail(p, "malformed worker arguments");
+	char *end;
+	errno = 0;
+	unsigned long long gen = strtoull(comma + 1, &end, 16);
+	if (*end != ',')
+		return fail(p, "malformed worker arguments");
+	unsigned long slot = strtoul(end + 1, &end, 10);
+	if (*end != ',')
+		return fail(p, "malformed worker arguments");
+	long parent = strtol(end + 1, &end, 10);
+	if (*end != '\0' || errno || slot > 1000000 || parent <= 0 || parent > INT32_MAX)
 		return fail(p, "malformed worker arguments");
 	memcpy(o->shm, s, (size_t)(comma - s));
 	o->shm[comma - s] = '\0';
 	o->gen = gen;
-	o->slot = slot;
-	o->parent = parent;
+	o->slot = (unsigned)slot;
+	o->parent = (pid_t)parent;
 	o->role = GD_ROLE_WORKER;
 	return 0;
 }
@@ -235,8 +242,8 @@ static int parse_one(struct parser *p, int c, const char *arg, struct gd_opts *o
 		     bool *list)
 {
 	static const char *const dtypes[] = {"f32", "f64"};
-	long long v;
-	int idx;
+	long long v = 0;
+	int idx = 0;
 	switch (c) {
 	case 'n':
 		if (parse_int(p, arg, 0, 256, &v))

@@ -19,8 +19,10 @@ static double boot_time(void)
 		return 0;
 	char line[256];
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "btime %lf", &btime) == 1)
+		if (strncmp(line, "btime ", 6) == 0) {
+			btime = strtod(line + 6, NULL);
 			break;
+		}
 	fclose(f);
 	return btime < 0 ? 0 : btime;
 }
@@ -39,12 +41,15 @@ double proc_start_time(pid_t pid)
 	char *p = strrchr(buf, ')');
 	if (!p)
 		return -1;
-	unsigned long long start = 0;
 	/* After ")": state is field 3; starttime is field 22, so skip 19 fields. */
 	p++;
 	for (int field = 3; field < 22 && p; field++)
 		p = strchr(p + 1, ' ');
-	if (!p || sscanf(p, " %llu", &start) != 1)
+	if (!p)
+		return -1;
+	char *end;
+	unsigned long long start = strtoull(p, &end, 10);
+	if (end == p)
 		return -1;
 	return boot_time() + (double)start / (double)sysconf(_SC_CLK_TCK);
 }
@@ -66,7 +71,6 @@ bool proc_is_gputop(pid_t pid, time_t since)
 	return start >= 0 && start <= (double)since + 1.0;
 }
 
-extern char **environ;
 static char **saved_env;
 
 void proc_save_environ(void)

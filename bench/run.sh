@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# run.sh: `make bench`: the core micro-benchmarks (ratios within one run), then, when asked
+# with FULL=1, the dashboard's own cost (bench/dashboard_cost.sh). GPU figures come from
+# bench/gpu.sh on the GPU machine (doc/why-processes-help.md).
+set -eu
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build/plain}
+mkdir -p "$BUILD/bench"
+objs=$(ls "$BUILD"/*.o | grep -v '/main.o$')
+cc -std=c11 -D_GNU_SOURCE -O2 -Iinclude -o "$BUILD/bench/bench_core" bench/bench_core.c $objs \
+	$(pkg-config --libs ncursesw OpenCL) -lrt -lm -lpthread
+"$BUILD/bench/bench_core"
+if [ "${FULL:-0}" = 1 ] && [ -x bench/dashboard_cost.sh ]; then
+	bench/dashboard_cost.sh
+fi
