@@ -88,7 +88,7 @@ test: deps
 	@$(MAKE) --no-print-directory check
 
 check: $(BIN) $(UNIT_BINS)
-	@BUILD=$(BUILD) SANITIZER=$(SANITIZER) tests/run.sh $(UNIT_BINS) $(sort $(wildcard tests/integration/*.sh))
+	@BUILD=$(BUILD) SANITIZER=$(SANITIZER) tests/run.sh $(UNIT_BINS) $(sort $(wildcard tests/integration/test_*.sh))
 
 unit: $(UNIT_BINS)
 	@BUILD=$(BUILD) tests/run.sh $(UNIT_BINS)

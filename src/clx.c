@@ -1,10 +1,14 @@
 /* clx.c: OpenCL devices, the decode program's source and build, error names. */
 #include "gputop/clx.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "gputop/common.h"
 #include "gputop/proc.h"
@@ -138,6 +142,63 @@ int clx_pick(int pi, int di, struct clx_device *d, char *err, size_t errlen)
 		snprintf(err, errlen, "--device: no device %d:%d (see --list-devices)", pi, di);
 		return -1;
 	}
+	return 0;
+}
+
+struct probe_msg {
+	int rc;
+	struct clx_device dev;
+	char err[256];
+};
+
+int clx_probe(int pi, int di, struct clx_device *d, char *err, size_t errlen)
+{
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) != 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	/* A fork is safe here: no OpenCL runtime and no curses exist in this process yet. */
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		struct probe_msg m;
+		memset(&m, 0, sizeof(m));
+		m.rc = clx_pick(pi, di, &m.dev, m.err, sizeof(m.err));
+		m.dev.platform = NULL;
+		m.dev.device = NULL;
+		ssize_t w = write(fds[1], &m, sizeof(m));
+		_exit(w == (ssize_t)sizeof(m) ? 0 : 1);
+	}
+	close(fds[1]);
+	struct probe_msg m;
+	size_t got = 0;
+	while (got < sizeof(m)) {
+		ssize_t r = read(fds[0], (char *)&m + got, sizeof(m) - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fds[0]);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	if (got != sizeof(m)) {
+		snprintf(err, errlen, "the OpenCL device probe ended without an answer");
+		return -1;
+	}
+	m.err[sizeof(m.err) - 1] = '\0';
+	if (m.rc != 0) {
+		snprintf(err, errlen, "%s", m.err);
+		return -1;
+	}
+	*d = m.dev;
 	return 0;
 }
 

@@ -23,12 +23,12 @@
 #include "gputop/sig.h"
 #include "gputop/trace.h"
 
-#define UI_HIST 4096        /* frames of history kept for the graphs */
-#define UI_SPAN_S 120.0     /* a graph covers at least this much time */
+#define UI_HIST       4096  /* frames of history kept for the graphs */
+#define UI_SPAN_S     120.0 /* a graph covers at least this much time */
 #define UI_GRAPH_MAXW 1024  /* graph columns drawn at most */
 #define UI_ENDED_KEEP 8     /* ended workers stay listed until there are more than this */
-#define UI_MSG_NS (4 * GD_NS_PER_S)
-#define UI_CLOCK_NS GD_NS_PER_S /* the elapsed clock is redrawn at least this often */
+#define UI_MSG_NS     (4 * GD_NS_PER_S)
+#define UI_CLOCK_NS   GD_NS_PER_S /* the elapsed clock is redrawn at least this often */
 
 /* ---- colours and attributes ---- */
 
@@ -58,22 +58,22 @@ static const struct {
 	short fg, bg;
 	attr_t colour_extra, mono;
 } ui_pairs[UI_P_COUNT] = {
-	[UI_P_NONE] = {-1, -1, A_NORMAL, A_NORMAL},
-	[UI_P_HEAD] = {COLOR_CYAN, -1, A_BOLD, A_BOLD},
-	[UI_P_TPUT] = {COLOR_GREEN, -1, A_NORMAL, A_NORMAL},
-	[UI_P_BUSY] = {COLOR_YELLOW, -1, A_NORMAL, A_NORMAL},
-	[UI_P_GOOD] = {COLOR_GREEN, -1, A_NORMAL, A_NORMAL},
-	[UI_P_WARN] = {COLOR_YELLOW, -1, A_NORMAL, A_NORMAL},
-	[UI_P_BAD] = {COLOR_RED, -1, A_BOLD, A_BOLD},
-	[UI_P_INFO] = {COLOR_CYAN, -1, A_NORMAL, A_NORMAL},
-	[UI_P_DIM] = {-1, -1, A_DIM, A_DIM},
-	[UI_P_KEY] = {COLOR_BLACK, COLOR_CYAN, A_NORMAL, A_REVERSE},
-	[UI_P_COLS] = {COLOR_BLACK, COLOR_GREEN, A_NORMAL, A_REVERSE},
-	[UI_P_SEG_GEN] = {COLOR_BLACK, COLOR_BLUE, A_NORMAL, A_NORMAL},
-	[UI_P_SEG_H2D] = {COLOR_BLACK, COLOR_MAGENTA, A_NORMAL, A_NORMAL},
-	[UI_P_SEG_KERNEL] = {COLOR_BLACK, COLOR_GREEN, A_NORMAL, A_BOLD},
-	[UI_P_SEG_D2H] = {COLOR_BLACK, COLOR_CYAN, A_NORMAL, A_NORMAL},
-	[UI_P_SEG_OTHER] = {COLOR_BLACK, COLOR_WHITE, A_NORMAL, A_NORMAL},
+	[UI_P_NONE] = { -1, -1, A_NORMAL, A_NORMAL },
+	[UI_P_HEAD] = { COLOR_CYAN, -1, A_BOLD, A_BOLD },
+	[UI_P_TPUT] = { COLOR_GREEN, -1, A_NORMAL, A_NORMAL },
+	[UI_P_BUSY] = { COLOR_YELLOW, -1, A_NORMAL, A_NORMAL },
+	[UI_P_GOOD] = { COLOR_GREEN, -1, A_NORMAL, A_NORMAL },
+	[UI_P_WARN] = { COLOR_YELLOW, -1, A_NORMAL, A_NORMAL },
+	[UI_P_BAD] = { COLOR_RED, -1, A_BOLD, A_BOLD },
+	[UI_P_INFO] = { COLOR_CYAN, -1, A_NORMAL, A_NORMAL },
+	[UI_P_DIM] = { -1, -1, A_DIM, A_DIM },
+	[UI_P_KEY] = { COLOR_BLACK, COLOR_CYAN, A_NORMAL, A_REVERSE },
+	[UI_P_COLS] = { COLOR_BLACK, COLOR_GREEN, A_NORMAL, A_REVERSE },
+	[UI_P_SEG_GEN] = { COLOR_BLACK, COLOR_BLUE, A_NORMAL, A_NORMAL },
+	[UI_P_SEG_H2D] = { COLOR_BLACK, COLOR_MAGENTA, A_NORMAL, A_NORMAL },
+	[UI_P_SEG_KERNEL] = { COLOR_BLACK, COLOR_GREEN, A_NORMAL, A_BOLD },
+	[UI_P_SEG_D2H] = { COLOR_BLACK, COLOR_CYAN, A_NORMAL, A_NORMAL },
+	[UI_P_SEG_OTHER] = { COLOR_BLACK, COLOR_WHITE, A_NORMAL, A_NORMAL },
 };
 
 static const enum ui_pair ui_state_pair[GD_ST_COUNT] = {
@@ -143,7 +143,7 @@ static void ui_put(WINDOW *w, int y, int x, attr_t a, const char *s)
 }
 
 static void ui_putf(WINDOW *w, int y, int x, attr_t a, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
+    __attribute__((format(printf, 5, 6)));
 static void ui_putf(WINDOW *w, int y, int x, attr_t a, const char *fmt, ...)
 {
 	char buf[512];
@@ -247,7 +247,7 @@ static const char ui_ascii[] = " ._-~=+*#";
 /* Column bars of height rows, eighths of a cell with block characters (ASCII levels
  * otherwise); a value above zero always shows at least its lowest level. */
 static void ui_graph(struct ui *u, WINDOW *w, const struct layout_rect *g, int rows, double scale,
-		     enum ui_pair p)
+                     enum ui_pair p)
 {
 	int width = g->w < UI_GRAPH_MAXW ? g->w : UI_GRAPH_MAXW;
 	int x0 = g->x + g->w - width;
@@ -276,7 +276,8 @@ static void ui_draw_tput(struct ui *u, WINDOW *w)
 	const struct layout *l = &u->lay;
 	const struct gd_frame *f = &u->s.frame;
 	uint64_t per = ui_per_column(u, l->tput_graph.w);
-	double max = ui_columns(u, u->hist.mbit, l->tput_graph.w < UI_GRAPH_MAXW ? l->tput_graph.w : UI_GRAPH_MAXW, per);
+	double max = ui_columns(u, u->hist.mbit,
+	                        l->tput_graph.w < UI_GRAPH_MAXW ? l->tput_graph.w : UI_GRAPH_MAXW, per);
 	char now[32], top[32];
 	ui_num(now, sizeof(now), 10, u->hist.n ? f->agg.mbit_s : NAN, 2);
 	ui_num(top, sizeof(top), 9, max, 1);
@@ -288,7 +289,7 @@ static void ui_draw_tput(struct ui *u, WINDOW *w)
 	ui_graph(u, w, &l->tput_graph, l->tput.h, max, UI_P_TPUT);
 	if (l->tput.h > 2)
 		ui_putf(w, l->tput.h - 1, 0, ui_attr(u, UI_P_DIM), "last %.1f min",
-			(double)per * l->tput_graph.w * (double)u->s.interval / 1e9 / 60);
+		        (double)per * l->tput_graph.w * (double)u->s.interval / 1e9 / 60);
 }
 
 static void ui_draw_busy(struct ui *u, WINDOW *w)
@@ -304,7 +305,8 @@ static void ui_draw_busy(struct ui *u, WINDOW *w)
 	ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "busy %6s %%", b);
 	ui_putf(w, 0, 15, A_NORMAL, "idle %6s %%", idle);
 	if (l->busy.h > 1)
-		ui_put(w, 1, 0, A_NORMAL, f->busy_from_sum ? "busy: sum of workers, capped" : "device busy, 0..100 %");
+		ui_put(w, 1, 0, A_NORMAL,
+		       f->busy_from_sum ? "sum of workers, capped" : "union of kernel intervals");
 	ui_graph(u, w, &l->busy_graph, l->busy.h, 1.0, UI_P_BUSY);
 }
 
@@ -413,16 +415,21 @@ struct ui_key {
 };
 
 static const struct ui_key ui_keys[] = {
-	{{'+', '='}, "+ =", "+", "more", "start one more worker", ui_act_spawn},
-	{{'-'}, "-", "-", "fewer", "stop the newest worker (it finishes its batch)", ui_act_stop_newest},
-	{{KEY_UP}, "Up", "Up/Dn", "select", "select the worker above", ui_act_up},
-	{{KEY_DOWN}, "Down", NULL, NULL, "select the worker below", ui_act_down},
-	{{'x'}, "x", "x", "stop", "stop the selected worker (it finishes its batch)", ui_act_stop},
-	{{'K'}, "K", "K", "kill", "kill the selected worker (SIGKILL)", ui_act_kill},
-	{{'p'}, "p", "p", "pause", "pause or resume every worker", ui_act_pause},
-	{{'r'}, "r", "r", "reset", "reset statistics and history", ui_act_reset},
-	{{'h', '?'}, "h ?", "h", "help", "this help; any key closes it", ui_act_help},
-	{{'q', KEY_F(10)}, "q F10", "q", "quit", "quit: stop every worker, restore the terminal", ui_act_quit},
+	{ { '+', '=' }, "+ =", "+", "more", "start one more worker", ui_act_spawn },
+	{ { '-' }, "-", "-", "fewer", "stop the newest worker (it finishes its batch)", ui_act_stop_newest },
+	{ { KEY_UP }, "Up", "Up/Dn", "select", "select the worker above", ui_act_up },
+	{ { KEY_DOWN }, "Down", NULL, NULL, "select the worker below", ui_act_down },
+	{ { 'x' }, "x", "x", "stop", "stop the selected worker (it finishes its batch)", ui_act_stop },
+	{ { 'K' }, "K", "K", "kill", "kill the selected worker (SIGKILL)", ui_act_kill },
+	{ { 'p' }, "p", "p", "pause", "pause or resume every worker", ui_act_pause },
+	{ { 'r' }, "r", "r", "reset", "reset statistics and history", ui_act_reset },
+	{ { 'h', '?' }, "h ?", "h", "help", "this help; any key closes it", ui_act_help },
+	{ { 'q', KEY_F(10) },
+	  "q F10",
+	  "q",
+	  "quit",
+	  "quit: stop every worker, restore the terminal",
+	  ui_act_quit },
 };
 static const size_t ui_nkeys = GD_ARRAY_LEN(ui_keys);
 
@@ -434,37 +441,56 @@ static void ui_clock(char *buf, size_t n, int64_t ns)
 	snprintf(buf, n, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
 }
 
-static void ui_draw_header(struct ui *u, WINDOW *w, int64_t now)
+/* The run's settings; the compact form where the long one does not fit in width. */
+static int ui_settings(const struct ui *u, char p[][96], int width)
 {
 	const struct gd_opts *o = &u->s.sup.o;
-	char clock[32], right[64], p[6][96];
+	for (int c = 0; c < 2; c++) {
+		snprintf(p[0], 96, c ? "%u sym" : "size %u", (unsigned)o->size);
+		snprintf(p[1], 96, c ? "%s" : "dtype %s", gd_dtype_name(o->dtype));
+		snprintf(p[2], 96, c ? "%u launches" : "launches %u", (unsigned)o->launches);
+		snprintf(p[3], 96, c ? "%s" : "mode %s", gd_mode_name(o->mode));
+		snprintf(p[4], 96, c ? "every %g s" : "interval %g s", o->interval);
+		snprintf(p[5], 96, "timebase %s", gd_timebase_name(u->s.frame.timebase));
+		int len = 0;
+		for (int i = 0; i < 6; i++)
+			len += (int)strlen(p[i]) + 2;
+		if (len - 2 <= width)
+			break;
+	}
+	return 6;
+}
+
+static void ui_draw_header(struct ui *u, WINDOW *w, int64_t now)
+{
+	char clock[32], right[64], dev[160], p[6][96];
 	ui_clock(clock, sizeof(clock), now - u->s.t0);
 	snprintf(right, sizeof(right), "%selapsed %s", u->s.sup.paused ? "PAUSED  " : "", clock);
+	/* The device's name and version give way to the clock on the right. */
 	int limit = getmaxx(w) - (int)strlen(right) - 2;
-	ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), GD_NAME "  %d:%d %s", u->s.dev.pi, u->s.dev.di, u->s.dev.name);
-	int x = getcurx(w) + 2;
+	ui_put(w, 0, 0, ui_attr(u, UI_P_HEAD), GD_NAME);
+	int x = (int)strlen(GD_NAME) + 2;
+	snprintf(dev, sizeof(dev), "%d:%d %s", u->s.dev.pi, u->s.dev.di, u->s.dev.name);
+	if (x < limit)
+		ui_putf(w, 0, x, ui_attr(u, UI_P_HEAD), "%.*s", limit - x, dev);
+	x += (int)strlen(dev) + 2;
 	if (x < limit)
 		ui_putf(w, 0, x, A_NORMAL, "%.*s", limit - x, u->s.dev.version);
 	ui_put_right(w, 0, ui_attr(u, u->s.sup.paused ? UI_P_WARN : UI_P_NONE), right);
-	snprintf(p[0], sizeof(p[0]), "size %u", (unsigned)o->size);
-	snprintf(p[1], sizeof(p[1]), "dtype %s", gd_dtype_name(o->dtype));
-	snprintf(p[2], sizeof(p[2]), "launches %u", (unsigned)o->launches);
-	snprintf(p[3], sizeof(p[3]), "mode %s", gd_mode_name(o->mode));
-	snprintf(p[4], sizeof(p[4]), "interval %g s", o->interval);
-	snprintf(p[5], sizeof(p[5]), "timebase %s", gd_timebase_name(u->s.frame.timebase));
-	ui_pieces(w, 1, 0, getmaxx(w), A_NORMAL, p, 6);
+	ui_pieces(w, 1, 0, getmaxx(w), A_NORMAL, p, ui_settings(u, p, getmaxx(w)));
 }
 
 static void ui_draw_summary(struct ui *u, WINDOW *w)
 {
 	const struct gd_frame *f = &u->s.frame;
-	char head[32], p[4][96];
+	char head[32], p[5][96];
 	ui_num(head, sizeof(head), 12, u->hist.n ? f->headroom : NAN, 1);
-	snprintf(p[0], sizeof(p[0]), "headroom~ %s Mbit/s (estimate: Mbit/s / busy)", head);
+	snprintf(p[0], sizeof(p[0]), "headroom~ %s Mbit/s (estimate)", head);
 	snprintf(p[1], sizeof(p[1]), "workers %d/%d", sup_live(&u->s.sup), u->s.sup.o.max_procs);
 	snprintf(p[2], sizeof(p[2]), "lost %llu", (unsigned long long)f->agg.lost);
-	snprintf(p[3], sizeof(p[3]), "%s", f->busy_from_sum ? "busy from the sum of workers (no clock mapping)" : "");
-	ui_pieces(w, 0, 0, getmaxx(w), A_NORMAL, p, 4);
+	snprintf(p[3], sizeof(p[3]), "timebase %s", gd_timebase_name(f->timebase));
+	snprintf(p[4], sizeof(p[4]), "%s", f->busy_from_sum ? "busy: sum of workers (no clock mapping)" : "");
+	ui_pieces(w, 0, 0, getmaxx(w), A_NORMAL, p, 5);
 }
 
 static void ui_draw_keybar(struct ui *u, WINDOW *w, int64_t now)
@@ -495,25 +521,25 @@ enum ui_kind { UI_K_ID, UI_K_PID, UI_K_STATE, UI_K_F, UI_K_PCT, UI_K_U64 };
  * and where its value lives in a sample. */
 static const struct ui_col {
 	const char *head;
+	size_t off;
 	int width, min_cols;
 	enum ui_kind kind;
-	size_t off;
 	int prec;
 } ui_cols[] = {
-	{"id", 4, 0, UI_K_ID, offsetof(struct gd_sample, id), 0},
-	{"pid", 8, 0, UI_K_PID, offsetof(struct gd_sample, pid), 0},
-	{"state", 9, 0, UI_K_STATE, offsetof(struct gd_sample, state), 0},
-	{"Mbit/s", 9, 0, UI_K_F, offsetof(struct gd_sample, mbit_s), 2},
-	{"batches", 9, 0, UI_K_U64, offsetof(struct gd_sample, batches), 0},
-	{"kbusy%", 7, 0, UI_K_PCT, offsetof(struct gd_sample, kernel_busy), 1},
-	{"kgap_us", 9, 0, UI_K_F, offsetof(struct gd_sample, bd.gap_kernel_us), 1},
-	{"bgap_us", 9, 0, UI_K_F, offsetof(struct gd_sample, bd.gap_batch_us), 1},
-	{"lost", 6, 0, UI_K_U64, offsetof(struct gd_sample, lost), 0},
-	{"gen_us", 9, 125, UI_K_F, offsetof(struct gd_sample, bd.gen_us), 0},
-	{"h2d_us", 9, 125, UI_K_F, offsetof(struct gd_sample, bd.h2d_us), 0},
-	{"kern_us", 9, 125, UI_K_F, offsetof(struct gd_sample, bd.kernel_us), 0},
-	{"d2h_us", 9, 125, UI_K_F, offsetof(struct gd_sample, bd.d2h_us), 0},
-	{"oth_us", 9, 125, UI_K_F, offsetof(struct gd_sample, bd.other_us), 0},
+	{ "id", offsetof(struct gd_sample, id), 4, 0, UI_K_ID, 0 },
+	{ "pid", offsetof(struct gd_sample, pid), 8, 0, UI_K_PID, 0 },
+	{ "state", offsetof(struct gd_sample, state), 9, 0, UI_K_STATE, 0 },
+	{ "Mbit/s", offsetof(struct gd_sample, mbit_s), 9, 0, UI_K_F, 2 },
+	{ "batches", offsetof(struct gd_sample, batches), 9, 0, UI_K_U64, 0 },
+	{ "kbusy%", offsetof(struct gd_sample, kernel_busy), 7, 0, UI_K_PCT, 1 },
+	{ "kgap_us", offsetof(struct gd_sample, bd.gap_kernel_us), 9, 0, UI_K_F, 1 },
+	{ "bgap_us", offsetof(struct gd_sample, bd.gap_batch_us), 9, 0, UI_K_F, 1 },
+	{ "lost", offsetof(struct gd_sample, lost), 6, 0, UI_K_U64, 0 },
+	{ "gen_us", offsetof(struct gd_sample, bd.gen_us), 9, 125, UI_K_F, 0 },
+	{ "h2d_us", offsetof(struct gd_sample, bd.h2d_us), 9, 125, UI_K_F, 0 },
+	{ "kern_us", offsetof(struct gd_sample, bd.kernel_us), 9, 125, UI_K_F, 0 },
+	{ "d2h_us", offsetof(struct gd_sample, bd.d2h_us), 9, 125, UI_K_F, 0 },
+	{ "oth_us", offsetof(struct gd_sample, bd.other_us), 9, 125, UI_K_F, 0 },
 };
 
 static void ui_cell(char *buf, size_t n, const struct ui_col *c, const struct gd_sample *s)
@@ -550,7 +576,7 @@ static int ui_col_x(int cols, int *xs)
 		if (xs[i] >= 0)
 			x += ui_cols[i].width;
 	}
-	return x + 1;
+	return x; /* every column ends in a blank: the bar needs no gap of its own */
 }
 
 static const struct {
@@ -558,16 +584,17 @@ static const struct {
 	enum ui_pair pair;
 	size_t off;
 } ui_segs[] = {
-	{'g', UI_P_SEG_GEN, offsetof(struct gd_breakdown, gen_us)},
-	{'w', UI_P_SEG_H2D, offsetof(struct gd_breakdown, h2d_us)},
-	{'k', UI_P_SEG_KERNEL, offsetof(struct gd_breakdown, kernel_us)},
-	{'r', UI_P_SEG_D2H, offsetof(struct gd_breakdown, d2h_us)},
-	{'o', UI_P_SEG_OTHER, offsetof(struct gd_breakdown, other_us)},
+	{ 'g', UI_P_SEG_GEN, offsetof(struct gd_breakdown, gen_us) },
+	{ 'w', UI_P_SEG_H2D, offsetof(struct gd_breakdown, h2d_us) },
+	{ 'k', UI_P_SEG_KERNEL, offsetof(struct gd_breakdown, kernel_us) },
+	{ 'r', UI_P_SEG_D2H, offsetof(struct gd_breakdown, d2h_us) },
+	{ 'o', UI_P_SEG_OTHER, offsetof(struct gd_breakdown, other_us) },
 };
 #define UI_NSEGS ((int)GD_ARRAY_LEN(ui_segs))
 
 /* The batch breakdown as a stacked bar: cells shared out by largest remainder. */
-static void ui_bar(struct ui *u, WINDOW *w, int y, int x, int width, attr_t base, const struct gd_breakdown *bd)
+static void ui_bar(struct ui *u, WINDOW *w, int y, int x, int width, attr_t base,
+                   const struct gd_breakdown *bd)
 {
 	double v[UI_NSEGS], total = 0;
 	for (int i = 0; i < UI_NSEGS; i++) {
@@ -622,7 +649,8 @@ static void ui_draw_row(struct ui *u, WINDOW *w, int y, const struct gd_sample *
 			continue;
 		const struct ui_col *c = &ui_cols[i];
 		char cell[64];
-		if (s->state == GD_ST_FAILED && c->kind != UI_K_ID && c->kind != UI_K_PID && c->kind != UI_K_STATE) {
+		if (s->state == GD_ST_FAILED && c->kind != UI_K_ID && c->kind != UI_K_PID &&
+		    c->kind != UI_K_STATE) {
 			/* A failed worker's numbers mean nothing: its error takes the rest of the row. */
 			ui_putf(w, y, xs[i] + 1, base | ui_attr(u, UI_P_BAD), "%s", s->error);
 			return;
@@ -634,7 +662,7 @@ static void ui_draw_row(struct ui *u, WINDOW *w, int y, const struct gd_sample *
 		else
 			ui_putf(w, y, xs[i], a, "%*s", c->width - 1, cell);
 	}
-	int bw = getmaxx(w) - bar - 1;
+	int bw = getmaxx(w) - bar;
 	if (s->error[0] && s->state == GD_ST_EXITED)
 		ui_put(w, y, bar, base | ui_attr(u, UI_P_DIM), s->error);
 	else if (bw >= 3)
@@ -671,9 +699,11 @@ static void ui_draw_table(struct ui *u, WINDOW *w)
 	mvwhline(w, 0, 0, ' ', getmaxx(w));
 	for (size_t i = 0; i < GD_ARRAY_LEN(ui_cols); i++)
 		if (xs[i] >= 0)
-			ui_putf(w, 0, xs[i], ui_attr(u, UI_P_COLS), ui_cols[i].kind == UI_K_STATE ? " %-*s" : "%*s",
-				ui_cols[i].width - 1, ui_cols[i].head);
-	ui_put(w, 0, bar, ui_attr(u, UI_P_COLS), "breakdown g w k r o");
+			ui_putf(w, 0, xs[i], ui_attr(u, UI_P_COLS),
+			        ui_cols[i].kind == UI_K_STATE ? " %-*s" : "%*s", ui_cols[i].width - 1,
+			        ui_cols[i].head);
+	ui_put(w, 0, bar, ui_attr(u, UI_P_COLS),
+	       getmaxx(w) - bar >= 19 ? "breakdown g w k r o" : "breakdown");
 	ui_follow(u);
 	int rows = u->lay.table_rows;
 	if (f->n > rows) {
@@ -682,7 +712,8 @@ static void ui_draw_table(struct ui *u, WINDOW *w)
 		ui_put_right(w, 0, ui_attr(u, UI_P_COLS) | A_BOLD, more);
 	}
 	if (f->n == 0)
-		ui_put(w, 1, 1, ui_attr(u, UI_P_DIM), u->hist.n ? "no workers: press + to start one" : "waiting for the first interval");
+		ui_put(w, 1, 1, ui_attr(u, UI_P_DIM),
+		       u->hist.n ? "no workers: press + to start one" : "waiting for the first interval");
 	for (int r = 0; r < rows && u->top + r < f->n; r++)
 		ui_draw_row(u, w, 1 + r, &f->w[u->top + r], u->top + r == u->sel);
 }
@@ -771,8 +802,8 @@ static int ui_windows(struct ui *u)
 {
 	struct layout l;
 	layout_compute(COLS, LINES, u->s.frame.n, &l);
-	if (u->have_windows && l.cols == u->lay.cols && l.lines == u->lay.lines && l.too_small == u->lay.too_small &&
-	    l.tput.h == u->lay.tput.h)
+	if (u->have_windows && l.cols == u->lay.cols && l.lines == u->lay.lines &&
+	    l.too_small == u->lay.too_small && l.tput.h == u->lay.tput.h)
 		return 0;
 	ui_free_windows(u);
 	u->lay = l;
@@ -860,7 +891,8 @@ static int ui_begin(struct ui *u)
 	/* newterm, not initscr: an unusable TERM is reported instead of ending the process. */
 	if (!(u->scr = newterm(NULL, stdout, stdin))) {
 		const char *term = getenv("TERM");
-		snprintf(u->fatal, sizeof(u->fatal), "cannot drive terminal type '%s' (use --headless)", term ? term : "");
+		snprintf(u->fatal, sizeof(u->fatal), "cannot drive terminal type '%s' (use --headless)",
+		         term ? term : "");
 		return -1;
 	}
 	set_term(u->scr);
@@ -909,7 +941,8 @@ static void ui_loop(struct ui *u)
 		if (session_poll(&u->s, now))
 			ui_frame(u);
 		if (ui_windows(u)) {
-			snprintf(u->fatal, sizeof(u->fatal), "cannot create curses windows (%dx%d)", COLS, LINES);
+			snprintf(u->fatal, sizeof(u->fatal), "cannot create curses windows (%dx%d)", COLS,
+			         LINES);
 			return;
 		}
 		if (u->dirty || now - u->last_draw >= UI_CLOCK_NS || (u->msg_until && now >= u->msg_until)) {

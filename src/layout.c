@@ -5,7 +5,7 @@
 
 static struct layout_rect rect(int y, int x, int h, int w)
 {
-	struct layout_rect r = {y, x, h, w};
+	struct layout_rect r = { y, x, h, w };
 	return r;
 }
 

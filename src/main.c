@@ -10,7 +10,6 @@
 #include "gputop/dashboard.h"
 #include "gputop/headless.h"
 #include "gputop/opts.h"
-#include "gputop/proc.h"
 #include "gputop/sig.h"
 #include "gputop/sink.h"
 #include "gputop/trace.h"
@@ -22,10 +21,11 @@ static int usage_error(const char *msg)
 	return GD_EXIT_USAGE;
 }
 
-/* Resolves the device and the element type before anything starts. */
+/* Resolves the device and the element type before anything starts (in a child process:
+ * the supervisor itself never loads the OpenCL runtime). */
 static int resolve_device(struct gd_opts *o, struct clx_device *dev, char *err, size_t errlen)
 {
-	if (clx_pick(o->platform, o->device, dev, err, errlen))
+	if (clx_probe(o->platform, o->device, dev, err, errlen))
 		return -1;
 	o->platform = dev->pi;
 	o->device = dev->di;
@@ -42,7 +42,6 @@ int main(int argc, char **argv)
 {
 	struct gd_opts o;
 	char err[512];
-	proc_save_environ();
 	if (opts_parse(argc, argv, &o, err, sizeof(err)))
 		return usage_error(err);
 

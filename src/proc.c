@@ -71,23 +71,6 @@ bool proc_is_gputop(pid_t pid, time_t since)
 	return start >= 0 && start <= (double)since + 1.0;
 }
 
-static char **saved_env;
-
-void proc_save_environ(void)
-{
-	size_t n = 0;
-	while (environ[n])
-		n++;
-	saved_env = xcalloc(n + 1, sizeof(char *));
-	for (size_t i = 0; i < n; i++)
-		saved_env[i] = xstrdup(environ[i]);
-}
-
-char **proc_saved_environ(void)
-{
-	return saved_env ? saved_env : environ;
-}
-
 const char *proc_self_exe(void)
 {
 	static char path[PATH_MAX];

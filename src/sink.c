@@ -126,9 +126,12 @@ static void jsonl_sample(struct buf *b, const struct gd_frame *f, const struct g
 	if (agg) {
 		put(b, ",\"window_s\":%.3f,\"timebase\":\"%s\",\"device_busy_method\":\"%s\"", f->window_s,
 		    gd_timebase_name(f->timebase), f->busy_from_sum ? "sum-capped" : "union");
-	} else if (s->error[0]) {
-		put(b, ",\"error\":");
-		json_string(b, s->error);
+	} else {
+		put(b, ",\"window_batches\":%llu", (unsigned long long)s->win_batches);
+		if (s->error[0]) {
+			put(b, ",\"error\":");
+			json_string(b, s->error);
+		}
 	}
 	put(b, "}\n");
 }

@@ -115,7 +115,7 @@ int sup_spawn(struct gd_sup *s, char *err, size_t errlen)
 	posix_spawnattr_setsigmask(&attr, &mask);
 	posix_spawnattr_setsigdefault(&attr, &def);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	int rc = posix_spawn(&sl->pid, s->exe, &fa, &attr, argv, proc_saved_environ());
+	int rc = posix_spawn(&sl->pid, s->exe, &fa, &attr, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 	if (rc != 0) {

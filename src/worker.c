@@ -29,6 +29,9 @@ static void install_signals(void)
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
+	/* SA_RESTART: a stop or pause must not break a system call inside the OpenCL runtime
+	 * (PoCL's kernel build fails when a rename in its cache is interrupted). */
+	sa.sa_flags = SA_RESTART;
 	sa.sa_handler = on_stop;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
@@ -37,7 +40,15 @@ static void install_signals(void)
 	sigaction(SIGUSR1, &sa, NULL);
 	sigaction(SIGUSR2, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	/* The supervisor spawns us with pause and resume blocked until the handlers exist. */
+}
+
+/* The supervisor spawns us with pause and resume blocked. They stay blocked through the
+ * OpenCL set-up: an OpenCL runtime built on LLVM (PoCL) installs LLVM's handlers for SIGUSR1
+ * and others, and LLVM swallows SIGUSR1. So the handlers are installed again after set-up,
+ * and only then unblocked; threads the runtime started meanwhile keep them blocked. */
+static void unblock_pause(void)
+{
+	install_signals();
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
@@ -378,6 +389,7 @@ int worker_main(const struct gd_opts *o)
 		return GD_WORKER_EXIT_NOSEG;
 	}
 	int rc = w.err[0] ? -1 : setup_cl(&w);
+	unblock_pause();
 	if (rc == 0)
 		rc = run_loop(&w);
 	teardown_cl(&w);

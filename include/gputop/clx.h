@@ -25,6 +25,9 @@ struct clx_device {
 /* The device P:D, or with pi < 0 the first GPU of any platform, else the first device.
  * Returns 0, or -1 with a message in err. */
 int clx_pick(int pi, int di, struct clx_device *d, char *err, size_t errlen);
+/* clx_pick in a short-lived child process, so the caller never loads an OpenCL runtime (tens
+ * of MiB of libraries and allocations). The handles in *d are NULL; the facts are filled. */
+int clx_probe(int pi, int di, struct clx_device *d, char *err, size_t errlen);
 /* Prints one line per device ("P:D  type  name  (platform, version)"); returns the count. */
 int clx_list(FILE *out);
 

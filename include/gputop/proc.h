@@ -11,11 +11,6 @@ double proc_start_time(pid_t pid);
 /* True if pid is a running gputop-decode that started no later than `since` (epoch s):
  * a pid that was reused by a younger process does not count. */
 bool proc_is_gputop(pid_t pid, time_t since);
-/* Keeps a copy of the environment as the process started. OpenCL runtimes may change the
- * environment when they load (seen with NVIDIA's), and a worker must see what we saw. */
-void proc_save_environ(void);
-/* The saved copy (environ itself if none was saved). */
-char **proc_saved_environ(void);
 /* Path of the running executable (for spawning workers), or NULL. */
 const char *proc_self_exe(void);
 

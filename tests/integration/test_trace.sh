@@ -52,7 +52,7 @@ diag "$TMP/out"
 # Stopped by SIGTERM: still valid JSON.
 "$BIN" --headless -n 1 -s 20000 -l 2 -i 0.2 -o /dev/null --trace "$TMP/term.json" &
 pid=$!
-wait_for 60 grep -q '"cat":"kernel"' "$TMP/term.json"
+wait_for 60 grep -qs '"cat":"kernel"' "$TMP/term.json"
 kill -TERM $pid
 wait $pid
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMP/term.json"

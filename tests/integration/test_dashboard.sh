@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# test_dashboard.sh: the interactive dashboard in a real terminal (a private tmux server): the
+# header and rows, every action key, the help, resizing, and that quitting, SIGTERM, SIGHUP and
+# --duration restore the terminal and leave no worker process and no segment behind.
+. "$(dirname "$0")/lib.sh"
+
+ARGS="-s 20000 -l 2 -i 0.2" # small: PoCL on a CPU is the device here
+# A private server: its socket lives in $TMP, which goes with the test.
+TM=(tmux -S "$TMP/tmux.sock" -f "$TMP/tmux.conf")
+DPID= RUN=0 KIDS=
+
+dash_cleanup() {
+	[ -n "$DPID" ] && kill -TERM "$DPID" 2>/dev/null && wait_for 10 gone "$DPID"
+	"${TM[@]}" kill-server >/dev/null 2>&1
+	tap_cleanup
+}
+trap dash_cleanup EXIT
+
+gone() { ! kill -0 "$1" 2>/dev/null; }
+# see DESCRIPTION SECONDS COMMAND...: waits (bounded) for the command to succeed, as one TAP
+# line; shows the screen when it does not.
+see() {
+	local desc=$1 secs=$2
+	shift 2
+	wait_for "$secs" "$@"
+	local rc=$?
+	ok $rc "$desc"
+	[ $rc -eq 0 ] || pane | diag
+}
+pane() { "${TM[@]}" capture-pane -p -t main 2>/dev/null; }
+screen_has() { pane | grep -qE -- "$1"; }
+# Worker rows in a state (a regular expression), as drawn.
+rows_in() { pane | grep -cE "^[> ] *[0-9]+ +[0-9]+ +($1) "; }
+rows_are() { [ "$(rows_in "$1")" -eq "$2" ]; }
+kids_are() { [ "$(children_of "$DPID")" -eq "$1" ]; }
+# The worker pids of the dashboard now, kept to check later that they are gone.
+remember_kids() { KIDS=$(ps -o pid= --ppid "$DPID" 2>/dev/null | tr '\n' ' '); }
+kids_gone() {
+	local p
+	for p in $KIDS; do kill -0 "$p" 2>/dev/null && return 1; done
+	return 0
+}
+find_dash() { DPID=$(pgrep -P "$SHPID" -f gputop-decode | head -1); [ -n "$DPID" ]; }
+
+# launch COMMAND: runs it in the pane's shell; after it ends the shell prints END<run>=<status>
+# and TTY=<the terminal's icanon and echo flags> (restored: "icanon echo").
+launch() {
+	RUN=$((RUN + 1))
+	DPID=
+	local tty="stty -a | tr ' ;' '\n\n' | grep -xE -- '-?(icanon|echo)' | tr '\n' ' '"
+	"${TM[@]}" send-keys -t main "clear; $*; echo END$RUN=\$?; echo TTY=\$($tty)" Enter
+	wait_for 20 find_dash
+}
+ended_ok() { screen_has "^END$RUN=0\$" && screen_has "^TTY=icanon echo"; }
+# Colour escapes on the screen (tmux writes its own default-colour resets, 39 and 49).
+coloured() { "${TM[@]}" capture-pane -e -p -t main | grep -qE $'\e\\[([0-9;]*;)?[34][0-7](;[0-9;]*)?m'; }
+normal_screen() { [ "$("${TM[@]}" display -p -t main '#{alternate_on}')" = 0 ]; }
+
+# Checks every exit path shares: the process ended with status 0, workers and segments gone,
+# the terminal back in its normal mode.
+check_clean_exit() { # check_clean_exit HOW
+	local pid=$DPID
+	see "$1: the dashboard exits with status 0" 30 ended_ok
+	see "$1: its workers are gone within 5 s" 5 kids_gone
+	see "$1: no segment left in /dev/shm" 5 test "$(segments_of "$pid")" -eq 0
+	check "$1: the alternate screen is left" normal_screen
+	DPID=
+}
+
+# ---- without a terminal ----
+"$BIN" -s 1000 </dev/null >"$TMP/nt.out" 2>"$TMP/nt.err"
+ok $([ $? -eq 2 ]; echo $?) "without a terminal: exit status 2"
+check "without a terminal: the message suggests --headless" grep -q -- --headless "$TMP/nt.err"
+
+# ---- a terminal of 100x30 ----
+printf 'set -g status off\nset -g default-terminal screen\n' >"$TMP/tmux.conf"
+"${TM[@]}" new-session -d -x 100 -y 30 -s main "env PS1='$ ' bash --norc --noprofile"
+SHPID=$("${TM[@]}" display -p -t main '#{pane_pid}')
+check "dashboard starts in the terminal" launch "$BIN" $ARGS
+see "header: tool, device and settings" 20 screen_has "^gputop-decode .*elapsed"
+check "header: size, dtype, launches, mode, interval, timebase" \
+	screen_has "size 20000  dtype f(32|64)  launches 2  mode seed  interval 0.2 s  timebase "
+see "aggregate: Mbit/s, busy, idle and the headroom estimate" 10 \
+	eval 'screen_has "^Mbit/s " && screen_has "^busy .*idle" && screen_has "^headroom~"'
+see "one worker row, running" 60 rows_are running 1
+check "column heads carry units" screen_has "Mbit/s +batches +kbusy% +kgap_us +bgap_us +lost"
+check "colours on a colour terminal" coloured
+
+"${TM[@]}" send-keys -t main + +
+see "+ twice: three worker processes" 60 kids_are 3
+# All three running before the next key: a stop that lands while a worker is still building
+# its kernel is not what this step is about.
+see "+ twice: three rows, running" 60 rows_are running 3
+
+"${TM[@]}" send-keys -t main -
+see "-: two worker processes" 40 kids_are 2
+see "-: two live rows, the newest exited" 40 \
+	eval 'rows_are "starting|running" 2 && screen_has "^ +3 +[0-9]+ +exited"'
+
+"${TM[@]}" send-keys -t main Down
+see "Down selects the second row" 5 screen_has "^> +2 +[0-9]+ "
+"${TM[@]}" send-keys -t main K
+see "K: the selected row turns to exited" 20 screen_has "^> +2 +[0-9]+ +exited .*killed by signal 9"
+check "K: the dashboard keeps running" kill -0 "$DPID"
+see "K: one worker process left" 10 kids_are 1
+
+"${TM[@]}" send-keys -t main h
+see "h shows the help" 5 eval 'screen_has "keys$" && screen_has "^ +q F10 +quit"'
+check "the help lists every key" eval 'pane | grep -cE "^  (\+ =|-|Up|Down|x|K|p|r|h \?|q F10) " | grep -qx 10'
+"${TM[@]}" send-keys -t main Space
+see "any key closes the help" 5 eval 'screen_has "kbusy%" && ! screen_has "keys$"'
+
+"${TM[@]}" resize-window -t main -x 60 -y 20
+see "60x20: the too-small screen" 10 screen_has "terminal too small: need 80x24"
+"${TM[@]}" resize-window -t main -x 80 -y 24
+see "80x24: header with the timebase, table and key bar fit" 10 \
+	eval 'screen_has "timebase " && screen_has "kbusy% .*breakdown" && screen_has "q quit\$"'
+"${TM[@]}" resize-window -t main -x 130 -y 40
+see "130x40: the breakdown in microseconds too" 10 screen_has "lost +gen_us +h2d_us +kern_us +d2h_us +oth_us"
+"${TM[@]}" resize-window -t main -x 100 -y 30
+see "back to 100x30: the table again" 10 eval 'screen_has "kbusy%" && ! screen_has "too small"'
+
+remember_kids
+"${TM[@]}" send-keys -t main q
+check_clean_exit "q"
+
+# ---- signals: SIGTERM; SIGHUP with NO_COLOR ----
+for how in TERM HUP; do
+	env=""
+	[ $how = HUP ] && env="NO_COLOR=1"
+	launch $env "$BIN" $ARGS -n 2
+	see "SIG$how run: two workers" 60 eval 'kids_are 2 && rows_are running 2'
+	[ $how = HUP ] && check "NO_COLOR: no colour, plain attributes" eval '! coloured'
+	remember_kids
+	kill -$how "$DPID"
+	check_clean_exit "SIG$how"
+done
+
+# ---- TERM=vt100 (no colour, no alternate screen) and --duration ----
+launch TERM=vt100 "$BIN" $ARGS -D 6
+see "vt100: header and a running row" 60 eval 'screen_has "^gputop-decode " && rows_are running 1'
+check "vt100: no colour" eval '! coloured'
+remember_kids
+check_clean_exit "vt100 --duration"
+
+check "no worker of this test is left" kids_gone
