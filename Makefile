@@ -96,6 +96,34 @@ unit: $(UNIT_BINS)
 bench: $(BIN)
 	@bench/run.sh
 
+# libFuzzer harnesses (clang): `make fuzz FUZZ_SECONDS=30` builds them into build/fuzz and runs
+# each for that long from the seeds in fuzz/corpus/; new inputs and any crash stay in build/fuzz.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 30
+FUZZ_DIR := build/fuzz
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude $(WARN) -g -O1 \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+FUZZ_RING_SRCS := fuzz/fuzz_ring.c src/ring.c src/common.c src/proc.c src/stats.c
+FUZZ_OPTS_SRCS := fuzz/fuzz_opts.c src/opts.c src/common.c
+FUZZ_ENV := ASAN_OPTIONS=detect_leaks=1:allow_user_segv_handler=1 UBSAN_OPTIONS=print_stacktrace=1
+
+$(FUZZ_DIR)/fuzz_ring: $(FUZZ_RING_SRCS) $(wildcard include/gputop/*.h)
+$(FUZZ_DIR)/fuzz_opts: $(FUZZ_OPTS_SRCS) $(wildcard include/gputop/*.h)
+$(FUZZ_DIR)/fuzz_ring $(FUZZ_DIR)/fuzz_opts:
+	@mkdir -p $(@D)
+	$(call say,FUZZCC,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) -lrt -lm
+
+fuzz: $(FUZZ_DIR)/fuzz_ring $(FUZZ_DIR)/fuzz_opts
+	@for h in ring opts; do \
+		mkdir -p $(FUZZ_DIR)/corpus-$$h; \
+		printf '  %-6s %s\n' FUZZ "$$h for $(FUZZ_SECONDS) s"; \
+		$(FUZZ_ENV) $(FUZZ_DIR)/fuzz_$$h -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+			-artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus-$$h fuzz/corpus/$$h \
+			>$(FUZZ_DIR)/fuzz_$$h.log 2>&1 || { tail -n 60 $(FUZZ_DIR)/fuzz_$$h.log; exit 1; }; \
+		grep -E '^stat::number_of_executed_units|^#[0-9]+.*DONE' $(FUZZ_DIR)/fuzz_$$h.log | sed 's/^/         /'; \
+	done
+
 lint:
 	@tools/lint.sh
 

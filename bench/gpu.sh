@@ -17,6 +17,15 @@ run() { # run NAME ARGS...: stdout to NAME.txt, stderr appended
 { date -u; uname -a; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv 2>&1; } >"$OUT/summary.txt"
 "$BIN" --list-devices >>"$OUT/summary.txt" 2>&1
 
+# The kernel against the CPU reference on this device, every dtype and mode.
+for dtype in f32 f64; do
+	for mode in seed pipelined kernel-only; do
+		"$BIN" --headless --verify -n 2 -t $dtype -m $mode -D 2 -f jsonl -o "$OUT/verify.jsonl" 2>>"$OUT/stderr.txt"
+		if grep -q '"state":"failed"' "$OUT/verify.jsonl"; then r=FAILED; else r=ok; fi
+		echo "verify $dtype $mode: $r" >>"$OUT/summary.txt"
+	done
+done
+
 for n in 1 2 4 8; do
 	"$BIN" --headless -n "$n" -D "$T" -i 1 -f csv -o "$OUT/procs$n.csv" 2>>"$OUT/stderr.txt"
 	echo "procs $n: $(awk -F, '$2=="aggregate"{m=$7} END{print m " Mbit/s (last window)"}' "$OUT/procs$n.csv")" >>"$OUT/summary.txt"

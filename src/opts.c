@@ -103,7 +103,7 @@ struct parser {
 	const char *opt; /* option being parsed, for messages */
 };
 
-static int fail(struct parser *p, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static int fail(struct parser *p, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -111,6 +111,10 @@ static int fail(struct parser *p, const char *fmt, ...)
 	if (n >= 0 && (size_t)n < p->errlen)
 		vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
 	va_end(ap);
+	/* The message echoes what was typed: it stays one line, whatever that held. */
+	for (char *c = p->err; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 	return -1;
 }
 

@@ -91,7 +91,8 @@ bool gd_rec_valid(const struct gd_rec *r)
 		return false;
 	if (!copy_valid(r, r->h2d) || !copy_valid(r, r->d2h) || (r->nkiv && !near_batch(r, r->kbase)))
 		return false;
-	if (r->kbusy_ns < 0 || r->kbusy_ns > REC_SPAN_MAX || r->kgap_ns < -REC_SPAN_MAX || r->kgap_ns > REC_SPAN_MAX)
+	if (r->kbusy_ns < 0 || r->kbusy_ns > REC_SPAN_MAX || r->kgap_ns < -REC_SPAN_MAX ||
+	    r->kgap_ns > REC_SPAN_MAX)
 		return false;
 	for (uint32_t i = 0; i < r->nkiv; i++)
 		if (r->kiv[i][1] < r->kiv[i][0] || (i && r->kiv[i][0] < r->kiv[i - 1][0]))
@@ -417,6 +418,27 @@ int reader_poll(struct gd_reader *r, struct gd_rec *out, int max)
 	}
 	bus_jmp = NULL;
 	return n;
+}
+
+void reader_writer_died(struct gd_reader *r)
+{
+	if (!r->base)
+		return;
+	sigjmp_buf jb;
+	if (sigsetjmp(jb, 1)) {
+		bus_jmp = NULL;
+		return;
+	}
+	bus_jmp = &jb;
+	uint64_t h = LOAD(hdr(r)->head);
+	const uint64_t *seq =
+		(const uint64_t *)(r->base + GD_RING_OFFSET + (h & (r->cap - 1)) * sizeof(struct gd_rec));
+	/* Only when everything before it was read, and only once: the count stays exact. */
+	if (h == r->cursor && __atomic_load_n(seq, __ATOMIC_ACQUIRE) == 2 * h + 1) {
+		r->lost++;
+		r->cursor = h + 1;
+	}
+	bus_jmp = NULL;
 }
 
 /* Copies a string from the segment, keeping only printable ASCII. */

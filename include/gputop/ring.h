@@ -144,6 +144,9 @@ enum gd_open_result reader_open(struct gd_reader *r, const char *name, pid_t pid
 /* Copies up to max new records into out; returns how many (>= 0), or -1 when the segment
  * became unreadable (truncated under the mapping: SIGBUS is caught). */
 int reader_poll(struct gd_reader *r, struct gd_rec *out, int max);
+/* Call once the writer is known dead, after the last poll: a record it was killed in the
+ * middle of publishing (its slot says "being written" right at head) counts as lost. */
+void reader_writer_died(struct gd_reader *r);
 /* Reads and validates the header's changing fields; false if the segment is unreadable. */
 bool reader_view(struct gd_reader *r, struct gd_seg_view *v);
 void reader_close(struct gd_reader *r);

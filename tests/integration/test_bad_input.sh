@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# test_bad_input.sh: bad command lines through the real binary: each exits 2 with exactly one
+# line on stderr naming the problem, and starts nothing (no worker, no segment, no file).
+# Then a log that cannot be written at run time (/dev/full): reported, non-zero, no leftovers.
+. "$(dirname "$0")/lib.sh"
+UID_=$(id -u)
+OUT="$TMP/out" # every file a bad command line names lives here: it must stay empty
+mkdir -p "$OUT"
+trap 'kill $(jobs -p) 2>/dev/null; tap_cleanup' EXIT
+
+# workers_of PID: worker processes started by supervisor PID (found by their segment name).
+workers_of() { pgrep -f -- "--worker=/gputop-decode\.$UID_\.$1\." | wc -l; }
+
+# bad WANT ARGS...: runs the binary without a terminal; WANT must appear in the one line.
+bad() {
+	local want=$1
+	shift
+	"$BIN" "$@" </dev/null >"$TMP/stdout" 2>"$TMP/stderr" &
+	local pid=$!
+	wait $pid
+	local rc=$? lines last
+	lines=$(wc -l <"$TMP/stderr")
+	last=$(tail -c 1 "$TMP/stderr" | od -An -c | tr -d ' ')
+	local why=""
+	[ $rc -eq 2 ] || why="exit status $rc"
+	[ "$lines" -eq 1 ] && [ "$last" = '\n' ] || why="$why; $lines lines on stderr"
+	grep -qF -- "gputop-decode: " "$TMP/stderr" && grep -qF -- "$want" "$TMP/stderr" ||
+		why="$why; message does not name '$want'"
+	[ -s "$TMP/stdout" ] && why="$why; output on stdout"
+	[ "$(segments_of $pid)" -eq 0 ] || why="$why; a segment was created"
+	[ "$(workers_of $pid)" -eq 0 ] || why="$why; a worker was started"
+	[ -z "$(ls -A "$OUT")" ] || why="$why; created $(ls -A "$OUT" | tr '\n' ' ')"
+	rm -rf "${OUT:?}"/*
+	ok $([ -z "$why" ] && echo 0 || echo 1) "exit 2, one line naming '$want': $(printf '%q ' "$@")"
+	if [ -n "$why" ]; then
+		echo "# ${why#; }"
+		diag "$TMP/stderr"
+	fi
+}
+
+H=(--headless -o "$OUT/log.csv") # a valid log path: bad input must not create it either
+
+# Options and arguments.
+bad "--bogus" "${H[@]}" --bogus
+bad "-x" "${H[@]}" -x
+bad "extra" "${H[@]}" extra
+bad "--worker" --worker=not-a-worker
+# Missing values.
+bad "--procs" "${H[@]}" --procs
+bad "-n" "${H[@]}" -n
+bad "-s" "${H[@]}" -s
+bad "--output" --headless --output
+bad "--dtype" "${H[@]}" --dtype
+# Numbers: not numbers, negative, zero, overflowing, out of range.
+bad "--size" "${H[@]}" --size=
+bad "abc" "${H[@]}" -s abc
+bad "1.5" "${H[@]}" --size 1.5
+bad "12abc" "${H[@]}" --size 12abc
+bad "0x10" "${H[@]}" --size 0x10
+bad " 5" "${H[@]}" --size " 5"
+bad "-5" "${H[@]}" --size -5
+bad "--size" "${H[@]}" --size 0
+bad "134217729" "${H[@]}" --size 134217729
+bad "99999999999999999999" "${H[@]}" --size 99999999999999999999
+bad "--procs" "${H[@]}" --procs -1
+bad "--procs" "${H[@]}" --procs 257
+bad "--max-procs" "${H[@]}" --procs 5 --max-procs 4
+bad "--max-procs" "${H[@]}" --max-procs 0
+bad "--max-procs" "${H[@]}" --max-procs 257
+bad "--launches" "${H[@]}" --launches 0
+bad "--launches" "${H[@]}" --launches 1001
+bad "-l: 'x'" "${H[@]}" -l x
+bad "--interval" "${H[@]}" --interval 0
+bad "-i: '0.01'" "${H[@]}" -i 0.01
+bad "--interval" "${H[@]}" --interval 61
+bad "nan" "${H[@]}" --interval nan
+bad "inf" "${H[@]}" --interval inf
+bad "1e400" "${H[@]}" --interval 1e400
+bad "--interval" "${H[@]}" --interval ""
+bad "--duration" "${H[@]}" --duration 0
+bad "-D: '-1'" "${H[@]}" -D -1
+bad "xyz" "${H[@]}" --duration xyz
+bad "--trace-limit" "${H[@]}" --trace-limit 0
+# Names.
+bad "xml" "${H[@]}" --format xml
+bad "-f: unknown value" "${H[@]}" -f ""
+bad "turbo" "${H[@]}" --mode turbo
+bad "SEED" "${H[@]}" --mode SEED
+bad "f16" "${H[@]}" --dtype f16
+# Sweep lists.
+bad "empty list" "${H[@]}" --sweep ""
+bad "1,,2" "${H[@]}" --sweep 1,,2
+bad "1,2," "${H[@]}" --sweep 1,2,
+bad ",1" "${H[@]}" --sweep ,1
+bad "a,b" "${H[@]}" --sweep a,b
+bad "1, 2" "${H[@]}" --sweep "1, 2"
+bad "0,1" "${H[@]}" --sweep 0,1
+bad "1,300" "${H[@]}" --sweep 1,300
+bad "-1" "${H[@]}" --sweep -1
+bad "99999999999999999999" "${H[@]}" --sweep 99999999999999999999
+bad "--max-procs" "${H[@]}" --sweep 1,4 --max-procs 2
+# Devices.
+bad "9:9" "${H[@]}" --device 9:9
+bad "--device" "${H[@]}" --device abc
+bad "-d: '0'" "${H[@]}" -d 0
+bad "--device" "${H[@]}" --device 0:-1
+bad "--device" "${H[@]}" --device :0
+bad "--device" "${H[@]}" --device 0:0:0
+bad "--device" "${H[@]}" --device 256:0
+# Files that cannot be written: neither that file nor any other is created.
+bad "empty file name" --headless -o ""
+bad "$OUT/nodir/log.csv" --headless -n 1 -o "$OUT/nodir/log.csv"
+bad "Is a directory" --headless -n 1 -o "$OUT"
+bad "empty file name" --headless --trace ""
+bad "$OUT/nodir/t.json" "${H[@]}" -n 1 --trace "$OUT/nodir/t.json"
+bad "Is a directory" "${H[@]}" -n 1 --trace "$OUT"
+bad "$OUT/nodir/log.csv" --headless -n 1 --trace "$OUT/t.json" -o "$OUT/nodir/log.csv"
+# The dashboard without a terminal.
+bad "terminal" -n 1
+bad "terminal" -n 2 -s 1000 -i 0.5 -o "$OUT/log.csv"
+
+# A log that fills the disk at run time: reported on stderr, non-zero exit, no leftovers.
+"$BIN" --headless -n 2 -s 20000 -l 2 -i 0.2 -D 30 -o /dev/full 2>"$TMP/full.err" &
+pid=$!
+wait_for 60 bash -c "! kill -0 $pid 2>/dev/null"
+ok $? "a run logging to /dev/full ends early"
+wait $pid
+rc=$?
+check "its exit status is non-zero ($rc)" test "$rc" -ne 0
+check "it says why on stderr" grep -q "writing the log: No space left on device" "$TMP/full.err"
+diag "$TMP/full.err"
+check "no segment of it is left" test "$(segments_of $pid)" -eq 0
+check "no worker of it is left" test "$(workers_of $pid)" -eq 0
