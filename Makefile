@@ -128,10 +128,10 @@ lint:
 	@tools/lint.sh
 
 format:
-	clang-format -i src/*.c include/gputop/*.h tests/unit/*.c tests/unit/*.h
+	clang-format -i src/*.c include/gputop/*.h tests/unit/*.c tests/unit/*.h fuzz/*.c bench/*.c
 
 format-check:
-	clang-format --dry-run --Werror src/*.c include/gputop/*.h tests/unit/*.c tests/unit/*.h
+	clang-format --dry-run --Werror src/*.c include/gputop/*.h tests/unit/*.c tests/unit/*.h fuzz/*.c bench/*.c
 
 install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/kernels $(DESTDIR)$(MANDIR)

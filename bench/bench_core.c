@@ -34,7 +34,7 @@ static double bench_ring(void)
 {
 	char name[64];
 	snprintf(name, sizeof(name), "/gputop-decode-bench.%d", (int)getpid());
-	struct gd_seg_info info = {.generation = 1};
+	struct gd_seg_info info = { .generation = 1 };
 	char err[256];
 	struct gd_seg *s = seg_create(name, &info, err, sizeof(err));
 	struct gd_reader rd;
@@ -73,7 +73,7 @@ static double bench_union(double *per_interval)
 		int64_t t = (int64_t)(rng_next(&g) % 1000000);
 		for (int k = 0; k < BATCHES * LAUNCHES; k++) {
 			int64_t len = 15000 + (int64_t)(rng_next(&g) % 3000);
-			base[w * BATCHES * LAUNCHES + k] = (struct gd_iv){t, t + len};
+			base[w * BATCHES * LAUNCHES + k] = (struct gd_iv){ t, t + len };
 			t += len + 1000 + (k % LAUNCHES == LAUNCHES - 1 ? 2600000 : 0);
 		}
 	}

@@ -15,26 +15,69 @@
 
 #define E(x) [-(x)] = #x
 static const char *const err_names[] = {
-	E(CL_SUCCESS), E(CL_DEVICE_NOT_FOUND), E(CL_DEVICE_NOT_AVAILABLE), E(CL_COMPILER_NOT_AVAILABLE),
-	E(CL_MEM_OBJECT_ALLOCATION_FAILURE), E(CL_OUT_OF_RESOURCES), E(CL_OUT_OF_HOST_MEMORY),
-	E(CL_PROFILING_INFO_NOT_AVAILABLE), E(CL_MEM_COPY_OVERLAP), E(CL_IMAGE_FORMAT_MISMATCH),
-	E(CL_IMAGE_FORMAT_NOT_SUPPORTED), E(CL_BUILD_PROGRAM_FAILURE), E(CL_MAP_FAILURE),
-	E(CL_MISALIGNED_SUB_BUFFER_OFFSET), E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST),
-	E(CL_COMPILE_PROGRAM_FAILURE), E(CL_LINKER_NOT_AVAILABLE), E(CL_LINK_PROGRAM_FAILURE),
-	E(CL_DEVICE_PARTITION_FAILED), E(CL_KERNEL_ARG_INFO_NOT_AVAILABLE), E(CL_INVALID_VALUE),
-	E(CL_INVALID_DEVICE_TYPE), E(CL_INVALID_PLATFORM), E(CL_INVALID_DEVICE), E(CL_INVALID_CONTEXT),
-	E(CL_INVALID_QUEUE_PROPERTIES), E(CL_INVALID_COMMAND_QUEUE), E(CL_INVALID_HOST_PTR),
-	E(CL_INVALID_MEM_OBJECT), E(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR), E(CL_INVALID_IMAGE_SIZE),
-	E(CL_INVALID_SAMPLER), E(CL_INVALID_BINARY), E(CL_INVALID_BUILD_OPTIONS), E(CL_INVALID_PROGRAM),
-	E(CL_INVALID_PROGRAM_EXECUTABLE), E(CL_INVALID_KERNEL_NAME), E(CL_INVALID_KERNEL_DEFINITION),
-	E(CL_INVALID_KERNEL), E(CL_INVALID_ARG_INDEX), E(CL_INVALID_ARG_VALUE), E(CL_INVALID_ARG_SIZE),
-	E(CL_INVALID_KERNEL_ARGS), E(CL_INVALID_WORK_DIMENSION), E(CL_INVALID_WORK_GROUP_SIZE),
-	E(CL_INVALID_WORK_ITEM_SIZE), E(CL_INVALID_GLOBAL_OFFSET), E(CL_INVALID_EVENT_WAIT_LIST),
-	E(CL_INVALID_EVENT), E(CL_INVALID_OPERATION), E(CL_INVALID_GL_OBJECT), E(CL_INVALID_BUFFER_SIZE),
-	E(CL_INVALID_MIP_LEVEL), E(CL_INVALID_GLOBAL_WORK_SIZE), E(CL_INVALID_PROPERTY),
-	E(CL_INVALID_IMAGE_DESCRIPTOR), E(CL_INVALID_COMPILER_OPTIONS), E(CL_INVALID_LINKER_OPTIONS),
-	E(CL_INVALID_DEVICE_PARTITION_COUNT), E(CL_INVALID_PIPE_SIZE), E(CL_INVALID_DEVICE_QUEUE),
-	E(CL_INVALID_SPEC_ID), E(CL_MAX_SIZE_RESTRICTION_EXCEEDED),
+	E(CL_SUCCESS),
+	E(CL_DEVICE_NOT_FOUND),
+	E(CL_DEVICE_NOT_AVAILABLE),
+	E(CL_COMPILER_NOT_AVAILABLE),
+	E(CL_MEM_OBJECT_ALLOCATION_FAILURE),
+	E(CL_OUT_OF_RESOURCES),
+	E(CL_OUT_OF_HOST_MEMORY),
+	E(CL_PROFILING_INFO_NOT_AVAILABLE),
+	E(CL_MEM_COPY_OVERLAP),
+	E(CL_IMAGE_FORMAT_MISMATCH),
+	E(CL_IMAGE_FORMAT_NOT_SUPPORTED),
+	E(CL_BUILD_PROGRAM_FAILURE),
+	E(CL_MAP_FAILURE),
+	E(CL_MISALIGNED_SUB_BUFFER_OFFSET),
+	E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST),
+	E(CL_COMPILE_PROGRAM_FAILURE),
+	E(CL_LINKER_NOT_AVAILABLE),
+	E(CL_LINK_PROGRAM_FAILURE),
+	E(CL_DEVICE_PARTITION_FAILED),
+	E(CL_KERNEL_ARG_INFO_NOT_AVAILABLE),
+	E(CL_INVALID_VALUE),
+	E(CL_INVALID_DEVICE_TYPE),
+	E(CL_INVALID_PLATFORM),
+	E(CL_INVALID_DEVICE),
+	E(CL_INVALID_CONTEXT),
+	E(CL_INVALID_QUEUE_PROPERTIES),
+	E(CL_INVALID_COMMAND_QUEUE),
+	E(CL_INVALID_HOST_PTR),
+	E(CL_INVALID_MEM_OBJECT),
+	E(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR),
+	E(CL_INVALID_IMAGE_SIZE),
+	E(CL_INVALID_SAMPLER),
+	E(CL_INVALID_BINARY),
+	E(CL_INVALID_BUILD_OPTIONS),
+	E(CL_INVALID_PROGRAM),
+	E(CL_INVALID_PROGRAM_EXECUTABLE),
+	E(CL_INVALID_KERNEL_NAME),
+	E(CL_INVALID_KERNEL_DEFINITION),
+	E(CL_INVALID_KERNEL),
+	E(CL_INVALID_ARG_INDEX),
+	E(CL_INVALID_ARG_VALUE),
+	E(CL_INVALID_ARG_SIZE),
+	E(CL_INVALID_KERNEL_ARGS),
+	E(CL_INVALID_WORK_DIMENSION),
+	E(CL_INVALID_WORK_GROUP_SIZE),
+	E(CL_INVALID_WORK_ITEM_SIZE),
+	E(CL_INVALID_GLOBAL_OFFSET),
+	E(CL_INVALID_EVENT_WAIT_LIST),
+	E(CL_INVALID_EVENT),
+	E(CL_INVALID_OPERATION),
+	E(CL_INVALID_GL_OBJECT),
+	E(CL_INVALID_BUFFER_SIZE),
+	E(CL_INVALID_MIP_LEVEL),
+	E(CL_INVALID_GLOBAL_WORK_SIZE),
+	E(CL_INVALID_PROPERTY),
+	E(CL_INVALID_IMAGE_DESCRIPTOR),
+	E(CL_INVALID_COMPILER_OPTIONS),
+	E(CL_INVALID_LINKER_OPTIONS),
+	E(CL_INVALID_DEVICE_PARTITION_COUNT),
+	E(CL_INVALID_PIPE_SIZE),
+	E(CL_INVALID_DEVICE_QUEUE),
+	E(CL_INVALID_SPEC_ID),
+	E(CL_MAX_SIZE_RESTRICTION_EXCEEDED),
 };
 #undef E
 
@@ -128,10 +171,11 @@ static bool pick_one(const struct clx_device *d, void *ctx)
 
 int clx_pick(int pi, int di, struct clx_device *d, char *err, size_t errlen)
 {
-	struct pick p = {.pi = pi, .di = di, .out = d};
+	struct pick p = { .pi = pi, .di = di, .out = d };
 	int n = each_device(pick_one, &p);
 	if (n == 0) {
-		snprintf(err, errlen, "no OpenCL device found (is an ICD such as pocl-opencl-icd installed?)");
+		snprintf(err, errlen,
+		         "no OpenCL device found (is an ICD such as pocl-opencl-icd installed?)");
 		return -1;
 	}
 	if (!p.found && pi < 0 && p.have_first) {
@@ -177,6 +221,7 @@ int clx_probe(int pi, int di, struct clx_device *d, char *err, size_t errlen)
 	}
 	close(fds[1]);
 	struct probe_msg m;
+	memset(&m, 0, sizeof(m));
 	size_t got = 0;
 	while (got < sizeof(m)) {
 		ssize_t r = read(fds[0], (char *)&m + got, sizeof(m) - got);
@@ -205,7 +250,7 @@ int clx_probe(int pi, int di, struct clx_device *d, char *err, size_t errlen)
 static bool print_one(const struct clx_device *d, void *ctx)
 {
 	fprintf(ctx, "%d:%d  %-3s  %s  (%s, %s%s)\n", d->pi, d->di, d->gpu ? "GPU" : "CPU", d->name,
-		d->platform_name, d->version, d->fp64 ? ", fp64" : "");
+	        d->platform_name, d->version, d->fp64 ? ", fp64" : "");
 	return false;
 }
 
@@ -259,12 +304,12 @@ char *clx_kernel_source(char *err, size_t errlen)
 			break; /* an explicit directory is the only one looked at */
 	}
 	snprintf(err, errlen, "kernel source decode.cl not found in %s%s", nd ? dirs[0] : "(nowhere)",
-		 nd > 1 ? " or beside the binary" : "");
+	         nd > 1 ? " or beside the binary" : "");
 	return NULL;
 }
 
 cl_program clx_build(cl_context ctx, cl_device_id dev, const char *src, const char *opts, char *err,
-		     size_t errlen)
+                     size_t errlen)
 {
 	cl_int rc;
 	cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &rc);

@@ -9,8 +9,8 @@
 #include "gputop/supervisor.h"
 
 /* Per-worker statistics of [a, b); appends the worker's kernel intervals to iv. */
-static void worker_sample(struct gd_slot *sl, int64_t a, int64_t b, struct gd_sample *out,
-			  struct gd_iv **iv, size_t *niv, size_t *capiv)
+static void worker_sample(struct gd_slot *sl, int64_t a, int64_t b, struct gd_sample *out, struct gd_iv **iv,
+                          size_t *niv, size_t *capiv)
 {
 	struct gd_batch_acc acc;
 	memset(&acc, 0, sizeof(acc));

@@ -57,7 +57,7 @@ void sleep_ns(int64_t ns)
 {
 	if (ns <= 0)
 		return;
-	struct timespec ts = {.tv_sec = ns / GD_NS_PER_S, .tv_nsec = ns % GD_NS_PER_S};
+	struct timespec ts = { .tv_sec = ns / GD_NS_PER_S, .tv_nsec = ns % GD_NS_PER_S };
 	nanosleep(&ts, NULL); /* EINTR is the point: a signal wakes the loop */
 }
 

@@ -15,7 +15,8 @@ static void report_failures(const struct gd_frame *f, unsigned *reported, size_t
 {
 	for (int i = 0; i < f->n; i++) {
 		const struct gd_sample *w = &f->w[i];
-		if (w->state != GD_ST_FAILED || w->id >= nrep * 32 || (reported[w->id / 32] & (1u << (w->id % 32))))
+		if (w->state != GD_ST_FAILED || w->id >= nrep * 32 ||
+		    (reported[w->id / 32] & (1u << (w->id % 32))))
 			continue;
 		reported[w->id / 32] |= 1u << (w->id % 32);
 		fprintf(stderr, GD_NAME ": worker %u (pid %d) failed: %s\n", w->id, (int)w->pid, w->error);
@@ -36,11 +37,11 @@ static int finish(struct gd_session *s, struct gd_sink *sink, int status)
 }
 
 int headless_run(const struct gd_opts *o, const struct clx_device *dev, struct gd_sink *sink,
-		 struct gd_trace *trace)
+                 struct gd_trace *trace)
 {
 	struct gd_session s;
 	char err[256];
-	unsigned reported[8] = {0};
+	unsigned reported[8] = { 0 };
 	if (session_start(&s, o, dev, trace, err, sizeof(err))) {
 		fprintf(stderr, GD_NAME ": %s\n", err);
 		return finish(&s, sink, GD_EXIT_FAIL);
@@ -143,8 +144,8 @@ void headless_print_sweep(FILE *out, const struct gd_sweep_row *rows, int n)
 	double max = 0;
 	for (int i = 0; i < n; i++)
 		max = rows[i].mbit_s > max ? rows[i].mbit_s : max;
-	fprintf(out, "%5s %10s %8s %7s %12s %11s  %s\n", "procs", "Mbit/s", "speedup", "busy%", "gap_batch_us",
-		"headroom~", "Mbit/s");
+	fprintf(out, "%5s %10s %8s %7s %12s %11s  %s\n", "procs", "Mbit/s", "speedup", "busy%",
+	        "gap_batch_us", "headroom~", "Mbit/s");
 	for (int i = 0; i < n; i++) {
 		const struct gd_sweep_row *r = &rows[i];
 		int bar = max > 0 ? (int)lround(30.0 * r->mbit_s / max) : 0;
@@ -152,13 +153,13 @@ void headless_print_sweep(FILE *out, const struct gd_sweep_row *rows, int n)
 		memset(bars, '#', (size_t)bar);
 		bars[bar] = '\0';
 		fprintf(out, "%5d %10.2f %7.2fx %7.1f %12.1f %11.1f  %s\n", r->procs, r->mbit_s, r->speedup,
-			100 * r->device_busy, r->gap_batch_us, r->headroom, bars);
+		        100 * r->device_busy, r->gap_batch_us, r->headroom, bars);
 	}
 	fprintf(out, "headroom~ is an estimate: Mbit/s / device busy, the rate if the device never idled\n");
 }
 
 int headless_sweep(const struct gd_opts *o, const struct clx_device *dev, struct gd_sink *sink,
-		   struct gd_trace *trace)
+                   struct gd_trace *trace)
 {
 	struct gd_opts so = *o;
 	so.procs = 0;
@@ -185,7 +186,8 @@ int headless_sweep(const struct gd_opts *o, const struct clx_device *dev, struct
 		}
 		rows[i].speedup = rows[0].mbit_s > 0 ? rows[i].mbit_s / rows[0].mbit_s : NAN;
 		done++;
-		fprintf(stderr, GD_NAME ": sweep %d/%d: %d procs, %.2f Mbit/s\n", i + 1, o->nsweep, n, rows[i].mbit_s);
+		fprintf(stderr, GD_NAME ": sweep %d/%d: %d procs, %.2f Mbit/s\n", i + 1, o->nsweep, n,
+		        rows[i].mbit_s);
 		if (o->output && sink_sweep_row(sink, &rows[i])) {
 			fprintf(stderr, GD_NAME ": %s\n", sink_error(sink));
 			status = GD_EXIT_FAIL;

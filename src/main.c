@@ -32,7 +32,8 @@ static int resolve_device(struct gd_opts *o, struct clx_device *dev, char *err, 
 	if (o->dtype == GD_DT_AUTO)
 		o->dtype = dev->fp64 ? GD_DT_F64 : GD_DT_F32;
 	if (o->dtype == GD_DT_F64 && !dev->fp64) {
-		snprintf(err, errlen, "--dtype: device %d:%d (%s) has no fp64: use f32", dev->pi, dev->di, dev->name);
+		snprintf(err, errlen, "--dtype: device %d:%d (%s) has no fp64: use f32", dev->pi, dev->di,
+		         dev->name);
 		return -1;
 	}
 	return 0;
@@ -66,7 +67,8 @@ int main(int argc, char **argv)
 	}
 
 	if (o.role == GD_ROLE_DASHBOARD && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
-		return usage_error("the dashboard needs a terminal on standard input and output (use --headless)");
+		return usage_error(
+		    "the dashboard needs a terminal on standard input and output (use --headless)");
 	struct clx_device dev;
 	if (resolve_device(&o, &dev, err, sizeof(err)))
 		return usage_error(err);

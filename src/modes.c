@@ -84,7 +84,8 @@ static int pipe_step(struct gd_worker *w)
 	b->t_begin = now_ns();
 	worker_generate(w, b->host_in);
 	b->t_gen = now_ns();
-	cl_int rc = clEnqueueWriteBuffer(b->q, b->in, CL_FALSE, 0, bytes(w), b->host_in, 0, NULL, &b->ev_write);
+	cl_int rc =
+	    clEnqueueWriteBuffer(b->q, b->in, CL_FALSE, 0, bytes(w), b->host_in, 0, NULL, &b->ev_write);
 	if (rc != CL_SUCCESS)
 		return worker_fail(w, "clEnqueueWriteBuffer", rc);
 	if (worker_enqueue_kernels(w, b, 0, NULL))
@@ -125,7 +126,8 @@ static int konly_setup(struct gd_worker *w)
 	for (int i = 0; i < w->nb; i++) {
 		struct gd_batch *b = &w->b[i];
 		worker_generate(w, b->host_in);
-		cl_int rc = clEnqueueWriteBuffer(b->q, b->in, CL_TRUE, 0, bytes(w), b->host_in, 0, NULL, NULL);
+		cl_int rc =
+		    clEnqueueWriteBuffer(b->q, b->in, CL_TRUE, 0, bytes(w), b->host_in, 0, NULL, NULL);
 		if (rc != CL_SUCCESS)
 			return worker_fail(w, "clEnqueueWriteBuffer", rc);
 	}
@@ -183,7 +185,7 @@ static int konly_drain(struct gd_worker *w)
 }
 
 const struct gd_mode_ops gd_modes[GD_MODE_COUNT] = {
-	[GD_MODE_SEED] = {"seed", seed_setup, seed_step, no_drain},
-	[GD_MODE_PIPELINED] = {"pipelined", pipe_setup, pipe_step, pipe_drain},
-	[GD_MODE_KERNEL_ONLY] = {"kernel-only", konly_setup, konly_step, konly_drain},
+	[GD_MODE_SEED] = { "seed", seed_setup, seed_step, no_drain },
+	[GD_MODE_PIPELINED] = { "pipelined", pipe_setup, pipe_step, pipe_drain },
+	[GD_MODE_KERNEL_ONLY] = { "kernel-only", konly_setup, konly_step, konly_drain },
 };

@@ -12,8 +12,8 @@
 
 #include "gputop/common.h"
 
-static const char *const mode_names[GD_MODE_COUNT] = {"seed", "pipelined", "kernel-only"};
-static const char *const format_names[GD_FMT_COUNT] = {"csv", "jsonl"};
+static const char *const mode_names[GD_MODE_COUNT] = { "seed", "pipelined", "kernel-only" };
+static const char *const format_names[GD_FMT_COUNT] = { "csv", "jsonl" };
 
 const char *gd_mode_name(enum gd_mode m)
 {
@@ -31,29 +31,29 @@ const char *gd_format_name(enum gd_format f)
 }
 
 static const char usage[] =
-	"usage: " GD_NAME " [OPTIONS]                 interactive dashboard (needs a terminal)\n"
-	"       " GD_NAME " --headless [OPTIONS]      no dashboard: samples go to a log\n"
-	"       " GD_NAME " --list-devices            platforms and devices, with indices\n"
-	"\n"
-	"  -n, --procs N          workers at start (0..max-procs)              [1]\n"
-	"      --max-procs N      upper bound for workers (1..256)             [64]\n"
-	"  -d, --device P:D       OpenCL platform and device index   [first GPU, else first]\n"
-	"  -s, --size N           symbols per batch (1..134217728)             [100000]\n"
-	"  -l, --launches N       kernel launches per batch (1..1000)          [10]\n"
-	"  -t, --dtype f32|f64    element type                  [f64 if the device has fp64]\n"
-	"  -m, --mode M           seed | pipelined | kernel-only               [seed]\n"
-	"  -i, --interval SEC     sampling and refresh period (0.05..60)       [1]\n"
-	"      --headless         log samples instead of drawing\n"
-	"  -D, --duration SEC     stop after SEC seconds (each sweep step: default 10)\n"
-	"  -f, --format csv|jsonl headless log format                          [csv]\n"
-	"  -o, --output FILE      headless log file                            [stdout]\n"
-	"      --sweep LIST       run each worker count in LIST (e.g. 1,2,4,8), print a table\n"
-	"      --verify           check first batches against a CPU reference\n"
-	"      --trace FILE       write host phases and device intervals as trace-event JSON\n"
-	"      --trace-limit N    stop tracing after N events                  [1000000]\n"
-	"      --list-devices     list OpenCL platforms and devices\n"
-	"  -h, --help             this text\n"
-	"  -V, --version          version\n";
+    "usage: " GD_NAME " [OPTIONS]                 interactive dashboard (needs a terminal)\n"
+    "       " GD_NAME " --headless [OPTIONS]      no dashboard: samples go to a log\n"
+    "       " GD_NAME " --list-devices            platforms and devices, with indices\n"
+    "\n"
+    "  -n, --procs N          workers at start (0..max-procs)              [1]\n"
+    "      --max-procs N      upper bound for workers (1..256)             [64]\n"
+    "  -d, --device P:D       OpenCL platform and device index   [first GPU, else first]\n"
+    "  -s, --size N           symbols per batch (1..134217728)             [100000]\n"
+    "  -l, --launches N       kernel launches per batch (1..1000)          [10]\n"
+    "  -t, --dtype f32|f64    element type                  [f64 if the device has fp64]\n"
+    "  -m, --mode M           seed | pipelined | kernel-only               [seed]\n"
+    "  -i, --interval SEC     sampling and refresh period (0.05..60)       [1]\n"
+    "      --headless         log samples instead of drawing\n"
+    "  -D, --duration SEC     stop after SEC seconds (each sweep step: default 10)\n"
+    "  -f, --format csv|jsonl headless log format                          [csv]\n"
+    "  -o, --output FILE      headless log file                            [stdout]\n"
+    "      --sweep LIST       run each worker count in LIST (e.g. 1,2,4,8), print a table\n"
+    "      --verify           check first batches against a CPU reference\n"
+    "      --trace FILE       write host phases and device intervals as trace-event JSON\n"
+    "      --trace-limit N    stop tracing after N events                  [1000000]\n"
+    "      --list-devices     list OpenCL platforms and devices\n"
+    "  -h, --help             this text\n"
+    "  -V, --version          version\n";
 
 const char *opts_usage(void)
 {
@@ -72,27 +72,27 @@ enum {
 };
 
 static const struct option long_opts[] = {
-	{"procs", required_argument, NULL, 'n'},
-	{"max-procs", required_argument, NULL, OPT_MAX_PROCS},
-	{"device", required_argument, NULL, 'd'},
-	{"size", required_argument, NULL, 's'},
-	{"launches", required_argument, NULL, 'l'},
-	{"dtype", required_argument, NULL, 't'},
-	{"mode", required_argument, NULL, 'm'},
-	{"interval", required_argument, NULL, 'i'},
-	{"headless", no_argument, NULL, OPT_HEADLESS},
-	{"duration", required_argument, NULL, 'D'},
-	{"format", required_argument, NULL, 'f'},
-	{"output", required_argument, NULL, 'o'},
-	{"sweep", required_argument, NULL, OPT_SWEEP},
-	{"verify", no_argument, NULL, OPT_VERIFY},
-	{"trace", required_argument, NULL, OPT_TRACE},
-	{"trace-limit", required_argument, NULL, OPT_TRACE_LIMIT},
-	{"list-devices", no_argument, NULL, OPT_LIST},
-	{"worker", required_argument, NULL, OPT_WORKER},
-	{"help", no_argument, NULL, 'h'},
-	{"version", no_argument, NULL, 'V'},
-	{NULL, 0, NULL, 0},
+	{ "procs", required_argument, NULL, 'n' },
+	{ "max-procs", required_argument, NULL, OPT_MAX_PROCS },
+	{ "device", required_argument, NULL, 'd' },
+	{ "size", required_argument, NULL, 's' },
+	{ "launches", required_argument, NULL, 'l' },
+	{ "dtype", required_argument, NULL, 't' },
+	{ "mode", required_argument, NULL, 'm' },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "headless", no_argument, NULL, OPT_HEADLESS },
+	{ "duration", required_argument, NULL, 'D' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "sweep", required_argument, NULL, OPT_SWEEP },
+	{ "verify", no_argument, NULL, OPT_VERIFY },
+	{ "trace", required_argument, NULL, OPT_TRACE },
+	{ "trace-limit", required_argument, NULL, OPT_TRACE_LIMIT },
+	{ "list-devices", no_argument, NULL, OPT_LIST },
+	{ "worker", required_argument, NULL, OPT_WORKER },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
 };
 
 static const char short_opts[] = ":n:d:s:l:t:m:i:D:f:o:hV";
@@ -242,10 +242,9 @@ static void defaults(struct gd_opts *o)
 	o->trace_limit = 1000000;
 }
 
-static int parse_one(struct parser *p, int c, const char *arg, struct gd_opts *o, bool *headless,
-		     bool *list)
+static int parse_one(struct parser *p, int c, const char *arg, struct gd_opts *o, bool *headless, bool *list)
 {
-	static const char *const dtypes[] = {"f32", "f64"};
+	static const char *const dtypes[] = { "f32", "f64" };
 	long long v = 0;
 	int idx = 0;
 	switch (c) {
@@ -345,7 +344,7 @@ static int check_together(struct parser *p, struct gd_opts *o)
 
 int opts_parse(int argc, char **argv, struct gd_opts *o, char *err, size_t errlen)
 {
-	struct parser p = {err, errlen, ""};
+	struct parser p = { err, errlen, "" };
 	bool headless = false, list = false;
 	char optname[64];
 	defaults(o);
@@ -388,19 +387,19 @@ int opts_parse(int argc, char **argv, struct gd_opts *o, char *err, size_t errle
 	return check_together(&p, o);
 }
 
-int opts_worker_argv(const struct gd_opts *o, const char *exe, const char *shm, uint64_t gen,
-		     unsigned slot, pid_t parent, char **argv, int max, char *buf, size_t buflen)
+int opts_worker_argv(const struct gd_opts *o, const char *exe, const char *shm, uint64_t gen, unsigned slot,
+                     pid_t parent, char **argv, int max, char *buf, size_t buflen)
 {
 	int n = 0;
 	size_t used = 0;
 	char tmp[256];
-#define ARG(...)                                                                      \
-	do {                                                                          \
-		int len_ = snprintf(tmp, sizeof(tmp), __VA_ARGS__);                   \
-		if (len_ < 0 || used + (size_t)len_ + 1 > buflen || n + 1 >= max)    \
-			return -1;                                                    \
-		argv[n++] = memcpy(buf + used, tmp, (size_t)len_ + 1);                \
-		used += (size_t)len_ + 1;                                             \
+#define ARG(...)                                                                  \
+	do {                                                                      \
+		int len_ = snprintf(tmp, sizeof(tmp), __VA_ARGS__);               \
+		if (len_ < 0 || used + (size_t)len_ + 1 > buflen || n + 1 >= max) \
+			return -1;                                                \
+		argv[n++] = memcpy(buf + used, tmp, (size_t)len_ + 1);            \
+		used += (size_t)len_ + 1;                                         \
 	} while (0)
 	ARG("%s", exe);
 	ARG("--worker=%s,%016" PRIx64 ",%u,%d", shm, gen, slot, (int)parent);

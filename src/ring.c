@@ -56,7 +56,7 @@ const char *gd_state_name(enum gd_state s)
 	return (unsigned)s < GD_ST_COUNT ? state_names[s] : "unknown";
 }
 
-static const char *const timebase_names[GD_TB_COUNT] = {"none", "host-timer", "offset-estimate"};
+static const char *const timebase_names[GD_TB_COUNT] = { "none", "host-timer", "offset-estimate" };
 
 const char *gd_timebase_name(enum gd_timebase t)
 {
@@ -241,11 +241,11 @@ void seg_add_totals(struct gd_seg *s, uint64_t batches, uint64_t symbols, uint64
 {
 	struct seg_header *h = s->h;
 	__atomic_store_n(&h->batches, __atomic_load_n(&h->batches, __ATOMIC_RELAXED) + batches,
-			 __ATOMIC_RELEASE);
+	                 __ATOMIC_RELEASE);
 	__atomic_store_n(&h->symbols, __atomic_load_n(&h->symbols, __ATOMIC_RELAXED) + symbols,
-			 __ATOMIC_RELEASE);
+	                 __ATOMIC_RELEASE);
 	__atomic_store_n(&h->kernels, __atomic_load_n(&h->kernels, __ATOMIC_RELAXED) + kernels,
-			 __ATOMIC_RELEASE);
+	                 __ATOMIC_RELEASE);
 }
 
 /* ---- reader ---- */
@@ -284,8 +284,8 @@ static const struct seg_header *hdr(const struct gd_reader *r)
 
 #define LOAD(field) __atomic_load_n(&(field), __ATOMIC_ACQUIRE)
 
-enum gd_open_result reader_open(struct gd_reader *r, const char *name, pid_t pid, uint64_t gen,
-				char *why, size_t whylen)
+enum gd_open_result reader_open(struct gd_reader *r, const char *name, pid_t pid, uint64_t gen, char *why,
+                                size_t whylen)
 {
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
@@ -302,8 +302,8 @@ enum gd_open_result reader_open(struct gd_reader *r, const char *name, pid_t pid
 		goto rejected;
 	}
 	if (st.st_uid != geteuid() || (st.st_mode & 07777) != 0600) {
-		snprintf(why, whylen, "segment owned by uid %u with mode %04o, not ours",
-			 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+		snprintf(why, whylen, "segment owned by uid %u with mode %04o, not ours", (unsigned)st.st_uid,
+		         (unsigned)(st.st_mode & 07777));
 		goto rejected;
 	}
 	if ((size_t)st.st_size < need) {
@@ -347,9 +347,9 @@ enum gd_open_result reader_open(struct gd_reader *r, const char *name, pid_t pid
 	else if (version != GD_SEG_VERSION)
 		snprintf(why, whylen, "version %u, expected %u", version, GD_SEG_VERSION);
 	else if (hsize != sizeof(struct seg_header) || rsize != sizeof(struct gd_rec) ||
-		 cap != GD_RING_CAPACITY || off != GD_RING_OFFSET)
+	         cap != GD_RING_CAPACITY || off != GD_RING_OFFSET)
 		snprintf(why, whylen, "unexpected layout (header %u, record %u, capacity %u, offset %u)",
-			 hsize, rsize, cap, off);
+		         hsize, rsize, cap, off);
 	else if (owner != (int32_t)pid || g != gen)
 		snprintf(why, whylen, "segment belongs to pid %d, not to worker %d", (int)owner, (int)pid);
 	else {
@@ -368,7 +368,7 @@ rejected:
 static bool read_one(const struct gd_reader *r, uint64_t i, struct gd_rec *out)
 {
 	const uint64_t *src =
-		(const uint64_t *)(r->base + GD_RING_OFFSET + (i & (r->cap - 1)) * sizeof(*out));
+	    (const uint64_t *)(r->base + GD_RING_OFFSET + (i & (r->cap - 1)) * sizeof(*out));
 	uint64_t *dst = (uint64_t *)out;
 	uint64_t want = 2 * i + 2;
 
@@ -432,7 +432,7 @@ void reader_writer_died(struct gd_reader *r)
 	bus_jmp = &jb;
 	uint64_t h = LOAD(hdr(r)->head);
 	const uint64_t *seq =
-		(const uint64_t *)(r->base + GD_RING_OFFSET + (h & (r->cap - 1)) * sizeof(struct gd_rec));
+	    (const uint64_t *)(r->base + GD_RING_OFFSET + (h & (r->cap - 1)) * sizeof(struct gd_rec));
 	/* Only when everything before it was read, and only once: the count stays exact. */
 	if (h == r->cursor && __atomic_load_n(seq, __ATOMIC_ACQUIRE) == 2 * h + 1) {
 		r->lost++;
@@ -500,8 +500,8 @@ void reader_close(struct gd_reader *r)
 
 void seg_name(char *buf, size_t n, pid_t supervisor, unsigned slot, uint64_t gen)
 {
-	snprintf(buf, n, "/" GD_SEG_PREFIX "%u.%d.%u.%016llx", (unsigned)geteuid(), (int)supervisor,
-		 slot, (unsigned long long)gen);
+	snprintf(buf, n, "/" GD_SEG_PREFIX "%u.%d.%u.%016llx", (unsigned)geteuid(), (int)supervisor, slot,
+	         (unsigned long long)gen);
 }
 
 int seg_sweep_stale(void)

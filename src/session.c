@@ -8,7 +8,7 @@
 #include "gputop/trace.h"
 
 int session_start(struct gd_session *s, const struct gd_opts *o, const struct clx_device *dev,
-		  struct gd_trace *trace, char *err, size_t errlen)
+                  struct gd_trace *trace, char *err, size_t errlen)
 {
 	memset(s, 0, sizeof(*s));
 	s->dev = *dev;

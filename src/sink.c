@@ -44,30 +44,30 @@ struct field {
 };
 
 static const char csv_header[] =
-	"t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_kernel_us,gap_batch_us,"
-	"gen_us,h2d_us,kernel_us,d2h_us,other_us,device_busy,headroom,lost\n";
+    "t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_kernel_us,gap_batch_us,"
+    "gen_us,h2d_us,kernel_us,d2h_us,other_us,device_busy,headroom,lost\n";
 
 static void fields_of(const struct gd_frame *f, const struct gd_sample *s, bool agg, struct field *out)
 {
 	const double na = NAN;
 	struct field v[] = {
-		{"id", agg ? na : s->id, -1},
-		{"pid", agg ? na : s->pid, -1},
-		{"procs", agg ? f->procs : na, -1},
-		{"mbit_s", s->mbit_s, 4},
-		{"batches", (double)s->batches, -1},
-		{"symbols", (double)s->symbols, -1},
-		{"kernel_busy", agg ? na : s->kernel_busy, 4},
-		{"gap_kernel_us", agg ? na : s->bd.gap_kernel_us, 2},
-		{"gap_batch_us", agg ? na : s->bd.gap_batch_us, 2},
-		{"gen_us", agg ? na : s->bd.gen_us, 2},
-		{"h2d_us", agg ? na : s->bd.h2d_us, 2},
-		{"kernel_us", agg ? na : s->bd.kernel_us, 2},
-		{"d2h_us", agg ? na : s->bd.d2h_us, 2},
-		{"other_us", agg ? na : s->bd.other_us, 2},
-		{"device_busy", agg ? f->device_busy : na, 4},
-		{"headroom", agg ? f->headroom : na, 4},
-		{"lost", (double)s->lost, -1},
+		{ "id", agg ? na : s->id, -1 },
+		{ "pid", agg ? na : s->pid, -1 },
+		{ "procs", agg ? f->procs : na, -1 },
+		{ "mbit_s", s->mbit_s, 4 },
+		{ "batches", (double)s->batches, -1 },
+		{ "symbols", (double)s->symbols, -1 },
+		{ "kernel_busy", agg ? na : s->kernel_busy, 4 },
+		{ "gap_kernel_us", agg ? na : s->bd.gap_kernel_us, 2 },
+		{ "gap_batch_us", agg ? na : s->bd.gap_batch_us, 2 },
+		{ "gen_us", agg ? na : s->bd.gen_us, 2 },
+		{ "h2d_us", agg ? na : s->bd.h2d_us, 2 },
+		{ "kernel_us", agg ? na : s->bd.kernel_us, 2 },
+		{ "d2h_us", agg ? na : s->bd.d2h_us, 2 },
+		{ "other_us", agg ? na : s->bd.other_us, 2 },
+		{ "device_busy", agg ? f->device_busy : na, 4 },
+		{ "headroom", agg ? f->headroom : na, 4 },
+		{ "lost", (double)s->lost, -1 },
 	};
 	memcpy(out, v, sizeof(v));
 }
@@ -141,7 +141,7 @@ static void csv_sweep(struct buf *b, const struct gd_sweep_row *r, bool header)
 	if (header)
 		put(b, "procs,mbit_s,speedup,device_busy,gap_batch_us,headroom\n");
 	put(b, "%d,%.4f,%.4f,", r->procs, r->mbit_s, r->speedup);
-	const double v[] = {r->device_busy, r->gap_batch_us, r->headroom};
+	const double v[] = { r->device_busy, r->gap_batch_us, r->headroom };
 	for (int i = 0; i < 3; i++) {
 		if (!isnan(v[i]))
 			put(b, "%.4f", v[i]);
@@ -152,9 +152,10 @@ static void csv_sweep(struct buf *b, const struct gd_sweep_row *r, bool header)
 static void jsonl_sweep(struct buf *b, const struct gd_sweep_row *r, bool header)
 {
 	(void)header;
-	put(b, "{\"kind\":\"sweep\",\"procs\":%d,\"mbit_s\":%.4f,\"speedup\":%.4f", r->procs, r->mbit_s, r->speedup);
-	const char *names[] = {"device_busy", "gap_batch_us", "headroom"};
-	const double v[] = {r->device_busy, r->gap_batch_us, r->headroom};
+	put(b, "{\"kind\":\"sweep\",\"procs\":%d,\"mbit_s\":%.4f,\"speedup\":%.4f", r->procs, r->mbit_s,
+	    r->speedup);
+	const char *names[] = { "device_busy", "gap_batch_us", "headroom" };
+	const double v[] = { r->device_busy, r->gap_batch_us, r->headroom };
 	for (int i = 0; i < 3; i++)
 		if (!isnan(v[i]))
 			put(b, ",\"%s\":%.4f", names[i], v[i]);
@@ -168,8 +169,8 @@ struct sink_format {
 };
 
 static const struct sink_format formats[GD_FMT_COUNT] = {
-	[GD_FMT_CSV] = {csv_header, csv_sample, csv_sweep},
-	[GD_FMT_JSONL] = {NULL, jsonl_sample, jsonl_sweep},
+	[GD_FMT_CSV] = { csv_header, csv_sample, csv_sweep },
+	[GD_FMT_JSONL] = { NULL, jsonl_sample, jsonl_sweep },
 };
 
 struct gd_sink {
@@ -182,7 +183,7 @@ struct gd_sink {
 
 char *sink_format_frame(enum gd_format fmt, const struct gd_frame *f, bool with_header)
 {
-	struct buf b = {0};
+	struct buf b = { 0 };
 	const struct sink_format *sf = &formats[fmt];
 	if (with_header && sf->header)
 		put(&b, "%s", sf->header);
@@ -221,7 +222,8 @@ static int flush(struct gd_sink *s)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
-			snprintf(s->err, sizeof(s->err), "writing the log: %s", w < 0 ? strerror(errno) : "short write");
+			snprintf(s->err, sizeof(s->err), "writing the log: %s",
+			         w < 0 ? strerror(errno) : "short write");
 			s->b.n = 0;
 			return -1;
 		}

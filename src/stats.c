@@ -55,7 +55,7 @@ void stats_rec_intervals(const struct gd_rec *r, struct gd_iv **iv, size_t *n, s
 		*iv = xreallocarray(*iv, *cap, sizeof(**iv));
 	}
 	for (uint32_t i = 0; i < r->nkiv; i++)
-		(*iv)[(*n)++] = (struct gd_iv){r->kbase + r->kiv[i][0], r->kbase + r->kiv[i][1]};
+		(*iv)[(*n)++] = (struct gd_iv){ r->kbase + r->kiv[i][0], r->kbase + r->kiv[i][1] };
 }
 
 int64_t stats_rec_busy(const struct gd_rec *r, int64_t a, int64_t b)

@@ -92,7 +92,8 @@ int sup_spawn(struct gd_sup *s, char *err, size_t errlen)
 	seg_name(sl->shm, sizeof(sl->shm), s->self, sl->id, sl->gen);
 
 	char *argv[24], buf[2048];
-	if (opts_worker_argv(&s->o, s->exe, sl->shm, sl->gen, sl->id, s->self, argv, 24, buf, sizeof(buf)) < 0) {
+	if (opts_worker_argv(&s->o, s->exe, sl->shm, sl->gen, sl->id, s->self, argv, 24, buf, sizeof(buf)) <
+	    0) {
 		snprintf(err, errlen, "worker arguments too long");
 		s->nslots--;
 		return -1;
@@ -109,7 +110,7 @@ int sup_spawn(struct gd_sup *s, char *err, size_t errlen)
 	sigaddset(&mask, SIGUSR1);
 	sigaddset(&mask, SIGUSR2);
 	sigemptyset(&def);
-	int defaults[] = {SIGTERM, SIGINT, SIGHUP, SIGCHLD, SIGPIPE, SIGUSR1, SIGUSR2, SIGWINCH};
+	int defaults[] = { SIGTERM, SIGINT, SIGHUP, SIGCHLD, SIGPIPE, SIGUSR1, SIGUSR2, SIGWINCH };
 	for (size_t i = 0; i < GD_ARRAY_LEN(defaults); i++)
 		sigaddset(&def, defaults[i]);
 	posix_spawnattr_setsigmask(&attr, &mask);
@@ -253,7 +254,7 @@ static void update_state(struct gd_sup *s, struct gd_slot *sl, int64_t now)
 	if (sl->stop_sent && sl->state != GD_ST_EXITED)
 		sl->state = GD_ST_STOPPING;
 	else if ((sl->state == GD_ST_RUNNING || sl->state == GD_ST_PAUSED) &&
-		 now - sl->view.heartbeat_ns > s->stall_ns)
+	         now - sl->view.heartbeat_ns > s->stall_ns)
 		sl->state = GD_ST_STALLED;
 }
 
@@ -275,7 +276,7 @@ static void reaped(struct gd_sup *s, struct gd_slot *sl, int status, int64_t win
 		return;
 	if (WIFSIGNALED(status)) {
 		snprintf(sl->error, sizeof(sl->error), "killed by signal %d (%s)", WTERMSIG(status),
-			 strsignal(WTERMSIG(status)));
+		         strsignal(WTERMSIG(status)));
 		sl->state = GD_ST_EXITED;
 	} else if (WIFEXITED(status) && WEXITSTATUS(status) == GD_WORKER_EXIT_NOSEG) {
 		fail_slot(sl, "", "could not create its shared-memory segment");

@@ -29,7 +29,8 @@ struct gd_trace *trace_open(const char *path, uint64_t limit, char *err, size_t 
 	struct gd_trace *t = xcalloc(1, sizeof(*t));
 	t->f = f;
 	t->limit = limit;
-	fprintf(f, "[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"args\":{\"name\":\"" GD_NAME "\"}}");
+	fprintf(f,
+	        "[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"args\":{\"name\":\"" GD_NAME "\"}}");
 	return t;
 }
 
@@ -43,21 +44,23 @@ static double us(const struct gd_trace *t, int64_t ns)
 	return (double)(ns - t->t0) / 1e3;
 }
 
-static void event(struct gd_trace *t, unsigned worker, int tid, const char *name, const char *cat,
-		  int64_t s, int64_t e, uint64_t batch)
+static void event(struct gd_trace *t, unsigned worker, int tid, const char *name, const char *cat, int64_t s,
+                  int64_t e, uint64_t batch)
 {
 	if (t->events >= t->limit)
 		return;
 	if (++t->events == t->limit) {
-		fprintf(t->f, ",\n{\"name\":\"trace limit reached (%" PRIu64 " events): later batches are not "
-			      "traced\",\"ph\":\"i\",\"s\":\"g\",\"pid\":0,\"tid\":0,\"ts\":%.3f}",
-			t->limit, us(t, s));
+		fprintf(t->f,
+		        ",\n{\"name\":\"trace limit reached (%" PRIu64 " events): later batches are not "
+		        "traced\",\"ph\":\"i\",\"s\":\"g\",\"pid\":0,\"tid\":0,\"ts\":%.3f}",
+		        t->limit, us(t, s));
 		return;
 	}
-	fprintf(t->f,
-		",\n{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%u,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,"
-		"\"args\":{\"batch\":%" PRIu64 "}}",
-		name, cat, worker, tid, us(t, s), (double)(e - s) / 1e3, batch);
+	fprintf(
+	    t->f,
+	    ",\n{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%u,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,"
+	    "\"args\":{\"batch\":%" PRIu64 "}}",
+	    name, cat, worker, tid, us(t, s), (double)(e - s) / 1e3, batch);
 }
 
 static void name_track(struct gd_trace *t, unsigned worker, pid_t pid)
@@ -70,11 +73,13 @@ static void name_track(struct gd_trace *t, unsigned worker, pid_t pid)
 		t->named = xreallocarray(t->named, t->capnamed, sizeof(*t->named));
 	}
 	t->named[t->nnamed++] = worker;
-	fprintf(t->f,
-		",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"args\":{\"name\":\"worker %u (pid %d)\"}}"
-		",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":1,\"args\":{\"name\":\"host\"}}"
-		",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":2,\"args\":{\"name\":\"device\"}}",
-		worker, worker, (int)pid, worker, worker);
+	fprintf(
+	    t->f,
+	    ",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"args\":{\"name\":\"worker %u (pid "
+	    "%d)\"}}"
+	    ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":1,\"args\":{\"name\":\"host\"}}"
+	    ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":2,\"args\":{\"name\":\"device\"}}",
+	    worker, worker, (int)pid, worker, worker);
 }
 
 void trace_batch(struct gd_trace *t, unsigned worker, pid_t pid, const struct gd_rec *r)
@@ -87,7 +92,8 @@ void trace_batch(struct gd_trace *t, unsigned worker, pid_t pid, const struct gd
 	if (r->h2d[1] > 0)
 		event(t, worker, 2, "write", "h2d", r->h2d[0], r->h2d[1], r->batch);
 	for (uint32_t i = 0; i < r->nkiv; i++)
-		event(t, worker, 2, "kernel", "kernel", r->kbase + r->kiv[i][0], r->kbase + r->kiv[i][1], r->batch);
+		event(t, worker, 2, "kernel", "kernel", r->kbase + r->kiv[i][0], r->kbase + r->kiv[i][1],
+		      r->batch);
 	if (r->d2h[1] > 0)
 		event(t, worker, 2, "read", "d2h", r->d2h[0], r->d2h[1], r->batch);
 }

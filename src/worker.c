@@ -74,7 +74,7 @@ int worker_alloc_batch(struct gd_worker *w, struct gd_batch *b, bool pinned)
 {
 	size_t bytes = w->o->size * w->elem;
 	cl_int rc;
-	cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+	cl_queue_properties props[] = { CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0 };
 	b->q = clCreateCommandQueueWithProperties(w->ctx, w->dev.device, props, &rc);
 	if (!b->q)
 		return worker_fail(w, "clCreateCommandQueueWithProperties", rc);
@@ -100,7 +100,8 @@ int worker_alloc_batch(struct gd_worker *w, struct gd_batch *b, bool pinned)
 	b->host_in = clEnqueueMapBuffer(b->q, b->pin_in, CL_TRUE, CL_MAP_WRITE, 0, bytes, 0, NULL, NULL, &rc);
 	if (!b->host_in)
 		return worker_fail(w, "clEnqueueMapBuffer(in)", rc);
-	b->host_out = clEnqueueMapBuffer(b->q, b->pin_out, CL_TRUE, CL_MAP_READ, 0, bytes, 0, NULL, NULL, &rc);
+	b->host_out =
+	    clEnqueueMapBuffer(b->q, b->pin_out, CL_TRUE, CL_MAP_READ, 0, bytes, 0, NULL, NULL, &rc);
 	if (!b->host_out)
 		return worker_fail(w, "clEnqueueMapBuffer(out)", rc);
 	return 0;
@@ -150,7 +151,7 @@ int worker_enqueue_kernels(struct gd_worker *w, struct gd_batch *b, cl_uint nwai
 		return worker_fail(w, "clSetKernelArg", rc);
 	for (uint32_t k = 0; k < w->o->launches; k++) {
 		rc = clEnqueueNDRangeKernel(b->q, w->kern, 1, NULL, &global, NULL, k ? 0 : nwait,
-					    k ? NULL : wait, &b->ev_k[k]);
+		                            k ? NULL : wait, &b->ev_k[k]);
 		if (rc != CL_SUCCESS)
 			return worker_fail(w, "clEnqueueNDRangeKernel", rc);
 	}
@@ -207,8 +208,8 @@ static void put_kernels(struct gd_rec *r, const int64_t (*kv)[2], uint32_t n)
 int worker_publish(struct gd_worker *w, struct gd_batch *b, int64_t t_end)
 {
 	uint32_t n = w->o->launches;
-	int64_t (*kv)[2] = xcalloc(n, sizeof(*kv));
-	int64_t h2d[2] = {0, 0}, d2h[2] = {0, 0};
+	int64_t(*kv)[2] = xcalloc(n, sizeof(*kv));
+	int64_t h2d[2] = { 0, 0 }, d2h[2] = { 0, 0 };
 	int rc = 0;
 	for (uint32_t k = 0; k < n && !rc; k++)
 		rc = span(w, b->ev_k[k], kv[k]);
@@ -264,7 +265,7 @@ int worker_verify(struct gd_worker *w, const void *in, const void *out)
 	if (e <= tol)
 		return 0;
 	snprintf(w->err, sizeof(w->err), "--verify: relative error %.3g exceeds %.0e (%s)", e, tol,
-		 w->elem == 8 ? "f64" : "f32");
+	         w->elem == 8 ? "f64" : "f32");
 	return -1;
 }
 
@@ -275,7 +276,7 @@ static void choose_timebase(struct gd_worker *w)
 	timebase_init(&w->tb);
 	w->tb_method = GD_TB_OFFSET;
 	if (clGetPlatformInfo(w->dev.platform, CL_PLATFORM_HOST_TIMER_RESOLUTION, sizeof(res), &res, NULL) !=
-		    CL_SUCCESS ||
+	        CL_SUCCESS ||
 	    res == 0)
 		return;
 	int64_t before = now_ns();
@@ -317,7 +318,7 @@ static int setup_cl(struct gd_worker *w)
 	w->perm_host = xcalloc(o->size, sizeof(int));
 	rng_permutation(&w->rng, w->perm_host, o->size);
 	w->perm = clCreateBuffer(w->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, o->size * sizeof(int),
-				 w->perm_host, &rc);
+	                         w->perm_host, &rc);
 	if (!w->perm)
 		return worker_fail(w, "clCreateBuffer(perm)", rc);
 	choose_timebase(w);
@@ -381,7 +382,9 @@ int worker_main(const struct gd_opts *o)
 	if (clx_pick(o->platform, o->device, &w.dev, msg, sizeof(msg)) != 0)
 		str_copy(w.err, sizeof(w.err), msg);
 
-	struct gd_seg_info info = {.generation = o->gen, .slot = o->slot, .dtype_bytes = o->dtype == GD_DT_F32 ? 4 : 8};
+	struct gd_seg_info info = { .generation = o->gen,
+		                    .slot = o->slot,
+		                    .dtype_bytes = o->dtype == GD_DT_F32 ? 4 : 8 };
 	str_copy(info.device, sizeof(info.device), w.dev.name);
 	w.seg = seg_create(o->shm, &info, msg, sizeof(msg));
 	if (!w.seg) {

@@ -37,6 +37,6 @@ char *clx_kernel_source(char *err, size_t errlen);
 /* Builds src for dev with opts; on failure err holds the call, the error name and the start
  * of the build log. */
 cl_program clx_build(cl_context ctx, cl_device_id dev, const char *src, const char *opts, char *err,
-		     size_t errlen);
+                     size_t errlen);
 
 #endif

@@ -30,9 +30,9 @@ struct gd_frame {
 	double window_s; /* its length */
 	int procs;       /* live workers */
 	struct gd_sample agg;
-	double device_busy;   /* 0..1, NAN without device times */
-	double headroom;      /* Mbit/s at device_busy = 1: an estimate; NAN when busy is 0 */
-	bool busy_from_sum;   /* mapping unavailable: sum of kernel_busy capped at 1 */
+	double device_busy; /* 0..1, NAN without device times */
+	double headroom;    /* Mbit/s at device_busy = 1: an estimate; NAN when busy is 0 */
+	bool busy_from_sum; /* mapping unavailable: sum of kernel_busy capped at 1 */
 	enum gd_timebase timebase;
 	char device[GD_DEV_LEN];
 	int n, cap;

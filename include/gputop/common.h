@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GD_NAME "gputop-decode"
+#define GD_NAME    "gputop-decode"
 #define GD_VERSION "0.1.0"
 
 /* Exit statuses shared by every role. */
@@ -16,7 +16,7 @@ enum {
 };
 
 #define GD_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-#define GD_NS_PER_S 1000000000LL
+#define GD_NS_PER_S     1000000000LL
 
 /* Allocation that never returns NULL: it aborts with a message instead. */
 void *xmalloc(size_t n);

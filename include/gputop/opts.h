@@ -7,13 +7,20 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-enum gd_role { GD_ROLE_DASHBOARD, GD_ROLE_HEADLESS, GD_ROLE_LIST, GD_ROLE_WORKER, GD_ROLE_HELP, GD_ROLE_VERSION };
+enum gd_role {
+	GD_ROLE_DASHBOARD,
+	GD_ROLE_HEADLESS,
+	GD_ROLE_LIST,
+	GD_ROLE_WORKER,
+	GD_ROLE_HELP,
+	GD_ROLE_VERSION
+};
 enum gd_mode { GD_MODE_SEED, GD_MODE_PIPELINED, GD_MODE_KERNEL_ONLY, GD_MODE_COUNT };
 enum gd_dtype { GD_DT_AUTO, GD_DT_F32, GD_DT_F64 };
 enum gd_format { GD_FMT_CSV, GD_FMT_JSONL, GD_FMT_COUNT };
 
 #define GD_SWEEP_MAX 64
-#define GD_SIZE_MAX (1u << 27)
+#define GD_SIZE_MAX  (1u << 27)
 
 struct gd_opts {
 	enum gd_role role;
@@ -46,7 +53,7 @@ int opts_parse(int argc, char **argv, struct gd_opts *o, char *err, size_t errle
 /* The --help text. */
 const char *opts_usage(void);
 /* Builds the argument vector that starts a worker with these options. Strings live in buf. */
-int opts_worker_argv(const struct gd_opts *o, const char *exe, const char *shm, uint64_t gen,
-		     unsigned slot, pid_t parent, char **argv, int max, char *buf, size_t buflen);
+int opts_worker_argv(const struct gd_opts *o, const char *exe, const char *shm, uint64_t gen, unsigned slot,
+                     pid_t parent, char **argv, int max, char *buf, size_t buflen);
 
 #endif

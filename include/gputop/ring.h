@@ -23,14 +23,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define GD_SEG_MAGIC 0x31524447u /* "GDR1" */
-#define GD_SEG_VERSION 1u
-#define GD_SEG_PREFIX "gputop-decode."
+#define GD_SEG_MAGIC     0x31524447u /* "GDR1" */
+#define GD_SEG_VERSION   1u
+#define GD_SEG_PREFIX    "gputop-decode."
 #define GD_RING_CAPACITY 1024u
-#define GD_RING_OFFSET 4096u /* the ring starts on its own page */
-#define GD_REC_KMAX 16       /* kernel intervals kept per record */
-#define GD_ERR_LEN 200
-#define GD_DEV_LEN 120
+#define GD_RING_OFFSET   4096u /* the ring starts on its own page */
+#define GD_REC_KMAX      16    /* kernel intervals kept per record */
+#define GD_ERR_LEN       200
+#define GD_DEV_LEN       120
 
 /* Worker states, as shown in the dashboard and logs. */
 enum gd_state {
@@ -139,8 +139,8 @@ enum gd_open_result {
 
 /* Opens and validates a segment that pid (with generation gen) should have created:
  * owner uid, mode 0600, size, magic, version, layout, pid and generation. */
-enum gd_open_result reader_open(struct gd_reader *r, const char *name, pid_t pid, uint64_t gen,
-				char *why, size_t whylen);
+enum gd_open_result reader_open(struct gd_reader *r, const char *name, pid_t pid, uint64_t gen, char *why,
+                                size_t whylen);
 /* Copies up to max new records into out; returns how many (>= 0), or -1 when the segment
  * became unreadable (truncated under the mapping: SIGBUS is caught). */
 int reader_poll(struct gd_reader *r, struct gd_rec *out, int max);

@@ -15,19 +15,19 @@ struct gd_session {
 	struct gd_frame frame; /* the latest window */
 	struct gd_trace *trace;
 	struct clx_device dev;
-	int64_t t0;          /* start, host CLOCK_MONOTONIC ns */
-	int64_t a, b;        /* the open window [a, b) */
-	int64_t interval;    /* ns */
-	int64_t settle;      /* a window is closed this long after its end, so batches that */
-			     /* completed inside it have been read */
-	int64_t end;         /* stop after the window ending here; INT64_MAX: never */
-	int64_t poll;        /* ring polling period */
+	int64_t t0;       /* start, host CLOCK_MONOTONIC ns */
+	int64_t a, b;     /* the open window [a, b) */
+	int64_t interval; /* ns */
+	int64_t settle;   /* a window is closed this long after its end, so batches that */
+	                  /* completed inside it have been read */
+	int64_t end;      /* stop after the window ending here; INT64_MAX: never */
+	int64_t poll;     /* ring polling period */
 };
 
 /* Starts the supervisor and the first --procs workers; takes ownership of trace (or NULL).
  * Returns 0 or -1 (err). */
 int session_start(struct gd_session *s, const struct gd_opts *o, const struct clx_device *dev,
-		  struct gd_trace *trace, char *err, size_t errlen);
+                  struct gd_trace *trace, char *err, size_t errlen);
 /* Services the workers; when a window is due, fills s->frame and returns true. */
 bool session_poll(struct gd_session *s, int64_t now);
 /* Nanoseconds until session_poll has something to do. */

@@ -24,12 +24,12 @@ int64_t stats_rec_busy(const struct gd_rec *r, int64_t a, int64_t b);
 
 /* Running means over the batches of one window. */
 struct gd_batch_acc {
-	uint64_t n;            /* batches */
+	uint64_t n; /* batches */
 	uint64_t symbols;
 	int64_t gen, h2d, kernel, d2h, other; /* sums, ns */
-	int64_t kgap_sum;      /* START(k+1) - END(k) within batches */
+	int64_t kgap_sum;                     /* START(k+1) - END(k) within batches */
 	uint64_t kgap_n;
-	int64_t bgap_sum;      /* START(first kernel, b+1) - END(last kernel, b) */
+	int64_t bgap_sum; /* START(first kernel, b+1) - END(last kernel, b) */
 	uint64_t bgap_n;
 };
 

@@ -24,11 +24,11 @@ static inline int tap_ok(int cond, const char *fmt, ...)
 }
 
 /* Compares with a message that shows both values. */
-#define TAP_EQ_U(got, want, ...)                                                                  \
-	do {                                                                                      \
+#define TAP_EQ_U(got, want, ...)                                                                    \
+	do {                                                                                        \
 		unsigned long long g_ = (unsigned long long)(got), w_ = (unsigned long long)(want); \
-		if (!tap_ok(g_ == w_, __VA_ARGS__))                                               \
-			printf("#   got %llu, want %llu\n", g_, w_);                                  \
+		if (!tap_ok(g_ == w_, __VA_ARGS__))                                                 \
+			printf("#   got %llu, want %llu\n", g_, w_);                                \
 	} while (0)
 
 static inline int tap_done(void)

@@ -16,7 +16,7 @@ static char name[96];
 static struct gd_seg *make_seg(uint64_t gen)
 {
 	snprintf(name, sizeof(name), "/gputop-decode-test.%d.%llx", (int)getpid(), (unsigned long long)gen);
-	struct gd_seg_info info = {.generation = gen, .slot = 1, .dtype_bytes = 8};
+	struct gd_seg_info info = { .generation = gen, .slot = 1, .dtype_bytes = 8 };
 	strcpy(info.device, "test");
 	char err[256];
 	struct gd_seg *s = seg_create(name, &info, err, sizeof(err));
@@ -117,7 +117,7 @@ static void test_torn(void)
 		seg_publish(s, &r);
 	}
 	struct gd_rec *ring = (struct gd_rec *)(m + GD_RING_OFFSET);
-	ring[1].seq = 2 * 1 + 1; /* record 1 left half-written */
+	ring[1].seq = 2 * 1 + 1;             /* record 1 left half-written */
 	ring[2].t_end = ring[2].t_begin - 5; /* record 2 ends before it starts */
 	int n = reader_poll(&rd, out, 8);
 	TAP_EQ_U(n, 2, "only the two intact records are accepted");
@@ -150,7 +150,7 @@ static void *writer(void *arg)
  * lost must equal published. */
 static void test_threads(void)
 {
-	struct race rc = {.seg = make_seg(4), .total = 400000};
+	struct race rc = { .seg = make_seg(4), .total = 400000 };
 	struct gd_reader rd;
 	if (!tap_ok(rc.seg && open_reader(&rd, 4), "attach for the thread test"))
 		return;
@@ -192,10 +192,11 @@ static void test_names(void)
 	snprintf(want, sizeof(want), "/gputop-decode.%u.1234.7.0000000000000abc", (unsigned)geteuid());
 	tap_ok(strcmp(buf, want) == 0, "segment names carry uid, supervisor pid, slot, generation (%s)", buf);
 	struct gd_seg *s = make_seg(5);
-	struct gd_seg_info info = {.generation = 5};
+	struct gd_seg_info info = { .generation = 5 };
 	char err[256] = "";
 	struct gd_seg *again = seg_create(name, &info, err, sizeof(err));
-	tap_ok(s && !again && strstr(err, "File exists"), "a second create of the same name fails (O_EXCL): %s", err);
+	tap_ok(s && !again && strstr(err, "File exists"),
+	       "a second create of the same name fails (O_EXCL): %s", err);
 	struct gd_reader rd;
 	char why[160];
 	tap_ok(reader_open(&rd, name, getpid(), 6, why, sizeof(why)) == GD_OPEN_REJECTED,

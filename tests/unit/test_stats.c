@@ -39,7 +39,7 @@ static void test_union_random(void)
 				s = iv[i - 1].start + 1;
 				len = 0;
 			}
-			iv[i] = (struct gd_iv){s, s + len};
+			iv[i] = (struct gd_iv){ s, s + len };
 		}
 		int64_t a = (int64_t)(rng_next(&r) % 200) - 20, b = a + (int64_t)(rng_next(&r) % 200);
 		int64_t want = brute_union(iv, n, a, b);
@@ -47,23 +47,24 @@ static void test_union_random(void)
 		if (got != want && mismatches++ < 5)
 			printf("#   case %d: got %lld, want %lld\n", c, (long long)got, (long long)want);
 	}
-	tap_ok(mismatches == 0, "union equals brute force on %d random sets (overlapping, touching, nested, "
-				"out of order, crossing window edges)",
+	tap_ok(mismatches == 0,
+	       "union equals brute force on %d random sets (overlapping, touching, nested, "
+	       "out of order, crossing window edges)",
 	       cases);
 }
 
 static void test_union_cases(void)
 {
-	struct gd_iv a[] = {{0, 10}, {10, 20}};
+	struct gd_iv a[] = { { 0, 10 }, { 10, 20 } };
 	tap_ok(stats_union(a, 2, 0, 100) == 20, "touching intervals merge");
-	struct gd_iv b[] = {{30, 40}, {0, 100}, {50, 60}};
+	struct gd_iv b[] = { { 30, 40 }, { 0, 100 }, { 50, 60 } };
 	tap_ok(stats_union(b, 3, 0, 100) == 100, "nested intervals count once");
-	struct gd_iv c[] = {{-50, 50}, {90, 150}};
+	struct gd_iv c[] = { { -50, 50 }, { 90, 150 } };
 	tap_ok(stats_union(c, 2, 0, 100) == 60, "intervals crossing both window edges are clipped");
-	struct gd_iv d[] = {{200, 300}};
+	struct gd_iv d[] = { { 200, 300 } };
 	tap_ok(stats_union(d, 1, 0, 100) == 0, "an interval outside the window adds nothing");
 	tap_ok(stats_union(d, 0, 0, 100) == 0, "no interval, no time");
-	struct gd_iv e[] = {{0, 60}, {40, 100}};
+	struct gd_iv e[] = { { 0, 60 }, { 40, 100 } };
 	tap_ok(stats_clipped_sum(e, 2, 0, 100) == 120, "the plain sum counts overlaps twice");
 }
 
@@ -104,8 +105,9 @@ static void test_breakdown(void)
 	stats_batch_add(&acc, &r1, gd_rec_kernel_end(&r0));
 	struct gd_breakdown bd;
 	stats_breakdown(&acc, &bd);
-	tap_ok(fabs(bd.gen_us - 0.100) < 1e-12 && fabs(bd.h2d_us - 0.020) < 1e-12 && fabs(bd.kernel_us - 0.160) < 1e-12 &&
-		       fabs(bd.d2h_us - 0.010) < 1e-12 && fabs(bd.other_us - 0.015) < 1e-12,
+	tap_ok(fabs(bd.gen_us - 0.100) < 1e-12 && fabs(bd.h2d_us - 0.020) < 1e-12 &&
+	           fabs(bd.kernel_us - 0.160) < 1e-12 && fabs(bd.d2h_us - 0.010) < 1e-12 &&
+	           fabs(bd.other_us - 0.015) < 1e-12,
 	       "breakdown: gen 100, h2d 20, kernels 160 (first START to last END), d2h 10, other 15 ns");
 	double parts = bd.gen_us + bd.h2d_us + bd.kernel_us + bd.d2h_us + bd.other_us;
 	tap_ok(fabs(parts - 0.305) < 1e-12, "the parts add up to the batch's wall time");

@@ -18,7 +18,8 @@ int main(void)
 	for (int i = 0; i < 200; i++) {
 		int64_t dev_end = 1700000000000000000LL + i * 1000000LL;
 		/* The host notices completion 2..500 us late; one batch in ten is quick (2..5 us). */
-		int64_t late = (i % 10 == 9) ? 2000 + (int64_t)(rng_next(&r) % 3000) : 20000 + (int64_t)(rng_next(&r) % 480000);
+		int64_t late = (i % 10 == 9) ? 2000 + (int64_t)(rng_next(&r) % 3000)
+		                             : 20000 + (int64_t)(rng_next(&r) % 480000);
 		timebase_observe(&tb, dev_end + offset + late, dev_end);
 		over += tb.offset < offset;
 	}
