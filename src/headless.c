@@ -10,16 +10,33 @@
 #include "gputop/session.h"
 #include "gputop/sig.h"
 
+/* Ids of the workers whose failure was reported, so each is reported once. */
+struct reported {
+	unsigned *ids;
+	size_t n, cap;
+};
+
+static bool was_reported(struct reported *r, unsigned id)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->ids[i] == id)
+			return true;
+	if (r->n == r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 16;
+		r->ids = xreallocarray(r->ids, r->cap, sizeof(*r->ids));
+	}
+	r->ids[r->n++] = id;
+	return false;
+}
+
 /* Reports each worker failure once, on standard error. */
-static void report_failures(const struct gd_frame *f, unsigned *reported, size_t nrep)
+static void report_failures(const struct gd_frame *f, struct reported *r)
 {
 	for (int i = 0; i < f->n; i++) {
 		const struct gd_sample *w = &f->w[i];
-		if (w->state != GD_ST_FAILED || w->id >= nrep * 32 ||
-		    (reported[w->id / 32] & (1u << (w->id % 32))))
-			continue;
-		reported[w->id / 32] |= 1u << (w->id % 32);
-		fprintf(stderr, GD_NAME ": worker %u (pid %d) failed: %s\n", w->id, (int)w->pid, w->error);
+		if (w->state == GD_ST_FAILED && !was_reported(r, w->id))
+			fprintf(stderr, GD_NAME ": worker %u (pid %d) failed: %s\n", w->id, (int)w->pid,
+			        w->error);
 	}
 }
 
@@ -41,7 +58,7 @@ int headless_run(const struct gd_opts *o, const struct clx_device *dev, struct g
 {
 	struct gd_session s;
 	char err[256];
-	unsigned reported[8] = { 0 };
+	struct reported reported = { 0 };
 	if (session_start(&s, o, dev, trace, err, sizeof(err))) {
 		fprintf(stderr, GD_NAME ": %s\n", err);
 		return finish(&s, sink, GD_EXIT_FAIL);
@@ -50,7 +67,7 @@ int headless_run(const struct gd_opts *o, const struct clx_device *dev, struct g
 	while (!gd_quit_signal && !session_done(&s)) {
 		int64_t now = now_ns();
 		if (session_poll(&s, now)) {
-			report_failures(&s.frame, reported, GD_ARRAY_LEN(reported));
+			report_failures(&s.frame, &reported);
 			if (sink_frame(sink, &s.frame)) {
 				fprintf(stderr, GD_NAME ": %s\n", sink_error(sink));
 				status = GD_EXIT_FAIL;
@@ -61,6 +78,7 @@ int headless_run(const struct gd_opts *o, const struct clx_device *dev, struct g
 		}
 		sleep_ns(session_wait(&s, now));
 	}
+	free(reported.ids);
 	return finish(&s, sink, status);
 }
 
@@ -97,7 +115,11 @@ static int warm_up(struct gd_session *s, int n, char *err, size_t errlen)
 		if (live == n && ready == n)
 			break;
 		if (live < n || now > deadline) {
-			snprintf(err, errlen, "sweep: only %d of %d workers running", ready, n);
+			const char *why = "";
+			for (int i = 0; i < s->sup.nslots && !*why; i++)
+				why = s->sup.slots[i].error;
+			snprintf(err, errlen, "sweep: only %d of %d workers running%s%s", ready, n,
+			         *why ? ": " : "", why);
 			return -1;
 		}
 		sleep_ns(s->poll);
