@@ -303,8 +303,12 @@ char *clx_kernel_source(char *err, size_t errlen)
 		if (i == 0 && env && *env)
 			break; /* an explicit directory is the only one looked at */
 	}
-	snprintf(err, errlen, "kernel source decode.cl not found in %s%s", nd ? dirs[0] : "(nowhere)",
-	         nd > 1 ? " or beside the binary" : "");
+	if (env && *env)
+		snprintf(err, errlen, "kernel source decode.cl not found in %s (GPUTOP_DECODE_KERNELS)",
+		         dirs[0]);
+	else
+		snprintf(err, errlen, "kernel source decode.cl not found in %s or %s",
+		         nd > 0 ? dirs[0] : "(unknown)", nd > 1 ? dirs[1] : "(unknown)");
 	return NULL;
 }
 

@@ -72,6 +72,13 @@ int main(int argc, char **argv)
 	struct clx_device dev;
 	if (resolve_device(&o, &dev, err, sizeof(err)))
 		return usage_error(err);
+	/* Every worker would fail without the kernel source: say so once, before starting any. */
+	char *src = clx_kernel_source(err, sizeof(err));
+	if (!src) {
+		fprintf(stderr, GD_NAME ": %s\n", err);
+		return GD_EXIT_FAIL;
+	}
+	free(src);
 	/* Every file is opened before any worker starts: a bad path starts nothing. */
 	struct gd_trace *trace = NULL;
 	bool trace_existed = o.trace && access(o.trace, F_OK) == 0;

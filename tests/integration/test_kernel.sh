@@ -38,3 +38,10 @@ check "the failing worker is logged as failed" grep -q '"state":"failed"' "$TMP/
 # Without --verify the same wrong kernel runs: the check is what caught it.
 GPUTOP_DECODE_KERNELS="$TMP/kernels" "$BIN" --headless -n 1 -s 30000 -l 3 -i 0.3 -D 1 -f jsonl -o "$TMP/nv.jsonl"
 check "without --verify the wrong kernel is not flagged" ! grep -q '"state":"failed"' "$TMP/nv.jsonl"
+
+# No kernel source where it is looked for: nothing starts, and the error says where it looked.
+GPUTOP_DECODE_KERNELS="$TMP/nowhere" "$BIN" --headless -n 1 -i 0.2 -D 1 -o "$TMP/missing.csv" 2>"$TMP/missing.err"
+check "a missing kernel source ends the run with status 1" test $? -eq 1
+check "the error names the directory looked in" grep -q "kernel source decode.cl not found in $TMP/nowhere" "$TMP/missing.err"
+check "the error is one line" test "$(wc -l <"$TMP/missing.err")" -eq 1
+check "no log was written: nothing started" test ! -s "$TMP/missing.csv"
