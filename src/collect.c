@@ -62,7 +62,6 @@ void collect_window(struct gd_sup *s, int64_t t0, int64_t a, int64_t b, struct g
 	f->n = 0;
 	f->procs = 0;
 	f->timebase = GD_TB_NONE;
-	f->device[0] = '\0';
 	for (int i = 0; i < s->nslots; i++) {
 		struct gd_slot *sl = &s->slots[i];
 		struct gd_sample *w = &f->w[f->n++];
@@ -75,12 +74,10 @@ void collect_window(struct gd_sup *s, int64_t t0, int64_t a, int64_t b, struct g
 		agg->win_batches += w->win_batches;
 		agg->lost += w->lost;
 		sum_busy += w->kernel_busy;
-		if (sl->view.timebase != GD_TB_NONE) {
+		if (sl->view.timebase != GD_TB_NONE)
 			f->timebase = sl->view.timebase;
-			str_copy(f->device, sizeof(f->device), sl->view.device);
-		} else if (niv > before) {
+		else if (niv > before)
 			mapped = false;
-		}
 	}
 	f->t_s = (double)(b - t0) / 1e9;
 	f->window_s = (double)(b - a) / 1e9;

@@ -11,7 +11,8 @@ static double boxplus(double a, double b)
 	return log((1.0 + exp(a + b)) / (exp(a) + exp(b)));
 }
 
-double decode_ref_one(const double *in, const int *perm, size_t gid)
+/* out[gid] for one work-item, in double precision. */
+static double decode_ref_one(const double *in, const int *perm, size_t gid)
 {
 	size_t p = gid;
 	double t = 0;

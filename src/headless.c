@@ -161,7 +161,8 @@ static int measure(struct gd_session *s, const struct gd_opts *o, int n, struct 
 	return 0;
 }
 
-void headless_print_sweep(FILE *out, const struct gd_sweep_row *rows, int n)
+/* The sweep's text table: one line per row, with a bar for Mbit/s. */
+static void print_sweep(FILE *out, const struct gd_sweep_row *rows, int n)
 {
 	double max = 0;
 	for (int i = 0; i < n; i++)
@@ -216,7 +217,7 @@ int headless_sweep(const struct gd_opts *o, const struct clx_device *dev, struct
 			break;
 		}
 	}
-	headless_print_sweep(stdout, rows, done);
+	print_sweep(stdout, rows, done);
 	fflush(stdout);
 	return finish(&s, sink, status);
 }

@@ -35,7 +35,7 @@ static int seed_step(struct gd_worker *w)
 	rc = clEnqueueWriteBuffer(b->q, b->in, CL_TRUE, 0, bytes(w), b->host_in, 0, NULL, &b->ev_write);
 	if (rc != CL_SUCCESS)
 		return worker_fail(w, "clEnqueueWriteBuffer", rc);
-	if (worker_enqueue_kernels(w, b, 0, NULL))
+	if (worker_enqueue_kernels(w, b))
 		return -1;
 	if ((rc = clFinish(b->q)) != CL_SUCCESS)
 		return worker_fail(w, "clFinish", rc);
@@ -88,7 +88,7 @@ static int pipe_step(struct gd_worker *w)
 	    clEnqueueWriteBuffer(b->q, b->in, CL_FALSE, 0, bytes(w), b->host_in, 0, NULL, &b->ev_write);
 	if (rc != CL_SUCCESS)
 		return worker_fail(w, "clEnqueueWriteBuffer", rc);
-	if (worker_enqueue_kernels(w, b, 0, NULL))
+	if (worker_enqueue_kernels(w, b))
 		return -1;
 	rc = clEnqueueReadBuffer(b->q, b->out, CL_FALSE, 0, bytes(w), b->host_out, 0, NULL, &b->ev_read);
 	if (rc != CL_SUCCESS)
@@ -136,7 +136,7 @@ static int konly_setup(struct gd_worker *w)
 	/* One untimed batch read back for --verify. */
 	struct gd_batch *b = &w->b[0];
 	cl_int rc;
-	if (worker_enqueue_kernels(w, b, 0, NULL))
+	if (worker_enqueue_kernels(w, b))
 		return -1;
 	rc = clEnqueueReadBuffer(b->q, b->out, CL_TRUE, 0, bytes(w), b->host_out, 0, NULL, NULL);
 	for (uint32_t k = 0; k < w->o->launches; k++) {
@@ -167,7 +167,7 @@ static int konly_step(struct gd_worker *w)
 	if (konly_complete(w, b))
 		return -1;
 	b->t_begin = b->t_gen = now_ns();
-	if (worker_enqueue_kernels(w, b, 0, NULL))
+	if (worker_enqueue_kernels(w, b))
 		return -1;
 	cl_int rc = clFlush(b->q);
 	if (rc != CL_SUCCESS)

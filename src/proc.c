@@ -27,7 +27,8 @@ static double boot_time(void)
 	return btime < 0 ? 0 : btime;
 }
 
-double proc_start_time(pid_t pid)
+/* Start time of pid in seconds since the epoch, or -1 if it is not running. */
+static double proc_start_time(pid_t pid)
 {
 	char path[64], buf[1024];
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);

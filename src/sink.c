@@ -181,20 +181,6 @@ struct gd_sink {
 	char err[256];
 };
 
-char *sink_format_frame(enum gd_format fmt, const struct gd_frame *f, bool with_header)
-{
-	struct buf b = { 0 };
-	const struct sink_format *sf = &formats[fmt];
-	if (with_header && sf->header)
-		put(&b, "%s", sf->header);
-	for (int i = 0; i < f->n; i++)
-		sf->sample(&b, f, &f->w[i], false);
-	sf->sample(&b, f, &f->agg, true);
-	if (!b.p)
-		put(&b, "%s", "");
-	return b.p;
-}
-
 struct gd_sink *sink_open(const char *path, enum gd_format fmt, char *err, size_t errlen)
 {
 	int fd = 1;

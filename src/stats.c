@@ -40,14 +40,6 @@ int64_t stats_union(struct gd_iv *iv, size_t n, int64_t a, int64_t b)
 	return total + clip_len(cs, ce, a, b);
 }
 
-int64_t stats_clipped_sum(const struct gd_iv *iv, size_t n, int64_t a, int64_t b)
-{
-	int64_t total = 0;
-	for (size_t i = 0; i < n; i++)
-		total += clip_len(iv[i].start, iv[i].end, a, b);
-	return total;
-}
-
 void stats_rec_intervals(const struct gd_rec *r, struct gd_iv **iv, size_t *n, size_t *cap)
 {
 	if (*n + r->nkiv > *cap) {

@@ -22,19 +22,11 @@
 
 #define GRACE_NS (5 * GD_NS_PER_S) /* SIGTERM, then SIGKILL after this */
 
-static volatile sig_atomic_t child_flag;
-
+/* SIGCHLD has a handler, and one without SA_RESTART, only so that a worker's end interrupts
+ * the loop's sleep; the reaping itself happens in sup_service. */
 static void on_child(int sig)
 {
 	(void)sig;
-	child_flag = 1;
-}
-
-bool sup_child_event(void)
-{
-	bool was = child_flag;
-	child_flag = 0;
-	return was;
 }
 
 int sup_init(struct gd_sup *s, const struct gd_opts *o, char *err, size_t errlen)
@@ -126,7 +118,6 @@ int sup_spawn(struct gd_sup *s, char *err, size_t errlen)
 	}
 	sl->alive = true;
 	sl->state = GD_ST_STARTING;
-	sl->started_ns = now_ns();
 	if (s->paused)
 		kill(sl->pid, SIGUSR1);
 	return s->nslots - 1;
@@ -261,7 +252,6 @@ static void update_state(struct gd_sup *s, struct gd_slot *sl, int64_t now)
 static void reaped(struct gd_sup *s, struct gd_slot *sl, int status, int64_t window_start)
 {
 	sl->alive = false;
-	sl->wait_status = status;
 	if (!sl->attached && sl->state != GD_ST_FAILED)
 		try_attach(sl); /* a worker that failed fast left its error in the segment */
 	if (sl->attached) {

@@ -19,8 +19,3 @@ int64_t timebase_map(const struct gd_timebase_est *t, int64_t dev)
 {
 	return (dev == 0 || !t->samples) ? 0 : dev + t->offset;
 }
-
-bool timebase_ready(const struct gd_timebase_est *t)
-{
-	return t->samples > 0;
-}

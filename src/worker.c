@@ -141,7 +141,7 @@ static void free_batch(struct gd_worker *w, struct gd_batch *b)
 	memset(b, 0, sizeof(*b));
 }
 
-int worker_enqueue_kernels(struct gd_worker *w, struct gd_batch *b, cl_uint nwait, const cl_event *wait)
+int worker_enqueue_kernels(struct gd_worker *w, struct gd_batch *b)
 {
 	size_t global = w->o->size;
 	cl_int rc;
@@ -150,8 +150,7 @@ int worker_enqueue_kernels(struct gd_worker *w, struct gd_batch *b, cl_uint nwai
 	    (rc = clSetKernelArg(w->kern, 2, sizeof(cl_mem), &b->out)))
 		return worker_fail(w, "clSetKernelArg", rc);
 	for (uint32_t k = 0; k < w->o->launches; k++) {
-		rc = clEnqueueNDRangeKernel(b->q, w->kern, 1, NULL, &global, NULL, k ? 0 : nwait,
-		                            k ? NULL : wait, &b->ev_k[k]);
+		rc = clEnqueueNDRangeKernel(b->q, w->kern, 1, NULL, &global, NULL, 0, NULL, &b->ev_k[k]);
 		if (rc != CL_SUCCESS)
 			return worker_fail(w, "clEnqueueNDRangeKernel", rc);
 	}
@@ -208,7 +207,7 @@ static void put_kernels(struct gd_rec *r, const int64_t (*kv)[2], uint32_t n)
 int worker_publish(struct gd_worker *w, struct gd_batch *b, int64_t t_end)
 {
 	uint32_t n = w->o->launches;
-	int64_t(*kv)[2] = xcalloc(n, sizeof(*kv));
+	int64_t(*kv)[2] = w->kv;
 	int64_t h2d[2] = { 0, 0 }, d2h[2] = { 0, 0 };
 	int rc = 0;
 	for (uint32_t k = 0; k < n && !rc; k++)
@@ -217,10 +216,8 @@ int worker_publish(struct gd_worker *w, struct gd_batch *b, int64_t t_end)
 		rc = span(w, b->ev_write, h2d);
 	if (!rc && b->ev_read)
 		rc = span(w, b->ev_read, d2h);
-	if (rc) {
-		free(kv);
+	if (rc)
 		return -1;
-	}
 	/* The last command ended before t_end: one more sample for the offset estimate. */
 	if (w->tb_method == GD_TB_OFFSET)
 		timebase_observe(&w->tb, t_end, b->ev_read ? d2h[1] : kv[n - 1][1]);
@@ -242,10 +239,8 @@ int worker_publish(struct gd_worker *w, struct gd_batch *b, int64_t t_end)
 		r.d2h[i] = timebase_map(&w->tb, d2h[i]);
 	}
 	put_kernels(&r, (const int64_t(*)[2])kv, n);
-	free(kv);
 	seg_publish(w->seg, &r);
 	seg_add_totals(w->seg, 1, w->o->size, n);
-	seg_heartbeat(w->seg);
 	w->batches++;
 
 	for (uint32_t k = 0; k < n; k++)
@@ -315,6 +310,7 @@ static int setup_cl(struct gd_worker *w)
 	w->kern = clCreateKernel(w->prog, "decode", &rc);
 	if (!w->kern)
 		return worker_fail(w, "clCreateKernel", rc);
+	w->kv = xcalloc(o->launches, sizeof(*w->kv));
 	w->perm_host = xcalloc(o->size, sizeof(int));
 	rng_permutation(&w->rng, w->perm_host, o->size);
 	w->perm = clCreateBuffer(w->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, o->size * sizeof(int),
@@ -339,6 +335,7 @@ static void teardown_cl(struct gd_worker *w)
 	if (w->ctx)
 		clReleaseContext(w->ctx);
 	free(w->perm_host);
+	free(w->kv);
 }
 
 /* Runs until SIGTERM or a failure; pauses between batches on SIGUSR1, resumes on SIGUSR2. */

@@ -34,7 +34,6 @@ struct gd_frame {
 	double headroom;    /* Mbit/s at device_busy = 1: an estimate; NAN when busy is 0 */
 	bool busy_from_sum; /* mapping unavailable: sum of kernel_busy capped at 1 */
 	enum gd_timebase timebase;
-	char device[GD_DEV_LEN];
 	int n, cap;
 	struct gd_sample *w;
 	struct gd_iv *iv; /* scratch: the window's kernel intervals */

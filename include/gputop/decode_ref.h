@@ -4,8 +4,6 @@
 
 #include <stddef.h>
 
-/* out[gid] for one work-item, in double precision. */
-double decode_ref_one(const double *in, const int *perm, size_t gid);
 /* Max-norm relative error of a device output against the reference: max|out - ref| / max|ref|.
  * in and out hold n elements of elem_bytes (4: float, 8: double). */
 double decode_ref_error(const void *in, const void *out, size_t elem_bytes, const int *perm, size_t n);

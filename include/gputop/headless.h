@@ -14,7 +14,4 @@ int headless_run(const struct gd_opts *o, const struct clx_device *dev, struct g
 int headless_sweep(const struct gd_opts *o, const struct clx_device *dev, struct gd_sink *sink,
                    struct gd_trace *trace);
 
-/* The sweep's text table (exposed for tests): one line per row, with a bar for Mbit/s. */
-void headless_print_sweep(FILE *out, const struct gd_sweep_row *rows, int n);
-
 #endif

@@ -6,8 +6,6 @@
 #include <sys/types.h>
 #include <time.h>
 
-/* Start time of pid in seconds since the epoch, or -1 if it is not running. */
-double proc_start_time(pid_t pid);
 /* True if pid is a running gputop-decode that started no later than `since` (epoch s):
  * a pid that was reused by a younger process does not count. */
 bool proc_is_gputop(pid_t pid, time_t since);

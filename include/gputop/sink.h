@@ -21,8 +21,4 @@ int sink_sweep_row(struct gd_sink *s, const struct gd_sweep_row *r);
 const char *sink_error(const struct gd_sink *s);
 int sink_close(struct gd_sink *s);
 
-/* Formats one frame into text (used by the sink and by tests). The result is owned by the
- * caller (free). */
-char *sink_format_frame(enum gd_format fmt, const struct gd_frame *f, bool with_header);
-
 #endif

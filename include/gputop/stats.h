@@ -14,8 +14,6 @@ struct gd_iv {
 
 /* Length of the union of iv[0..n) clipped to [a, b). Sorts iv in place. */
 int64_t stats_union(struct gd_iv *iv, size_t n, int64_t a, int64_t b);
-/* Sum of the lengths of iv[0..n) clipped to [a, b) (overlaps counted twice). */
-int64_t stats_clipped_sum(const struct gd_iv *iv, size_t n, int64_t a, int64_t b);
 /* Appends the record's kernel intervals to *iv (grown as needed). */
 void stats_rec_intervals(const struct gd_rec *r, struct gd_iv **iv, size_t *n, size_t *cap);
 /* Device execution time of the record's kernels inside [a, b): exact for one interval per

@@ -22,8 +22,7 @@ struct gd_slot {
 	bool alive;    /* not reaped yet */
 	bool attached; /* segment mapped */
 	bool stop_sent, kill_sent;
-	int64_t started_ns, stop_ns;
-	int wait_status;
+	int64_t stop_ns;
 	char error[GD_ERR_LEN];
 	struct gd_reader rd;
 	struct gd_seg_view view;
@@ -71,7 +70,5 @@ void sup_service(struct gd_sup *s, int64_t now, int64_t window_start);
 void sup_prune(struct gd_sup *s);
 /* Forgets totals and pending samples: the statistics start again. */
 void sup_reset(struct gd_sup *s);
-/* True when a SIGCHLD arrived since the last call. */
-bool sup_child_event(void);
 
 #endif

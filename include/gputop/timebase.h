@@ -6,7 +6,6 @@
 #ifndef GPUTOP_TIMEBASE_H
 #define GPUTOP_TIMEBASE_H
 
-#include <stdbool.h>
 #include <stdint.h>
 
 struct gd_timebase_est {
@@ -19,6 +18,5 @@ void timebase_init(struct gd_timebase_est *t);
 void timebase_observe(struct gd_timebase_est *t, int64_t host_after, int64_t dev_end);
 /* Maps a device time; 0 stays 0 (absent). */
 int64_t timebase_map(const struct gd_timebase_est *t, int64_t dev);
-bool timebase_ready(const struct gd_timebase_est *t);
 
 #endif

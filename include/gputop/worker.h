@@ -38,6 +38,7 @@ struct gd_worker {
 	cl_kernel kern;
 	cl_mem perm;
 	int *perm_host;
+	int64_t (*kv)[2]; /* scratch: one batch's kernel START, END */
 	struct gd_batch b[GD_PIPE_SLOTS];
 	int nb, next; /* batches in use; the next to refill */
 	struct gd_rng rng;
@@ -61,7 +62,7 @@ extern const struct gd_mode_ops gd_modes[GD_MODE_COUNT];
 /* Helpers the modes share (worker.c). All return 0 or -1 with w->err set. */
 int worker_fail(struct gd_worker *w, const char *call, cl_int rc);
 int worker_alloc_batch(struct gd_worker *w, struct gd_batch *b, bool pinned);
-int worker_enqueue_kernels(struct gd_worker *w, struct gd_batch *b, cl_uint nwait, const cl_event *wait);
+int worker_enqueue_kernels(struct gd_worker *w, struct gd_batch *b);
 /* Reads the events' profiling times, publishes the record, releases the events. */
 int worker_publish(struct gd_worker *w, struct gd_batch *b, int64_t t_end);
 /* Checks out against the CPU reference once (when --verify is on). */

@@ -48,11 +48,21 @@ static int open_reader(struct gd_reader *rd, uint64_t gen)
 	return reader_open(rd, name, getpid(), gen, why, sizeof(why)) == GD_OPEN_OK;
 }
 
+/* A segment of generation gen with a reader attached, or NULL (reported as a failed test,
+ * with nothing left in /dev/shm). */
+static struct gd_seg *attach(uint64_t gen, struct gd_reader *rd, const char *what)
+{
+	struct gd_seg *s = make_seg(gen);
+	if (tap_ok(s && open_reader(rd, gen), "%s", what))
+		return s;
+	seg_close(s, true);
+	return NULL;
+}
+
 static void test_wrap(void)
 {
-	struct gd_seg *s = make_seg(1);
 	struct gd_reader rd;
-	tap_ok(s && open_reader(&rd, 1), "writer creates, reader attaches");
+	struct gd_seg *s = attach(1, &rd, "writer creates, reader attaches");
 	if (!s)
 		return;
 	static struct gd_rec out[GD_RING_CAPACITY];
@@ -80,9 +90,9 @@ static void test_wrap(void)
 
 static void test_overrun(void)
 {
-	struct gd_seg *s = make_seg(2);
 	struct gd_reader rd;
-	if (!tap_ok(s && open_reader(&rd, 2), "attach for the overrun test"))
+	struct gd_seg *s = attach(2, &rd, "attach for the overrun test");
+	if (!s)
 		return;
 	static struct gd_rec out[GD_RING_CAPACITY];
 	struct gd_rec r;
@@ -103,9 +113,9 @@ static void test_overrun(void)
 /* Tampers with the ring through a second, writable mapping, as a broken writer would. */
 static void test_torn(void)
 {
-	struct gd_seg *s = make_seg(3);
 	struct gd_reader rd;
-	if (!tap_ok(s && open_reader(&rd, 3), "attach for the torn-record test"))
+	struct gd_seg *s = attach(3, &rd, "attach for the torn-record test");
+	if (!s)
 		return;
 	int fd = shm_open(name, O_RDWR, 0);
 	size_t size = GD_RING_OFFSET + GD_RING_CAPACITY * sizeof(struct gd_rec);
@@ -150,9 +160,9 @@ static void *writer(void *arg)
  * lost must equal published. */
 static void test_threads(void)
 {
-	struct race rc = { .seg = make_seg(4), .total = 400000 };
 	struct gd_reader rd;
-	if (!tap_ok(rc.seg && open_reader(&rd, 4), "attach for the thread test"))
+	struct race rc = { .seg = attach(4, &rd, "attach for the thread test"), .total = 400000 };
+	if (!rc.seg)
 		return;
 	pthread_t t;
 	pthread_create(&t, NULL, writer, &rc);

@@ -64,8 +64,6 @@ static void test_union_cases(void)
 	struct gd_iv d[] = { { 200, 300 } };
 	tap_ok(stats_union(d, 1, 0, 100) == 0, "an interval outside the window adds nothing");
 	tap_ok(stats_union(d, 0, 0, 100) == 0, "no interval, no time");
-	struct gd_iv e[] = { { 0, 60 }, { 40, 100 } };
-	tap_ok(stats_clipped_sum(e, 2, 0, 100) == 120, "the plain sum counts overlaps twice");
 }
 
 static struct gd_rec batch(uint64_t i, int64_t t0)
