@@ -6,7 +6,7 @@ BINDIR ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share/gputop-decode
 MANDIR ?= $(PREFIX)/share/man/man1
 
-CC ?= cc
+# CC is make's own (cc unless the command line or the environment says otherwise).
 PKG_CONFIG ?= pkg-config
 CURSES_CFLAGS := $(shell $(PKG_CONFIG) --cflags ncursesw 2>/dev/null)
 CURSES_LIBS := $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncursesw)
@@ -60,21 +60,27 @@ run: deps
 deps:
 	@tools/deps.sh
 
-# The binary is relinked whenever the configuration changes (the stamp names it).
-CONFIG_STAMP := build/.config-$(if $(SANITIZER),$(SANITIZER),plain)
-$(CONFIG_STAMP):
-	@mkdir -p build && rm -f build/.config-* && touch $@
+# Settings stamps: each holds the settings its outputs were built with and is rewritten only
+# when they change, so a new CC, CFLAGS or SANITIZER rebuilds exactly what it affects: the
+# objects of this configuration, and the binary at the top, which every configuration shares.
+update_stamp = $(shell mkdir -p $(dir $(1)) && printf '%s\n' '$(2)' | cmp -s - $(1) || printf '%s\n' '$(2)' >$(1))
+OBJ_STAMP := $(BUILD)/.settings
+BIN_STAMP := build/.bin-settings
+ifeq ($(filter clean format format-check lint,$(MAKECMDGOALS)),)
+  $(call update_stamp,$(OBJ_STAMP),$(CC) $(ALL_CFLAGS))
+  $(call update_stamp,$(BIN_STAMP),$(BUILD) $(CC) $(LDFLAGS) $(LDLIBS))
+endif
 
-$(BIN): $(OBJS) $(CONFIG_STAMP)
+$(BIN): $(OBJS) $(BIN_STAMP)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
 
-$(BUILD)/%.o: src/%.c
+$(BUILD)/%.o: src/%.c $(OBJ_STAMP)
 	@mkdir -p $(@D)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) tests/unit/tap.h
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) tests/unit/tap.h $(OBJ_STAMP)
 	@mkdir -p $(@D)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MMD -MP -o $@ $< $(LIB_OBJS) $(LDFLAGS) $(LDLIBS)

@@ -34,7 +34,7 @@ static void init(void)
 {
 	snprintf(name, sizeof(name), "/gputop-decode-fuzz.%d", (int)getpid());
 	shm_unlink(name);
-	struct gd_seg_info info = { .generation = GEN, .slot = 1, .dtype_bytes = 8 };
+	struct gd_seg_info info = { .generation = GEN, .id = 1, .dtype_bytes = 8 };
 	char err[256];
 	struct gd_seg *s = seg_create(name, &info, err, sizeof(err));
 	if (!s) {

@@ -1,5 +1,6 @@
-/* clx.c: OpenCL devices, the decode program's source and build, error names. */
-#include "gputop/clx.h"
+/* clx.c: OpenCL devices, the decode program's source and build, error names; the device
+ * probe and list of device.h. */
+#include "clx.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -96,19 +97,19 @@ static void fill(struct clx_device *d, cl_platform_id p, cl_device_id dev, int p
 {
 	memset(d, 0, sizeof(*d));
 	d->platform = p;
-	d->device = dev;
-	d->pi = pi;
-	d->di = di;
+	d->id = dev;
+	struct gd_device *info = &d->info;
+	info->platform = pi;
+	info->index = di;
 	cl_device_type type = 0;
 	cl_device_fp_config fp = 0;
-	clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof(d->name) - 1, d->name, NULL);
-	clGetDeviceInfo(dev, CL_DEVICE_VERSION, sizeof(d->version) - 1, d->version, NULL);
+	clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof(info->name) - 1, info->name, NULL);
+	clGetDeviceInfo(dev, CL_DEVICE_VERSION, sizeof(info->version) - 1, info->version, NULL);
 	clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof(type), &type, NULL);
 	clGetDeviceInfo(dev, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof(fp), &fp, NULL);
-	clGetDeviceInfo(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof(d->max_alloc), &d->max_alloc, NULL);
-	clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof(d->platform_name) - 1, d->platform_name, NULL);
-	d->gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
-	d->fp64 = fp != 0;
+	clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof(info->platform_name) - 1, info->platform_name, NULL);
+	info->gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
+	info->fp64 = fp != 0;
 }
 
 /* Calls fn for each device until it returns true; returns the number of devices seen. */
@@ -152,7 +153,7 @@ static bool pick_one(const struct clx_device *d, void *ctx)
 {
 	struct pick *p = ctx;
 	if (p->pi >= 0) {
-		if (d->pi == p->pi && d->di == p->di) {
+		if (d->info.platform == p->pi && d->info.index == p->di) {
 			*p->out = *d;
 			p->found = true;
 		}
@@ -162,7 +163,7 @@ static bool pick_one(const struct clx_device *d, void *ctx)
 		p->first = *d;
 		p->have_first = true;
 	}
-	if (d->gpu) {
+	if (d->info.gpu) {
 		*p->out = *d;
 		p->found = true;
 	}
@@ -191,11 +192,24 @@ int clx_pick(int pi, int di, struct clx_device *d, char *err, size_t errlen)
 
 struct probe_msg {
 	int rc;
-	struct clx_device dev;
+	struct gd_device dev;
 	char err[256];
 };
 
-int clx_probe(int pi, int di, struct clx_device *d, char *err, size_t errlen)
+/* The child's half of device_probe: pick, answer through fd, exit. */
+static void probe_child(int pi, int di, int fd)
+{
+	struct probe_msg m;
+	struct clx_device d;
+	memset(&m, 0, sizeof(m));
+	m.rc = clx_pick(pi, di, &d, m.err, sizeof(m.err));
+	if (m.rc == 0)
+		m.dev = d.info;
+	ssize_t w = write(fd, &m, sizeof(m));
+	_exit(w == (ssize_t)sizeof(m) ? 0 : 1);
+}
+
+int device_probe(int pi, int di, struct gd_device *d, char *err, size_t errlen)
 {
 	int fds[2];
 	if (pipe2(fds, O_CLOEXEC) != 0) {
@@ -210,15 +224,8 @@ int clx_probe(int pi, int di, struct clx_device *d, char *err, size_t errlen)
 		close(fds[1]);
 		return -1;
 	}
-	if (pid == 0) {
-		struct probe_msg m;
-		memset(&m, 0, sizeof(m));
-		m.rc = clx_pick(pi, di, &m.dev, m.err, sizeof(m.err));
-		m.dev.platform = NULL;
-		m.dev.device = NULL;
-		ssize_t w = write(fds[1], &m, sizeof(m));
-		_exit(w == (ssize_t)sizeof(m) ? 0 : 1);
-	}
+	if (pid == 0)
+		probe_child(pi, di, fds[1]);
 	close(fds[1]);
 	struct probe_msg m;
 	memset(&m, 0, sizeof(m));
@@ -249,12 +256,13 @@ int clx_probe(int pi, int di, struct clx_device *d, char *err, size_t errlen)
 
 static bool print_one(const struct clx_device *d, void *ctx)
 {
-	fprintf(ctx, "%d:%d  %-3s  %s  (%s, %s%s)\n", d->pi, d->di, d->gpu ? "GPU" : "CPU", d->name,
-	        d->platform_name, d->version, d->fp64 ? ", fp64" : "");
+	const struct gd_device *i = &d->info;
+	fprintf(ctx, "%d:%d  %-3s  %s  (%s, %s%s)\n", i->platform, i->index, i->gpu ? "GPU" : "CPU", i->name,
+	        i->platform_name, i->version, i->fp64 ? ", fp64" : "");
 	return false;
 }
 
-int clx_list(FILE *out)
+int device_list(FILE *out)
 {
 	return each_device(print_one, out);
 }
@@ -278,7 +286,7 @@ static char *read_file(const char *path, size_t *len)
 	return buf;
 }
 
-char *clx_kernel_source(char *err, size_t errlen)
+char *device_kernel_source(char *err, size_t errlen)
 {
 	char dirs[3][PATH_MAX];
 	int nd = 0;

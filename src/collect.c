@@ -1,4 +1,4 @@
-/* collect.c: one interval window of every worker's records -> struct gd_frame. */
+/* collect.c: the records of one interval window of every worker -> struct gd_frame. */
 #include "gputop/collect.h"
 
 #include <math.h>
@@ -6,51 +6,163 @@
 #include <string.h>
 
 #include "gputop/common.h"
-#include "gputop/supervisor.h"
 
-/* Per-worker statistics of [a, b); appends the worker's kernel intervals to iv. */
-static void worker_sample(struct gd_slot *sl, int64_t a, int64_t b, struct gd_sample *out, struct gd_iv **iv,
-                          size_t *niv, size_t *capiv)
+/* One worker's statistics state. */
+struct col_worker {
+	unsigned id;
+	struct gd_rec *pend; /* records read but not yet consumed by a window */
+	size_t npend, cappend;
+	uint64_t late;     /* records read after their window was reported: counted as lost */
+	int64_t last_kend; /* last kernel END of the previous batch seen; 0: none */
+	uint64_t last_batch;
+	uint64_t base_batches, base_symbols, base_lost; /* baselines of the last reset */
+};
+
+struct gd_collector {
+	int64_t start; /* of the open window */
+	struct col_worker *workers;
+	size_t n, cap;
+	struct gd_iv *iv; /* scratch: the window's kernel intervals */
+	size_t capiv;
+};
+
+struct gd_collector *collect_new(int64_t start)
+{
+	struct gd_collector *c = xcalloc(1, sizeof(*c));
+	c->start = start;
+	return c;
+}
+
+void collect_free(struct gd_collector *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		free(c->workers[i].pend);
+	free(c->workers);
+	free(c->iv);
+	free(c);
+}
+
+static struct col_worker *find(const struct gd_collector *c, unsigned id)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->workers[i].id == id)
+			return &c->workers[i];
+	return NULL;
+}
+
+static struct col_worker *get(struct gd_collector *c, unsigned id)
+{
+	struct col_worker *cw = find(c, id);
+	if (cw)
+		return cw;
+	if (c->n == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 16;
+		c->workers = xreallocarray(c->workers, c->cap, sizeof(*c->workers));
+	}
+	cw = &c->workers[c->n++];
+	memset(cw, 0, sizeof(*cw));
+	cw->id = id;
+	return cw;
+}
+
+void collect_push(struct gd_collector *c, const struct gd_worker_info *info, const struct gd_rec *r)
+{
+	struct col_worker *cw = get(c, info->id);
+	if (r->t_end < c->start) {
+		cw->late++;
+		return;
+	}
+	if (cw->npend == cw->cappend) {
+		cw->cappend = cw->cappend ? 2 * cw->cappend : 64;
+		cw->pend = xreallocarray(cw->pend, cw->cappend, sizeof(*cw->pend));
+	}
+	cw->pend[cw->npend++] = *r;
+}
+
+size_t collect_pending(const struct gd_collector *c, unsigned id)
+{
+	const struct col_worker *cw = find(c, id);
+	return cw ? cw->npend : 0;
+}
+
+void collect_forget(struct gd_collector *c, unsigned id)
+{
+	struct col_worker *cw = find(c, id);
+	if (!cw)
+		return;
+	free(cw->pend);
+	*cw = c->workers[--c->n];
+}
+
+void collect_reset(struct gd_collector *c, const struct gd_worker_info *info, int n, int64_t start)
+{
+	for (int i = 0; i < n; i++) {
+		struct col_worker *cw = get(c, info[i].id);
+		cw->base_batches = info[i].batches;
+		cw->base_symbols = info[i].symbols;
+		cw->base_lost = info[i].lost + cw->late;
+		cw->npend = 0;
+		cw->last_kend = 0;
+	}
+	c->start = start;
+}
+
+/* Worker cw's statistics of [a, b); appends its kernel intervals to the scratch list. */
+static void worker_sample(struct gd_collector *c, struct col_worker *cw, const struct gd_worker_info *info,
+                          int64_t a, int64_t b, size_t *niv, struct gd_sample *out)
 {
 	struct gd_batch_acc acc;
 	memset(&acc, 0, sizeof(acc));
 	int64_t busy = 0;
 	size_t keep = 0;
-	for (size_t i = 0; i < sl->npend; i++) {
-		const struct gd_rec *r = &sl->pend[i];
+	for (size_t i = 0; i < cw->npend; i++) {
+		const struct gd_rec *r = &cw->pend[i];
 		busy += stats_rec_busy(r, a, b);
-		stats_rec_intervals(r, iv, niv, capiv);
+		stats_rec_intervals(r, &c->iv, niv, &c->capiv);
 		if (r->t_end >= b) { /* completes in a later window: keep it */
-			sl->pend[keep++] = *r;
+			cw->pend[keep++] = *r;
 			continue;
 		}
 		/* The gap between batches is measured only between consecutive batches. */
-		bool consecutive = sl->last_kend && r->batch == sl->last_batch + 1;
-		stats_batch_add(&acc, r, consecutive ? sl->last_kend : 0);
-		sl->last_kend = gd_rec_kernel_end(r);
-		sl->last_batch = r->batch;
+		bool consecutive = cw->last_kend && r->batch == cw->last_batch + 1;
+		stats_batch_add(&acc, r, consecutive ? cw->last_kend : 0);
+		cw->last_kend = gd_rec_kernel_end(r);
+		cw->last_batch = r->batch;
 	}
-	sl->npend = keep;
+	cw->npend = keep;
 
 	double win = (double)(b - a) / 1e9;
-	out->id = sl->id;
-	out->pid = sl->pid;
-	out->state = sl->state;
+	out->id = info->id;
+	out->pid = info->pid;
+	out->state = info->state;
 	out->win_batches = acc.n;
 	out->mbit_s = (double)acc.symbols / win / 1e6;
-	out->batches = sl->view.batches - sl->base_batches;
-	out->symbols = sl->view.symbols - sl->base_symbols;
+	out->batches = info->batches - cw->base_batches;
+	out->symbols = info->symbols - cw->base_symbols;
 	out->kernel_busy = (double)busy / (double)(b - a);
-	out->lost = sl->rd.lost + sl->late - sl->base_lost;
+	out->lost = info->lost + cw->late - cw->base_lost;
 	stats_breakdown(&acc, &out->bd);
-	str_copy(out->error, sizeof(out->error), sl->error);
+	str_copy(out->error, sizeof(out->error), info->error);
 }
 
-void collect_window(struct gd_sup *s, int64_t t0, int64_t a, int64_t b, struct gd_frame *f)
+static void add_to(struct gd_sample *agg, const struct gd_sample *cw)
 {
-	if (f->cap < s->nslots) {
-		f->cap = s->nslots + 16;
-		f->w = xreallocarray(f->w, (size_t)f->cap, sizeof(*f->w));
+	agg->mbit_s += cw->mbit_s;
+	agg->batches += cw->batches;
+	agg->symbols += cw->symbols;
+	agg->win_batches += cw->win_batches;
+	agg->lost += cw->lost;
+}
+
+void collect_window(struct gd_collector *c, const struct gd_worker_info *info, int n, int64_t t0, int64_t end,
+                    struct gd_frame *f)
+{
+	int64_t a = c->start, b = end;
+	if (f->capworkers < n) {
+		f->capworkers = n + 16;
+		f->workers = xreallocarray(f->workers, (size_t)f->capworkers, sizeof(*f->workers));
 	}
 	size_t niv = 0;
 	double sum_busy = 0;
@@ -59,23 +171,18 @@ void collect_window(struct gd_sup *s, int64_t t0, int64_t a, int64_t b, struct g
 	struct gd_sample *agg = &f->agg;
 	memset(agg, 0, sizeof(*agg));
 	agg->state = GD_ST_RUNNING;
-	f->n = 0;
+	f->nworkers = n;
 	f->procs = 0;
 	f->timebase = GD_TB_NONE;
-	for (int i = 0; i < s->nslots; i++) {
-		struct gd_slot *sl = &s->slots[i];
-		struct gd_sample *w = &f->w[f->n++];
+	for (int i = 0; i < n; i++) {
+		struct gd_sample *smp = &f->workers[i];
 		size_t before = niv;
-		worker_sample(sl, a, b, w, &f->iv, &niv, &f->capiv);
-		f->procs += sl->alive;
-		agg->mbit_s += w->mbit_s;
-		agg->batches += w->batches;
-		agg->symbols += w->symbols;
-		agg->win_batches += w->win_batches;
-		agg->lost += w->lost;
-		sum_busy += w->kernel_busy;
-		if (sl->view.timebase != GD_TB_NONE)
-			f->timebase = sl->view.timebase;
+		worker_sample(c, get(c, info[i].id), &info[i], a, b, &niv, smp);
+		f->procs += info[i].alive;
+		add_to(agg, smp);
+		sum_busy += smp->kernel_busy;
+		if (info[i].timebase != GD_TB_NONE)
+			f->timebase = info[i].timebase;
 		else if (niv > before)
 			mapped = false;
 	}
@@ -83,15 +190,15 @@ void collect_window(struct gd_sup *s, int64_t t0, int64_t a, int64_t b, struct g
 	f->window_s = (double)(b - a) / 1e9;
 	f->busy_from_sum = !mapped;
 	if (mapped)
-		f->device_busy = (double)stats_union(f->iv, niv, a, b) / (double)(b - a);
+		f->device_busy = (double)stats_union(c->iv, niv, a, b) / (double)(b - a);
 	else
 		f->device_busy = sum_busy < 1 ? sum_busy : 1;
 	f->headroom = f->device_busy > 0 ? agg->mbit_s / f->device_busy : NAN;
+	c->start = b;
 }
 
 void collect_frame_free(struct gd_frame *f)
 {
-	free(f->w);
-	free(f->iv);
+	free(f->workers);
 	memset(f, 0, sizeof(*f));
 }

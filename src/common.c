@@ -40,12 +40,6 @@ void *xreallocarray(void *p, size_t nmemb, size_t size)
 	return q;
 }
 
-char *xstrdup(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	return memcpy(xmalloc(n), s, n);
-}
-
 int64_t now_ns(void)
 {
 	struct timespec ts;

@@ -314,41 +314,46 @@ static void ui_draw_busy(struct ui *u, WINDOW *w)
 
 static int ui_selected_slot(struct ui *u)
 {
-	for (int i = 0; i < u->s.sup.nslots; i++)
-		if (u->s.sup.slots[i].id == u->sel_id)
-			return i;
-	return -1;
+	return sup_find(u->s.sup, u->sel_id);
 }
 
 static void ui_act_spawn(struct ui *u)
 {
 	char err[GD_ERR_LEN];
-	int i = sup_spawn(&u->s.sup, err, sizeof(err));
-	if (i < 0)
+	int i = sup_spawn(u->s.sup, err, sizeof(err));
+	if (i < 0) {
 		ui_message(u, "cannot start a worker: %s", err);
-	else
-		ui_message(u, "started worker %u (pid %d)", u->s.sup.slots[i].id, (int)u->s.sup.slots[i].pid);
+		return;
+	}
+	struct gd_worker_info w;
+	sup_worker(u->s.sup, i, &w);
+	ui_message(u, "started worker %u (pid %d)", w.id, (int)w.pid);
 }
 
 static void ui_act_stop_newest(struct ui *u)
 {
-	int i = sup_newest(&u->s.sup);
+	int i = sup_newest(u->s.sup);
 	if (i < 0) {
 		ui_message(u, "no running worker to stop");
 		return;
 	}
-	sup_stop(&u->s.sup, i, false);
-	ui_message(u, "stopping worker %u", u->s.sup.slots[i].id);
+	struct gd_worker_info w;
+	sup_worker(u->s.sup, i, &w);
+	sup_stop(u->s.sup, i, false);
+	ui_message(u, "stopping worker %u", w.id);
 }
 
 static void ui_stop_selected(struct ui *u, bool kill)
 {
 	int i = ui_selected_slot(u);
-	if (i < 0 || !u->s.sup.slots[i].alive) {
+	struct gd_worker_info w = { .alive = false };
+	if (i >= 0)
+		sup_worker(u->s.sup, i, &w);
+	if (!w.alive) {
 		ui_message(u, u->sel_id ? "worker %u has already ended" : "no worker selected", u->sel_id);
 		return;
 	}
-	sup_stop(&u->s.sup, i, kill);
+	sup_stop(u->s.sup, i, kill);
 	ui_message(u, kill ? "killed worker %u (SIGKILL)" : "stopping worker %u", u->sel_id);
 }
 
@@ -364,11 +369,11 @@ static void ui_act_kill(struct ui *u)
 
 static void ui_move(struct ui *u, int by)
 {
-	int n = u->s.frame.n;
+	int n = u->s.frame.nworkers;
 	if (n == 0)
 		return;
 	u->sel = u->sel + by < 0 ? 0 : u->sel + by >= n ? n - 1 : u->sel + by;
-	u->sel_id = u->s.frame.w[u->sel].id;
+	u->sel_id = u->s.frame.workers[u->sel].id;
 }
 
 static void ui_act_up(struct ui *u)
@@ -383,8 +388,8 @@ static void ui_act_down(struct ui *u)
 
 static void ui_act_pause(struct ui *u)
 {
-	sup_pause(&u->s.sup, !u->s.sup.paused);
-	ui_message(u, u->s.sup.paused ? "paused every worker (p resumes)" : "resumed every worker");
+	sup_pause(u->s.sup, !sup_paused(u->s.sup));
+	ui_message(u, sup_paused(u->s.sup) ? "paused every worker (p resumes)" : "resumed every worker");
 }
 
 static void ui_act_reset(struct ui *u)
@@ -444,7 +449,7 @@ static void ui_clock(char *buf, size_t n, int64_t ns)
 /* The run's settings; the compact form where the long one does not fit in width. */
 static int ui_settings(const struct ui *u, char p[][96], int width)
 {
-	const struct gd_opts *o = &u->s.sup.o;
+	const struct gd_opts *o = &u->s.o;
 	for (int c = 0; c < 2; c++) {
 		snprintf(p[0], 96, c ? "%u sym" : "size %u", (unsigned)o->size);
 		snprintf(p[1], 96, c ? "%s" : "dtype %s", gd_dtype_name(o->dtype));
@@ -465,18 +470,18 @@ static void ui_draw_header(struct ui *u, WINDOW *w, int64_t now)
 {
 	char clock[32], right[64], dev[160], p[6][96];
 	ui_clock(clock, sizeof(clock), now - u->s.t0);
-	snprintf(right, sizeof(right), "%selapsed %s", u->s.sup.paused ? "PAUSED  " : "", clock);
+	snprintf(right, sizeof(right), "%selapsed %s", sup_paused(u->s.sup) ? "PAUSED  " : "", clock);
 	/* The device's name and version give way to the clock on the right. */
 	int limit = getmaxx(w) - (int)strlen(right) - 2;
 	ui_put(w, 0, 0, ui_attr(u, UI_P_HEAD), GD_NAME);
 	int x = (int)strlen(GD_NAME) + 2;
-	snprintf(dev, sizeof(dev), "%d:%d %s", u->s.dev.pi, u->s.dev.di, u->s.dev.name);
+	snprintf(dev, sizeof(dev), "%d:%d %s", u->s.dev.platform, u->s.dev.index, u->s.dev.name);
 	if (x < limit)
 		ui_putf(w, 0, x, ui_attr(u, UI_P_HEAD), "%.*s", limit - x, dev);
 	x += (int)strlen(dev) + 2;
 	if (x < limit)
 		ui_putf(w, 0, x, A_NORMAL, "%.*s", limit - x, u->s.dev.version);
-	ui_put_right(w, 0, ui_attr(u, u->s.sup.paused ? UI_P_WARN : UI_P_NONE), right);
+	ui_put_right(w, 0, ui_attr(u, sup_paused(u->s.sup) ? UI_P_WARN : UI_P_NONE), right);
 	ui_pieces(w, 1, 0, getmaxx(w), A_NORMAL, p, ui_settings(u, p, getmaxx(w)));
 }
 
@@ -486,7 +491,7 @@ static void ui_draw_summary(struct ui *u, WINDOW *w)
 	char head[32], p[5][96];
 	ui_num(head, sizeof(head), 12, u->hist.n ? f->headroom : NAN, 1);
 	snprintf(p[0], sizeof(p[0]), "headroom~ %s Mbit/s (estimate)", head);
-	snprintf(p[1], sizeof(p[1]), "workers %d/%d", sup_live(&u->s.sup), u->s.sup.o.max_procs);
+	snprintf(p[1], sizeof(p[1]), "workers %d/%d", sup_live(u->s.sup), u->s.o.max_procs);
 	snprintf(p[2], sizeof(p[2]), "lost %llu", (unsigned long long)f->agg.lost);
 	snprintf(p[3], sizeof(p[3]), "timebase %s", gd_timebase_name(f->timebase));
 	snprintf(p[4], sizeof(p[4]), "%s", f->busy_from_sum ? "busy: sum of workers (no clock mapping)" : "");
@@ -673,21 +678,21 @@ static void ui_draw_row(struct ui *u, WINDOW *w, int y, const struct gd_sample *
 static void ui_follow(struct ui *u)
 {
 	const struct gd_frame *f = &u->s.frame;
-	for (int i = 0; i < f->n; i++)
-		if (f->w[i].id == u->sel_id)
+	for (int i = 0; i < f->nworkers; i++)
+		if (f->workers[i].id == u->sel_id)
 			u->sel = i;
-	if (u->sel >= f->n)
-		u->sel = f->n - 1;
+	if (u->sel >= f->nworkers)
+		u->sel = f->nworkers - 1;
 	if (u->sel < 0)
 		u->sel = 0;
-	u->sel_id = f->n ? f->w[u->sel].id : 0;
+	u->sel_id = f->nworkers ? f->workers[u->sel].id : 0;
 	int rows = u->lay.table_rows > 0 ? u->lay.table_rows : 1;
 	if (u->sel < u->top)
 		u->top = u->sel;
 	if (u->sel >= u->top + rows)
 		u->top = u->sel - rows + 1;
-	if (u->top > f->n - rows)
-		u->top = f->n - rows > 0 ? f->n - rows : 0;
+	if (u->top > f->nworkers - rows)
+		u->top = f->nworkers - rows > 0 ? f->nworkers - rows : 0;
 }
 
 static void ui_draw_table(struct ui *u, WINDOW *w)
@@ -706,16 +711,16 @@ static void ui_draw_table(struct ui *u, WINDOW *w)
 	       getmaxx(w) - bar >= 19 ? "breakdown g w k r o" : "breakdown");
 	ui_follow(u);
 	int rows = u->lay.table_rows;
-	if (f->n > rows) {
+	if (f->nworkers > rows) {
 		char more[48];
-		snprintf(more, sizeof(more), " rows %d-%d of %d ", u->top + 1, u->top + rows, f->n);
+		snprintf(more, sizeof(more), " rows %d-%d of %d ", u->top + 1, u->top + rows, f->nworkers);
 		ui_put_right(w, 0, ui_attr(u, UI_P_COLS) | A_BOLD, more);
 	}
-	if (f->n == 0)
+	if (f->nworkers == 0)
 		ui_put(w, 1, 1, ui_attr(u, UI_P_DIM),
 		       u->hist.n ? "no workers: press + to start one" : "waiting for the first interval");
-	for (int r = 0; r < rows && u->top + r < f->n; r++)
-		ui_draw_row(u, w, 1 + r, &f->w[u->top + r], u->top + r == u->sel);
+	for (int r = 0; r < rows && u->top + r < f->nworkers; r++)
+		ui_draw_row(u, w, 1 + r, &f->workers[u->top + r], u->top + r == u->sel);
 }
 
 /* ---- drawing: whole screens ---- */
@@ -801,7 +806,7 @@ static void ui_free_windows(struct ui *u)
 static int ui_windows(struct ui *u)
 {
 	struct layout l;
-	layout_compute(COLS, LINES, u->s.frame.n, &l);
+	layout_compute(COLS, LINES, u->s.frame.nworkers, &l);
 	if (u->have_windows && l.cols == u->lay.cols && l.lines == u->lay.lines &&
 	    l.too_small == u->lay.too_small && l.tput.h == u->lay.tput.h)
 		return 0;
@@ -928,9 +933,9 @@ static void ui_frame(struct ui *u)
 {
 	const struct gd_frame *f = &u->s.frame;
 	ui_hist_push(&u->hist, f->agg.mbit_s, f->device_busy);
-	int ended = u->s.sup.nslots - sup_live(&u->s.sup);
+	int ended = sup_count(u->s.sup) - sup_live(u->s.sup);
 	if (ended > UI_ENDED_KEEP)
-		sup_prune(&u->s.sup); /* they were shown; the next frame drops them */
+		session_prune(&u->s); /* they were shown; the next frame drops them */
 	u->dirty = true;
 }
 
@@ -959,7 +964,7 @@ static void ui_loop(struct ui *u)
 	}
 }
 
-int dashboard_run(const struct gd_opts *o, const struct clx_device *dev, struct gd_trace *trace)
+int dashboard_run(const struct gd_opts *o, const struct gd_device *dev, struct gd_trace *trace)
 {
 	struct ui *u = xcalloc(1, sizeof(*u));
 	char err[256];
@@ -967,7 +972,7 @@ int dashboard_run(const struct gd_opts *o, const struct clx_device *dev, struct 
 	if (ui_begin(u)) {
 		ui_end(u);
 		fprintf(stderr, GD_NAME ": %s\n", u->fatal);
-		trace_close(trace);
+		trace_close(trace, err, sizeof(err));
 		free(u);
 		return GD_EXIT_USAGE;
 	}
@@ -982,8 +987,9 @@ int dashboard_run(const struct gd_opts *o, const struct clx_device *dev, struct 
 	ui_end(u); /* the terminal first: everything after this may print */
 	if (u->fatal[0])
 		fprintf(stderr, GD_NAME ": %s\n", u->fatal);
-	if (session_stop(&u->s) != 0) {
-		fprintf(stderr, GD_NAME ": --trace: writing the trace failed\n");
+	char why[512];
+	if (session_stop(&u->s, why, sizeof(why)) != 0) {
+		fprintf(stderr, GD_NAME ": %s\n", why);
 		status = GD_EXIT_FAIL;
 	}
 	free(u);

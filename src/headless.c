@@ -32,8 +32,8 @@ static bool was_reported(struct reported *r, unsigned id)
 /* Reports each worker failure once, on standard error. */
 static void report_failures(const struct gd_frame *f, struct reported *r)
 {
-	for (int i = 0; i < f->n; i++) {
-		const struct gd_sample *w = &f->w[i];
+	for (int i = 0; i < f->nworkers; i++) {
+		const struct gd_sample *w = &f->workers[i];
 		if (w->state == GD_ST_FAILED && !was_reported(r, w->id))
 			fprintf(stderr, GD_NAME ": worker %u (pid %d) failed: %s\n", w->id, (int)w->pid,
 			        w->error);
@@ -42,8 +42,9 @@ static void report_failures(const struct gd_frame *f, struct reported *r)
 
 static int finish(struct gd_session *s, struct gd_sink *sink, int status)
 {
-	if (session_stop(s) != 0) {
-		fprintf(stderr, GD_NAME ": --trace: writing the trace failed\n");
+	char why[512];
+	if (session_stop(s, why, sizeof(why)) != 0) {
+		fprintf(stderr, GD_NAME ": %s\n", why);
 		status = GD_EXIT_FAIL;
 	}
 	if (sink_close(sink) != 0) {
@@ -53,7 +54,7 @@ static int finish(struct gd_session *s, struct gd_sink *sink, int status)
 	return status;
 }
 
-int headless_run(const struct gd_opts *o, const struct clx_device *dev, struct gd_sink *sink,
+int headless_run(const struct gd_opts *o, const struct gd_device *dev, struct gd_sink *sink,
                  struct gd_trace *trace)
 {
 	struct gd_session s;
@@ -73,7 +74,7 @@ int headless_run(const struct gd_opts *o, const struct clx_device *dev, struct g
 				status = GD_EXIT_FAIL;
 				break;
 			}
-			sup_prune(&s.sup); /* ended workers were reported once */
+			session_prune(&s); /* ended workers were reported once */
 			continue;
 		}
 		sleep_ns(session_wait(&s, now));
@@ -87,10 +88,10 @@ int headless_run(const struct gd_opts *o, const struct clx_device *dev, struct g
 /* Starts or stops workers until n are live. */
 static int set_workers(struct gd_session *s, int n, char *err, size_t errlen)
 {
-	while (sup_active(&s->sup) > n)
-		sup_stop(&s->sup, sup_newest(&s->sup), false);
-	while (sup_active(&s->sup) < n)
-		if (sup_spawn(&s->sup, err, errlen) < 0)
+	while (sup_active(s->sup) > n)
+		sup_stop(s->sup, sup_newest(s->sup), false);
+	while (sup_active(s->sup) < n)
+		if (sup_spawn(s->sup, err, errlen) < 0)
 			return -1;
 	return 0;
 }
@@ -103,21 +104,12 @@ static int warm_up(struct gd_session *s, int n, char *err, size_t errlen)
 		if (gd_quit_signal)
 			return -1;
 		int64_t now = now_ns();
-		sup_service(&s->sup, now, INT64_MIN);
-		int ready = 0, live = 0;
-		for (int i = 0; i < s->sup.nslots; i++) {
-			const struct gd_slot *sl = &s->sup.slots[i];
-			if (!sl->alive || sl->stop_sent)
-				continue;
-			live++;
-			ready += sl->view.batches > 0;
-		}
-		if (live == n && ready == n)
+		session_service(s, now);
+		int ready = sup_ready(s->sup), active = sup_active(s->sup);
+		if (active == n && ready == n)
 			break;
-		if (live < n || now > deadline) {
-			const char *why = "";
-			for (int i = 0; i < s->sup.nslots && !*why; i++)
-				why = s->sup.slots[i].error;
+		if (active < n || now > deadline) {
+			const char *why = sup_first_error(s->sup);
 			snprintf(err, errlen, "sweep: only %d of %d workers running%s%s", ready, n,
 			         *why ? ": " : "", why);
 			return -1;
@@ -132,7 +124,7 @@ static int warm_up(struct gd_session *s, int n, char *err, size_t errlen)
 static int measure(struct gd_session *s, const struct gd_opts *o, int n, struct gd_sweep_row *row)
 {
 	session_restart_clock(s, now_ns());
-	s->end = s->a + (int64_t)(o->duration * 1e9);
+	s->end = s->win_start + (int64_t)(o->duration * 1e9);
 	double t = 0, sym = 0, busy = 0, gap = 0, gapw = 0;
 	while (!session_done(s)) {
 		if (gd_quit_signal)
@@ -147,11 +139,13 @@ static int measure(struct gd_session *s, const struct gd_opts *o, int n, struct 
 		sym += f->agg.mbit_s * f->window_s;
 		if (!isnan(f->device_busy))
 			busy += f->device_busy * f->window_s;
-		for (int i = 0; i < f->n; i++)
-			if (!isnan(f->w[i].bd.gap_batch_us)) {
-				gap += f->w[i].bd.gap_batch_us * (double)f->w[i].win_batches;
-				gapw += (double)f->w[i].win_batches;
+		for (int i = 0; i < f->nworkers; i++) {
+			const struct gd_sample *w = &f->workers[i];
+			if (!isnan(w->bd.gap_batch_us)) {
+				gap += w->bd.gap_batch_us * (double)w->win_batches;
+				gapw += (double)w->win_batches;
 			}
+		}
 	}
 	row->procs = n;
 	row->mbit_s = t > 0 ? sym / t : 0;
@@ -181,7 +175,7 @@ static void print_sweep(FILE *out, const struct gd_sweep_row *rows, int n)
 	fprintf(out, "headroom~ is an estimate: Mbit/s / device busy, the rate if the device never idled\n");
 }
 
-int headless_sweep(const struct gd_opts *o, const struct clx_device *dev, struct gd_sink *sink,
+int headless_sweep(const struct gd_opts *o, const struct gd_device *dev, struct gd_sink *sink,
                    struct gd_trace *trace)
 {
 	struct gd_opts so = *o;

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "gputop/clx.h"
 #include "gputop/common.h"
 #include "gputop/dashboard.h"
+#include "gputop/device.h"
 #include "gputop/headless.h"
 #include "gputop/opts.h"
 #include "gputop/sig.h"
@@ -23,17 +23,17 @@ static int usage_error(const char *msg)
 
 /* Resolves the device and the element type before anything starts (in a child process:
  * the supervisor itself never loads the OpenCL runtime). */
-static int resolve_device(struct gd_opts *o, struct clx_device *dev, char *err, size_t errlen)
+static int resolve_device(struct gd_opts *o, struct gd_device *dev, char *err, size_t errlen)
 {
-	if (clx_probe(o->platform, o->device, dev, err, errlen))
+	if (device_probe(o->platform, o->device, dev, err, errlen))
 		return -1;
-	o->platform = dev->pi;
-	o->device = dev->di;
+	o->platform = dev->platform;
+	o->device = dev->index;
 	if (o->dtype == GD_DT_AUTO)
 		o->dtype = dev->fp64 ? GD_DT_F64 : GD_DT_F32;
 	if (o->dtype == GD_DT_F64 && !dev->fp64) {
-		snprintf(err, errlen, "--dtype: device %d:%d (%s) has no fp64: use f32", dev->pi, dev->di,
-		         dev->name);
+		snprintf(err, errlen, "--dtype: device %d:%d (%s) has no fp64: use f32", dev->platform,
+		         dev->index, dev->name);
 		return -1;
 	}
 	return 0;
@@ -56,7 +56,7 @@ int main(int argc, char **argv)
 	case GD_ROLE_WORKER:
 		return worker_main(&o);
 	case GD_ROLE_LIST:
-		if (clx_list(stdout) == 0) {
+		if (device_list(stdout) == 0) {
 			fprintf(stderr, GD_NAME ": no OpenCL device found\n");
 			return GD_EXIT_FAIL;
 		}
@@ -69,11 +69,11 @@ int main(int argc, char **argv)
 	if (o.role == GD_ROLE_DASHBOARD && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
 		return usage_error(
 		    "the dashboard needs a terminal on standard input and output (use --headless)");
-	struct clx_device dev;
+	struct gd_device dev;
 	if (resolve_device(&o, &dev, err, sizeof(err)))
 		return usage_error(err);
 	/* Every worker would fail without the kernel source: say so once, before starting any. */
-	char *src = clx_kernel_source(err, sizeof(err));
+	char *src = device_kernel_source(err, sizeof(err));
 	if (!src) {
 		fprintf(stderr, GD_NAME ": %s\n", err);
 		return GD_EXIT_FAIL;
@@ -89,7 +89,8 @@ int main(int argc, char **argv)
 		/* A sweep's log holds only its rows, and only with --output. */
 		const char *path = o.nsweep && !o.output ? "/dev/null" : o.output;
 		if (!(sink = sink_open(path, o.format, err, sizeof(err)))) {
-			trace_close(trace);
+			char why[512]; /* the input error is the one to report */
+			trace_close(trace, why, sizeof(why));
 			if (o.trace && !trace_existed)
 				unlink(o.trace); /* bad input leaves no file behind */
 			return usage_error(err);

@@ -1,10 +1,10 @@
-/* modes.c: the three worker loops of SPEC.md behind one table: seed (the original's blocking
- * loop), pipelined (batches overlapped on several queues with pinned staging), kernel-only
+/* modes.c: the three worker loops behind one table: seed (the original's blocking loop),
+ * pipelined (batches overlapped on several queues with pinned staging), kernel-only
  * (back-to-back launches: the device ceiling). */
 #include <string.h>
 
 #include "gputop/common.h"
-#include "gputop/worker.h"
+#include "worker_impl.h"
 
 static size_t bytes(const struct gd_worker *w)
 {
@@ -48,11 +48,11 @@ static int seed_step(struct gd_worker *w)
 	return worker_publish(w, b, t_end);
 }
 
-/* ---- pipelined: GD_PIPE_SLOTS batches in flight, one in-order queue each ---- */
+/* ---- pipelined: GD_PIPE_DEPTH batches in flight, one in-order queue each ---- */
 
 static int pipe_setup(struct gd_worker *w)
 {
-	w->nb = GD_PIPE_SLOTS;
+	w->nb = GD_PIPE_DEPTH;
 	for (int i = 0; i < w->nb; i++)
 		if (worker_alloc_batch(w, &w->b[i], true))
 			return -1;
@@ -185,7 +185,7 @@ static int konly_drain(struct gd_worker *w)
 }
 
 const struct gd_mode_ops gd_modes[GD_MODE_COUNT] = {
-	[GD_MODE_SEED] = { "seed", seed_setup, seed_step, no_drain },
-	[GD_MODE_PIPELINED] = { "pipelined", pipe_setup, pipe_step, pipe_drain },
-	[GD_MODE_KERNEL_ONLY] = { "kernel-only", konly_setup, konly_step, konly_drain },
+	[GD_MODE_SEED] = { .setup = seed_setup, .step = seed_step, .drain = no_drain },
+	[GD_MODE_PIPELINED] = { .setup = pipe_setup, .step = pipe_step, .drain = pipe_drain },
+	[GD_MODE_KERNEL_ONLY] = { .setup = konly_setup, .step = konly_step, .drain = konly_drain },
 };

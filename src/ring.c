@@ -28,12 +28,11 @@ struct seg_header {
 	uint32_t capacity; /* power of two */
 	uint32_t ring_offset;
 	int32_t pid;
-	uint32_t slot;
+	uint32_t id;
 	uint64_t generation;
 	uint32_t dtype_bytes;
 	uint32_t state;
 	uint32_t timebase;
-	int32_t error_code;
 	int64_t heartbeat_ns;
 	uint64_t batches, symbols, kernels;
 	uint64_t head;
@@ -51,9 +50,9 @@ static const char *const state_names[GD_ST_COUNT] = {
 	"starting", "running", "paused", "stopping", "exited", "failed", "stalled",
 };
 
-const char *gd_state_name(enum gd_state s)
+const char *gd_state_name(enum gd_state st)
 {
-	return (unsigned)s < GD_ST_COUNT ? state_names[s] : "unknown";
+	return (unsigned)st < GD_ST_COUNT ? state_names[st] : "unknown";
 }
 
 static const char *const timebase_names[GD_TB_COUNT] = { "none", "host-timer", "offset-estimate" };
@@ -131,77 +130,77 @@ static size_t seg_size(void)
 
 struct gd_seg *seg_create(const char *name, const struct gd_seg_info *info, char *err, size_t errlen)
 {
-	struct gd_seg *s = xcalloc(1, sizeof(*s));
-	str_copy(s->name, sizeof(s->name), name);
-	s->size = seg_size();
+	struct gd_seg *seg = xcalloc(1, sizeof(*seg));
+	str_copy(seg->name, sizeof(seg->name), name);
+	seg->size = seg_size();
 	const char *step = "shm_open";
-	s->fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
-	if (s->fd < 0)
+	seg->fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+	if (seg->fd < 0)
 		goto fail;
 	step = "fchmod";
-	if (fchmod(s->fd, 0600) != 0) /* exactly 0600, whatever the umask */
+	if (fchmod(seg->fd, 0600) != 0) /* exactly 0600, whatever the umask */
 		goto fail_unlink;
 	step = "ftruncate";
-	if (ftruncate(s->fd, (off_t)s->size) != 0)
+	if (ftruncate(seg->fd, (off_t)seg->size) != 0)
 		goto fail_unlink;
 	/* Reserve every page now so a full /dev/shm fails here, not later as SIGBUS. */
 	step = "posix_fallocate";
-	int rc = posix_fallocate(s->fd, 0, (off_t)s->size);
+	int rc = posix_fallocate(seg->fd, 0, (off_t)seg->size);
 	if (rc != 0) {
 		errno = rc;
 		goto fail_unlink;
 	}
 	step = "mmap";
-	void *base = mmap(NULL, s->size, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
+	void *base = mmap(NULL, seg->size, PROT_READ | PROT_WRITE, MAP_SHARED, seg->fd, 0);
 	if (base == MAP_FAILED)
 		goto fail_unlink;
-	memset(base, 0, s->size);
-	s->h = base;
-	s->ring = (unsigned char *)base + GD_RING_OFFSET;
+	memset(base, 0, seg->size);
+	seg->h = base;
+	seg->ring = (unsigned char *)base + GD_RING_OFFSET;
 
-	struct seg_header *h = s->h;
+	struct seg_header *h = seg->h;
 	h->version = GD_SEG_VERSION;
 	h->header_size = sizeof(*h);
 	h->record_size = sizeof(struct gd_rec);
 	h->capacity = GD_RING_CAPACITY;
 	h->ring_offset = GD_RING_OFFSET;
 	h->pid = (int32_t)getpid();
-	h->slot = info->slot;
+	h->id = info->id;
 	h->generation = info->generation;
 	h->dtype_bytes = info->dtype_bytes;
 	h->state = GD_ST_STARTING;
 	str_copy(h->device, sizeof(h->device), info->device);
 	h->heartbeat_ns = now_ns();
 	__atomic_store_n(&h->magic, GD_SEG_MAGIC, __ATOMIC_RELEASE);
-	return s;
+	return seg;
 
 fail_unlink:
 	snprintf(err, errlen, "%s %s: %s", step, name, strerror(errno));
-	close(s->fd);
+	close(seg->fd);
 	shm_unlink(name);
-	free(s);
+	free(seg);
 	return NULL;
 fail:
 	snprintf(err, errlen, "%s %s: %s", step, name, strerror(errno));
-	free(s);
+	free(seg);
 	return NULL;
 }
 
-void seg_close(struct gd_seg *s, bool unlink_name)
+void seg_close(struct gd_seg *seg, bool unlink_name)
 {
-	if (!s)
+	if (!seg)
 		return;
-	munmap(s->h, s->size);
-	close(s->fd);
+	munmap(seg->h, seg->size);
+	close(seg->fd);
 	if (unlink_name)
-		shm_unlink(s->name);
-	free(s);
+		shm_unlink(seg->name);
+	free(seg);
 }
 
-void seg_publish(struct gd_seg *s, const struct gd_rec *r)
+void seg_publish(struct gd_seg *seg, const struct gd_rec *r)
 {
-	uint64_t i = __atomic_load_n(&s->h->head, __ATOMIC_RELAXED);
-	uint64_t *dst = (uint64_t *)(s->ring + (i & (GD_RING_CAPACITY - 1)) * sizeof(*r));
+	uint64_t i = __atomic_load_n(&seg->h->head, __ATOMIC_RELAXED);
+	uint64_t *dst = (uint64_t *)(seg->ring + (i & (GD_RING_CAPACITY - 1)) * sizeof(*r));
 	const uint64_t *src = (const uint64_t *)r;
 
 	/* Payload words are release stores rather than relaxed stores after a release fence:
@@ -210,36 +209,35 @@ void seg_publish(struct gd_seg *s, const struct gd_rec *r)
 	for (size_t w = 1; w < REC_WORDS; w++)
 		__atomic_store_n(&dst[w], src[w], __ATOMIC_RELEASE);
 	__atomic_store_n(&dst[0], 2 * i + 2, __ATOMIC_RELEASE);
-	__atomic_store_n(&s->h->head, i + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&seg->h->head, i + 1, __ATOMIC_RELEASE);
 }
 
-void seg_set_state(struct gd_seg *s, enum gd_state st)
+void seg_set_state(struct gd_seg *seg, enum gd_state st)
 {
-	__atomic_store_n(&s->h->state, (uint32_t)st, __ATOMIC_RELEASE);
+	__atomic_store_n(&seg->h->state, (uint32_t)st, __ATOMIC_RELEASE);
 }
 
-void seg_set_timebase(struct gd_seg *s, enum gd_timebase tb)
+void seg_set_timebase(struct gd_seg *seg, enum gd_timebase tb)
 {
-	__atomic_store_n(&s->h->timebase, (uint32_t)tb, __ATOMIC_RELEASE);
+	__atomic_store_n(&seg->h->timebase, (uint32_t)tb, __ATOMIC_RELEASE);
 }
 
-void seg_set_error(struct gd_seg *s, int code, const char *msg)
+void seg_set_error(struct gd_seg *seg, const char *msg)
 {
 	size_t n = strnlen(msg, GD_ERR_LEN - 1);
 	for (size_t i = 0; i < GD_ERR_LEN; i++)
-		__atomic_store_n(&s->h->error[i], i < n ? msg[i] : '\0', __ATOMIC_RELAXED);
-	__atomic_store_n(&s->h->error_code, (int32_t)code, __ATOMIC_RELAXED);
-	__atomic_store_n(&s->h->state, (uint32_t)GD_ST_FAILED, __ATOMIC_RELEASE);
+		__atomic_store_n(&seg->h->error[i], i < n ? msg[i] : '\0', __ATOMIC_RELAXED);
+	__atomic_store_n(&seg->h->state, (uint32_t)GD_ST_FAILED, __ATOMIC_RELEASE);
 }
 
-void seg_heartbeat(struct gd_seg *s)
+void seg_heartbeat(struct gd_seg *seg)
 {
-	__atomic_store_n(&s->h->heartbeat_ns, now_ns(), __ATOMIC_RELEASE);
+	__atomic_store_n(&seg->h->heartbeat_ns, now_ns(), __ATOMIC_RELEASE);
 }
 
-void seg_add_totals(struct gd_seg *s, uint64_t batches, uint64_t symbols, uint64_t kernels)
+void seg_add_totals(struct gd_seg *seg, uint64_t batches, uint64_t symbols, uint64_t kernels)
 {
-	struct seg_header *h = s->h;
+	struct seg_header *h = seg->h;
 	__atomic_store_n(&h->batches, __atomic_load_n(&h->batches, __ATOMIC_RELAXED) + batches,
 	                 __ATOMIC_RELEASE);
 	__atomic_store_n(&h->symbols, __atomic_load_n(&h->symbols, __ATOMIC_RELAXED) + symbols,
@@ -472,16 +470,10 @@ bool reader_view(struct gd_reader *r, struct gd_seg_view *v)
 	v->heartbeat_ns = hb > 0 ? hb : 0; /* the supervisor subtracts it from now: keep it sane */
 	v->batches = LOAD(h->batches);
 	v->symbols = LOAD(h->symbols);
-	v->kernels = LOAD(h->kernels);
-	v->head = LOAD(h->head);
-	v->error_code = LOAD(h->error_code);
-	uint32_t db = LOAD(h->dtype_bytes);
-	v->dtype_bytes = (db == 4 || db == 8) ? db : 0;
 	if (v->state == GD_ST_FAILED)
 		copy_text(v->error, h->error, sizeof(v->error));
 	else
 		v->error[0] = '\0';
-	copy_text(v->device, h->device, sizeof(v->device));
 	bus_jmp = NULL;
 	return true;
 }
@@ -498,9 +490,9 @@ void reader_close(struct gd_reader *r)
 
 /* ---- names ---- */
 
-void seg_name(char *buf, size_t n, pid_t supervisor, unsigned slot, uint64_t gen)
+void seg_name(char *buf, size_t n, pid_t supervisor, unsigned id, uint64_t gen)
 {
-	snprintf(buf, n, "/" GD_SEG_PREFIX "%u.%d.%u.%016llx", (unsigned)geteuid(), (int)supervisor, slot,
+	snprintf(buf, n, "/" GD_SEG_PREFIX "%u.%d.%u.%016llx", (unsigned)geteuid(), (int)supervisor, id,
 	         (unsigned long long)gen);
 }
 

@@ -1,77 +1,123 @@
-/* session.c: the interval clock around the supervisor and the collector. */
+/* session.c: the interval clock around the supervisor and the collector; every record the
+ * supervisor reads goes to the trace and the collector from here. */
 #include "gputop/session.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gputop/common.h"
 #include "gputop/trace.h"
 
-int session_start(struct gd_session *s, const struct gd_opts *o, const struct clx_device *dev,
+static void on_record(void *ctx, const struct gd_worker_info *w, const struct gd_rec *r)
+{
+	struct gd_session *s = ctx;
+	if (s->trace)
+		trace_batch(s->trace, w->id, w->pid, r);
+	if (s->col)
+		collect_push(s->col, w, r);
+}
+
+int session_start(struct gd_session *s, const struct gd_opts *o, const struct gd_device *dev,
                   struct gd_trace *trace, char *err, size_t errlen)
 {
 	memset(s, 0, sizeof(*s));
+	s->o = *o;
 	s->dev = *dev;
 	s->trace = trace;
-	if (sup_init(&s->sup, o, err, errlen))
+	if (!(s->sup = sup_new(o, err, errlen)))
 		return -1;
-	s->sup.trace = trace;
 	s->t0 = now_ns();
+	s->col = collect_new(s->t0);
 	s->interval = (int64_t)(o->interval * 1e9);
 	s->settle = s->interval / 2 < GD_NS_PER_S / 4 ? s->interval / 2 : GD_NS_PER_S / 4;
 	s->poll = s->interval < GD_NS_PER_S / 20 ? s->interval : GD_NS_PER_S / 20;
 	s->end = o->duration > 0 ? s->t0 + (int64_t)(o->duration * 1e9) : INT64_MAX;
-	s->a = s->t0;
-	s->b = s->t0 + s->interval;
+	s->win_start = s->t0;
+	s->win_end = s->t0 + s->interval;
 	if (trace)
 		trace_set_origin(trace, s->t0);
 	for (int i = 0; i < o->procs; i++)
-		if (sup_spawn(&s->sup, err, errlen) < 0) {
-			session_stop(s);
+		if (sup_spawn(s->sup, err, errlen) < 0)
 			return -1;
-		}
 	return 0;
+}
+
+/* The supervisor's workers, copied into s->info; returns how many. */
+static int snapshot(struct gd_session *s)
+{
+	int n = sup_count(s->sup);
+	if (n > s->capinfo) {
+		s->capinfo = n + 16;
+		s->info = xreallocarray(s->info, (size_t)s->capinfo, sizeof(*s->info));
+	}
+	for (int i = 0; i < n; i++)
+		sup_worker(s->sup, i, &s->info[i]);
+	return n;
+}
+
+void session_service(struct gd_session *s, int64_t now)
+{
+	sup_service(s->sup, now, on_record, s);
 }
 
 bool session_poll(struct gd_session *s, int64_t now)
 {
-	sup_service(&s->sup, now, s->a);
-	int64_t b = s->b < s->end ? s->b : s->end;
-	if (now < b + s->settle || s->a >= s->end)
+	session_service(s, now);
+	int64_t b = s->win_end < s->end ? s->win_end : s->end;
+	if (now < b + s->settle || s->win_start >= s->end)
 		return false;
-	collect_window(&s->sup, s->t0, s->a, b, &s->frame);
+	collect_window(s->col, s->info, snapshot(s), s->t0, b, &s->frame);
 	if (s->trace)
 		trace_flush(s->trace);
-	s->a = b;
-	s->b = b + s->interval;
+	s->win_start = b;
+	s->win_end = b + s->interval;
 	return true;
 }
 
 int64_t session_wait(const struct gd_session *s, int64_t now)
 {
-	int64_t b = s->b < s->end ? s->b : s->end;
+	int64_t b = s->win_end < s->end ? s->win_end : s->end;
 	int64_t due = b + s->settle - now;
 	return due < s->poll ? (due > 0 ? due : 0) : s->poll;
 }
 
 bool session_done(const struct gd_session *s)
 {
-	return s->a >= s->end;
+	return s->win_start >= s->end;
+}
+
+void session_prune(struct gd_session *s)
+{
+	for (int i = sup_count(s->sup) - 1; i >= 0; i--) {
+		struct gd_worker_info w;
+		sup_worker(s->sup, i, &w);
+		if (w.alive || collect_pending(s->col, w.id))
+			continue;
+		sup_forget(s->sup, i);
+		collect_forget(s->col, w.id);
+	}
 }
 
 void session_restart_clock(struct gd_session *s, int64_t now)
 {
-	sup_service(&s->sup, now, s->a); /* read what completed so far, then forget it */
-	sup_reset(&s->sup);
-	s->a = now;
-	s->b = now + s->interval;
+	session_service(s, now); /* read what completed so far, then forget it */
+	collect_reset(s->col, s->info, snapshot(s), now);
+	session_prune(s);
+	s->win_start = now;
+	s->win_end = now + s->interval;
 }
 
-int session_stop(struct gd_session *s)
+int session_stop(struct gd_session *s, char *why, size_t whylen)
 {
-	sup_shutdown(&s->sup);
+	collect_free(s->col);
+	s->col = NULL; /* the last records still reach the trace */
+	sup_free(s->sup, on_record, s);
+	s->sup = NULL;
 	collect_frame_free(&s->frame);
-	int rc = trace_close(s->trace);
+	free(s->info);
+	s->info = NULL;
+	int rc = trace_close(s->trace, why, whylen);
 	s->trace = NULL;
 	return rc;
 }

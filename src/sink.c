@@ -224,8 +224,8 @@ int sink_frame(struct gd_sink *s, const struct gd_frame *f)
 	if (!s->started && s->fmt->header)
 		put(&s->b, "%s", s->fmt->header);
 	s->started = true;
-	for (int i = 0; i < f->n; i++)
-		s->fmt->sample(&s->b, f, &f->w[i], false);
+	for (int i = 0; i < f->nworkers; i++)
+		s->fmt->sample(&s->b, f, &f->workers[i], false);
 	s->fmt->sample(&s->b, f, &f->agg, true);
 	return flush(s);
 }

@@ -1,8 +1,10 @@
 /* supervisor.c: spawning, stopping and reaping workers; attaching to and draining their
  * segments. Workers are started with posix_spawn of this same binary (never a fork after
- * OpenCL or curses own anything), die with us (PR_SET_PDEATHSIG) and are reaped on SIGCHLD. */
+ * OpenCL or curses own anything), die with us (PR_SET_PDEATHSIG) and are reaped on SIGCHLD.
+ * Everything in struct sup_worker is written here and nowhere else. */
 #include "gputop/supervisor.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -17,10 +19,30 @@
 #include "gputop/common.h"
 #include "gputop/proc.h"
 #include "gputop/rng.h"
-#include "gputop/trace.h"
-#include "gputop/worker.h"
 
 #define GRACE_NS (5 * GD_NS_PER_S) /* SIGTERM, then SIGKILL after this */
+
+struct sup_worker {
+	struct gd_worker_info info; /* what the queries hand out */
+	uint64_t gen;
+	char shm[128];
+	bool attached; /* segment mapped */
+	bool stop_sent, kill_sent;
+	int64_t stop_ns;
+	struct gd_reader rd;
+	struct gd_seg_view view;
+};
+
+struct gd_sup {
+	struct gd_opts o;
+	pid_t self;
+	char exe[4096];
+	struct sup_worker *workers;
+	int n, cap;
+	unsigned next_id;
+	bool paused;
+	int64_t stall_ns; /* heartbeat age that counts as stalled */
+};
 
 /* SIGCHLD has a handler, and one without SA_RESTART, only so that a worker's end interrupts
  * the loop's sleep; the reaping itself happens in sup_service. */
@@ -29,19 +51,19 @@ static void on_child(int sig)
 	(void)sig;
 }
 
-int sup_init(struct gd_sup *s, const struct gd_opts *o, char *err, size_t errlen)
+struct gd_sup *sup_new(const struct gd_opts *o, char *err, size_t errlen)
 {
-	memset(s, 0, sizeof(*s));
-	s->o = *o;
-	s->self = getpid();
 	const char *exe = proc_self_exe();
 	if (!exe) {
 		snprintf(err, errlen, "cannot find the running executable (/proc/self/exe)");
-		return -1;
+		return NULL;
 	}
-	str_copy(s->exe, sizeof(s->exe), exe);
+	struct gd_sup *sup = xcalloc(1, sizeof(*sup));
+	sup->o = *o;
+	sup->self = getpid();
+	str_copy(sup->exe, sizeof(sup->exe), exe);
 	int64_t three = (int64_t)(3 * o->interval * 1e9);
-	s->stall_ns = three > GD_NS_PER_S ? three : GD_NS_PER_S;
+	sup->stall_ns = three > GD_NS_PER_S ? three : GD_NS_PER_S;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_child;
@@ -49,325 +71,359 @@ int sup_init(struct gd_sup *s, const struct gd_opts *o, char *err, size_t errlen
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGCHLD, &sa, NULL);
 	seg_sweep_stale();
-	return 0;
+	return sup;
 }
 
-static struct gd_slot *new_slot(struct gd_sup *s)
+static struct sup_worker *at(const struct gd_sup *sup, int i)
 {
-	if (s->nslots == s->capslots) {
-		s->capslots = s->capslots ? 2 * s->capslots : 16;
-		s->slots = xreallocarray(s->slots, (size_t)s->capslots, sizeof(*s->slots));
-	}
-	struct gd_slot *sl = &s->slots[s->nslots++];
-	memset(sl, 0, sizeof(*sl));
-	sl->rd.fd = -1;
-	return sl;
+	assert(i >= 0 && i < sup->n);
+	return &sup->workers[i];
 }
 
-int sup_live(const struct gd_sup *s)
+static bool is_active(const struct sup_worker *sw)
+{
+	return sw->info.alive && !sw->stop_sent && !sw->kill_sent;
+}
+
+int sup_count(const struct gd_sup *sup)
+{
+	return sup->n;
+}
+
+void sup_worker(const struct gd_sup *sup, int i, struct gd_worker_info *out)
+{
+	const struct sup_worker *sw = at(sup, i);
+	*out = sw->info;
+	out->active = is_active(sw);
+}
+
+int sup_find(const struct gd_sup *sup, unsigned id)
+{
+	for (int i = 0; i < sup->n; i++)
+		if (sup->workers[i].info.id == id)
+			return i;
+	return -1;
+}
+
+int sup_newest(const struct gd_sup *sup)
+{
+	for (int i = sup->n - 1; i >= 0; i--)
+		if (is_active(&sup->workers[i]))
+			return i;
+	return -1;
+}
+
+int sup_live(const struct gd_sup *sup)
 {
 	int n = 0;
-	for (int i = 0; i < s->nslots; i++)
-		n += s->slots[i].alive;
+	for (int i = 0; i < sup->n; i++)
+		n += sup->workers[i].info.alive;
 	return n;
 }
 
-int sup_spawn(struct gd_sup *s, char *err, size_t errlen)
+int sup_active(const struct gd_sup *sup)
 {
-	if (sup_live(s) >= s->o.max_procs) {
-		snprintf(err, errlen, "already %d workers (--max-procs)", s->o.max_procs);
-		return -1;
-	}
-	struct gd_slot *sl = new_slot(s);
-	sl->id = ++s->next_id;
-	sl->gen = rng_entropy();
-	seg_name(sl->shm, sizeof(sl->shm), s->self, sl->id, sl->gen);
+	int n = 0;
+	for (int i = 0; i < sup->n; i++)
+		n += is_active(&sup->workers[i]);
+	return n;
+}
 
-	char *argv[24], buf[2048];
-	if (opts_worker_argv(&s->o, s->exe, sl->shm, sl->gen, sl->id, s->self, argv, 24, buf, sizeof(buf)) <
-	    0) {
-		snprintf(err, errlen, "worker arguments too long");
-		s->nslots--;
-		return -1;
+int sup_ready(const struct gd_sup *sup)
+{
+	int n = 0;
+	for (int i = 0; i < sup->n; i++)
+		n += is_active(&sup->workers[i]) && sup->workers[i].view.batches > 0;
+	return n;
+}
+
+const char *sup_first_error(const struct gd_sup *sup)
+{
+	for (int i = 0; i < sup->n; i++)
+		if (sup->workers[i].info.error[0])
+			return sup->workers[i].info.error;
+	return "";
+}
+
+bool sup_paused(const struct gd_sup *sup)
+{
+	return sup->paused;
+}
+
+static struct sup_worker *add_worker(struct gd_sup *sup)
+{
+	if (sup->n == sup->cap) {
+		sup->cap = sup->cap ? 2 * sup->cap : 16;
+		sup->workers = xreallocarray(sup->workers, (size_t)sup->cap, sizeof(*sup->workers));
 	}
+	struct sup_worker *sw = &sup->workers[sup->n++];
+	memset(sw, 0, sizeof(*sw));
+	sw->rd.fd = -1;
+	return sw;
+}
+
+/* posix_spawn of the worker role: standard input and output on /dev/null, standard error
+ * shared with ours (the dashboard keeps it off the screen and replays it at exit), pause and
+ * resume blocked until the worker has its handlers, every other signal at its default. */
+static int spawn(const struct gd_sup *sup, char *const argv[], pid_t *pid)
+{
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	posix_spawn_file_actions_init(&fa);
-	for (int fd = 0; fd < 3; fd++)
-		posix_spawn_file_actions_addopen(&fa, fd, "/dev/null", fd ? O_WRONLY : O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
 	posix_spawnattr_init(&attr);
-	/* Pause and resume signals stay blocked until the worker has its handlers. */
 	sigset_t mask, def;
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGUSR1);
 	sigaddset(&mask, SIGUSR2);
 	sigemptyset(&def);
-	int defaults[] = { SIGTERM, SIGINT, SIGHUP, SIGCHLD, SIGPIPE, SIGUSR1, SIGUSR2, SIGWINCH };
+	static const int defaults[] = {
+		SIGTERM, SIGINT, SIGHUP, SIGCHLD, SIGPIPE, SIGUSR1, SIGUSR2, SIGWINCH
+	};
 	for (size_t i = 0; i < GD_ARRAY_LEN(defaults); i++)
 		sigaddset(&def, defaults[i]);
 	posix_spawnattr_setsigmask(&attr, &mask);
 	posix_spawnattr_setsigdefault(&attr, &def);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	int rc = posix_spawn(&sl->pid, s->exe, &fa, &attr, argv, environ);
+	int rc = posix_spawn(pid, sup->exe, &fa, &attr, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
-	if (rc != 0) {
-		snprintf(err, errlen, "posix_spawn %s: %s", s->exe, strerror(rc));
-		s->nslots--;
+	return rc;
+}
+
+int sup_spawn(struct gd_sup *sup, char *err, size_t errlen)
+{
+	if (sup_live(sup) >= sup->o.max_procs) {
+		snprintf(err, errlen, "already %d workers (--max-procs)", sup->o.max_procs);
 		return -1;
 	}
-	sl->alive = true;
-	sl->state = GD_ST_STARTING;
-	if (s->paused)
-		kill(sl->pid, SIGUSR1);
-	return s->nslots - 1;
+	struct sup_worker *sw = add_worker(sup);
+	sw->info.id = ++sup->next_id;
+	sw->gen = rng_entropy();
+	seg_name(sw->shm, sizeof(sw->shm), sup->self, sw->info.id, sw->gen);
+
+	char *argv[24], buf[2048];
+	int rc = -1;
+	if (opts_worker_argv(&sup->o, sup->exe, sw->shm, sw->gen, sw->info.id, sup->self, argv, 24, buf,
+	                     sizeof(buf)) < 0)
+		snprintf(err, errlen, "worker arguments too long");
+	else if ((rc = spawn(sup, argv, &sw->info.pid)) != 0)
+		snprintf(err, errlen, "posix_spawn %s: %s", sup->exe, strerror(rc));
+	if (rc != 0) {
+		sup->n--;
+		return -1;
+	}
+	sw->info.alive = true;
+	sw->info.state = GD_ST_STARTING;
+	if (sup->paused)
+		kill(sw->info.pid, SIGUSR1);
+	return sup->n - 1;
 }
 
-void sup_stop(struct gd_sup *s, int i, bool hard)
+void sup_stop(struct gd_sup *sup, int i, bool hard)
 {
-	if (i < 0 || i >= s->nslots || !s->slots[i].alive)
+	struct sup_worker *sw = at(sup, i);
+	if (!sw->info.alive)
 		return;
-	struct gd_slot *sl = &s->slots[i];
 	if (hard) {
-		kill(sl->pid, SIGKILL);
-		sl->kill_sent = true;
+		kill(sw->info.pid, SIGKILL);
+		sw->kill_sent = true;
 		return;
 	}
-	kill(sl->pid, SIGTERM);
-	kill(sl->pid, SIGCONT); /* a stopped worker must run to see SIGTERM */
-	if (!sl->stop_sent)
-		sl->stop_ns = now_ns();
-	sl->stop_sent = true;
-	sl->state = GD_ST_STOPPING;
+	kill(sw->info.pid, SIGTERM);
+	kill(sw->info.pid, SIGCONT); /* a stopped worker must run to see SIGTERM */
+	if (!sw->stop_sent)
+		sw->stop_ns = now_ns();
+	sw->stop_sent = true;
+	sw->info.state = GD_ST_STOPPING;
 }
 
-static bool active(const struct gd_slot *sl)
+void sup_pause(struct gd_sup *sup, bool pause)
 {
-	return sl->alive && !sl->stop_sent && !sl->kill_sent;
+	sup->paused = pause;
+	for (int i = 0; i < sup->n; i++)
+		if (sup->workers[i].info.alive)
+			kill(sup->workers[i].info.pid, pause ? SIGUSR1 : SIGUSR2);
 }
 
-int sup_newest(const struct gd_sup *s)
+static void fail_worker(struct sup_worker *sw, const char *prefix, const char *why)
 {
-	for (int i = s->nslots - 1; i >= 0; i--)
-		if (active(&s->slots[i]))
-			return i;
-	return -1;
+	snprintf(sw->info.error, sizeof(sw->info.error), "%s%s", prefix, why);
+	sw->info.state = GD_ST_FAILED;
 }
 
-int sup_active(const struct gd_sup *s)
+static void detach(struct sup_worker *sw)
 {
-	int n = 0;
-	for (int i = 0; i < s->nslots; i++)
-		n += active(&s->slots[i]);
-	return n;
+	reader_close(&sw->rd);
+	sw->attached = false;
 }
 
-void sup_pause(struct gd_sup *s, bool pause)
-{
-	s->paused = pause;
-	for (int i = 0; i < s->nslots; i++)
-		if (s->slots[i].alive)
-			kill(s->slots[i].pid, pause ? SIGUSR1 : SIGUSR2);
-}
-
-static void push_rec(struct gd_slot *sl, const struct gd_rec *r)
-{
-	if (sl->npend == sl->cappend) {
-		sl->cappend = sl->cappend ? 2 * sl->cappend : 64;
-		sl->pend = xreallocarray(sl->pend, sl->cappend, sizeof(*sl->pend));
-	}
-	sl->pend[sl->npend++] = *r;
-}
-
-static void fail_slot(struct gd_slot *sl, const char *prefix, const char *why)
-{
-	snprintf(sl->error, sizeof(sl->error), "%s%s", prefix, why);
-	sl->state = GD_ST_FAILED;
-}
-
-/* Reads every new record; those whose window was already emitted count as lost. */
-static void drain(struct gd_sup *s, struct gd_slot *sl, int64_t window_start)
+/* Hands every new record over, then refreshes the header's view. */
+static void drain(struct sup_worker *sw, gd_record_fn on_record, void *ctx)
 {
 	struct gd_rec buf[64];
 	int n;
-	while ((n = reader_poll(&sl->rd, buf, (int)GD_ARRAY_LEN(buf))) > 0) {
-		for (int i = 0; i < n; i++) {
-			if (s->trace)
-				trace_batch(s->trace, sl->id, sl->pid, &buf[i]);
-			if (buf[i].t_end < window_start)
-				sl->late++;
-			else
-				push_rec(sl, &buf[i]);
-		}
-	}
-	if (n < 0 || !reader_view(&sl->rd, &sl->view)) {
+	while ((n = reader_poll(&sw->rd, buf, (int)GD_ARRAY_LEN(buf))) > 0)
+		for (int i = 0; i < n; i++)
+			on_record(ctx, &sw->info, &buf[i]);
+	sw->info.lost = sw->rd.lost;
+	if (n < 0 || !reader_view(&sw->rd, &sw->view)) {
 		/* Truncated under us: keep what was read, stop reading, end the worker. */
-		fail_slot(sl, "", "shared-memory segment became unreadable");
-		reader_close(&sl->rd);
-		sl->attached = false;
-		if (sl->alive)
-			kill(sl->pid, SIGKILL);
+		fail_worker(sw, "", "shared-memory segment became unreadable");
+		detach(sw);
+		if (sw->info.alive)
+			kill(sw->info.pid, SIGKILL);
+		return;
 	}
+	sw->info.batches = sw->view.batches;
+	sw->info.symbols = sw->view.symbols;
+	sw->info.timebase = sw->view.timebase;
 }
 
-static void try_attach(struct gd_slot *sl)
+static void try_attach(struct sup_worker *sw)
 {
 	char why[160];
-	switch (reader_open(&sl->rd, sl->shm, sl->pid, sl->gen, why, sizeof(why))) {
+	switch (reader_open(&sw->rd, sw->shm, sw->info.pid, sw->gen, why, sizeof(why))) {
 	case GD_OPEN_OK:
-		sl->attached = true;
+		sw->attached = true;
 		break;
 	case GD_OPEN_NOTYET:
 		break;
 	case GD_OPEN_REJECTED:
 		/* Not the segment our worker made: never read it, and end the worker. */
-		fail_slot(sl, "segment rejected: ", why);
-		if (sl->alive)
-			kill(sl->pid, SIGKILL);
-		sl->kill_sent = true;
+		fail_worker(sw, "segment rejected: ", why);
+		if (sw->info.alive)
+			kill(sw->info.pid, SIGKILL);
+		sw->kill_sent = true;
 		break;
 	}
 }
 
-static void update_state(struct gd_sup *s, struct gd_slot *sl, int64_t now)
+static void update_state(const struct gd_sup *sup, struct sup_worker *sw, int64_t now)
 {
-	if (sl->state == GD_ST_FAILED)
+	enum gd_state *st = &sw->info.state;
+	if (*st == GD_ST_FAILED)
 		return;
-	if (!sl->attached) {
-		sl->state = sl->stop_sent ? GD_ST_STOPPING : GD_ST_STARTING;
-		return;
-	}
-	sl->state = sl->view.state;
-	if (sl->view.state == GD_ST_FAILED) {
-		str_copy(sl->error, sizeof(sl->error), sl->view.error);
+	if (!sw->attached) {
+		*st = sw->stop_sent ? GD_ST_STOPPING : GD_ST_STARTING;
 		return;
 	}
-	if (sl->stop_sent && sl->state != GD_ST_EXITED)
-		sl->state = GD_ST_STOPPING;
-	else if ((sl->state == GD_ST_RUNNING || sl->state == GD_ST_PAUSED) &&
-	         now - sl->view.heartbeat_ns > s->stall_ns)
-		sl->state = GD_ST_STALLED;
+	*st = sw->view.state;
+	if (sw->view.state == GD_ST_FAILED) {
+		str_copy(sw->info.error, sizeof(sw->info.error), sw->view.error);
+		return;
+	}
+	if (sw->stop_sent && *st != GD_ST_EXITED)
+		*st = GD_ST_STOPPING;
+	else if ((*st == GD_ST_RUNNING || *st == GD_ST_PAUSED) && now - sw->view.heartbeat_ns > sup->stall_ns)
+		*st = GD_ST_STALLED;
 }
 
-static void reaped(struct gd_sup *s, struct gd_slot *sl, int status, int64_t window_start)
+/* The state a worker ends in, from its exit status, unless it already failed. */
+static void ended(struct sup_worker *sw, int status)
 {
-	sl->alive = false;
-	if (!sl->attached && sl->state != GD_ST_FAILED)
-		try_attach(sl); /* a worker that failed fast left its error in the segment */
-	if (sl->attached) {
-		drain(s, sl, window_start);
-		reader_writer_died(&sl->rd); /* killed mid-publish: that record is lost */
-	}
-	update_state(s, sl, now_ns());
-	reader_close(&sl->rd);
-	sl->attached = false;
-	shm_unlink(sl->shm);
-	if (sl->state == GD_ST_FAILED)
+	if (sw->info.state == GD_ST_FAILED)
 		return;
 	if (WIFSIGNALED(status)) {
-		snprintf(sl->error, sizeof(sl->error), "killed by signal %d (%s)", WTERMSIG(status),
+		snprintf(sw->info.error, sizeof(sw->info.error), "killed by signal %d (%s)", WTERMSIG(status),
 		         strsignal(WTERMSIG(status)));
-		sl->state = GD_ST_EXITED;
-	} else if (WIFEXITED(status) && WEXITSTATUS(status) == GD_WORKER_EXIT_NOSEG) {
-		fail_slot(sl, "", "could not create its shared-memory segment");
+		sw->info.state = GD_ST_EXITED;
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) == GD_EXIT_NOSEG) {
+		fail_worker(sw, "", "could not create its shared-memory segment");
 	} else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-		snprintf(sl->error, sizeof(sl->error), "exited with status %d", WEXITSTATUS(status));
-		sl->state = GD_ST_FAILED;
+		snprintf(sw->info.error, sizeof(sw->info.error), "exited with status %d",
+		         WEXITSTATUS(status));
+		sw->info.state = GD_ST_FAILED;
 	} else {
-		sl->state = GD_ST_EXITED;
+		sw->info.state = GD_ST_EXITED;
 	}
 }
 
-static struct gd_slot *by_pid(struct gd_sup *s, pid_t pid)
+static void reaped(const struct gd_sup *sup, struct sup_worker *sw, int status, gd_record_fn on_record,
+                   void *ctx)
 {
-	for (int i = 0; i < s->nslots; i++)
-		if (s->slots[i].alive && s->slots[i].pid == pid)
-			return &s->slots[i];
+	sw->info.alive = false;
+	if (!sw->attached && sw->info.state != GD_ST_FAILED)
+		try_attach(sw); /* a worker that failed fast left its error in the segment */
+	if (sw->attached) {
+		drain(sw, on_record, ctx);
+		reader_writer_died(&sw->rd); /* killed mid-publish: that record is lost */
+		sw->info.lost = sw->rd.lost;
+	}
+	update_state(sup, sw, now_ns());
+	detach(sw);
+	shm_unlink(sw->shm);
+	ended(sw, status);
+}
+
+static struct sup_worker *by_pid(struct gd_sup *sup, pid_t pid)
+{
+	for (int i = 0; i < sup->n; i++)
+		if (sup->workers[i].info.alive && sup->workers[i].info.pid == pid)
+			return &sup->workers[i];
 	return NULL;
 }
 
-void sup_service(struct gd_sup *s, int64_t now, int64_t window_start)
+void sup_service(struct gd_sup *sup, int64_t now, gd_record_fn on_record, void *ctx)
 {
 	int status;
 	pid_t pid;
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		struct gd_slot *sl = by_pid(s, pid);
-		if (sl)
-			reaped(s, sl, status, window_start);
+		struct sup_worker *sw = by_pid(sup, pid);
+		if (sw)
+			reaped(sup, sw, status, on_record, ctx);
 	}
-	for (int i = 0; i < s->nslots; i++) {
-		struct gd_slot *sl = &s->slots[i];
-		if (!sl->alive)
+	for (int i = 0; i < sup->n; i++) {
+		struct sup_worker *sw = &sup->workers[i];
+		if (!sw->info.alive)
 			continue;
-		if (!sl->attached && sl->state != GD_ST_FAILED)
-			try_attach(sl);
-		if (sl->attached)
-			drain(s, sl, window_start);
-		update_state(s, sl, now);
-		if (sl->stop_sent && !sl->kill_sent && now - sl->stop_ns > GRACE_NS) {
-			kill(sl->pid, SIGKILL);
-			sl->kill_sent = true;
+		if (!sw->attached && sw->info.state != GD_ST_FAILED)
+			try_attach(sw);
+		if (sw->attached)
+			drain(sw, on_record, ctx);
+		update_state(sup, sw, now);
+		if (sw->stop_sent && !sw->kill_sent && now - sw->stop_ns > GRACE_NS) {
+			kill(sw->info.pid, SIGKILL);
+			sw->kill_sent = true;
 		}
 	}
 }
 
-static void free_slot(struct gd_slot *sl)
+void sup_forget(struct gd_sup *sup, int i)
 {
-	reader_close(&sl->rd);
-	free(sl->pend);
-	sl->pend = NULL;
+	struct sup_worker *sw = at(sup, i);
+	assert(!sw->info.alive);
+	reader_close(&sw->rd);
+	memmove(sw, sw + 1, (size_t)(sup->n - i - 1) * sizeof(*sw));
+	sup->n--;
 }
 
-void sup_prune(struct gd_sup *s)
+void sup_free(struct gd_sup *sup, gd_record_fn on_record, void *ctx)
 {
-	int j = 0;
-	for (int i = 0; i < s->nslots; i++) {
-		if (!s->slots[i].alive && s->slots[i].npend == 0) {
-			free_slot(&s->slots[i]);
-			continue;
-		}
-		s->slots[j++] = s->slots[i];
-	}
-	s->nslots = j;
-}
-
-void sup_reset(struct gd_sup *s)
-{
-	for (int i = 0; i < s->nslots; i++) {
-		struct gd_slot *sl = &s->slots[i];
-		sl->base_batches = sl->view.batches;
-		sl->base_symbols = sl->view.symbols;
-		sl->base_lost = sl->rd.lost + sl->late;
-		sl->npend = 0;
-		sl->last_kend = 0;
-	}
-	sup_prune(s);
-}
-
-void sup_shutdown(struct gd_sup *s)
-{
-	for (int i = 0; i < s->nslots; i++)
-		sup_stop(s, i, false);
+	if (!sup)
+		return;
+	for (int i = 0; i < sup->n; i++)
+		sup_stop(sup, i, false);
 	int64_t deadline = now_ns() + 3 * GD_NS_PER_S;
-	while (sup_live(s) > 0 && now_ns() < deadline) {
-		sup_service(s, now_ns(), INT64_MIN);
+	while (sup_live(sup) > 0 && now_ns() < deadline) {
+		sup_service(sup, now_ns(), on_record, ctx);
 		sleep_ns(GD_NS_PER_S / 100);
 	}
-	for (int i = 0; i < s->nslots; i++) {
-		struct gd_slot *sl = &s->slots[i];
-		if (!sl->alive)
+	for (int i = 0; i < sup->n; i++) {
+		struct sup_worker *sw = &sup->workers[i];
+		if (!sw->info.alive)
 			continue;
-		kill(sl->pid, SIGKILL);
+		kill(sw->info.pid, SIGKILL);
 		int status;
-		while (waitpid(sl->pid, &status, 0) < 0 && errno == EINTR)
+		while (waitpid(sw->info.pid, &status, 0) < 0 && errno == EINTR)
 			;
-		reaped(s, sl, status, INT64_MIN);
+		reaped(sup, sw, status, on_record, ctx);
 	}
-	for (int i = 0; i < s->nslots; i++) {
-		shm_unlink(s->slots[i].shm); /* idempotent: ENOENT when already gone */
-		free_slot(&s->slots[i]);
+	for (int i = 0; i < sup->n; i++) {
+		shm_unlink(sup->workers[i].shm); /* idempotent: ENOENT when already gone */
+		reader_close(&sup->workers[i].rd);
 	}
-	free(s->slots);
-	s->slots = NULL;
-	s->nslots = s->capslots = 0;
+	free(sup->workers);
+	free(sup);
 }

@@ -12,6 +12,7 @@
 
 struct gd_trace {
 	FILE *f;
+	char path[256];
 	uint64_t limit, events;
 	int64_t t0;
 	unsigned *named; /* workers whose track has its name event */
@@ -28,6 +29,7 @@ struct gd_trace *trace_open(const char *path, uint64_t limit, char *err, size_t 
 	}
 	struct gd_trace *t = xcalloc(1, sizeof(*t));
 	t->f = f;
+	str_copy(t->path, sizeof(t->path), path);
 	t->limit = limit;
 	fprintf(f,
 	        "[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"args\":{\"name\":\"" GD_NAME "\"}}");
@@ -100,17 +102,21 @@ void trace_batch(struct gd_trace *t, unsigned worker, pid_t pid, const struct gd
 
 void trace_flush(struct gd_trace *t)
 {
-	if (fflush(t->f) != 0)
+	if (fflush(t->f) != 0 && !t->error)
 		t->error = errno;
 }
 
-int trace_close(struct gd_trace *t)
+int trace_close(struct gd_trace *t, char *why, size_t whylen)
 {
 	if (!t)
 		return 0;
 	fputs("\n]\n", t->f);
-	int rc = (fclose(t->f) != 0 || t->error) ? -1 : 0;
+	if (fclose(t->f) != 0 && !t->error)
+		t->error = errno;
+	int error = t->error;
+	if (error)
+		snprintf(why, whylen, "--trace: writing '%s' failed: %s", t->path, strerror(error));
 	free(t->named);
 	free(t);
-	return rc;
+	return error ? -1 : 0;
 }

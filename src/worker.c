@@ -10,6 +10,7 @@
 
 #include "gputop/common.h"
 #include "gputop/decode_ref.h"
+#include "worker_impl.h"
 
 static volatile sig_atomic_t stop_flag, pause_flag;
 
@@ -75,7 +76,7 @@ int worker_alloc_batch(struct gd_worker *w, struct gd_batch *b, bool pinned)
 	size_t bytes = w->o->size * w->elem;
 	cl_int rc;
 	cl_queue_properties props[] = { CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0 };
-	b->q = clCreateCommandQueueWithProperties(w->ctx, w->dev.device, props, &rc);
+	b->q = clCreateCommandQueueWithProperties(w->ctx, w->dev.id, props, &rc);
 	if (!b->q)
 		return worker_fail(w, "clCreateCommandQueueWithProperties", rc);
 	b->in = clCreateBuffer(w->ctx, CL_MEM_READ_ONLY, bytes, NULL, &rc);
@@ -275,8 +276,8 @@ static void choose_timebase(struct gd_worker *w)
 	    res == 0)
 		return;
 	int64_t before = now_ns();
-	if (clGetDeviceAndHostTimer(w->dev.device, &dev, &host) != CL_SUCCESS ||
-	    clGetHostTimer(w->dev.device, &host_now) != CL_SUCCESS)
+	if (clGetDeviceAndHostTimer(w->dev.id, &dev, &host) != CL_SUCCESS ||
+	    clGetHostTimer(w->dev.id, &host_now) != CL_SUCCESS)
 		return;
 	int64_t after = now_ns();
 	/* The host timer's clock may not be CLOCK_MONOTONIC: bridge it through a second read. */
@@ -292,16 +293,16 @@ static int setup_cl(struct gd_worker *w)
 	char msg[GD_ERR_LEN];
 	cl_int rc;
 	w->elem = o->dtype == GD_DT_F32 ? 4 : 8;
-	w->ctx = clCreateContext(NULL, 1, &w->dev.device, NULL, NULL, &rc);
+	w->ctx = clCreateContext(NULL, 1, &w->dev.id, NULL, NULL, &rc);
 	if (!w->ctx)
 		return worker_fail(w, "clCreateContext", rc);
-	char *src = clx_kernel_source(msg, sizeof(msg));
+	char *src = device_kernel_source(msg, sizeof(msg));
 	if (!src) {
 		str_copy(w->err, sizeof(w->err), msg);
 		return -1;
 	}
 	const char *bopts = w->elem == 8 ? "-DREAL=double -DUSE_FP64" : "-DREAL=float";
-	w->prog = clx_build(w->ctx, w->dev.device, src, bopts, msg, sizeof(msg));
+	w->prog = clx_build(w->ctx, w->dev.id, src, bopts, msg, sizeof(msg));
 	free(src);
 	if (!w->prog) {
 		str_copy(w->err, sizeof(w->err), msg);
@@ -369,7 +370,7 @@ int worker_main(const struct gd_opts *o)
 	/* Die with the supervisor; it may already be gone before prctl took effect. */
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (getppid() != o->parent)
-		return GD_WORKER_EXIT_OK;
+		return GD_EXIT_OK;
 
 	struct gd_worker w;
 	memset(&w, 0, sizeof(w));
@@ -380,26 +381,25 @@ int worker_main(const struct gd_opts *o)
 		str_copy(w.err, sizeof(w.err), msg);
 
 	struct gd_seg_info info = { .generation = o->gen,
-		                    .slot = o->slot,
+		                    .id = o->slot,
 		                    .dtype_bytes = o->dtype == GD_DT_F32 ? 4 : 8 };
-	str_copy(info.device, sizeof(info.device), w.dev.name);
+	str_copy(info.device, sizeof(info.device), w.dev.info.name);
 	w.seg = seg_create(o->shm, &info, msg, sizeof(msg));
 	if (!w.seg) {
-		fprintf(stderr, GD_NAME " worker: %s\n", msg);
-		return GD_WORKER_EXIT_NOSEG;
+		fprintf(stderr, GD_NAME ": worker %u (pid %d): %s\n", o->slot, (int)getpid(), msg);
+		return GD_EXIT_NOSEG;
 	}
 	int rc = w.err[0] ? -1 : setup_cl(&w);
 	unblock_pause();
 	if (rc == 0)
 		rc = run_loop(&w);
 	teardown_cl(&w);
-	if (rc != 0) {
-		seg_set_error(w.seg, 0, w.err);
-		fprintf(stderr, GD_NAME " worker %u: %s\n", o->slot, w.err);
-	} else {
+	if (rc != 0)
+		seg_set_error(w.seg, w.err); /* the supervisor reports it */
+	else {
 		seg_set_state(w.seg, GD_ST_EXITED);
 	}
 	/* The supervisor unlinks after its last read; an orphan cleans up after itself. */
 	seg_close(w.seg, getppid() != o->parent);
-	return rc ? GD_WORKER_EXIT_FAILED : GD_WORKER_EXIT_OK;
+	return rc ? GD_EXIT_FAIL : GD_EXIT_OK;
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # lint.sh: cppcheck and clang-tidy over the sources with the checked-in configuration
-# (.clang-tidy); exits non-zero on any finding.
+# (.clang-tidy), and cppcheck's whole-program check for functions that nothing in src/ calls
+# (a function only tests call does not ship); exits non-zero on any finding.
 set -u
 cd "$(dirname "$0")/.."
 flags=(-std=c11 -D_GNU_SOURCE -Iinclude -Itests/unit $(pkg-config --cflags ncursesw OpenCL 2>/dev/null))
@@ -9,6 +10,9 @@ srcs=(src/*.c)
 echo "cppcheck: ${#srcs[@]} files"
 cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	--inline-suppr --suppress=missingIncludeSystem --std=c11 -D_GNU_SOURCE -Iinclude "${srcs[@]}" || status=1
+echo "cppcheck unusedFunction: ${#srcs[@]} files"
+cppcheck --quiet --error-exitcode=1 --enable=unusedFunction --inline-suppr --suppress=missingIncludeSystem \
+	--std=c11 -D_GNU_SOURCE -Iinclude "${srcs[@]}" || status=1
 echo "clang-tidy: ${#srcs[@]} files"
 for f in "${srcs[@]}"; do
 	out=$(clang-tidy --quiet "$f" -- "${flags[@]}" 2>/dev/null)

@@ -1,5 +1,7 @@
-/* collect.h: turning the records read in one interval window into plain samples: one per
- * worker and one aggregate. Both printers (dashboard, headless) read only these. */
+/* collect.h: turning the records of one interval window into plain samples: one per worker
+ * and one aggregate. Both printers (dashboard, headless) read only these. The collector owns
+ * the per-worker statistics state (records waiting for their window, the previous batch,
+ * the baselines of the last reset); what the supervisor knows comes in as gd_worker_info. */
 #ifndef GPUTOP_COLLECT_H
 #define GPUTOP_COLLECT_H
 
@@ -9,8 +11,7 @@
 
 #include "gputop/ring.h"
 #include "gputop/stats.h"
-
-struct gd_sup;
+#include "gputop/supervisor.h"
 
 struct gd_sample {
 	unsigned id;
@@ -34,15 +35,31 @@ struct gd_frame {
 	double headroom;    /* Mbit/s at device_busy = 1: an estimate; NAN when busy is 0 */
 	bool busy_from_sum; /* mapping unavailable: sum of kernel_busy capped at 1 */
 	enum gd_timebase timebase;
-	int n, cap;
-	struct gd_sample *w;
-	struct gd_iv *iv; /* scratch: the window's kernel intervals */
-	size_t capiv;
+	int nworkers, capworkers;
+	struct gd_sample *workers;
 };
 
-/* Fills f with the window [a, b) (host CLOCK_MONOTONIC ns) and consumes the records that
- * completed before b. t0 is the run's start, for t_s. */
-void collect_window(struct gd_sup *s, int64_t t0, int64_t a, int64_t b, struct gd_frame *f);
+struct gd_collector;
+
+/* A collector whose first window starts at start (host CLOCK_MONOTONIC ns). */
+struct gd_collector *collect_new(int64_t start);
+void collect_free(struct gd_collector *c);
+
+/* One record of worker w, read by the supervisor. A record that completed before the open
+ * window started is counted as lost: its window was already reported. */
+void collect_push(struct gd_collector *c, const struct gd_worker_info *w, const struct gd_rec *r);
+/* Records of worker id still waiting for their window. */
+size_t collect_pending(const struct gd_collector *c, unsigned id);
+/* Forgets worker id (after the supervisor has forgotten it). */
+void collect_forget(struct gd_collector *c, unsigned id);
+/* Forgets everything measured so far and opens a new window at start; workers' totals count
+ * again from their values in w[0..n). */
+void collect_reset(struct gd_collector *c, const struct gd_worker_info *w, int n, int64_t start);
+/* Closes the open window at end: fills f from the records that completed before end, one
+ * sample per worker of w[0..n) in that order, and opens the next window at end. t0 is the
+ * run's start, for t_s. */
+void collect_window(struct gd_collector *c, const struct gd_worker_info *w, int n, int64_t t0, int64_t end,
+                    struct gd_frame *f);
 void collect_frame_free(struct gd_frame *f);
 
 #endif

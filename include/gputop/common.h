@@ -11,8 +11,9 @@
 /* Exit statuses shared by every role. */
 enum {
 	GD_EXIT_OK = 0,
-	GD_EXIT_FAIL = 1,  /* run-time failure */
+	GD_EXIT_FAIL = 1,  /* run-time failure; a worker's error is in its segment */
 	GD_EXIT_USAGE = 2, /* bad input: nothing was started */
+	GD_EXIT_NOSEG = 3, /* a worker could not create its shared-memory segment */
 };
 
 #define GD_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -22,7 +23,6 @@ enum {
 void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t size);
 void *xreallocarray(void *p, size_t nmemb, size_t size);
-char *xstrdup(const char *s);
 
 /* CLOCK_MONOTONIC in nanoseconds: the one host clock of the tool. */
 int64_t now_ns(void);

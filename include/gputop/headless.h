@@ -2,16 +2,16 @@
 #ifndef GPUTOP_HEADLESS_H
 #define GPUTOP_HEADLESS_H
 
-#include "gputop/clx.h"
+#include "gputop/device.h"
 #include "gputop/opts.h"
 #include "gputop/sink.h"
 
 struct gd_trace;
 
 /* Both take ownership of sink and trace (NULL: none). Return the process exit status. */
-int headless_run(const struct gd_opts *o, const struct clx_device *dev, struct gd_sink *sink,
+int headless_run(const struct gd_opts *o, const struct gd_device *dev, struct gd_sink *sink,
                  struct gd_trace *trace);
-int headless_sweep(const struct gd_opts *o, const struct clx_device *dev, struct gd_sink *sink,
+int headless_sweep(const struct gd_opts *o, const struct gd_device *dev, struct gd_sink *sink,
                    struct gd_trace *trace);
 
 #endif

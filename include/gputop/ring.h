@@ -43,7 +43,7 @@ enum gd_state {
 	GD_ST_STALLED, /* reader's view only: heartbeat older than 3 periods */
 	GD_ST_COUNT
 };
-const char *gd_state_name(enum gd_state s);
+const char *gd_state_name(enum gd_state st);
 
 /* How device timestamps were mapped onto the host's CLOCK_MONOTONIC. */
 enum gd_timebase {
@@ -88,8 +88,8 @@ int64_t gd_rec_kernel_end(const struct gd_rec *r);
 
 /* What a worker tells about itself, fixed at set-up. */
 struct gd_seg_info {
-	uint64_t generation; /* random, chosen by the supervisor */
-	uint32_t slot;
+	uint64_t generation;  /* random, chosen by the supervisor */
+	uint32_t id;          /* the worker's id, from 1 */
 	uint32_t dtype_bytes; /* 4 or 8 */
 	char device[GD_DEV_LEN];
 };
@@ -100,14 +100,15 @@ struct gd_seg;
  * and fills err on failure. */
 struct gd_seg *seg_create(const char *name, const struct gd_seg_info *info, char *err, size_t errlen);
 /* Unmaps; unlinks the name too when unlink_name is set. */
-void seg_close(struct gd_seg *s, bool unlink_name);
-void seg_publish(struct gd_seg *s, const struct gd_rec *r);
-void seg_set_state(struct gd_seg *s, enum gd_state st);
-void seg_set_timebase(struct gd_seg *s, enum gd_timebase tb);
-void seg_set_error(struct gd_seg *s, int code, const char *msg);
-void seg_heartbeat(struct gd_seg *s);
+void seg_close(struct gd_seg *seg, bool unlink_name);
+void seg_publish(struct gd_seg *seg, const struct gd_rec *r);
+void seg_set_state(struct gd_seg *seg, enum gd_state st);
+void seg_set_timebase(struct gd_seg *seg, enum gd_timebase tb);
+/* Stores the error text, then the state failed. */
+void seg_set_error(struct gd_seg *seg, const char *msg);
+void seg_heartbeat(struct gd_seg *seg);
 /* Adds to the monotonic totals (written only by the worker). */
-void seg_add_totals(struct gd_seg *s, uint64_t batches, uint64_t symbols, uint64_t kernels);
+void seg_add_totals(struct gd_seg *seg, uint64_t batches, uint64_t symbols, uint64_t kernels);
 
 /* Reader side (supervisor). Plain struct so the collector can embed it. */
 struct gd_reader {
@@ -124,11 +125,8 @@ struct gd_seg_view {
 	enum gd_state state;
 	enum gd_timebase timebase;
 	int64_t heartbeat_ns;
-	uint64_t batches, symbols, kernels, head;
-	int error_code;
-	char error[GD_ERR_LEN];
-	char device[GD_DEV_LEN];
-	uint32_t dtype_bytes;
+	uint64_t batches, symbols;
+	char error[GD_ERR_LEN]; /* empty unless state is failed */
 };
 
 enum gd_open_result {
@@ -151,8 +149,8 @@ void reader_writer_died(struct gd_reader *r);
 bool reader_view(struct gd_reader *r, struct gd_seg_view *v);
 void reader_close(struct gd_reader *r);
 
-/* Segment names: "/gputop-decode.<uid>.<supervisor pid>.<slot>.<generation>". */
-void seg_name(char *buf, size_t n, pid_t supervisor, unsigned slot, uint64_t gen);
+/* Segment names: "/gputop-decode.<uid>.<supervisor pid>.<worker id>.<generation>". */
+void seg_name(char *buf, size_t n, pid_t supervisor, unsigned id, uint64_t gen);
 /* Unlinks segments of this uid whose supervisor is no longer running. Returns the count. */
 int seg_sweep_stale(void);
 

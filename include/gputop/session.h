@@ -1,35 +1,45 @@
-/* session.h: what the dashboard and the headless mode share: the supervisor, the interval
- * clock and the window samples. Only the printer differs between them. */
+/* session.h: what the dashboard and the headless mode share: the supervisor, the collector,
+ * the trace and the interval clock. Only the printer differs between them. */
 #ifndef GPUTOP_SESSION_H
 #define GPUTOP_SESSION_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "gputop/clx.h"
 #include "gputop/collect.h"
+#include "gputop/device.h"
+#include "gputop/opts.h"
 #include "gputop/supervisor.h"
 
+struct gd_trace;
+
 struct gd_session {
-	struct gd_sup sup;
+	struct gd_opts o;      /* device and dtype resolved */
+	struct gd_device dev;  /* the device the workers run on */
+	struct gd_sup *sup;    /* the workers */
 	struct gd_frame frame; /* the latest window */
-	struct gd_trace *trace;
-	struct clx_device dev;
-	int64_t t0;       /* start, host CLOCK_MONOTONIC ns */
-	int64_t a, b;     /* the open window [a, b) */
+	int64_t t0;            /* start, host CLOCK_MONOTONIC ns */
+	int64_t win_start;     /* the open window [win_start, win_end) */
+	int64_t win_end;
 	int64_t interval; /* ns */
 	int64_t settle;   /* a window is closed this long after its end, so batches that */
 	                  /* completed inside it have been read */
 	int64_t end;      /* stop after the window ending here; INT64_MAX: never */
 	int64_t poll;     /* ring polling period */
+	struct gd_collector *col;
+	struct gd_trace *trace;
+	struct gd_worker_info *info; /* scratch: the supervisor's workers at a window's end */
+	int capinfo;
 };
 
 /* Starts the supervisor and the first --procs workers; takes ownership of trace (or NULL).
- * Returns 0 or -1 (err). */
-int session_start(struct gd_session *s, const struct gd_opts *o, const struct clx_device *dev,
+ * Returns 0 or -1 (err); session_stop must be called either way. */
+int session_start(struct gd_session *s, const struct gd_opts *o, const struct gd_device *dev,
                   struct gd_trace *trace, char *err, size_t errlen);
 /* Services the workers; when a window is due, fills s->frame and returns true. */
 bool session_poll(struct gd_session *s, int64_t now);
+/* Services the workers without closing a window. */
+void session_service(struct gd_session *s, int64_t now);
 /* Nanoseconds until session_poll has something to do. */
 int64_t session_wait(const struct gd_session *s, int64_t now);
 /* True once the window that ends at --duration has been produced. */
@@ -37,7 +47,10 @@ bool session_done(const struct gd_session *s);
 /* Forgets the statistics so far and starts the window clock again at now (the `r` key,
  * each sweep step). */
 void session_restart_clock(struct gd_session *s, int64_t now);
-/* Stops every worker and releases everything; returns -1 if the trace could not be written. */
-int session_stop(struct gd_session *s);
+/* Forgets ended workers whose every record has been reported. */
+void session_prune(struct gd_session *s);
+/* Stops every worker and releases everything; returns -1 with the reason in why if the trace
+ * could not be written. */
+int session_stop(struct gd_session *s, char *why, size_t whylen);
 
 #endif

@@ -1,5 +1,7 @@
 /* supervisor.h: the worker processes seen from the dashboard or headless role: spawning,
- * stopping, reaping, attaching to their segments and draining their rings. */
+ * stopping, reaping, attaching to their segments and draining their rings. What a window
+ * makes of the records is the collector's business (collect.h): the supervisor hands each
+ * record over as it is read. */
 #ifndef GPUTOP_SUPERVISOR_H
 #define GPUTOP_SUPERVISOR_H
 
@@ -10,65 +12,59 @@
 #include "gputop/opts.h"
 #include "gputop/ring.h"
 
-struct gd_trace;
+struct gd_sup;
 
-/* One worker, alive or ended. The collector reads these; only supervisor.c writes them. */
-struct gd_slot {
-	unsigned id; /* worker number shown to the user, from 1 */
+/* One worker as the supervisor knows it, alive or ended: a copy, valid until the next call. */
+struct gd_worker_info {
+	unsigned id; /* shown to the user, from 1; also in the segment's name and --worker */
 	pid_t pid;
-	uint64_t gen;
-	char shm[128];
 	enum gd_state state;
-	bool alive;    /* not reaped yet */
-	bool attached; /* segment mapped */
-	bool stop_sent, kill_sent;
-	int64_t stop_ns;
+	bool alive;  /* not reaped yet */
+	bool active; /* alive and not asked to stop */
+	enum gd_timebase timebase;
+	uint64_t batches, symbols; /* the worker's own totals */
+	uint64_t lost;             /* records the reader could not use */
 	char error[GD_ERR_LEN];
-	struct gd_reader rd;
-	struct gd_seg_view view;
-	/* Records read but not yet consumed by a window (collect.c). */
-	struct gd_rec *pend;
-	size_t npend, cappend;
-	uint64_t late;     /* records read after their window was emitted: counted as lost */
-	int64_t last_kend; /* last kernel END of the previous batch seen */
-	uint64_t last_batch;
-	uint64_t base_batches, base_symbols, base_lost; /* baselines of the last reset */
 };
 
-struct gd_sup {
-	struct gd_opts o; /* device and dtype resolved */
-	pid_t self;
-	char exe[4096];
-	struct gd_slot *slots;
-	int nslots, capslots;
-	unsigned next_id;
-	bool paused;
-	int64_t stall_ns; /* heartbeat age that counts as stalled */
-	struct gd_trace *trace;
-};
+/* Called for every record read, in each worker's order. */
+typedef void (*gd_record_fn)(void *ctx, const struct gd_worker_info *w, const struct gd_rec *r);
 
-/* Sets up signal handling for children and sweeps stale segments. Returns 0 or -1 (err). */
-int sup_init(struct gd_sup *s, const struct gd_opts *o, char *err, size_t errlen);
-/* Stops every worker (SIGTERM, then SIGKILL after a grace period), reaps them and unlinks
- * every segment. Safe to call more than once. */
-void sup_shutdown(struct gd_sup *s);
+/* Sets up signal handling for children and sweeps stale segments. o's device and dtype are
+ * resolved. Returns NULL with a message in err. */
+struct gd_sup *sup_new(const struct gd_opts *o, char *err, size_t errlen);
+/* Stops every worker (SIGTERM, then SIGKILL after a grace period), reaps them, unlinks every
+ * segment, hands over the last records and frees s. NULL is fine. */
+void sup_free(struct gd_sup *sup, gd_record_fn on_record, void *ctx);
 
-/* Starts one more worker; returns its slot index, or -1 (limit reached or spawn failed). */
-int sup_spawn(struct gd_sup *s, char *err, size_t errlen);
-/* Graceful stop (the worker finishes its batch), or SIGKILL when kill is set. */
-void sup_stop(struct gd_sup *s, int slot, bool kill);
-/* Index of the most recently started live worker, or -1. */
-int sup_newest(const struct gd_sup *s);
-/* Workers not reaped yet (stopping ones included): what --max-procs bounds. */
-int sup_live(const struct gd_sup *s);
+/* Starts one more worker; returns its index, or -1 (limit reached or spawn failed: err). */
+int sup_spawn(struct gd_sup *sup, char *err, size_t errlen);
+/* Graceful stop of worker i (it finishes its batch), or SIGKILL when hard is set. */
+void sup_stop(struct gd_sup *sup, int i, bool hard);
+/* Pauses or resumes every worker between batches. */
+void sup_pause(struct gd_sup *sup, bool pause);
+bool sup_paused(const struct gd_sup *sup);
+
+/* Reaps children, attaches segments, reads every ring (each record goes to on_record),
+ * updates states and escalates stops. Call often. */
+void sup_service(struct gd_sup *sup, int64_t now, gd_record_fn on_record, void *ctx);
+/* Forgets ended worker i (after it has been reported). */
+void sup_forget(struct gd_sup *sup, int i);
+
+/* Queries. Workers are indexed 0..sup_count()-1 in the order they were started. */
+int sup_count(const struct gd_sup *sup);
+void sup_worker(const struct gd_sup *sup, int i, struct gd_worker_info *out);
+/* Index of worker id, or -1. */
+int sup_find(const struct gd_sup *sup, unsigned id);
+/* Index of the most recently started active worker, or -1. */
+int sup_newest(const struct gd_sup *sup);
+/* Workers not reaped yet, stopping ones included: what --max-procs bounds. */
+int sup_live(const struct gd_sup *sup);
 /* Live workers that were not asked to stop. */
-int sup_active(const struct gd_sup *s);
-void sup_pause(struct gd_sup *s, bool pause);
-/* Reaps children, attaches segments, drains rings, escalates stops. Call often. */
-void sup_service(struct gd_sup *s, int64_t now, int64_t window_start);
-/* Drops ended workers from the list (after they have been reported). */
-void sup_prune(struct gd_sup *s);
-/* Forgets totals and pending samples: the statistics start again. */
-void sup_reset(struct gd_sup *s);
+int sup_active(const struct gd_sup *sup);
+/* Active workers that have published at least one batch. */
+int sup_ready(const struct gd_sup *sup);
+/* The first error of any worker, or "". */
+const char *sup_first_error(const struct gd_sup *sup);
 
 #endif

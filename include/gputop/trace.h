@@ -3,6 +3,7 @@
 #ifndef GPUTOP_TRACE_H
 #define GPUTOP_TRACE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -17,7 +18,7 @@ void trace_set_origin(struct gd_trace *t, int64_t t0);
 void trace_batch(struct gd_trace *t, unsigned worker, pid_t pid, const struct gd_rec *r);
 /* Pushes what is buffered to the file (called once per window). */
 void trace_flush(struct gd_trace *t);
-/* Terminates the JSON and closes; returns 0, or -1 if any write failed. */
-int trace_close(struct gd_trace *t);
+/* Terminates the JSON and closes; returns 0, or -1 with the first write error in why. */
+int trace_close(struct gd_trace *t, char *why, size_t whylen);
 
 #endif

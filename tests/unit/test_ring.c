@@ -16,7 +16,7 @@ static char name[96];
 static struct gd_seg *make_seg(uint64_t gen)
 {
 	snprintf(name, sizeof(name), "/gputop-decode-test.%d.%llx", (int)getpid(), (unsigned long long)gen);
-	struct gd_seg_info info = { .generation = gen, .slot = 1, .dtype_bytes = 8 };
+	struct gd_seg_info info = { .generation = gen, .id = 1, .dtype_bytes = 8 };
 	strcpy(info.device, "test");
 	char err[256];
 	struct gd_seg *s = seg_create(name, &info, err, sizeof(err));

@@ -1,0 +1,29 @@
+/* device.h: the OpenCL device as the supervisor side knows it: plain facts, no OpenCL types.
+ * The supervisor never loads an OpenCL runtime: device_probe asks a short-lived child. */
+#ifndef GPUTOP_DEVICE_H
+#define GPUTOP_DEVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct gd_device {
+	int platform, index; /* P:D, as --device and --list-devices number them */
+	char name[128];
+	char platform_name[128];
+	char version[96]; /* CL_DEVICE_VERSION */
+	bool gpu, fp64;
+};
+
+/* The device P:D, or with platform < 0 the first GPU of any platform, else the first device,
+ * found by a child process. Returns 0, or -1 with a message in err. */
+int device_probe(int platform, int index, struct gd_device *d, char *err, size_t errlen);
+/* Prints one line per device ("P:D  type  name  (platform, version)"); returns the count.
+ * This loads the OpenCL runtime into the calling process. */
+int device_list(FILE *out);
+/* Reads kernels/decode.cl: $GPUTOP_DECODE_KERNELS, next to the binary, or the install
+ * prefix's share/gputop-decode/kernels; never the current directory by accident. Returns a
+ * string to free, or NULL with a message in err. */
+char *device_kernel_source(char *err, size_t errlen);
+
+#endif

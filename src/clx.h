@@ -1,0 +1,29 @@
+/* clx.h (private to the worker side): OpenCL helpers: error names, picking a device,
+ * building the decode program. Only the worker role and --list-devices load OpenCL. */
+#ifndef GPUTOP_CLX_H
+#define GPUTOP_CLX_H
+
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+#include <stddef.h>
+
+#include "gputop/device.h"
+
+/* "CL_OUT_OF_RESOURCES" for -5; "CL_UNKNOWN_ERROR(-N)" for codes outside the standard. */
+const char *clx_err(cl_int e);
+
+struct clx_device {
+	cl_platform_id platform;
+	cl_device_id id;
+	struct gd_device info;
+};
+
+/* The device P:D, or with platform < 0 the first GPU of any platform, else the first device.
+ * Returns 0, or -1 with a message in err. */
+int clx_pick(int platform, int index, struct clx_device *d, char *err, size_t errlen);
+/* Builds src for dev with opts; on failure err holds the call, the error name and the start
+ * of the build log. */
+cl_program clx_build(cl_context ctx, cl_device_id dev, const char *src, const char *opts, char *err,
+                     size_t errlen);
+
+#endif
