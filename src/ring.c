@@ -128,36 +128,9 @@ static size_t seg_size(void)
 	return GD_RING_OFFSET + (size_t)GD_RING_CAPACITY * sizeof(struct gd_rec);
 }
 
-struct gd_seg *seg_create(const char *name, const struct gd_seg_info *info, char *err, size_t errlen)
+/* Writes the header, magic last. */
+static void seg_init_header(struct gd_seg *seg, const struct gd_seg_info *info)
 {
-	struct gd_seg *seg = xcalloc(1, sizeof(*seg));
-	str_copy(seg->name, sizeof(seg->name), name);
-	seg->size = seg_size();
-	const char *step = "shm_open";
-	seg->fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
-	if (seg->fd < 0)
-		goto fail;
-	step = "fchmod";
-	if (fchmod(seg->fd, 0600) != 0) /* exactly 0600, whatever the umask */
-		goto fail_unlink;
-	step = "ftruncate";
-	if (ftruncate(seg->fd, (off_t)seg->size) != 0)
-		goto fail_unlink;
-	/* Reserve every page now so a full /dev/shm fails here, not later as SIGBUS. */
-	step = "posix_fallocate";
-	int rc = posix_fallocate(seg->fd, 0, (off_t)seg->size);
-	if (rc != 0) {
-		errno = rc;
-		goto fail_unlink;
-	}
-	step = "mmap";
-	void *base = mmap(NULL, seg->size, PROT_READ | PROT_WRITE, MAP_SHARED, seg->fd, 0);
-	if (base == MAP_FAILED)
-		goto fail_unlink;
-	memset(base, 0, seg->size);
-	seg->h = base;
-	seg->ring = (unsigned char *)base + GD_RING_OFFSET;
-
 	struct seg_header *h = seg->h;
 	h->version = GD_SEG_VERSION;
 	h->header_size = sizeof(*h);
@@ -172,16 +145,47 @@ struct gd_seg *seg_create(const char *name, const struct gd_seg_info *info, char
 	str_copy(h->device, sizeof(h->device), info->device);
 	h->heartbeat_ns = now_ns();
 	__atomic_store_n(&h->magic, GD_SEG_MAGIC, __ATOMIC_RELEASE);
+}
+
+struct gd_seg *seg_create(const char *name, const struct gd_seg_info *info, char *err, size_t errlen)
+{
+	struct gd_seg *seg = xcalloc(1, sizeof(*seg));
+	str_copy(seg->name, sizeof(seg->name), name);
+	seg->size = seg_size();
+	const char *step = "shm_open";
+	seg->fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+	if (seg->fd < 0)
+		goto fail;
+	step = "fchmod";
+	if (fchmod(seg->fd, 0600) != 0) /* exactly 0600, whatever the umask */
+		goto fail;
+	step = "ftruncate";
+	if (ftruncate(seg->fd, (off_t)seg->size) != 0)
+		goto fail;
+	/* Reserve every page now so a full /dev/shm fails here, not later as SIGBUS. */
+	step = "posix_fallocate";
+	int rc = posix_fallocate(seg->fd, 0, (off_t)seg->size);
+	if (rc != 0) {
+		errno = rc;
+		goto fail;
+	}
+	step = "mmap";
+	void *base = mmap(NULL, seg->size, PROT_READ | PROT_WRITE, MAP_SHARED, seg->fd, 0);
+	if (base == MAP_FAILED)
+		goto fail;
+	memset(base, 0, seg->size);
+	seg->h = base;
+	seg->ring = (unsigned char *)base + GD_RING_OFFSET;
+	seg_init_header(seg, info);
 	return seg;
 
-fail_unlink:
-	snprintf(err, errlen, "%s %s: %s", step, name, strerror(errno));
-	close(seg->fd);
-	shm_unlink(name);
-	free(seg);
-	return NULL;
-fail:
-	snprintf(err, errlen, "%s %s: %s", step, name, strerror(errno));
+fail:; /* errno is the failed step's until it has been formatted */
+	int saved = errno;
+	snprintf(err, errlen, "%s %s: %s", step, name, strerror(saved));
+	if (seg->fd >= 0) { /* O_EXCL: the name is ours to remove */
+		close(seg->fd);
+		shm_unlink(name);
+	}
 	free(seg);
 	return NULL;
 }

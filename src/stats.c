@@ -1,4 +1,4 @@
-/* stats.c: interval unions, gaps and the batch breakdown (definitions: SPEC.md). */
+/* stats.c: interval unions, gaps and the batch breakdown (definitions: doc/fields.md). */
 #include "gputop/stats.h"
 
 #include <math.h>
