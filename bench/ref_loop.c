@@ -1,0 +1,183 @@
+/* ref_loop.c: the plain reference loop the tool's figures are compared with. One process, one
+ * context, the decode kernel of kernels/decode.cl launched back to back: no shared memory, no
+ * records, nothing of the tool's own code. Usage:
+ *   ref_loop KERNEL.cl P:D f32|f64 SIZE LAUNCHES SECONDS VARIANT QUEUES
+ * VARIANT is one of
+ *   plain      in-order queues without profiling, no events, clFinish after each batch
+ *   profq      the same on queues created with CL_QUEUE_PROFILING_ENABLE
+ *   events     profiling queues, an event on every launch, read and released each batch
+ *   lastevent  profiling queues, an event on the last launch of each batch only
+ * With QUEUES > 1 each queue runs its own batches; the host finishes them round robin, so
+ * every queue always has a batch in flight. Prints one line: variant, queues, dtype, size,
+ * launches, batches, seconds and Mbit/s-equivalent (batches x SIZE / s / 1e6). */
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAXQ 16
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void check(cl_int rc, const char *what)
+{
+	if (rc != CL_SUCCESS) {
+		fprintf(stderr, "ref_loop: %s failed: %d\n", what, (int)rc);
+		exit(1);
+	}
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		perror(path);
+		exit(1);
+	}
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *s = malloc((size_t)n + 1);
+	if (!s || fread(s, 1, (size_t)n, f) != (size_t)n)
+		exit(1);
+	s[n] = '\0';
+	fclose(f);
+	return s;
+}
+
+static cl_device_id pick(int pi, int di)
+{
+	cl_platform_id plats[16];
+	cl_uint np = 0, nd = 0;
+	check(clGetPlatformIDs(16, plats, &np), "clGetPlatformIDs");
+	if (pi < 0 || (cl_uint)pi >= np)
+		exit(2);
+	cl_device_id devs[16];
+	check(clGetDeviceIDs(plats[pi], CL_DEVICE_TYPE_ALL, 16, devs, &nd), "clGetDeviceIDs");
+	if (di < 0 || (cl_uint)di >= nd)
+		exit(2);
+	return devs[di];
+}
+
+#define MAXL 1000
+
+/* One queue's batch in flight: its kernel and the events the variant keeps. */
+struct lane {
+	cl_command_queue q;
+	cl_kernel k;
+	cl_event ev[MAXL];
+	int nev;
+};
+
+/* Enqueues one batch of launches; events as the variant asks. */
+static void enqueue(struct lane *l, size_t global, int launches, const char *variant)
+{
+	int every = strcmp(variant, "events") == 0, last = strcmp(variant, "lastevent") == 0;
+	l->nev = 0;
+	for (int i = 0; i < launches; i++) {
+		int want = every || (last && i == launches - 1);
+		check(clEnqueueNDRangeKernel(l->q, l->k, 1, NULL, &global, NULL, 0, NULL, want ? &l->ev[l->nev] : NULL),
+		      "clEnqueueNDRangeKernel");
+		l->nev += want;
+	}
+	clFlush(l->q);
+}
+
+/* Waits for the lane's batch, then reads and releases its events. */
+static void finish(struct lane *l)
+{
+	check(clFinish(l->q), "clFinish");
+	for (int i = 0; i < l->nev; i++) {
+		cl_ulong s = 0, e = 0;
+		clGetEventProfilingInfo(l->ev[i], CL_PROFILING_COMMAND_START, sizeof(s), &s, NULL);
+		clGetEventProfilingInfo(l->ev[i], CL_PROFILING_COMMAND_END, sizeof(e), &e, NULL);
+		clReleaseEvent(l->ev[i]);
+	}
+	l->nev = 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 9) {
+		fprintf(stderr, "usage: ref_loop KERNEL.cl P:D f32|f64 SIZE LAUNCHES SECONDS VARIANT QUEUES\n");
+		return 2;
+	}
+	int pi = 0, di = 0;
+	sscanf(argv[2], "%d:%d", &pi, &di);
+	int f64 = strcmp(argv[3], "f64") == 0;
+	size_t size = strtoul(argv[4], NULL, 10);
+	int launches = atoi(argv[5]);
+	double seconds = atof(argv[6]);
+	const char *variant = argv[7];
+	int nq = atoi(argv[8]);
+	if (nq < 1 || nq > MAXQ || size == 0 || launches < 1 || launches > MAXL)
+		return 2;
+	size_t elem = f64 ? 8 : 4;
+
+	cl_int rc;
+	cl_device_id dev = pick(pi, di);
+	cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &rc);
+	check(rc, "clCreateContext");
+	const char *src = slurp(argv[1]);
+	cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &rc);
+	check(rc, "clCreateProgramWithSource");
+	check(clBuildProgram(prog, 1, &dev, f64 ? "-DREAL=double -DUSE_FP64" : "-DREAL=float", NULL, NULL),
+	      "clBuildProgram");
+	int prof = strcmp(variant, "plain") != 0;
+	cl_queue_properties props[] = { CL_QUEUE_PROPERTIES, prof ? CL_QUEUE_PROFILING_ENABLE : 0, 0 };
+	static struct lane lanes[MAXQ];
+	int *perm = malloc(size * sizeof(int));
+	void *in = calloc(size, elem);
+	for (size_t i = 0; i < size; i++)
+		perm[i] = (int)i;
+	srand(1);
+	for (size_t i = size - 1; i > 0; i--) {
+		size_t j = (size_t)rand() % (i + 1);
+		int t = perm[i];
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	cl_mem dperm = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, size * sizeof(int), perm, &rc);
+	check(rc, "clCreateBuffer(perm)");
+	for (int i = 0; i < nq; i++) {
+		struct lane *l = &lanes[i];
+		l->q = clCreateCommandQueueWithProperties(ctx, dev, props, &rc);
+		check(rc, "clCreateCommandQueueWithProperties");
+		l->k = clCreateKernel(prog, "decode", &rc);
+		check(rc, "clCreateKernel");
+		cl_mem din = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, size * elem, in, &rc);
+		check(rc, "clCreateBuffer(in)");
+		cl_mem dout = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, size * elem, NULL, &rc);
+		check(rc, "clCreateBuffer(out)");
+		clSetKernelArg(l->k, 0, sizeof(cl_mem), &din);
+		clSetKernelArg(l->k, 1, sizeof(cl_mem), &dperm);
+		clSetKernelArg(l->k, 2, sizeof(cl_mem), &dout);
+	}
+	/* Warm-up: one batch per queue. */
+	for (int i = 0; i < nq; i++) {
+		enqueue(&lanes[i], size, launches, "plain");
+		finish(&lanes[i]);
+	}
+	long batches = 0;
+	for (int i = 0; i < nq; i++)
+		enqueue(&lanes[i], size, launches, variant);
+	double t0 = now_s(), t = t0;
+	for (int i = 0; t - t0 < seconds; i = (i + 1) % nq) {
+		finish(&lanes[i]);
+		batches++;
+		enqueue(&lanes[i], size, launches, variant);
+		t = now_s();
+	}
+	for (int i = 0; i < nq; i++)
+		finish(&lanes[i]);
+	printf("ref_loop %s queues=%d dtype=%s size=%zu launches=%d batches=%ld seconds=%.3f mbit_s=%.1f\n", variant,
+	       nq, argv[3], size, launches, batches, t - t0, (double)batches * (double)size / (t - t0) / 1e6);
+	return 0;
+}
