@@ -17,13 +17,13 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "gputop/chart.h"
 #include "gputop/common.h"
 #include "gputop/layout.h"
 #include "gputop/session.h"
 #include "gputop/sig.h"
 #include "gputop/trace.h"
 
-#define UI_HIST       4096  /* frames of history kept for the graphs */
 #define UI_SPAN_S     120.0 /* a graph covers at least this much time */
 #define UI_GRAPH_MAXW 1024  /* graph columns drawn at most */
 #define UI_ENDED_KEEP 8     /* ended workers stay listed until there are more than this */
@@ -84,29 +84,17 @@ static const enum ui_pair ui_state_pair[GD_ST_COUNT] = {
 
 /* ---- state ---- */
 
-enum ui_part { UI_HEADER, UI_TPUT, UI_BUSY, UI_SUMMARY, UI_TABLE, UI_KEYBAR, UI_NPARTS };
-
-static const size_t ui_part_rect[UI_NPARTS] = {
-	offsetof(struct layout, header),  offsetof(struct layout, tput),  offsetof(struct layout, busy),
-	offsetof(struct layout, summary), offsetof(struct layout, table), offsetof(struct layout, keybar),
-};
-
-struct ui_hist {
-	double mbit[UI_HIST], busy[UI_HIST]; /* ring; NAN: not measured */
-	uint64_t n;                          /* frames pushed since the start or the last reset */
-};
-
 struct ui {
 	struct gd_session s;
 	SCREEN *scr;
 	struct layout lay;
 	bool have_windows;
-	WINDOW *part[UI_NPARTS];
+	WINDOW *part[LAYOUT_NPARTS];
 	WINDOW *full; /* the help and too-small screens */
 	bool colour, utf8, help, quit, dirty;
-	unsigned sel_id; /* selected worker, by id: rows come and go */
-	int sel, top;    /* selected row and first visible row */
-	struct ui_hist hist;
+	unsigned sel_id;              /* selected worker, by id: rows come and go */
+	int sel, top;                 /* selected row and first visible row */
+	struct chart_hist mbit, busy; /* the aggregate's, one value per frame */
 	double cols[UI_GRAPH_MAXW];
 	char msg[GD_ERR_LEN + 64];
 	int64_t msg_until, last_draw;
@@ -175,71 +163,19 @@ static void ui_pieces(WINDOW *w, int y, int x, int limit, attr_t a, char pieces[
 	}
 }
 
-/* A number in at most width-1 characters; NAN is "n/a", never a made-up number. */
-static void ui_num(char *buf, size_t n, int width, double v, int prec)
-{
-	if (isnan(v)) {
-		snprintf(buf, n, "n/a");
-		return;
-	}
-	snprintf(buf, n, "%.*f", prec, v);
-	if ((int)strlen(buf) >= width)
-		snprintf(buf, n, "%.0f", v);
-	if ((int)strlen(buf) >= width)
-		snprintf(buf, n, "%.1e", v);
-}
+/* ---- drawing: graphs ---- */
 
-/* ---- history ---- */
-
-static void ui_hist_push(struct ui_hist *h, double mbit, double busy)
-{
-	h->mbit[h->n % UI_HIST] = mbit;
-	h->busy[h->n % UI_HIST] = busy;
-	h->n++;
-}
-
-/* Mean of frames [k*per, (k+1)*per) that are still held; NAN when none was measured. */
-static double ui_bucket(const struct ui_hist *h, const double *v, uint64_t k, uint64_t per)
-{
-	uint64_t lo = k * per, hi = lo + per;
-	if (hi > h->n)
-		hi = h->n;
-	if (h->n > UI_HIST && lo < h->n - UI_HIST)
-		lo = h->n - UI_HIST;
-	double sum = 0;
-	int cnt = 0;
-	for (uint64_t i = lo; i < hi; i++)
-		if (!isnan(v[i % UI_HIST])) {
-			sum += v[i % UI_HIST];
-			cnt++;
-		}
-	return cnt ? sum / cnt : NAN;
-}
-
-/* Frames per graph column, so that the graph spans at least UI_SPAN_S. */
+/* Frames per graph column, so that a graph of width columns spans at least UI_SPAN_S. */
 static uint64_t ui_per_column(const struct ui *u, int width)
 {
-	double interval = (double)u->s.interval / 1e9;
-	double per = ceil(UI_SPAN_S / (interval * (width > 0 ? width : 1)));
-	return per < 1 ? 1 : (uint64_t)per;
+	return chart_per_column(UI_SPAN_S, (double)u->s.interval / 1e9, width);
 }
 
-/* Fills u->cols[0..width) with the buckets, newest on the right; returns their maximum. */
-static double ui_columns(struct ui *u, const double *v, int width, uint64_t per)
+/* Fills u->cols with h's columns for a graph width wide; returns their maximum. */
+static double ui_columns(struct ui *u, const struct chart_hist *h, int width, uint64_t per)
 {
-	double max = 0;
-	const struct ui_hist *h = &u->hist;
-	uint64_t newest = h->n ? (h->n - 1) / per : 0;
-	for (int c = 0; c < width; c++) {
-		uint64_t back = (uint64_t)(width - 1 - c);
-		u->cols[c] = h->n == 0 || back > newest ? NAN : ui_bucket(h, v, newest - back, per);
-		if (!isnan(u->cols[c]) && u->cols[c] > max)
-			max = u->cols[c];
-	}
-	return max;
+	return chart_columns(h, per, u->cols, width < UI_GRAPH_MAXW ? width : UI_GRAPH_MAXW);
 }
-
-/* ---- drawing: graphs ---- */
 
 static const wchar_t ui_blocks[] = L" \u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588";
 static const char ui_ascii[] = " ._-~=+*#";
@@ -274,40 +210,40 @@ static void ui_graph(struct ui *u, WINDOW *w, const struct layout_rect *g, int r
 static void ui_draw_tput(struct ui *u, WINDOW *w)
 {
 	const struct layout *l = &u->lay;
+	int rows = l->part[LAYOUT_TPUT].h;
 	const struct gd_frame *f = &u->s.frame;
 	uint64_t per = ui_per_column(u, l->tput_graph.w);
-	double max = ui_columns(u, u->hist.mbit,
-	                        l->tput_graph.w < UI_GRAPH_MAXW ? l->tput_graph.w : UI_GRAPH_MAXW, per);
+	double max = ui_columns(u, &u->mbit, l->tput_graph.w, per);
 	char now[32], top[32];
-	ui_num(now, sizeof(now), 10, u->hist.n ? f->agg.mbit_s : NAN, 2);
-	ui_num(top, sizeof(top), 9, max, 1);
+	chart_num(now, sizeof(now), 10, u->mbit.n ? f->agg.mbit_s : NAN, 2);
+	chart_num(top, sizeof(top), 9, max, 1);
 	ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "Mbit/s %9s", now);
-	if (l->tput.h > 1)
+	if (rows > 1)
 		ui_putf(w, 1, 0, A_NORMAL, "graph top %s Mbit/s", top);
 	else
 		ui_putf(w, 0, 17, A_NORMAL, "top %s", top);
-	ui_graph(u, w, &l->tput_graph, l->tput.h, max, UI_P_TPUT);
-	if (l->tput.h > 2)
-		ui_putf(w, l->tput.h - 1, 0, ui_attr(u, UI_P_DIM), "last %.1f min",
+	ui_graph(u, w, &l->tput_graph, rows, max, UI_P_TPUT);
+	if (rows > 2)
+		ui_putf(w, rows - 1, 0, ui_attr(u, UI_P_DIM), "last %.1f min",
 		        (double)per * l->tput_graph.w * (double)u->s.interval / 1e9 / 60);
 }
 
 static void ui_draw_busy(struct ui *u, WINDOW *w)
 {
 	const struct layout *l = &u->lay;
+	int rows = l->part[LAYOUT_BUSY].h;
 	const struct gd_frame *f = &u->s.frame;
-	uint64_t per = ui_per_column(u, l->busy_graph.w);
-	ui_columns(u, u->hist.busy, l->busy_graph.w < UI_GRAPH_MAXW ? l->busy_graph.w : UI_GRAPH_MAXW, per);
-	double busy = u->hist.n ? f->device_busy : NAN;
+	ui_columns(u, &u->busy, l->busy_graph.w, ui_per_column(u, l->busy_graph.w));
+	double busy = u->busy.n ? f->device_busy : NAN;
 	char b[16], idle[16];
-	ui_num(b, sizeof(b), 7, 100 * busy, 1);
-	ui_num(idle, sizeof(idle), 7, 100 * (1 - busy), 1);
+	chart_num(b, sizeof(b), 7, 100 * busy, 1);
+	chart_num(idle, sizeof(idle), 7, 100 * (1 - busy), 1);
 	ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "busy %6s %%", b);
 	ui_putf(w, 0, 15, A_NORMAL, "idle %6s %%", idle);
-	if (l->busy.h > 1)
+	if (rows > 1)
 		ui_put(w, 1, 0, A_NORMAL,
 		       f->busy_from_sum ? "sum of workers, capped" : "union of kernel intervals");
-	ui_graph(u, w, &l->busy_graph, l->busy.h, 1.0, UI_P_BUSY);
+	ui_graph(u, w, &l->busy_graph, rows, 1.0, UI_P_BUSY);
 }
 
 /* ---- actions ---- */
@@ -395,7 +331,8 @@ static void ui_act_pause(struct ui *u)
 static void ui_act_reset(struct ui *u)
 {
 	session_restart_clock(&u->s, now_ns());
-	memset(&u->hist, 0, sizeof(u->hist));
+	memset(&u->mbit, 0, sizeof(u->mbit));
+	memset(&u->busy, 0, sizeof(u->busy));
 	ui_message(u, "statistics and history reset");
 }
 
@@ -420,21 +357,61 @@ struct ui_key {
 };
 
 static const struct ui_key ui_keys[] = {
-	{ { '+', '=' }, "+ =", "+", "more", "start one more worker", ui_act_spawn },
-	{ { '-' }, "-", "-", "fewer", "stop the newest worker (it finishes its batch)", ui_act_stop_newest },
-	{ { KEY_UP }, "Up", "Up/Dn", "select", "select the worker above", ui_act_up },
-	{ { KEY_DOWN }, "Down", NULL, NULL, "select the worker below", ui_act_down },
-	{ { 'x' }, "x", "x", "stop", "stop the selected worker (it finishes its batch)", ui_act_stop },
-	{ { 'K' }, "K", "K", "kill", "kill the selected worker (SIGKILL)", ui_act_kill },
-	{ { 'p' }, "p", "p", "pause", "pause or resume every worker", ui_act_pause },
-	{ { 'r' }, "r", "r", "reset", "reset statistics and history", ui_act_reset },
-	{ { 'h', '?' }, "h ?", "h", "help", "this help; any key closes it", ui_act_help },
-	{ { 'q', KEY_F(10) },
-	  "q F10",
-	  "q",
-	  "quit",
-	  "quit: stop every worker, restore the terminal",
-	  ui_act_quit },
+	{ .keys = { '+', '=' },
+	  .label = "+ =",
+	  .bar = "+",
+	  .word = "more",
+	  .help = "start one more worker",
+	  .act = ui_act_spawn },
+	{ .keys = { '-' },
+	  .label = "-",
+	  .bar = "-",
+	  .word = "fewer",
+	  .help = "stop the newest worker (it finishes its batch)",
+	  .act = ui_act_stop_newest },
+	{ .keys = { KEY_UP },
+	  .label = "Up",
+	  .bar = "Up/Dn",
+	  .word = "select",
+	  .help = "select the worker above",
+	  .act = ui_act_up },
+	{ .keys = { KEY_DOWN }, .label = "Down", .help = "select the worker below", .act = ui_act_down },
+	{ .keys = { 'x' },
+	  .label = "x",
+	  .bar = "x",
+	  .word = "stop",
+	  .help = "stop the selected worker (it finishes its batch)",
+	  .act = ui_act_stop },
+	{ .keys = { 'K' },
+	  .label = "K",
+	  .bar = "K",
+	  .word = "kill",
+	  .help = "kill the selected worker (SIGKILL)",
+	  .act = ui_act_kill },
+	{ .keys = { 'p' },
+	  .label = "p",
+	  .bar = "p",
+	  .word = "pause",
+	  .help = "pause or resume every worker",
+	  .act = ui_act_pause },
+	{ .keys = { 'r' },
+	  .label = "r",
+	  .bar = "r",
+	  .word = "reset",
+	  .help = "reset statistics and history",
+	  .act = ui_act_reset },
+	{ .keys = { 'h', '?' },
+	  .label = "h ?",
+	  .bar = "h",
+	  .word = "help",
+	  .help = "this help; any key closes it",
+	  .act = ui_act_help },
+	{ .keys = { 'q', KEY_F(10) },
+	  .label = "q F10",
+	  .bar = "q",
+	  .word = "quit",
+	  .help = "quit: stop every worker, restore the terminal",
+	  .act = ui_act_quit },
 };
 static const size_t ui_nkeys = GD_ARRAY_LEN(ui_keys);
 
@@ -489,7 +466,7 @@ static void ui_draw_summary(struct ui *u, WINDOW *w)
 {
 	const struct gd_frame *f = &u->s.frame;
 	char head[32], p[5][96];
-	ui_num(head, sizeof(head), 12, u->hist.n ? f->headroom : NAN, 1);
+	chart_num(head, sizeof(head), 12, u->mbit.n ? f->headroom : NAN, 1);
 	snprintf(p[0], sizeof(p[0]), "headroom~ %s Mbit/s (estimate)", head);
 	snprintf(p[1], sizeof(p[1]), "workers %d/%d", sup_live(u->s.sup), u->s.o.max_procs);
 	snprintf(p[2], sizeof(p[2]), "lost %llu", (unsigned long long)f->agg.lost);
@@ -531,20 +508,56 @@ static const struct ui_col {
 	enum ui_kind kind;
 	int prec;
 } ui_cols[] = {
-	{ "id", offsetof(struct gd_sample, id), 4, 0, UI_K_ID, 0 },
-	{ "pid", offsetof(struct gd_sample, pid), 8, 0, UI_K_PID, 0 },
-	{ "state", offsetof(struct gd_sample, state), 9, 0, UI_K_STATE, 0 },
-	{ "Mbit/s", offsetof(struct gd_sample, mbit_s), 9, 0, UI_K_F, 2 },
-	{ "batches", offsetof(struct gd_sample, batches), 9, 0, UI_K_U64, 0 },
-	{ "kbusy%", offsetof(struct gd_sample, kernel_busy), 7, 0, UI_K_PCT, 1 },
-	{ "kgap_us", offsetof(struct gd_sample, bd.gap_kernel_us), 9, 0, UI_K_F, 1 },
-	{ "bgap_us", offsetof(struct gd_sample, bd.gap_batch_us), 9, 0, UI_K_F, 1 },
-	{ "lost", offsetof(struct gd_sample, lost), 6, 0, UI_K_U64, 0 },
-	{ "gen_us", offsetof(struct gd_sample, bd.gen_us), 9, 125, UI_K_F, 0 },
-	{ "h2d_us", offsetof(struct gd_sample, bd.h2d_us), 9, 125, UI_K_F, 0 },
-	{ "kern_us", offsetof(struct gd_sample, bd.kernel_us), 9, 125, UI_K_F, 0 },
-	{ "d2h_us", offsetof(struct gd_sample, bd.d2h_us), 9, 125, UI_K_F, 0 },
-	{ "oth_us", offsetof(struct gd_sample, bd.other_us), 9, 125, UI_K_F, 0 },
+	{ .head = "id", .off = offsetof(struct gd_sample, id), .width = 4, .kind = UI_K_ID },
+	{ .head = "pid", .off = offsetof(struct gd_sample, pid), .width = 8, .kind = UI_K_PID },
+	{ .head = "state", .off = offsetof(struct gd_sample, state), .width = 9, .kind = UI_K_STATE },
+	{ .head = "Mbit/s",
+	  .off = offsetof(struct gd_sample, mbit_s),
+	  .width = 9,
+	  .kind = UI_K_F,
+	  .prec = 2 },
+	{ .head = "batches", .off = offsetof(struct gd_sample, batches), .width = 9, .kind = UI_K_U64 },
+	{ .head = "kbusy%",
+	  .off = offsetof(struct gd_sample, kernel_busy),
+	  .width = 7,
+	  .kind = UI_K_PCT,
+	  .prec = 1 },
+	{ .head = "kgap_us",
+	  .off = offsetof(struct gd_sample, bd.gap_kernel_us),
+	  .width = 9,
+	  .kind = UI_K_F,
+	  .prec = 1 },
+	{ .head = "bgap_us",
+	  .off = offsetof(struct gd_sample, bd.gap_batch_us),
+	  .width = 9,
+	  .kind = UI_K_F,
+	  .prec = 1 },
+	{ .head = "lost", .off = offsetof(struct gd_sample, lost), .width = 6, .kind = UI_K_U64 },
+	{ .head = "gen_us",
+	  .off = offsetof(struct gd_sample, bd.gen_us),
+	  .width = 9,
+	  .min_cols = 125,
+	  .kind = UI_K_F },
+	{ .head = "h2d_us",
+	  .off = offsetof(struct gd_sample, bd.h2d_us),
+	  .width = 9,
+	  .min_cols = 125,
+	  .kind = UI_K_F },
+	{ .head = "kern_us",
+	  .off = offsetof(struct gd_sample, bd.kernel_us),
+	  .width = 9,
+	  .min_cols = 125,
+	  .kind = UI_K_F },
+	{ .head = "d2h_us",
+	  .off = offsetof(struct gd_sample, bd.d2h_us),
+	  .width = 9,
+	  .min_cols = 125,
+	  .kind = UI_K_F },
+	{ .head = "oth_us",
+	  .off = offsetof(struct gd_sample, bd.other_us),
+	  .width = 9,
+	  .min_cols = 125,
+	  .kind = UI_K_F },
 };
 
 static void ui_cell(char *buf, size_t n, const struct ui_col *c, const struct gd_sample *s)
@@ -567,7 +580,7 @@ static void ui_cell(char *buf, size_t n, const struct ui_col *c, const struct gd
 	case UI_K_F:
 	case UI_K_PCT:
 		memcpy(&d, p, sizeof(d));
-		ui_num(buf, n, c->width, c->kind == UI_K_PCT ? 100 * d : d, c->prec);
+		chart_num(buf, n, c->width, c->kind == UI_K_PCT ? 100 * d : d, c->prec);
 		break;
 	}
 }
@@ -589,11 +602,11 @@ static const struct {
 	enum ui_pair pair;
 	size_t off;
 } ui_segs[] = {
-	{ 'g', UI_P_SEG_GEN, offsetof(struct gd_breakdown, gen_us) },
-	{ 'w', UI_P_SEG_H2D, offsetof(struct gd_breakdown, h2d_us) },
-	{ 'k', UI_P_SEG_KERNEL, offsetof(struct gd_breakdown, kernel_us) },
-	{ 'r', UI_P_SEG_D2H, offsetof(struct gd_breakdown, d2h_us) },
-	{ 'o', UI_P_SEG_OTHER, offsetof(struct gd_breakdown, other_us) },
+	{ .ch = 'g', .pair = UI_P_SEG_GEN, .off = offsetof(struct gd_breakdown, gen_us) },
+	{ .ch = 'w', .pair = UI_P_SEG_H2D, .off = offsetof(struct gd_breakdown, h2d_us) },
+	{ .ch = 'k', .pair = UI_P_SEG_KERNEL, .off = offsetof(struct gd_breakdown, kernel_us) },
+	{ .ch = 'r', .pair = UI_P_SEG_D2H, .off = offsetof(struct gd_breakdown, d2h_us) },
+	{ .ch = 'o', .pair = UI_P_SEG_OTHER, .off = offsetof(struct gd_breakdown, other_us) },
 };
 #define UI_NSEGS ((int)GD_ARRAY_LEN(ui_segs))
 
@@ -601,40 +614,21 @@ static const struct {
 static void ui_bar(struct ui *u, WINDOW *w, int y, int x, int width, attr_t base,
                    const struct gd_breakdown *bd)
 {
-	double v[UI_NSEGS], total = 0;
-	for (int i = 0; i < UI_NSEGS; i++) {
+	double v[UI_NSEGS];
+	int cells[UI_NSEGS];
+	for (int i = 0; i < UI_NSEGS; i++)
 		memcpy(&v[i], (const char *)bd + ui_segs[i].off, sizeof(double));
-		if (isnan(v[i]))
-			total = NAN;
-		v[i] = v[i] > 0 ? v[i] : 0;
-		total += v[i];
-	}
-	if (!(total > 0)) {
+	if (!chart_split(v, UI_NSEGS, width, cells)) {
 		ui_put(w, y, x, base, "n/a");
 		return;
 	}
-	int cells[UI_NSEGS], used = 0;
-	for (int i = 0; i < UI_NSEGS; i++)
-		used += cells[i] = (int)(v[i] / total * width);
-	while (used < width) {
-		int best = 0;
-		double rem = -1;
-		for (int i = 0; i < UI_NSEGS; i++) {
-			double r = v[i] / total * width - cells[i];
-			if (r > rem) {
-				rem = r;
-				best = i;
-			}
-		}
-		cells[best]++;
-		used++;
-	}
-	for (int i = 0; i < UI_NSEGS; i++, x += cells[i - 1]) {
+	for (int i = 0; i < UI_NSEGS; i++) {
 		char seg[UI_GRAPH_MAXW];
 		int n = cells[i] < (int)sizeof(seg) - 1 ? cells[i] : (int)sizeof(seg) - 1;
 		memset(seg, ui_segs[i].ch, (size_t)n);
 		seg[n] = '\0';
 		ui_put(w, y, x, base | ui_attr(u, ui_segs[i].pair), seg);
+		x += cells[i];
 	}
 }
 
@@ -718,7 +712,7 @@ static void ui_draw_table(struct ui *u, WINDOW *w)
 	}
 	if (f->nworkers == 0)
 		ui_put(w, 1, 1, ui_attr(u, UI_P_DIM),
-		       u->hist.n ? "no workers: press + to start one" : "waiting for the first interval");
+		       u->mbit.n ? "no workers: press + to start one" : "waiting for the first interval");
 	for (int r = 0; r < rows && u->top + r < f->nworkers; r++)
 		ui_draw_row(u, w, 1 + r, &f->workers[u->top + r], u->top + r == u->sel);
 }
@@ -772,15 +766,15 @@ static void ui_draw(struct ui *u, int64_t now)
 			ui_draw_help(u, u->full);
 		wnoutrefresh(u->full);
 	} else {
-		for (int i = 0; i < UI_NPARTS; i++)
+		for (int i = 0; i < LAYOUT_NPARTS; i++)
 			werase(u->part[i]);
-		ui_draw_header(u, u->part[UI_HEADER], now);
-		ui_draw_tput(u, u->part[UI_TPUT]);
-		ui_draw_busy(u, u->part[UI_BUSY]);
-		ui_draw_summary(u, u->part[UI_SUMMARY]);
-		ui_draw_table(u, u->part[UI_TABLE]);
-		ui_draw_keybar(u, u->part[UI_KEYBAR], now);
-		for (int i = 0; i < UI_NPARTS; i++)
+		ui_draw_header(u, u->part[LAYOUT_HEADER], now);
+		ui_draw_tput(u, u->part[LAYOUT_TPUT]);
+		ui_draw_busy(u, u->part[LAYOUT_BUSY]);
+		ui_draw_summary(u, u->part[LAYOUT_SUMMARY]);
+		ui_draw_table(u, u->part[LAYOUT_TABLE]);
+		ui_draw_keybar(u, u->part[LAYOUT_KEYBAR], now);
+		for (int i = 0; i < LAYOUT_NPARTS; i++)
 			wnoutrefresh(u->part[i]);
 	}
 	doupdate(); /* one screen update per frame: no flicker */
@@ -792,7 +786,7 @@ static void ui_draw(struct ui *u, int64_t now)
 
 static void ui_free_windows(struct ui *u)
 {
-	for (int i = 0; i < UI_NPARTS; i++)
+	for (int i = 0; i < LAYOUT_NPARTS; i++)
 		if (u->part[i])
 			delwin(u->part[i]);
 	if (u->full)
@@ -808,7 +802,7 @@ static int ui_windows(struct ui *u)
 	struct layout l;
 	layout_compute(COLS, LINES, u->s.frame.nworkers, &l);
 	if (u->have_windows && l.cols == u->lay.cols && l.lines == u->lay.lines &&
-	    l.too_small == u->lay.too_small && l.tput.h == u->lay.tput.h)
+	    l.too_small == u->lay.too_small && l.part[LAYOUT_TPUT].h == u->lay.part[LAYOUT_TPUT].h)
 		return 0;
 	ui_free_windows(u);
 	u->lay = l;
@@ -816,8 +810,8 @@ static int ui_windows(struct ui *u)
 	if (!(u->full = newwin(LINES, COLS, 0, 0)))
 		return -1;
 	if (!l.too_small)
-		for (int i = 0; i < UI_NPARTS; i++) {
-			const struct layout_rect *r = (const void *)((const char *)&l + ui_part_rect[i]);
+		for (int i = 0; i < LAYOUT_NPARTS; i++) {
+			const struct layout_rect *r = &l.part[i];
 			if (!(u->part[i] = newwin(r->h, r->w, r->y, r->x)))
 				return -1;
 		}
@@ -932,7 +926,8 @@ static void ui_end(struct ui *u)
 static void ui_frame(struct ui *u)
 {
 	const struct gd_frame *f = &u->s.frame;
-	ui_hist_push(&u->hist, f->agg.mbit_s, f->device_busy);
+	chart_push(&u->mbit, f->agg.mbit_s);
+	chart_push(&u->busy, f->device_busy);
 	int ended = sup_count(u->s.sup) - sup_live(u->s.sup);
 	if (ended > UI_ENDED_KEEP)
 		session_prune(&u->s); /* they were shown; the next frame drops them */

@@ -36,30 +36,17 @@ void layout_compute(int cols, int lines, int nworkers, struct layout *out)
 		if (gh > LAYOUT_GRAPH_MAX_H)
 			gh = LAYOUT_GRAPH_MAX_H;
 	}
+	struct layout_rect *part = out->part;
 	int y = 0;
-	out->header = rect(y, 0, 2, cols);
+	part[LAYOUT_HEADER] = rect(y, 0, 2, cols);
 	y += 2;
-	layout_graph(&out->tput, &out->tput_graph, y, gh, cols);
+	layout_graph(&part[LAYOUT_TPUT], &out->tput_graph, y, gh, cols);
 	y += gh;
-	layout_graph(&out->busy, &out->busy_graph, y, gh, cols);
+	layout_graph(&part[LAYOUT_BUSY], &out->busy_graph, y, gh, cols);
 	y += gh;
-	out->summary = rect(y, 0, 1, cols);
+	part[LAYOUT_SUMMARY] = rect(y, 0, 1, cols);
 	y += 1;
-	out->table = rect(y, 0, lines - 1 - y, cols);
-	out->table_rows = out->table.h - 1;
-	out->keybar = rect(lines - 1, 0, 1, cols);
-}
-
-bool layout_inside(const struct layout_rect *r, int cols, int lines)
-{
-	if (r->h == 0 || r->w == 0)
-		return true;
-	return r->h > 0 && r->w > 0 && r->y >= 0 && r->x >= 0 && r->y + r->h <= lines && r->x + r->w <= cols;
-}
-
-bool layout_overlap(const struct layout_rect *a, const struct layout_rect *b)
-{
-	if (a->h <= 0 || a->w <= 0 || b->h <= 0 || b->w <= 0)
-		return false;
-	return a->y < b->y + b->h && b->y < a->y + a->h && a->x < b->x + b->w && b->x < a->x + a->w;
+	part[LAYOUT_TABLE] = rect(y, 0, lines - 1 - y, cols);
+	out->table_rows = part[LAYOUT_TABLE].h - 1;
+	part[LAYOUT_KEYBAR] = rect(lines - 1, 0, 1, cols);
 }

@@ -1,4 +1,5 @@
-/* sink.c: CSV and JSON-lines printers of the samples, behind one table of formats. */
+/* sink.c: CSV and JSON-lines printers of the samples: one table of fields for frame rows, one
+ * for sweep rows, one table of formats. */
 #include "gputop/sink.h"
 
 #include <errno.h>
@@ -36,66 +37,6 @@ static void put(struct buf *b, const char *fmt, ...)
 	}
 }
 
-/* A number field: empty (CSV) or omitted (JSON) when NAN. */
-struct field {
-	const char *name;
-	double v;
-	int prec; /* digits after the point; -1: integer */
-};
-
-static const char csv_header[] =
-    "t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_kernel_us,gap_batch_us,"
-    "gen_us,h2d_us,kernel_us,d2h_us,other_us,device_busy,headroom,lost\n";
-
-static void fields_of(const struct gd_frame *f, const struct gd_sample *s, bool agg, struct field *out)
-{
-	const double na = NAN;
-	struct field v[] = {
-		{ "id", agg ? na : s->id, -1 },
-		{ "pid", agg ? na : s->pid, -1 },
-		{ "procs", agg ? f->procs : na, -1 },
-		{ "mbit_s", s->mbit_s, 4 },
-		{ "batches", (double)s->batches, -1 },
-		{ "symbols", (double)s->symbols, -1 },
-		{ "kernel_busy", agg ? na : s->kernel_busy, 4 },
-		{ "gap_kernel_us", agg ? na : s->bd.gap_kernel_us, 2 },
-		{ "gap_batch_us", agg ? na : s->bd.gap_batch_us, 2 },
-		{ "gen_us", agg ? na : s->bd.gen_us, 2 },
-		{ "h2d_us", agg ? na : s->bd.h2d_us, 2 },
-		{ "kernel_us", agg ? na : s->bd.kernel_us, 2 },
-		{ "d2h_us", agg ? na : s->bd.d2h_us, 2 },
-		{ "other_us", agg ? na : s->bd.other_us, 2 },
-		{ "device_busy", agg ? f->device_busy : na, 4 },
-		{ "headroom", agg ? f->headroom : na, 4 },
-		{ "lost", (double)s->lost, -1 },
-	};
-	memcpy(out, v, sizeof(v));
-}
-#define NFIELDS 17
-
-static void put_num(struct buf *b, const struct field *x)
-{
-	if (x->prec < 0)
-		put(b, "%.0f", x->v);
-	else
-		put(b, "%.*f", x->prec, x->v);
-}
-
-static void csv_sample(struct buf *b, const struct gd_frame *f, const struct gd_sample *s, bool agg)
-{
-	struct field v[NFIELDS];
-	fields_of(f, s, agg, v);
-	/* CSV order: t_s, kind, id, pid, state, procs, then the rest. */
-	put(b, "%.3f,%s,", f->t_s, agg ? "aggregate" : "worker");
-	for (int i = 0; i < NFIELDS; i++) {
-		if (i == 2)
-			put(b, "%s,", agg ? "" : gd_state_name(s->state));
-		if (!isnan(v[i].v))
-			put_num(b, &v[i]);
-		put(b, i + 1 < NFIELDS ? "," : "\n");
-	}
-}
-
 static void json_string(struct buf *b, const char *s)
 {
 	put(b, "\"");
@@ -111,66 +52,287 @@ static void json_string(struct buf *b, const char *s)
 	put(b, "\"");
 }
 
-static void jsonl_sample(struct buf *b, const struct gd_frame *f, const struct gd_sample *s, bool agg)
+/* ---- fields: what a row holds and how each format prints it ---- */
+
+/* The rows of a frame: one per worker, then the aggregate. */
+enum row { ROW_WORKER = 1, ROW_AGG = 2, ROW_BOTH = ROW_WORKER | ROW_AGG };
+
+enum print { PRINT_INT, PRINT_FIXED, PRINT_STRING };
+
+struct field {
+	const char *name;
+	unsigned rows; /* rows of a frame that carry it; the others leave it empty or out */
+	enum print print;
+	int prec;        /* PRINT_FIXED: digits after the point */
+	bool keep_nan;   /* printed even when NAN, as "nan" */
+	bool jsonl_only; /* no CSV column */
+	bool jsonl_lead; /* JSONL writes it before the others: what the row is */
+};
+
+/* One value of a row: a string when str is set, else a number. */
+struct value {
+	double num;
+	const char *str;
+	bool shown; /* false: an empty CSV cell, left out of JSONL (not carried, NAN, "") */
+};
+
+static struct value num(double v)
 {
-	struct field v[NFIELDS];
-	fields_of(f, s, agg, v);
-	put(b, "{\"t_s\":%.3f,\"kind\":\"%s\"", f->t_s, agg ? "aggregate" : "worker");
-	if (!agg)
-		put(b, ",\"state\":\"%s\"", gd_state_name(s->state));
-	for (int i = 0; i < NFIELDS; i++)
-		if (!isnan(v[i].v)) {
-			put(b, ",\"%s\":", v[i].name);
-			put_num(b, &v[i]);
-		}
-	if (agg) {
-		put(b, ",\"window_s\":%.3f,\"timebase\":\"%s\",\"device_busy_method\":\"%s\"", f->window_s,
-		    gd_timebase_name(f->timebase), f->busy_from_sum ? "sum-capped" : "union");
-	} else {
-		put(b, ",\"window_batches\":%llu", (unsigned long long)s->win_batches);
-		if (s->error[0]) {
-			put(b, ",\"error\":");
-			json_string(b, s->error);
-		}
+	return (struct value){ .num = v };
+}
+
+static struct value str(const char *s)
+{
+	return (struct value){ .str = s };
+}
+
+static void put_value(struct buf *b, const struct field *t, const struct value *v, bool json)
+{
+	switch (t->print) {
+	case PRINT_INT:
+		put(b, "%.0f", v->num);
+		break;
+	case PRINT_FIXED:
+		put(b, "%.*f", t->prec, v->num);
+		break;
+	case PRINT_STRING:
+		if (json)
+			json_string(b, v->str);
+		else
+			put(b, "%s", v->str);
+		break;
 	}
+}
+
+static void csv_header(struct buf *b, const struct field *t, size_t n)
+{
+	const char *sep = "";
+	for (size_t i = 0; i < n; i++)
+		if (!t[i].jsonl_only) {
+			put(b, "%s%s", sep, t[i].name);
+			sep = ",";
+		}
+	put(b, "\n");
+}
+
+static void csv_line(struct buf *b, const struct field *t, const struct value *v, size_t n)
+{
+	const char *sep = "";
+	for (size_t i = 0; i < n; i++)
+		if (!t[i].jsonl_only) {
+			put(b, "%s", sep);
+			if (v[i].shown)
+				put_value(b, &t[i], &v[i], false);
+			sep = ",";
+		}
+	put(b, "\n");
+}
+
+static void jsonl_line(struct buf *b, const struct field *t, const struct value *v, size_t n)
+{
+	const char *sep = "{";
+	for (int lead = 1; lead >= 0; lead--)
+		for (size_t i = 0; i < n; i++)
+			if (t[i].jsonl_lead == lead && v[i].shown) {
+				put(b, "%s\"%s\":", sep, t[i].name);
+				put_value(b, &t[i], &v[i], true);
+				sep = ",";
+			}
 	put(b, "}\n");
 }
 
-static void csv_sweep(struct buf *b, const struct gd_sweep_row *r, bool header)
+/* v with .shown set: a string unless empty, a number unless NAN (or keep_nan). */
+static struct value show(const struct field *t, struct value v)
 {
-	if (header)
-		put(b, "procs,mbit_s,speedup,device_busy,gap_batch_us,headroom\n");
-	put(b, "%d,%.4f,%.4f,", r->procs, r->mbit_s, r->speedup);
-	const double v[] = { r->device_busy, r->gap_batch_us, r->headroom };
-	for (int i = 0; i < 3; i++) {
-		if (!isnan(v[i]))
-			put(b, "%.4f", v[i]);
-		put(b, i < 2 ? "," : "\n");
-	}
+	v.shown = v.str ? v.str[0] != '\0' : t->keep_nan || !isnan(v.num);
+	return v;
 }
 
-static void jsonl_sweep(struct buf *b, const struct gd_sweep_row *r, bool header)
+/* ---- frame rows ---- */
+
+enum frame_field {
+	F_T_S,
+	F_KIND,
+	F_ID,
+	F_PID,
+	F_STATE,
+	F_PROCS,
+	F_MBIT_S,
+	F_BATCHES,
+	F_SYMBOLS,
+	F_KERNEL_BUSY,
+	F_GAP_KERNEL_US,
+	F_GAP_BATCH_US,
+	F_GEN_US,
+	F_H2D_US,
+	F_KERNEL_US,
+	F_D2H_US,
+	F_OTHER_US,
+	F_DEVICE_BUSY,
+	F_HEADROOM,
+	F_LOST,
+	F_WINDOW_S,
+	F_TIMEBASE,
+	F_DEVICE_BUSY_METHOD,
+	F_WINDOW_BATCHES,
+	F_ERROR,
+	F_COUNT
+};
+
+/* In CSV column order; the JSONL-only fields close each row. */
+static const struct field frame_fields[] = {
+	[F_T_S] = { .name = "t_s",
+	            .rows = ROW_BOTH,
+	            .print = PRINT_FIXED,
+	            .prec = 3,
+	            .keep_nan = true,
+	            .jsonl_lead = true },
+	[F_KIND] = { .name = "kind", .rows = ROW_BOTH, .print = PRINT_STRING, .jsonl_lead = true },
+	[F_ID] = { .name = "id", .rows = ROW_WORKER, .print = PRINT_INT },
+	[F_PID] = { .name = "pid", .rows = ROW_WORKER, .print = PRINT_INT },
+	[F_STATE] = { .name = "state", .rows = ROW_WORKER, .print = PRINT_STRING, .jsonl_lead = true },
+	[F_PROCS] = { .name = "procs", .rows = ROW_AGG, .print = PRINT_INT },
+	[F_MBIT_S] = { .name = "mbit_s", .rows = ROW_BOTH, .print = PRINT_FIXED, .prec = 4 },
+	[F_BATCHES] = { .name = "batches", .rows = ROW_BOTH, .print = PRINT_INT },
+	[F_SYMBOLS] = { .name = "symbols", .rows = ROW_BOTH, .print = PRINT_INT },
+	[F_KERNEL_BUSY] = { .name = "kernel_busy", .rows = ROW_WORKER, .print = PRINT_FIXED, .prec = 4 },
+	[F_GAP_KERNEL_US] = { .name = "gap_kernel_us", .rows = ROW_WORKER, .print = PRINT_FIXED, .prec = 2 },
+	[F_GAP_BATCH_US] = { .name = "gap_batch_us", .rows = ROW_WORKER, .print = PRINT_FIXED, .prec = 2 },
+	[F_GEN_US] = { .name = "gen_us", .rows = ROW_WORKER, .print = PRINT_FIXED, .prec = 2 },
+	[F_H2D_US] = { .name = "h2d_us", .rows = ROW_WORKER, .print = PRINT_FIXED, .prec = 2 },
+	[F_KERNEL_US] = { .name = "kernel_us", .rows = ROW_WORKER, .print = PRINT_FIXED, .prec = 2 },
+	[F_D2H_US] = { .name = "d2h_us", .rows = ROW_WORKER, .print = PRINT_FIXED, .prec = 2 },
+	[F_OTHER_US] = { .name = "other_us", .rows = ROW_WORKER, .print = PRINT_FIXED, .prec = 2 },
+	[F_DEVICE_BUSY] = { .name = "device_busy", .rows = ROW_AGG, .print = PRINT_FIXED, .prec = 4 },
+	[F_HEADROOM] = { .name = "headroom", .rows = ROW_AGG, .print = PRINT_FIXED, .prec = 4 },
+	[F_LOST] = { .name = "lost", .rows = ROW_BOTH, .print = PRINT_INT },
+	[F_WINDOW_S] = { .name = "window_s",
+	                 .rows = ROW_AGG,
+	                 .print = PRINT_FIXED,
+	                 .prec = 3,
+	                 .keep_nan = true,
+	                 .jsonl_only = true },
+	[F_TIMEBASE] = { .name = "timebase", .rows = ROW_AGG, .print = PRINT_STRING, .jsonl_only = true },
+	[F_DEVICE_BUSY_METHOD] = { .name = "device_busy_method",
+	                           .rows = ROW_AGG,
+	                           .print = PRINT_STRING,
+	                           .jsonl_only = true },
+	[F_WINDOW_BATCHES] = { .name = "window_batches",
+	                       .rows = ROW_WORKER,
+	                       .print = PRINT_INT,
+	                       .jsonl_only = true },
+	[F_ERROR] = { .name = "error", .rows = ROW_WORKER, .print = PRINT_STRING, .jsonl_only = true },
+};
+_Static_assert(GD_ARRAY_LEN(frame_fields) == F_COUNT, "one entry per frame field");
+
+static struct value frame_value(enum frame_field id, const struct gd_frame *f, const struct gd_sample *s,
+                                enum row row)
 {
-	(void)header;
-	put(b, "{\"kind\":\"sweep\",\"procs\":%d,\"mbit_s\":%.4f,\"speedup\":%.4f", r->procs, r->mbit_s,
-	    r->speedup);
-	const char *names[] = { "device_busy", "gap_batch_us", "headroom" };
-	const double v[] = { r->device_busy, r->gap_batch_us, r->headroom };
-	for (int i = 0; i < 3; i++)
-		if (!isnan(v[i]))
-			put(b, ",\"%s\":%.4f", names[i], v[i]);
-	put(b, "}\n");
+	switch (id) {
+	case F_T_S:
+		return num(f->t_s);
+	case F_KIND:
+		return str(row == ROW_AGG ? "aggregate" : "worker");
+	case F_ID:
+		return num(s->id);
+	case F_PID:
+		return num(s->pid);
+	case F_STATE:
+		return str(gd_state_name(s->state));
+	case F_PROCS:
+		return num(f->procs);
+	case F_MBIT_S:
+		return num(s->mbit_s);
+	case F_BATCHES:
+		return num((double)s->batches);
+	case F_SYMBOLS:
+		return num((double)s->symbols);
+	case F_KERNEL_BUSY:
+		return num(s->kernel_busy);
+	case F_GAP_KERNEL_US:
+		return num(s->bd.gap_kernel_us);
+	case F_GAP_BATCH_US:
+		return num(s->bd.gap_batch_us);
+	case F_GEN_US:
+		return num(s->bd.gen_us);
+	case F_H2D_US:
+		return num(s->bd.h2d_us);
+	case F_KERNEL_US:
+		return num(s->bd.kernel_us);
+	case F_D2H_US:
+		return num(s->bd.d2h_us);
+	case F_OTHER_US:
+		return num(s->bd.other_us);
+	case F_DEVICE_BUSY:
+		return num(f->device_busy);
+	case F_HEADROOM:
+		return num(f->headroom);
+	case F_LOST:
+		return num((double)s->lost);
+	case F_WINDOW_S:
+		return num(f->window_s);
+	case F_TIMEBASE:
+		return str(gd_timebase_name(f->timebase));
+	case F_DEVICE_BUSY_METHOD:
+		return str(f->busy_from_sum ? "sum-capped" : "union");
+	case F_WINDOW_BATCHES:
+		return num((double)s->win_batches);
+	case F_ERROR:
+		return str(s->error);
+	case F_COUNT:
+		break;
+	}
+	return num(NAN);
 }
+
+/* ---- sweep rows ---- */
+
+enum sweep_field { S_KIND, S_PROCS, S_MBIT_S, S_SPEEDUP, S_DEVICE_BUSY, S_GAP_BATCH_US, S_HEADROOM, S_COUNT };
+
+static const struct field sweep_fields[] = {
+	[S_KIND] = { .name = "kind", .print = PRINT_STRING, .jsonl_only = true },
+	[S_PROCS] = { .name = "procs", .print = PRINT_INT },
+	[S_MBIT_S] = { .name = "mbit_s", .print = PRINT_FIXED, .prec = 4, .keep_nan = true },
+	[S_SPEEDUP] = { .name = "speedup", .print = PRINT_FIXED, .prec = 4, .keep_nan = true },
+	[S_DEVICE_BUSY] = { .name = "device_busy", .print = PRINT_FIXED, .prec = 4 },
+	[S_GAP_BATCH_US] = { .name = "gap_batch_us", .print = PRINT_FIXED, .prec = 4 },
+	[S_HEADROOM] = { .name = "headroom", .print = PRINT_FIXED, .prec = 4 },
+};
+_Static_assert(GD_ARRAY_LEN(sweep_fields) == S_COUNT, "one entry per sweep field");
+
+static struct value sweep_value(enum sweep_field id, const struct gd_sweep_row *r)
+{
+	switch (id) {
+	case S_KIND:
+		return str("sweep");
+	case S_PROCS:
+		return num(r->procs);
+	case S_MBIT_S:
+		return num(r->mbit_s);
+	case S_SPEEDUP:
+		return num(r->speedup);
+	case S_DEVICE_BUSY:
+		return num(r->device_busy);
+	case S_GAP_BATCH_US:
+		return num(r->gap_batch_us);
+	case S_HEADROOM:
+		return num(r->headroom);
+	case S_COUNT:
+		break;
+	}
+	return num(NAN);
+}
+
+/* ---- formats ---- */
 
 struct sink_format {
-	const char *header; /* written once before the first frame, or NULL */
-	void (*sample)(struct buf *b, const struct gd_frame *f, const struct gd_sample *s, bool agg);
-	void (*sweep)(struct buf *b, const struct gd_sweep_row *r, bool header);
+	void (*header)(struct buf *b, const struct field *t, size_t n); /* before the first line, or NULL */
+	void (*line)(struct buf *b, const struct field *t, const struct value *v, size_t n);
 };
 
 static const struct sink_format formats[GD_FMT_COUNT] = {
-	[GD_FMT_CSV] = { csv_header, csv_sample, csv_sweep },
-	[GD_FMT_JSONL] = { NULL, jsonl_sample, jsonl_sweep },
+	[GD_FMT_CSV] = { .header = csv_header, .line = csv_line },
+	[GD_FMT_JSONL] = { .line = jsonl_line },
 };
 
 struct gd_sink {
@@ -219,21 +381,41 @@ static int flush(struct gd_sink *s)
 	return 0;
 }
 
-int sink_frame(struct gd_sink *s, const struct gd_frame *f)
+/* Adds one row's line, after the header when it is the sink's first. */
+static void sink_line(struct gd_sink *s, const struct field *t, const struct value *v, size_t n)
 {
 	if (!s->started && s->fmt->header)
-		put(&s->b, "%s", s->fmt->header);
+		s->fmt->header(&s->b, t, n);
 	s->started = true;
+	s->fmt->line(&s->b, t, v, n);
+}
+
+static void frame_line(struct gd_sink *s, const struct gd_frame *f, const struct gd_sample *sample,
+                       enum row row)
+{
+	struct value v[F_COUNT];
+	for (enum frame_field i = 0; i < F_COUNT; i++) {
+		const struct field *t = &frame_fields[i];
+		v[i] = t->rows & row ? show(t, frame_value(i, f, sample, row))
+		                     : (struct value){ .shown = false };
+	}
+	sink_line(s, frame_fields, v, F_COUNT);
+}
+
+int sink_frame(struct gd_sink *s, const struct gd_frame *f)
+{
 	for (int i = 0; i < f->nworkers; i++)
-		s->fmt->sample(&s->b, f, &f->workers[i], false);
-	s->fmt->sample(&s->b, f, &f->agg, true);
+		frame_line(s, f, &f->workers[i], ROW_WORKER);
+	frame_line(s, f, &f->agg, ROW_AGG);
 	return flush(s);
 }
 
 int sink_sweep_row(struct gd_sink *s, const struct gd_sweep_row *r)
 {
-	s->fmt->sweep(&s->b, r, !s->started);
-	s->started = true;
+	struct value v[S_COUNT];
+	for (enum sweep_field i = 0; i < S_COUNT; i++)
+		v[i] = show(&sweep_fields[i], sweep_value(i, r));
+	sink_line(s, sweep_fields, v, S_COUNT);
 	return flush(s);
 }
 

@@ -8,16 +8,20 @@
 
 static const int workers[] = { 0, 1, 3, 17, 64, 256 };
 
-/* The top-level parts, which must tile the screen without overlapping. */
-static int parts(const struct layout *l, const struct layout_rect **p)
+/* True when r lies inside a cols x lines screen (an empty rectangle always does). */
+static bool inside(const struct layout_rect *r, int cols, int lines)
 {
-	p[0] = &l->header;
-	p[1] = &l->tput;
-	p[2] = &l->busy;
-	p[3] = &l->summary;
-	p[4] = &l->table;
-	p[5] = &l->keybar;
-	return 6;
+	if (r->h == 0 || r->w == 0)
+		return true;
+	return r->h > 0 && r->w > 0 && r->y >= 0 && r->x >= 0 && r->y + r->h <= lines && r->x + r->w <= cols;
+}
+
+/* True when a and b share a cell. */
+static bool overlap(const struct layout_rect *a, const struct layout_rect *b)
+{
+	if (a->h <= 0 || a->w <= 0 || b->h <= 0 || b->w <= 0)
+		return false;
+	return a->y < b->y + b->h && b->y < a->y + a->h && a->x < b->x + b->w && b->x < a->x + a->w;
 }
 
 static bool within(const struct layout_rect *in, const struct layout_rect *out)
@@ -33,31 +37,30 @@ static const char *check_one(int cols, int lines, int n)
 	layout_compute(cols, lines, n, &l);
 	if (l.too_small)
 		return "too small at or above the minimum";
-	const struct layout_rect *p[8];
-	int np = parts(&l, p);
+	const struct layout_rect *p = l.part, *tput = &p[LAYOUT_TPUT], *busy = &p[LAYOUT_BUSY];
 	int area = 0;
-	for (int i = 0; i < np; i++) {
-		if (p[i]->h <= 0 || p[i]->w <= 0)
+	for (int i = 0; i < LAYOUT_NPARTS; i++) {
+		if (p[i].h <= 0 || p[i].w <= 0)
 			return "empty part";
-		if (!layout_inside(p[i], cols, lines))
+		if (!inside(&p[i], cols, lines))
 			return "part outside the screen";
-		for (int j = i + 1; j < np; j++)
-			if (layout_overlap(p[i], p[j]))
+		for (int j = i + 1; j < LAYOUT_NPARTS; j++)
+			if (overlap(&p[i], &p[j]))
 				return "parts overlap";
-		area += p[i]->h * p[i]->w;
+		area += p[i].h * p[i].w;
 	}
 	if (area != cols * lines)
 		return "parts do not cover the screen";
-	if (!within(&l.tput_graph, &l.tput) || !within(&l.busy_graph, &l.busy) || l.tput_graph.w < 40)
+	if (!within(&l.tput_graph, tput) || !within(&l.busy_graph, busy) || l.tput_graph.w < 40)
 		return "graph outside its region or too narrow";
-	if (l.keybar.y != lines - 1 || l.header.y != 0 || l.header.h != 2)
+	if (p[LAYOUT_KEYBAR].y != lines - 1 || p[LAYOUT_HEADER].y != 0 || p[LAYOUT_HEADER].h != 2)
 		return "header not on top or key bar not at the bottom";
-	if (l.table_rows != l.table.h - 1 || l.table_rows < 1)
+	if (l.table_rows != p[LAYOUT_TABLE].h - 1 || l.table_rows < 1)
 		return "no worker row";
 	int want = n < 1 ? 1 : n;
-	if (l.table_rows < want && l.tput.h > 1)
+	if (l.table_rows < want && tput->h > 1)
 		return "graphs grew while workers had no row";
-	if (l.tput.h != l.busy.h || l.tput.h > LAYOUT_GRAPH_MAX_H)
+	if (tput->h != busy->h || tput->h > LAYOUT_GRAPH_MAX_H)
 		return "graph heights";
 	return NULL;
 }
@@ -98,11 +101,13 @@ static void check_growth(void)
 {
 	struct layout a, b;
 	layout_compute(120, 60, 4, &a);
-	tap_ok(a.tput.h == LAYOUT_GRAPH_MAX_H, "a tall terminal with few workers gets tall graphs");
+	tap_ok(a.part[LAYOUT_TPUT].h == LAYOUT_GRAPH_MAX_H,
+	       "a tall terminal with few workers gets tall graphs");
 	layout_compute(120, 60, 200, &b);
-	tap_ok(b.tput.h == 1 && b.table_rows == 60 - 7, "many workers take the rows from the graphs");
+	tap_ok(b.part[LAYOUT_TPUT].h == 1 && b.table_rows == 60 - 7,
+	       "many workers take the rows from the graphs");
 	layout_compute(300, 100, 4, &a);
-	tap_ok(a.table.w == 300 && a.tput_graph.w == 300 - LAYOUT_LABEL_W,
+	tap_ok(a.part[LAYOUT_TABLE].w == 300 && a.tput_graph.w == 300 - LAYOUT_LABEL_W,
 	       "wide terminals widen table and graph");
 }
 

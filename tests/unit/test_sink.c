@@ -1,0 +1,165 @@
+/* test_sink.c: the log's exact text. A synthetic frame (a running worker, a failed one with
+ * unmeasured numbers and an error that needs escaping, and the aggregate), a frame without
+ * workers, and sweep rows, each written through a sink in CSV and in JSON lines. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gputop/sink.h"
+#include "tap.h"
+
+static const struct gd_breakdown unmeasured = { NAN, NAN, NAN, NAN, NAN, NAN, NAN };
+
+static void write_frames(struct gd_sink *s)
+{
+	struct gd_sample w[2] = {
+		{ .id = 1,
+		  .pid = 4242,
+		  .state = GD_ST_RUNNING,
+		  .mbit_s = 123.456789,
+		  .batches = 10,
+		  .symbols = 5000000,
+		  .win_batches = 3,
+		  .kernel_busy = 0.51234,
+		  .bd = { 100.125, 20.5, 300.75, 10.0, 5.333, 1.5, 2.25 } },
+		{ .id = 2,
+		  .pid = 4243,
+		  .state = GD_ST_FAILED,
+		  .mbit_s = NAN,
+		  .kernel_busy = NAN,
+		  .bd = unmeasured,
+		  .lost = 7,
+		  .error = "clBuildProgram: \"decode\" failed\nline 2\\" },
+	};
+	struct gd_frame f = {
+		.t_s = 12.3456,
+		.window_s = 1.0,
+		.procs = 2,
+		.agg = { .mbit_s = 123.456789,
+		         .batches = 10,
+		         .symbols = 5000000,
+		         .bd = unmeasured,
+		         .lost = 7 },
+		.device_busy = 0.75,
+		.headroom = 164.609052,
+		.timebase = GD_TB_HOSTTIMER,
+		.nworkers = 2,
+		.workers = w,
+	};
+	sink_frame(s, &f);
+	/* No workers left, no device times: the header is not repeated; device_busy and headroom
+	 * are left empty. */
+	f.t_s = 13.3461;
+	f.window_s = 1.0005;
+	f.procs = 0;
+	f.nworkers = 0;
+	f.agg.mbit_s = 0;
+	f.device_busy = NAN;
+	f.headroom = NAN;
+	f.busy_from_sum = true;
+	f.timebase = GD_TB_NONE;
+	sink_frame(s, &f);
+}
+
+static void write_sweep(struct gd_sink *s)
+{
+	const struct gd_sweep_row rows[] = {
+		{ 1, 100.5, 1.0, 0.5, 12.25, 201.0 },
+		{ 2, 190.25, 1.893, 0.95, 3.125, 200.263158 },
+		/* A first step at 0 Mbit/s leaves the speedup NAN: it is printed, as nan. */
+		{ 4, 0.0, NAN, NAN, NAN, NAN },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		sink_sweep_row(s, &rows[i]);
+}
+
+/* What the sink wrote to a temporary file, or NULL. The caller frees it. */
+static char *sink_text(enum gd_format fmt, void (*write)(struct gd_sink *s))
+{
+	char path[] = "/tmp/gputop-decode-test-sink.XXXXXX", err[256];
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return NULL;
+	close(fd);
+	struct gd_sink *s = sink_open(path, fmt, err, sizeof(err));
+	char *text = NULL;
+	FILE *in = NULL;
+	if (s) {
+		write(s);
+		if (sink_close(s) == 0)
+			in = fopen(path, "r");
+	}
+	if (in) {
+		text = calloc(1, 1 << 16);
+		if (text)
+			fread(text, 1, (1 << 16) - 1, in);
+		fclose(in);
+	}
+	unlink(path);
+	return text;
+}
+
+static void check(enum gd_format fmt, void (*write)(struct gd_sink *s), const char *want, const char *what)
+{
+	char *got = sink_text(fmt, write);
+	if (!tap_ok(got && strcmp(got, want) == 0, "%s", what))
+		printf("#   got:\n%s\n#   want:\n%s\n", got ? got : "(nothing)", want);
+	free(got);
+}
+
+static const char frames_csv[] =
+    "t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_kernel_us,gap_batch_us,"
+    "gen_us,h2d_us,kernel_us,d2h_us,other_us,device_busy,headroom,lost\n"
+    "12.346,worker,1,4242,running,,123.4568,10,5000000,0.5123,1.50,2.25,100.12,20.50,300.75,10.00,"
+    "5.33,,,0\n"
+    "12.346,worker,2,4243,failed,,,0,0,,,,,,,,,,,7\n"
+    "12.346,aggregate,,,,2,123.4568,10,5000000,,,,,,,,,0.7500,164.6091,7\n"
+    "13.346,aggregate,,,,0,0.0000,10,5000000,,,,,,,,,,,7\n";
+
+static const char frames_jsonl[] =
+    "{\"t_s\":12.346,\"kind\":\"worker\",\"state\":\"running\",\"id\":1,\"pid\":4242,"
+    "\"mbit_s\":123.4568,\"batches\":10,\"symbols\":5000000,\"kernel_busy\":0.5123,"
+    "\"gap_kernel_us\":1.50,\"gap_batch_us\":2.25,\"gen_us\":100.12,\"h2d_us\":20.50,"
+    "\"kernel_us\":300.75,\"d2h_us\":10.00,\"other_us\":5.33,\"lost\":0,\"window_batches\":3}\n"
+    "{\"t_s\":12.346,\"kind\":\"worker\",\"state\":\"failed\",\"id\":2,\"pid\":4243,\"batches\":0,"
+    "\"symbols\":0,\"lost\":7,\"window_batches\":0,"
+    "\"error\":\"clBuildProgram: \\\"decode\\\" failed\\u000aline 2\\\\\"}\n"
+    "{\"t_s\":12.346,\"kind\":\"aggregate\",\"procs\":2,\"mbit_s\":123.4568,\"batches\":10,"
+    "\"symbols\":5000000,\"device_busy\":0.7500,\"headroom\":164.6091,\"lost\":7,\"window_s\":1.000,"
+    "\"timebase\":\"host-timer\",\"device_busy_method\":\"union\"}\n"
+    "{\"t_s\":13.346,\"kind\":\"aggregate\",\"procs\":0,\"mbit_s\":0.0000,\"batches\":10,"
+    "\"symbols\":5000000,\"lost\":7,\"window_s\":1.000,\"timebase\":\"none\","
+    "\"device_busy_method\":\"sum-capped\"}\n";
+
+static const char sweep_csv[] = "procs,mbit_s,speedup,device_busy,gap_batch_us,headroom\n"
+                                "1,100.5000,1.0000,0.5000,12.2500,201.0000\n"
+                                "2,190.2500,1.8930,0.9500,3.1250,200.2632\n"
+                                "4,0.0000,nan,,,\n";
+
+static const char sweep_jsonl[] =
+    "{\"kind\":\"sweep\",\"procs\":1,\"mbit_s\":100.5000,\"speedup\":1.0000,\"device_busy\":0.5000,"
+    "\"gap_batch_us\":12.2500,\"headroom\":201.0000}\n"
+    "{\"kind\":\"sweep\",\"procs\":2,\"mbit_s\":190.2500,\"speedup\":1.8930,\"device_busy\":0.9500,"
+    "\"gap_batch_us\":3.1250,\"headroom\":200.2632}\n"
+    "{\"kind\":\"sweep\",\"procs\":4,\"mbit_s\":0.0000,\"speedup\":nan}\n";
+
+static void check_open_fails(void)
+{
+	char err[256] = "";
+	struct gd_sink *s = sink_open("/nonexistent/gputop-decode/log", GD_FMT_CSV, err, sizeof(err));
+	tap_ok(!s && strncmp(err, "--output: cannot open '/nonexistent/gputop-decode/log'", 54) == 0,
+	       "an unopenable path is refused with its name");
+	sink_close(s);
+}
+
+int main(void)
+{
+	check(GD_FMT_CSV, write_frames, frames_csv, "CSV frames: header once, empty cells where not carried");
+	check(GD_FMT_JSONL, write_frames, frames_jsonl, "JSONL frames: fields left out where not carried");
+	check(GD_FMT_CSV, write_sweep, sweep_csv, "CSV sweep rows");
+	check(GD_FMT_JSONL, write_sweep, sweep_jsonl, "JSONL sweep rows");
+	check_open_fails();
+	return tap_done();
+}
