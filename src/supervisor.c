@@ -84,8 +84,9 @@ int sup_spawn(struct gd_sup *s, char *err, size_t errlen)
 	seg_name(sl->shm, sizeof(sl->shm), s->self, sl->id, sl->gen);
 
 	char *argv[24], buf[2048];
-	if (opts_worker_argv(&s->o, s->exe, sl->shm, sl->gen, sl->id, s->self, argv, 24, buf, sizeof(buf)) <
-	    0) {
+	struct gd_worker_args wa = { .gen = sl->gen, .id = sl->id, .supervisor = s->self };
+	str_copy(wa.shm, sizeof(wa.shm), sl->shm);
+	if (opts_worker_argv(&s->o, s->exe, &wa, argv, 24, buf, sizeof(buf)) < 0) {
 		snprintf(err, errlen, "worker arguments too long");
 		s->nslots--;
 		return -1;
