@@ -248,7 +248,7 @@ static void ui_draw_busy(struct ui *u, WINDOW *w)
 
 /* ---- actions ---- */
 
-static int ui_selected_slot(struct ui *u)
+static int ui_selected_index(struct ui *u)
 {
 	return sup_find(u->s.sup, u->sel_id);
 }
@@ -281,7 +281,7 @@ static void ui_act_stop_newest(struct ui *u)
 
 static void ui_stop_selected(struct ui *u, bool kill)
 {
-	int i = ui_selected_slot(u);
+	int i = ui_selected_index(u);
 	struct gd_worker_info w = { .alive = false };
 	if (i >= 0)
 		sup_worker(u->s.sup, i, &w);

@@ -1,4 +1,6 @@
-/* opts.c: parsing and range-checking the command line (SPEC.md "Command line"). */
+/* opts.c: the command line, described once by the option table below: getopt's arrays, the
+ * defaults, the range checks with their messages and the --help text all come from it. The man
+ * page (doc/gputop-decode.1) states the same options, ranges and defaults. */
 #include "gputop/opts.h"
 
 #include <errno.h>
@@ -13,7 +15,162 @@
 #include "gputop/common.h"
 
 static const char *const mode_names[GD_MODE_COUNT] = { "seed", "pipelined", "kernel-only" };
+static const char *const dtype_names[] = { [GD_DT_AUTO] = "auto", [GD_DT_F32] = "f32", [GD_DT_F64] = "f64" };
 static const char *const format_names[GD_FMT_COUNT] = { "csv", "jsonl" };
+
+/* Whole-number and choice fields are stored by their width: 4 or 8 bytes. */
+_Static_assert(sizeof(int) == sizeof(uint32_t) && sizeof(enum gd_mode) == sizeof(uint32_t) &&
+                   sizeof(enum gd_dtype) == sizeof(uint32_t) && sizeof(enum gd_format) == sizeof(uint32_t),
+               "whole-number fields are 4 or 8 bytes");
+
+#define FIELD(f) .offset = offsetof(struct gd_opts, f), .bytes = sizeof(((struct gd_opts){ 0 }).f)
+
+/* Every option, in --help order. */
+static const struct gd_optdef table[] = {
+	{ .name = "procs",
+	  .letter = 'n',
+	  .metavar = "N",
+	  .kind = GD_OPT_WHOLE,
+	  .min = 0,
+	  .max = GD_PROCS_MAX,
+	  .bound = "max-procs",
+	  .def = "1",
+	  .help = "workers at start",
+	  FIELD(procs) },
+	{ .name = "max-procs",
+	  .metavar = "N",
+	  .kind = GD_OPT_WHOLE,
+	  .min = 1,
+	  .max = GD_PROCS_MAX,
+	  .def = "64",
+	  .help = "upper bound for workers",
+	  FIELD(max_procs) },
+	{ .name = "device",
+	  .letter = 'd',
+	  .metavar = "P:D",
+	  .kind = GD_OPT_DEVICE,
+	  .min = 0,
+	  .max = 255,
+	  .def_text = "first GPU, else first",
+	  .help = "OpenCL platform and device index" },
+	{ .name = "size",
+	  .letter = 's',
+	  .metavar = "N",
+	  .kind = GD_OPT_WHOLE,
+	  .min = 1,
+	  .max = GD_SIZE_MAX,
+	  .def = "100000",
+	  .help = "symbols per batch",
+	  FIELD(size) },
+	{ .name = "launches",
+	  .letter = 'l',
+	  .metavar = "N",
+	  .kind = GD_OPT_WHOLE,
+	  .min = 1,
+	  .max = GD_LAUNCHES_MAX,
+	  .def = "10",
+	  .help = "kernel launches per batch",
+	  FIELD(launches) },
+	{ .name = "dtype",
+	  .letter = 't',
+	  .kind = GD_OPT_CHOICE,
+	  .names = dtype_names,
+	  .min = GD_DT_F32,
+	  .max = GD_DT_F64,
+	  .def_text = "f64 if the device has fp64",
+	  .help = "element type",
+	  FIELD(dtype) },
+	{ .name = "mode",
+	  .letter = 'm',
+	  .kind = GD_OPT_CHOICE,
+	  .names = mode_names,
+	  .min = 0,
+	  .max = GD_MODE_COUNT - 1,
+	  .def = "seed",
+	  .help = "the worker loop",
+	  FIELD(mode) },
+	{ .name = "interval",
+	  .letter = 'i',
+	  .metavar = "SEC",
+	  .kind = GD_OPT_SECONDS,
+	  .min = 0.05,
+	  .max = 60,
+	  .def = "1",
+	  .help = "sampling and refresh period",
+	  FIELD(interval) },
+	{ .name = "headless",
+	  .kind = GD_OPT_ROLE,
+	  .role = GD_ROLE_HEADLESS,
+	  .help = "log samples instead of drawing" },
+	{ .name = "duration",
+	  .letter = 'D',
+	  .metavar = "SEC",
+	  .kind = GD_OPT_SECONDS,
+	  .min = 0.01,
+	  .max = 1e7,
+	  .def_text = "each sweep step: 10",
+	  .help = "stop after SEC seconds",
+	  FIELD(duration) },
+	{ .name = "format",
+	  .letter = 'f',
+	  .kind = GD_OPT_CHOICE,
+	  .names = format_names,
+	  .min = 0,
+	  .max = GD_FMT_COUNT - 1,
+	  .def = "csv",
+	  .help = "headless log format",
+	  FIELD(format) },
+	{ .name = "output",
+	  .letter = 'o',
+	  .metavar = "FILE",
+	  .kind = GD_OPT_FILE,
+	  .def_text = "stdout",
+	  .help = "headless log file",
+	  FIELD(output) },
+	{ .name = "sweep",
+	  .metavar = "LIST",
+	  .kind = GD_OPT_SWEEP,
+	  .min = 1,
+	  .max = GD_PROCS_MAX,
+	  .bound = "max-procs",
+	  .role = GD_ROLE_HEADLESS,
+	  .help = "run each worker count in LIST (e.g. 1,2,4,8), print a table" },
+	{ .name = "verify",
+	  .kind = GD_OPT_FLAG,
+	  .help = "check first batches against a CPU reference",
+	  FIELD(verify) },
+	{ .name = "trace",
+	  .metavar = "FILE",
+	  .kind = GD_OPT_FILE,
+	  .help = "host phases and device intervals as trace-event JSON",
+	  FIELD(trace) },
+	{ .name = "trace-limit",
+	  .metavar = "N",
+	  .kind = GD_OPT_WHOLE,
+	  .min = 1,
+	  .max = 1e9,
+	  .def = "1000000",
+	  .help = "stop tracing after N events",
+	  FIELD(trace_limit) },
+	{ .name = "list-devices",
+	  .kind = GD_OPT_ROLE,
+	  .role = GD_ROLE_LIST,
+	  .help = "list OpenCL platforms and devices" },
+	{ .name = "worker",
+	  .metavar = "NAME,GEN,ID,SUPERVISOR-PID",
+	  .kind = GD_OPT_WORKER,
+	  .role = GD_ROLE_WORKER },
+	{ .name = "help", .letter = 'h', .kind = GD_OPT_ROLE, .role = GD_ROLE_HELP, .help = "this text" },
+	{ .name = "version", .letter = 'V', .kind = GD_OPT_ROLE, .role = GD_ROLE_VERSION, .help = "version" },
+};
+
+#define NOPTS GD_ARRAY_LEN(table)
+
+const struct gd_optdef *opts_table(size_t *n)
+{
+	*n = NOPTS;
+	return table;
+}
 
 const char *gd_mode_name(enum gd_mode m)
 {
@@ -22,86 +179,55 @@ const char *gd_mode_name(enum gd_mode m)
 
 const char *gd_dtype_name(enum gd_dtype d)
 {
-	return d == GD_DT_F32 ? "f32" : d == GD_DT_F64 ? "f64" : "auto";
+	return (unsigned)d < GD_ARRAY_LEN(dtype_names) ? dtype_names[d] : "auto";
 }
 
-const char *gd_format_name(enum gd_format f)
+static const struct gd_optdef *by_letter(int c)
 {
-	return (unsigned)f < GD_FMT_COUNT ? format_names[f] : "?";
+	for (size_t i = 0; i < NOPTS; i++)
+		if (table[i].letter == c)
+			return &table[i];
+	return NULL;
 }
 
-static const char usage[] =
-    "usage: " GD_NAME " [OPTIONS]                 interactive dashboard (needs a terminal)\n"
-    "       " GD_NAME " --headless [OPTIONS]      no dashboard: samples go to a log\n"
-    "       " GD_NAME " --list-devices            platforms and devices, with indices\n"
-    "\n"
-    "  -n, --procs N          workers at start (0..max-procs)              [1]\n"
-    "      --max-procs N      upper bound for workers (1..256)             [64]\n"
-    "  -d, --device P:D       OpenCL platform and device index   [first GPU, else first]\n"
-    "  -s, --size N           symbols per batch (1..134217728)             [100000]\n"
-    "  -l, --launches N       kernel launches per batch (1..1000)          [10]\n"
-    "  -t, --dtype f32|f64    element type                  [f64 if the device has fp64]\n"
-    "  -m, --mode M           seed | pipelined | kernel-only               [seed]\n"
-    "  -i, --interval SEC     sampling and refresh period (0.05..60)       [1]\n"
-    "      --headless         log samples instead of drawing\n"
-    "  -D, --duration SEC     stop after SEC seconds (each sweep step: default 10)\n"
-    "  -f, --format csv|jsonl headless log format                          [csv]\n"
-    "  -o, --output FILE      headless log file                            [stdout]\n"
-    "      --sweep LIST       run each worker count in LIST (e.g. 1,2,4,8), print a table\n"
-    "      --verify           check first batches against a CPU reference\n"
-    "      --trace FILE       write host phases and device intervals as trace-event JSON\n"
-    "      --trace-limit N    stop tracing after N events                  [1000000]\n"
-    "      --list-devices     list OpenCL platforms and devices\n"
-    "  -h, --help             this text\n"
-    "  -V, --version          version\n";
-
-const char *opts_usage(void)
+static const struct gd_optdef *by_name(const char *name)
 {
-	return usage;
+	for (size_t i = 0; i < NOPTS; i++)
+		if (strcmp(table[i].name, name) == 0)
+			return &table[i];
+	return NULL;
 }
 
-enum {
-	OPT_MAX_PROCS = 256,
-	OPT_HEADLESS,
-	OPT_SWEEP,
-	OPT_VERIFY,
-	OPT_TRACE,
-	OPT_TRACE_LIMIT,
-	OPT_LIST,
-	OPT_WORKER,
-};
+static bool takes_value(const struct gd_optdef *d)
+{
+	return d->kind != GD_OPT_FLAG && d->kind != GD_OPT_ROLE;
+}
 
-static const struct option long_opts[] = {
-	{ "procs", required_argument, NULL, 'n' },
-	{ "max-procs", required_argument, NULL, OPT_MAX_PROCS },
-	{ "device", required_argument, NULL, 'd' },
-	{ "size", required_argument, NULL, 's' },
-	{ "launches", required_argument, NULL, 'l' },
-	{ "dtype", required_argument, NULL, 't' },
-	{ "mode", required_argument, NULL, 'm' },
-	{ "interval", required_argument, NULL, 'i' },
-	{ "headless", no_argument, NULL, OPT_HEADLESS },
-	{ "duration", required_argument, NULL, 'D' },
-	{ "format", required_argument, NULL, 'f' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "sweep", required_argument, NULL, OPT_SWEEP },
-	{ "verify", no_argument, NULL, OPT_VERIFY },
-	{ "trace", required_argument, NULL, OPT_TRACE },
-	{ "trace-limit", required_argument, NULL, OPT_TRACE_LIMIT },
-	{ "list-devices", no_argument, NULL, OPT_LIST },
-	{ "worker", required_argument, NULL, OPT_WORKER },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
-};
+/* Kinds whose range is a number range (shown in --help). */
+static bool numeric(const struct gd_optdef *d)
+{
+	return d->kind == GD_OPT_WHOLE || d->kind == GD_OPT_SECONDS || d->kind == GD_OPT_DEVICE ||
+	       d->kind == GD_OPT_SWEEP;
+}
 
-static const char short_opts[] = ":n:d:s:l:t:m:i:D:f:o:hV";
+/* ---- Parsing ---- */
 
 struct parser {
 	char *err;
 	size_t errlen;
-	const char *opt; /* option being parsed, for messages */
+	const char *opt;  /* the option being parsed, for messages */
+	char name[64];    /* its name, where opt points here */
+	unsigned pending; /* roles settled after every option: bits (1u << GD_ROLE_...) */
 };
+
+static void name_option(struct parser *p, const struct gd_optdef *d, bool long_form)
+{
+	if (long_form)
+		snprintf(p->name, sizeof(p->name), "--%s", d->name);
+	else
+		snprintf(p->name, sizeof(p->name), "-%c", d->letter);
+	p->opt = p->name;
+}
 
 __attribute__((format(printf, 2, 3))) static int fail(struct parser *p, const char *fmt, ...)
 {
@@ -118,6 +244,36 @@ __attribute__((format(printf, 2, 3))) static int fail(struct parser *p, const ch
 	return -1;
 }
 
+static void *field(struct gd_opts *o, const struct gd_optdef *d)
+{
+	return (char *)o + d->offset;
+}
+
+/* int, uint32_t, uint64_t and enum fields hold the same non-negative values alike. */
+static void store_whole(struct gd_opts *o, const struct gd_optdef *d, long long v)
+{
+	if (d->bytes == sizeof(uint64_t)) {
+		uint64_t u = (uint64_t)v;
+		memcpy(field(o, d), &u, sizeof(u));
+	} else {
+		uint32_t u = (uint32_t)v;
+		memcpy(field(o, d), &u, sizeof(u));
+	}
+}
+
+static long long read_whole(const struct gd_opts *o, const struct gd_optdef *d)
+{
+	const char *f = (const char *)o + d->offset;
+	if (d->bytes == sizeof(uint64_t)) {
+		uint64_t u;
+		memcpy(&u, f, sizeof(u));
+		return (long long)u;
+	}
+	uint32_t u;
+	memcpy(&u, f, sizeof(u));
+	return u;
+}
+
 /* A whole decimal integer in [lo, hi]. */
 static int parse_int(struct parser *p, const char *s, long long lo, long long hi, long long *out)
 {
@@ -132,50 +288,75 @@ static int parse_int(struct parser *p, const char *s, long long lo, long long hi
 	return 0;
 }
 
-static int parse_seconds(struct parser *p, const char *s, double lo, double hi, double *out)
+static int set_whole(struct parser *p, const struct gd_optdef *d, const char *s, struct gd_opts *o)
+{
+	long long v = 0;
+	if (parse_int(p, s, (long long)d->min, (long long)d->max, &v))
+		return -1;
+	store_whole(o, d, v);
+	return 0;
+}
+
+static int set_seconds(struct parser *p, const struct gd_optdef *d, const char *s, struct gd_opts *o)
 {
 	char *end;
 	errno = 0;
 	double v = strtod(s, &end);
 	if (end == s || *end != '\0' || !isfinite(v))
 		return fail(p, "'%s' is not a number of seconds", s);
-	if (v < lo || v > hi)
-		return fail(p, "'%s' is out of range (%g..%g seconds)", s, lo, hi);
-	*out = v;
+	if (v < d->min || v > d->max)
+		return fail(p, "'%s' is out of range (%g..%g seconds)", s, d->min, d->max);
+	*(double *)field(o, d) = v;
 	return 0;
 }
 
-/* A name from a table; returns its index. */
-static int parse_name(struct parser *p, const char *s, const char *const *names, int n, int *out)
+/* names[min..max] joined by sep. */
+static void join_names(const struct gd_optdef *d, const char *sep, char *s, size_t n)
 {
-	for (int i = 0; i < n; i++)
-		if (strcmp(s, names[i]) == 0) {
-			*out = i;
+	s[0] = '\0';
+	for (int i = (int)d->min; i <= (int)d->max; i++) {
+		size_t len = strlen(s);
+		snprintf(s + len, n - len, "%s%s", i > (int)d->min ? sep : "", d->names[i]);
+	}
+}
+
+static int set_choice(struct parser *p, const struct gd_optdef *d, const char *s, struct gd_opts *o)
+{
+	for (int i = (int)d->min; i <= (int)d->max; i++)
+		if (strcmp(s, d->names[i]) == 0) {
+			store_whole(o, d, i);
 			return 0;
 		}
-	char list[128] = "";
-	for (int i = 0; i < n; i++)
-		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "", names[i]);
+	char list[128];
+	join_names(d, ", ", list, sizeof(list));
 	return fail(p, "unknown value '%s' (expected %s)", s, list);
 }
 
-static int parse_device(struct parser *p, const char *s, struct gd_opts *o)
+static int set_file(struct parser *p, const struct gd_optdef *d, const char *s, struct gd_opts *o)
+{
+	if (*s == '\0')
+		return fail(p, "empty file name");
+	*(const char **)field(o, d) = s;
+	return 0;
+}
+
+static int set_device(struct parser *p, const struct gd_optdef *d, const char *s, struct gd_opts *o)
 {
 	char *end;
 	errno = 0;
 	long plat = strtol(s, &end, 10);
-	if (end == s || *end != ':' || plat < 0 || plat > 255 || errno)
+	if (end == s || *end != ':' || plat < d->min || plat > d->max || errno)
 		return fail(p, "'%s' is not PLATFORM:DEVICE (for example 0:0)", s);
-	const char *d = end + 1;
-	long dev = strtol(d, &end, 10);
-	if (end == d || *end != '\0' || dev < 0 || dev > 255 || errno || *d == '-' || *d == '+')
+	const char *q = end + 1;
+	long dev = strtol(q, &end, 10);
+	if (end == q || *end != '\0' || dev < d->min || dev > d->max || errno || *q == '-' || *q == '+')
 		return fail(p, "'%s' is not PLATFORM:DEVICE (for example 0:0)", s);
 	o->platform = (int)plat;
 	o->device = (int)dev;
 	return 0;
 }
 
-static int parse_sweep(struct parser *p, const char *s, struct gd_opts *o)
+static int set_sweep(struct parser *p, const struct gd_optdef *d, const char *s, struct gd_opts *o)
 {
 	o->nsweep = 0;
 	if (*s == '\0')
@@ -187,8 +368,9 @@ static int parse_sweep(struct parser *p, const char *s, struct gd_opts *o)
 			return fail(p, "'%s' is not a comma-separated list of worker counts", s);
 		errno = 0;
 		long v = strtol(q, &end, 10);
-		if (errno || v < 1 || v > 256)
-			return fail(p, "count in '%s' is out of range (1..256)", s);
+		if (errno || v < d->min || v > d->max)
+			return fail(p, "count in '%s' is out of range (%lld..%lld)", s, (long long)d->min,
+			            (long long)d->max);
 		if (o->nsweep == GD_SWEEP_MAX)
 			return fail(p, "more than %d counts", GD_SWEEP_MAX);
 		o->sweep[o->nsweep++] = (int)v;
@@ -200,219 +382,326 @@ static int parse_sweep(struct parser *p, const char *s, struct gd_opts *o)
 	}
 }
 
-/* --worker NAME,GEN,SLOT,PARENT: internal, written by opts_worker_argv. */
-static int parse_worker(struct parser *p, const char *s, struct gd_opts *o)
+/* NAME,GEN,ID,SUPERVISOR-PID: internal, written by opts_worker_argv. */
+static int set_worker(struct parser *p, const char *s, struct gd_worker_args *w)
 {
 	const char *comma = strchr(s, ',');
-	if (!comma || (size_t)(comma - s) >= sizeof(o->shm))
+	if (!comma || (size_t)(comma - s) >= sizeof(w->shm))
 		return fail(p, "malformed worker arguments");
 	char *end;
 	errno = 0;
 	unsigned long long gen = strtoull(comma + 1, &end, 16);
 	if (*end != ',')
 		return fail(p, "malformed worker arguments");
-	unsigned long slot = strtoul(end + 1, &end, 10);
+	unsigned long id = strtoul(end + 1, &end, 10);
 	if (*end != ',')
 		return fail(p, "malformed worker arguments");
-	long parent = strtol(end + 1, &end, 10);
-	if (*end != '\0' || errno || slot > 1000000 || parent <= 0 || parent > INT32_MAX)
+	long supervisor = strtol(end + 1, &end, 10);
+	if (*end != '\0' || errno || id > 1000000 || supervisor <= 0 || supervisor > INT32_MAX)
 		return fail(p, "malformed worker arguments");
-	memcpy(o->shm, s, (size_t)(comma - s));
-	o->shm[comma - s] = '\0';
-	o->gen = gen;
-	o->slot = (unsigned)slot;
-	o->parent = (pid_t)parent;
-	o->role = GD_ROLE_WORKER;
+	memcpy(w->shm, s, (size_t)(comma - s));
+	w->shm[comma - s] = '\0';
+	w->gen = gen;
+	w->id = (unsigned)id;
+	w->supervisor = (pid_t)supervisor;
 	return 0;
 }
 
-static void defaults(struct gd_opts *o)
+static int set_value(struct parser *p, const struct gd_optdef *d, const char *s, struct gd_opts *o)
+{
+	switch (d->kind) {
+	case GD_OPT_FLAG:
+		*(bool *)field(o, d) = true;
+		break;
+	case GD_OPT_ROLE:
+		break;
+	case GD_OPT_WHOLE:
+		return set_whole(p, d, s, o);
+	case GD_OPT_SECONDS:
+		return set_seconds(p, d, s, o);
+	case GD_OPT_CHOICE:
+		return set_choice(p, d, s, o);
+	case GD_OPT_FILE:
+		return set_file(p, d, s, o);
+	case GD_OPT_DEVICE:
+		return set_device(p, d, s, o);
+	case GD_OPT_SWEEP:
+		return set_sweep(p, d, s, o);
+	case GD_OPT_WORKER:
+		return set_worker(p, s, &o->worker);
+	}
+	return 0;
+}
+
+/* Help, version and worker take effect at once, the last one given winning; the listing and
+ * headless logging are settled after every option, the listing first. */
+static void ask_role(struct parser *p, struct gd_opts *o, enum gd_role r)
+{
+	if (r == GD_ROLE_HEADLESS || r == GD_ROLE_LIST)
+		p->pending |= 1u << r;
+	else if (r != GD_ROLE_DASHBOARD)
+		o->role = r;
+}
+
+static void settle_role(const struct parser *p, struct gd_opts *o)
+{
+	if (p->pending & (1u << GD_ROLE_LIST))
+		o->role = GD_ROLE_LIST;
+	else if (p->pending & (1u << GD_ROLE_HEADLESS))
+		o->role = GD_ROLE_HEADLESS;
+}
+
+static int defaults(struct parser *p, struct gd_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->role = GD_ROLE_DASHBOARD;
-	o->procs = 1;
-	o->max_procs = 64;
-	o->platform = o->device = -1;
-	o->size = 100000;
-	o->launches = 10;
-	o->dtype = GD_DT_AUTO;
-	o->mode = GD_MODE_SEED;
-	o->interval = 1.0;
-	o->format = GD_FMT_CSV;
-	o->trace_limit = 1000000;
-}
-
-static int parse_one(struct parser *p, int c, const char *arg, struct gd_opts *o, bool *headless, bool *list)
-{
-	static const char *const dtypes[] = { "f32", "f64" };
-	long long v = 0;
-	int idx = 0;
-	switch (c) {
-	case 'n':
-		if (parse_int(p, arg, 0, 256, &v))
+	o->platform = o->device = -1; /* chosen at start */
+	for (size_t i = 0; i < NOPTS; i++) {
+		if (!table[i].def)
+			continue;
+		name_option(p, &table[i], true);
+		if (set_value(p, &table[i], table[i].def, o))
 			return -1;
-		o->procs = (int)v;
-		return 0;
-	case OPT_MAX_PROCS:
-		if (parse_int(p, arg, 1, 256, &v))
-			return -1;
-		o->max_procs = (int)v;
-		return 0;
-	case 'd':
-		return parse_device(p, arg, o);
-	case 's':
-		if (parse_int(p, arg, 1, GD_SIZE_MAX, &v))
-			return -1;
-		o->size = (uint32_t)v;
-		return 0;
-	case 'l':
-		if (parse_int(p, arg, 1, 1000, &v))
-			return -1;
-		o->launches = (uint32_t)v;
-		return 0;
-	case 't':
-		if (parse_name(p, arg, dtypes, 2, &idx))
-			return -1;
-		o->dtype = idx ? GD_DT_F64 : GD_DT_F32;
-		return 0;
-	case 'm':
-		if (parse_name(p, arg, mode_names, GD_MODE_COUNT, &idx))
-			return -1;
-		o->mode = (enum gd_mode)idx;
-		return 0;
-	case 'i':
-		return parse_seconds(p, arg, 0.05, 60, &o->interval);
-	case 'D':
-		return parse_seconds(p, arg, 0.01, 1e7, &o->duration);
-	case 'f':
-		if (parse_name(p, arg, format_names, GD_FMT_COUNT, &idx))
-			return -1;
-		o->format = (enum gd_format)idx;
-		return 0;
-	case 'o':
-		if (*arg == '\0')
-			return fail(p, "empty file name");
-		o->output = arg;
-		return 0;
-	case OPT_SWEEP:
-		*headless = true;
-		return parse_sweep(p, arg, o);
-	case OPT_TRACE:
-		if (*arg == '\0')
-			return fail(p, "empty file name");
-		o->trace = arg;
-		return 0;
-	case OPT_TRACE_LIMIT:
-		if (parse_int(p, arg, 1, 1000000000, &v))
-			return -1;
-		o->trace_limit = (uint64_t)v;
-		return 0;
-	case OPT_VERIFY:
-		o->verify = true;
-		return 0;
-	case OPT_HEADLESS:
-		*headless = true;
-		return 0;
-	case OPT_LIST:
-		*list = true;
-		return 0;
-	case OPT_WORKER:
-		return parse_worker(p, arg, o);
-	case 'h':
-		o->role = GD_ROLE_HELP;
-		return 0;
-	case 'V':
-		o->role = GD_ROLE_VERSION;
-		return 0;
-	default:
-		return fail(p, "unknown option");
 	}
+	return 0;
 }
 
-/* Checks that need every option: bounds relative to each other. */
-static int check_together(struct parser *p, struct gd_opts *o)
+/* A value capped by another option's value (such as --procs by --max-procs). */
+static int check_bound(struct parser *p, const struct gd_optdef *d, const struct gd_opts *o)
 {
-	p->opt = "--procs";
-	if (o->procs > o->max_procs)
-		return fail(p, "%d is more than --max-procs %d", o->procs, o->max_procs);
-	p->opt = "--sweep";
+	long long cap = read_whole(o, by_name(d->bound));
+	name_option(p, d, true);
+	if (d->kind != GD_OPT_SWEEP) {
+		long long v = read_whole(o, d);
+		return v > cap ? fail(p, "%lld is more than --%s %lld", v, d->bound, cap) : 0;
+	}
 	for (int i = 0; i < o->nsweep; i++)
-		if (o->sweep[i] > o->max_procs)
-			return fail(p, "count %d is more than --max-procs %d", o->sweep[i], o->max_procs);
+		if (o->sweep[i] > cap)
+			return fail(p, "count %d is more than --%s %lld", o->sweep[i], d->bound, cap);
+	return 0;
+}
+
+static int check_bounds(struct parser *p, const struct gd_opts *o)
+{
+	for (size_t i = 0; i < NOPTS; i++)
+		if (table[i].bound && check_bound(p, &table[i], o))
+			return -1;
+	return 0;
+}
+
+/* getopt_long's arrays, from the table: long option i is table[i]. */
+static void getopt_arrays(struct option *longs, char *shorts)
+{
+	*shorts++ = ':'; /* a missing value is reported as ':' */
+	for (size_t i = 0; i < NOPTS; i++) {
+		const struct gd_optdef *d = &table[i];
+		/* Distinct values: getopt_long calls an abbreviation of two options ambiguous only then. */
+		longs[i] = (struct option){ d->name, takes_value(d) ? required_argument : no_argument, NULL,
+			                    d->letter ? d->letter : 256 + (int)i };
+		if (d->letter) {
+			*shorts++ = d->letter;
+			if (takes_value(d))
+				*shorts++ = ':';
+		}
+	}
+	longs[NOPTS] = (struct option){ NULL, 0, NULL, 0 };
+	*shorts = '\0';
+}
+
+/* getopt_long's '?' (an unknown option, or a value given to a flag) or ':' (no value). */
+static int refuse(struct parser *p, int c, const char *cur)
+{
+	snprintf(p->name, sizeof(p->name), "%.60s", cur);
+	p->opt = p->name;
+	if (c == ':')
+		return fail(p, "missing value");
+	if (optopt && optopt < 256 && cur[0] == '-' && cur[1] != '-')
+		snprintf(p->name, sizeof(p->name), "-%c", optopt);
+	return fail(p, "unknown option (see --help)");
+}
+
+/* One option that getopt_long returned: table[li] when it came by its long name. */
+static int take(struct parser *p, int c, int li, const char *arg, struct gd_opts *o)
+{
+	const struct gd_optdef *d = li >= 0 ? &table[li] : by_letter(c);
+	name_option(p, d, li >= 0);
+	if (set_value(p, d, arg, o))
+		return -1;
+	ask_role(p, o, d->role);
 	return 0;
 }
 
 int opts_parse(int argc, char **argv, struct gd_opts *o, char *err, size_t errlen)
 {
-	struct parser p = { err, errlen, "" };
-	bool headless = false, list = false;
-	char optname[64];
-	defaults(o);
+	struct parser p = { .err = err, .errlen = errlen, .opt = "" };
+	struct option longs[NOPTS + 1];
+	char shorts[2 * NOPTS + 2];
+	getopt_arrays(longs, shorts);
 	err[0] = '\0';
+	if (defaults(&p, o))
+		return -1;
 	optind = 0; /* glibc: a full re-initialisation, so the parser can run again */
 	opterr = 0;
 	for (;;) {
 		int li = -1;
-		int c = getopt_long(argc, argv, short_opts, long_opts, &li);
+		int c = getopt_long(argc, argv, shorts, longs, &li);
 		if (c == -1)
 			break;
-		const char *cur = optind > 0 && optind <= argc ? argv[optind - 1] : "";
-		if (li >= 0)
-			snprintf(optname, sizeof(optname), "--%s", long_opts[li].name);
-		else if (c != '?' && c != ':')
-			snprintf(optname, sizeof(optname), "-%c", c);
-		else
-			snprintf(optname, sizeof(optname), "%.60s", cur);
-		p.opt = optname;
-		if (c == '?') {
-			if (optopt && optopt < 256 && cur[0] == '-' && cur[1] != '-')
-				snprintf(optname, sizeof(optname), "-%c", optopt);
-			return fail(&p, "unknown option (see --help)");
-		}
-		if (c == ':')
-			return fail(&p, "missing value");
-		if (parse_one(&p, c, optarg, o, &headless, &list))
+		if (c == '?' || c == ':')
+			return refuse(&p, c, optind > 0 && optind <= argc ? argv[optind - 1] : "");
+		if (take(&p, c, li, optarg, o))
 			return -1;
 	}
 	if (optind < argc) {
 		p.opt = argv[optind];
 		return fail(&p, "unexpected argument (see --help)");
 	}
-	if (o->role == GD_ROLE_HELP || o->role == GD_ROLE_VERSION || o->role == GD_ROLE_WORKER)
-		return 0;
-	if (list)
-		o->role = GD_ROLE_LIST;
-	else if (headless)
-		o->role = GD_ROLE_HEADLESS;
-	return check_together(&p, o);
+	if (o->role != GD_ROLE_DASHBOARD)
+		return 0; /* help, version or worker: nothing else applies */
+	settle_role(&p, o);
+	return check_bounds(&p, o);
 }
 
-int opts_worker_argv(const struct gd_opts *o, const char *exe, const char *shm, uint64_t gen, unsigned slot,
-                     pid_t parent, char **argv, int max, char *buf, size_t buflen)
+/* ---- --help ---- */
+
+#define HELP_INDENT 25 /* where descriptions start */
+#define HELP_WIDTH  80 /* where defaults end */
+
+struct text {
+	char *buf;
+	size_t cap, len;
+};
+
+__attribute__((format(printf, 2, 3))) static void put(struct text *t, const char *fmt, ...)
 {
-	int n = 0;
-	size_t used = 0;
-	char tmp[256];
-#define ARG(...)                                                                  \
-	do {                                                                      \
-		int len_ = snprintf(tmp, sizeof(tmp), __VA_ARGS__);               \
-		if (len_ < 0 || used + (size_t)len_ + 1 > buflen || n + 1 >= max) \
-			return -1;                                                \
-		argv[n++] = memcpy(buf + used, tmp, (size_t)len_ + 1);            \
-		used += (size_t)len_ + 1;                                         \
-	} while (0)
-	ARG("%s", exe);
-	ARG("--worker=%s,%016" PRIx64 ",%u,%d", shm, gen, slot, (int)parent);
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		t->len = (size_t)n < t->cap - t->len ? t->len + (size_t)n : t->cap - 1;
+}
+
+/* "-n, --procs N" or "    --max-procs N"; a choice shows its names. */
+static void help_names(const struct gd_optdef *d, char *s, size_t n)
+{
+	char meta[96] = "";
+	if (d->kind == GD_OPT_CHOICE)
+		join_names(d, "|", meta, sizeof(meta));
+	else if (d->metavar)
+		snprintf(meta, sizeof(meta), "%s", d->metavar);
+	snprintf(s, n, "%s%c%s--%s%s%s", d->letter ? "-" : " ", d->letter ? d->letter : ' ',
+	         d->letter ? ", " : "  ", d->name, meta[0] ? " " : "", meta);
+}
+
+/* The help line, then the range where it is a number range: "symbols per batch (1..134217728)". */
+static void help_description(const struct gd_optdef *d, char *s, size_t n)
+{
+	if (!numeric(d))
+		snprintf(s, n, "%s", d->help);
+	else if (d->bound)
+		snprintf(s, n, "%s (%.15g..%s)", d->help, d->min, d->bound);
+	else
+		snprintf(s, n, "%s (%.15g..%.15g)", d->help, d->min, d->max);
+}
+
+/* Words of s from column HELP_INDENT up to HELP_WIDTH; returns the column where the last line ends. */
+static size_t put_wrapped(struct text *t, const char *s)
+{
+	size_t col = HELP_INDENT;
+	while (*s) {
+		size_t len = strcspn(s, " ");
+		if (col > HELP_INDENT && col + 1 + len > HELP_WIDTH) {
+			put(t, "\n%*s", HELP_INDENT, "");
+			col = HELP_INDENT;
+		} else if (col > HELP_INDENT) {
+			put(t, " ");
+			col++;
+		}
+		put(t, "%.*s", (int)len, s);
+		col += len;
+		s += len + strspn(s + len, " ");
+	}
+	return col;
+}
+
+/* One option: names, description, and the default in brackets ending at HELP_WIDTH. */
+static void help_entry(struct text *t, const struct gd_optdef *d)
+{
+	char names[128], desc[256], def[96] = "";
+	help_names(d, names, sizeof(names));
+	help_description(d, desc, sizeof(desc));
+	if (d->def || d->def_text)
+		snprintf(def, sizeof(def), "[%s]", d->def ? d->def : d->def_text);
+	if (2 + strlen(names) + 1 > HELP_INDENT)
+		put(t, "  %s\n%*s", names, HELP_INDENT, "");
+	else
+		put(t, "  %-*s", HELP_INDENT - 2, names);
+	size_t col = put_wrapped(t, desc);
+	if (def[0] && col + 1 + strlen(def) > HELP_WIDTH) {
+		put(t, "\n");
+		col = 0;
+	}
+	if (def[0])
+		put(t, "%*s", (int)(HELP_WIDTH - col), def);
+	put(t, "\n");
+}
+
+const char *opts_usage(void)
+{
+	static char buf[4096];
+	struct text t = { buf, sizeof(buf), 0 };
+	put(&t, "usage: " GD_NAME " [OPTIONS]                 interactive dashboard (needs a terminal)\n"
+	        "       " GD_NAME " --headless [OPTIONS]      no dashboard: samples go to a log\n"
+	        "       " GD_NAME " --list-devices            platforms and devices, with indices\n\n");
+	for (size_t i = 0; i < NOPTS; i++)
+		if (table[i].help)
+			help_entry(&t, &table[i]);
+	return buf;
+}
+
+/* ---- The worker's command line ---- */
+
+struct argv_buf {
+	char **argv;
+	int n, max;
+	char *buf;
+	size_t used, len;
+};
+
+/* Appends one argument, formatted straight into the buffer; -1 when it does not fit. */
+__attribute__((format(printf, 2, 3))) static int add_arg(struct argv_buf *a, const char *fmt, ...)
+{
+	if (a->n + 1 >= a->max || a->used >= a->len)
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	int len = vsnprintf(a->buf + a->used, a->len - a->used, fmt, ap);
+	va_end(ap);
+	if (len < 0 || (size_t)len >= a->len - a->used)
+		return -1;
+	a->argv[a->n++] = a->buf + a->used;
+	a->used += (size_t)len + 1;
+	return 0;
+}
+
+int opts_worker_argv(const struct gd_opts *o, const char *exe, const struct gd_worker_args *wa, char **argv,
+                     int max, char *buf, size_t buflen)
+{
+	struct argv_buf a = { .argv = argv, .max = max, .len = buflen };
+	a.buf = buf;
+	int rc = add_arg(&a, "%s", exe);
+	rc |= add_arg(&a, "--worker=%s,%016" PRIx64 ",%u,%d", wa->shm, wa->gen, wa->id, (int)wa->supervisor);
 	if (o->platform >= 0)
-		ARG("--device=%d:%d", o->platform, o->device);
-	ARG("--size=%u", o->size);
-	ARG("--launches=%u", o->launches);
+		rc |= add_arg(&a, "--device=%d:%d", o->platform, o->device);
+	rc |= add_arg(&a, "--size=%u", o->size);
+	rc |= add_arg(&a, "--launches=%u", o->launches);
 	if (o->dtype != GD_DT_AUTO)
-		ARG("--dtype=%s", gd_dtype_name(o->dtype));
-	ARG("--mode=%s", gd_mode_name(o->mode));
+		rc |= add_arg(&a, "--dtype=%s", gd_dtype_name(o->dtype));
+	rc |= add_arg(&a, "--mode=%s", gd_mode_name(o->mode));
 	if (o->verify)
-		ARG("--verify");
-#undef ARG
-	argv[n] = NULL;
-	return n;
+		rc |= add_arg(&a, "--verify");
+	if (rc)
+		return -1;
+	argv[a.n] = NULL;
+	return a.n;
 }

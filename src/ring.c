@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "gputop/common.h"
+#include "gputop/opts.h"
 #include "gputop/proc.h"
 
 /* The header at offset 0 of every segment. Fields the worker changes after set-up are
@@ -83,7 +84,7 @@ static bool copy_valid(const struct gd_rec *r, const int64_t c[2])
 
 bool gd_rec_valid(const struct gd_rec *r)
 {
-	if (r->symbols == 0 || r->symbols > (1u << 27) || r->kernels > 1000 || r->nkiv > GD_REC_KMAX)
+	if (r->symbols == 0 || r->symbols > GD_SIZE_MAX || r->kernels > GD_LAUNCHES_MAX || r->nkiv > GD_REC_KMAX)
 		return false;
 	if (r->t_begin <= 0 || r->t_begin > REC_TIME_MAX || r->t_gen < r->t_begin || r->t_end < r->t_gen ||
 	    r->t_end - r->t_begin > REC_SPAN_MAX)

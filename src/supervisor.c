@@ -205,8 +205,9 @@ int sup_spawn(struct gd_sup *sup, char *err, size_t errlen)
 
 	char *argv[24], buf[2048];
 	int rc = -1;
-	if (opts_worker_argv(&sup->o, sup->exe, sw->shm, sw->gen, sw->info.id, sup->self, argv, 24, buf,
-	                     sizeof(buf)) < 0)
+	struct gd_worker_args wa = { .gen = sw->gen, .id = sw->info.id, .supervisor = sup->self };
+	str_copy(wa.shm, sizeof(wa.shm), sw->shm);
+	if (opts_worker_argv(&sup->o, sup->exe, &wa, argv, 24, buf, sizeof(buf)) < 0)
 		snprintf(err, errlen, "worker arguments too long");
 	else if ((rc = spawn(sup, argv, &sw->info.pid)) != 0)
 		snprintf(err, errlen, "posix_spawn %s: %s", sup->exe, strerror(rc));

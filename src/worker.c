@@ -344,12 +344,12 @@ static int run_loop(struct gd_worker *w)
 {
 	const struct gd_mode_ops *m = &gd_modes[w->o->mode];
 	seg_set_state(w->seg, GD_ST_RUNNING);
-	while (!stop_flag && getppid() == w->o->parent) {
+	while (!stop_flag && getppid() == w->o->worker.supervisor) {
 		if (pause_flag) {
 			if (m->drain(w))
 				return -1;
 			seg_set_state(w->seg, GD_ST_PAUSED);
-			while (pause_flag && !stop_flag && getppid() == w->o->parent) {
+			while (pause_flag && !stop_flag && getppid() == w->o->worker.supervisor) {
 				seg_heartbeat(w->seg);
 				sleep_ns(GD_NS_PER_S / 50);
 			}
@@ -369,7 +369,7 @@ int worker_main(const struct gd_opts *o)
 	install_signals();
 	/* Die with the supervisor; it may already be gone before prctl took effect. */
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
-	if (getppid() != o->parent)
+	if (getppid() != o->worker.supervisor)
 		return GD_EXIT_OK;
 
 	struct gd_worker w;
@@ -380,13 +380,13 @@ int worker_main(const struct gd_opts *o)
 	if (clx_pick(o->platform, o->device, &w.dev, msg, sizeof(msg)) != 0)
 		str_copy(w.err, sizeof(w.err), msg);
 
-	struct gd_seg_info info = { .generation = o->gen,
-		                    .id = o->slot,
+	struct gd_seg_info info = { .generation = o->worker.gen,
+		                    .id = o->worker.id,
 		                    .dtype_bytes = o->dtype == GD_DT_F32 ? 4 : 8 };
 	str_copy(info.device, sizeof(info.device), w.dev.info.name);
-	w.seg = seg_create(o->shm, &info, msg, sizeof(msg));
+	w.seg = seg_create(o->worker.shm, &info, msg, sizeof(msg));
 	if (!w.seg) {
-		fprintf(stderr, GD_NAME ": worker %u (pid %d): %s\n", o->slot, (int)getpid(), msg);
+		fprintf(stderr, GD_NAME ": worker %u (pid %d): %s\n", o->worker.id, (int)getpid(), msg);
 		return GD_EXIT_NOSEG;
 	}
 	int rc = w.err[0] ? -1 : setup_cl(&w);
@@ -400,6 +400,6 @@ int worker_main(const struct gd_opts *o)
 		seg_set_state(w.seg, GD_ST_EXITED);
 	}
 	/* The supervisor unlinks after its last read; an orphan cleans up after itself. */
-	seg_close(w.seg, getppid() != o->parent);
+	seg_close(w.seg, getppid() != o->worker.supervisor);
 	return rc ? GD_EXIT_FAIL : GD_EXIT_OK;
 }

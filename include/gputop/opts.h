@@ -1,4 +1,5 @@
-/* opts.h: the command line of every role, parsed and range-checked in one place. */
+/* opts.h: the command line of every role, described by one option table (opts.c) from which
+ * parsing, defaults, range checks and --help all come. */
 #ifndef GPUTOP_OPTS_H
 #define GPUTOP_OPTS_H
 
@@ -19,8 +20,19 @@ enum gd_mode { GD_MODE_SEED, GD_MODE_PIPELINED, GD_MODE_KERNEL_ONLY, GD_MODE_COU
 enum gd_dtype { GD_DT_AUTO, GD_DT_F32, GD_DT_F64 };
 enum gd_format { GD_FMT_CSV, GD_FMT_JSONL, GD_FMT_COUNT };
 
-#define GD_SWEEP_MAX 64
-#define GD_SIZE_MAX  (1u << 27)
+/* Limits of the command line that other modules share (the man page states them). */
+#define GD_PROCS_MAX    256        /* workers: --max-procs, --procs, --sweep counts */
+#define GD_SIZE_MAX     (1u << 27) /* symbols per batch: --size */
+#define GD_LAUNCHES_MAX 1000       /* kernel launches per batch: --launches */
+#define GD_SWEEP_MAX    64         /* worker counts in one --sweep list */
+
+/* The worker role's own arguments: --worker NAME,GENERATION,ID,SUPERVISOR-PID. */
+struct gd_worker_args {
+	char shm[128];    /* its shared-memory segment */
+	uint64_t gen;     /* the segment's generation */
+	unsigned id;      /* the worker's number, as the dashboard and the log show it */
+	pid_t supervisor; /* the process that started it */
+};
 
 struct gd_opts {
 	enum gd_role role;
@@ -36,24 +48,53 @@ struct gd_opts {
 	uint64_t trace_limit; /* trace events at most */
 	int sweep[GD_SWEEP_MAX], nsweep;
 	bool verify;
-	/* Worker role only: --worker NAME,GENERATION,SLOT,SUPERVISOR-PID */
-	char shm[128];
-	uint64_t gen;
-	unsigned slot;
-	pid_t parent;
+	struct gd_worker_args worker; /* worker role only */
 };
+
+/* What an option's value is. */
+enum gd_optkind {
+	GD_OPT_FLAG,    /* no value: sets a bool */
+	GD_OPT_ROLE,    /* no value: asks for a role */
+	GD_OPT_WHOLE,   /* a whole number in [min, max] */
+	GD_OPT_SECONDS, /* a number of seconds in [min, max] */
+	GD_OPT_CHOICE,  /* one of names[min..max]; the value is the index */
+	GD_OPT_FILE,    /* a file name, not empty */
+	GD_OPT_DEVICE,  /* PLATFORM:DEVICE, each index in [min, max] */
+	GD_OPT_SWEEP,   /* comma-separated worker counts, each in [min, max] */
+	GD_OPT_WORKER,  /* the worker role's arguments (struct gd_worker_args) */
+};
+
+/* One option of the table. */
+struct gd_optdef {
+	const char *name; /* long name, without "--" */
+	char letter;      /* short option, or 0 */
+	enum gd_optkind kind;
+	const char *metavar;      /* the value in --help; CHOICE shows its names instead */
+	const char *help;         /* its line in --help; NULL: internal, not listed */
+	double min, max;          /* the accepted range (see enum gd_optkind) */
+	const char *bound;        /* the option whose value caps this one's, or NULL */
+	const char *def;          /* the default, as it would be typed, or NULL */
+	const char *def_text;     /* the default in words, where it is no typed value */
+	const char *const *names; /* CHOICE: the names, indexed by value */
+	enum gd_role role;        /* the role it asks for, or GD_ROLE_DASHBOARD: none */
+	size_t offset, bytes;     /* its field in struct gd_opts (FLAG, WHOLE, SECONDS, CHOICE, FILE) */
+};
+
+/* The option table, read-only: n gets its length. */
+const struct gd_optdef *opts_table(size_t *n);
 
 const char *gd_mode_name(enum gd_mode m);
 const char *gd_dtype_name(enum gd_dtype d);
-const char *gd_format_name(enum gd_format f);
 
 /* Fills o from argv. Returns 0, or -1 with a one-line message (no trailing newline) in err.
  * Reentrant: it may be called many times in one process. */
 int opts_parse(int argc, char **argv, struct gd_opts *o, char *err, size_t errlen);
 /* The --help text. */
 const char *opts_usage(void);
-/* Builds the argument vector that starts a worker with these options. Strings live in buf. */
-int opts_worker_argv(const struct gd_opts *o, const char *exe, const char *shm, uint64_t gen, unsigned slot,
-                     pid_t parent, char **argv, int max, char *buf, size_t buflen);
+/* Builds the argument vector that starts a worker with these options: argv gets at most max
+ * entries (the last one NULL), their strings live in buf. Returns the argument count, or -1
+ * when they do not fit. */
+int opts_worker_argv(const struct gd_opts *o, const char *exe, const struct gd_worker_args *wa, char **argv,
+                     int max, char *buf, size_t buflen);
 
 #endif

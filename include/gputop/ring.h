@@ -4,7 +4,7 @@
  * - One writer (the worker that created the segment) and one reader (the supervisor).
  *   The writer never reads anything the reader writes and never waits for it.
  * - `head` counts records ever published (u64, never wraps in practice). Record i lives
- *   in slot i & (capacity - 1). Full ring: the writer overwrites the oldest record.
+ *   in entry i & (capacity - 1). Full ring: the writer overwrites the oldest record.
  * - Writer, record i: seq = 2i+1 (relaxed); payload (release stores of 64-bit words, which
  *   order it after the odd seq like a release fence would); seq = 2i+2 (release);
  *   head = i+1 (release).
@@ -143,7 +143,7 @@ enum gd_open_result reader_open(struct gd_reader *r, const char *name, pid_t pid
  * became unreadable (truncated under the mapping: SIGBUS is caught). */
 int reader_poll(struct gd_reader *r, struct gd_rec *out, int max);
 /* Call once the writer is known dead, after the last poll: a record it was killed in the
- * middle of publishing (its slot says "being written" right at head) counts as lost. */
+ * middle of publishing (its entry says "being written" right at head) counts as lost. */
 void reader_writer_died(struct gd_reader *r);
 /* Reads and validates the header's changing fields; false if the segment is unreadable. */
 bool reader_view(struct gd_reader *r, struct gd_seg_view *v);

@@ -1,5 +1,8 @@
 /* test_opts.c: the option parser: every bad-input case of a table is refused with a message
- * that names the option; good command lines give the documented values. */
+ * that names the option; good command lines give the documented values; every option of the
+ * option table keeps its range, default and --help line. */
+#include <math.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "gputop/opts.h"
@@ -12,7 +15,7 @@ static int parse(const char *line, struct gd_opts *o, char *err, size_t errlen)
 	static char copy[512];
 	char *argv[MAXARGS];
 	int argc = 0;
-	strcpy(copy, line);
+	snprintf(copy, sizeof(copy), "%s", line);
 	argv[argc++] = "gputop-decode";
 	for (char *tok = strtok(copy, " "); tok && argc < MAXARGS - 1; tok = strtok(NULL, " "))
 		argv[argc++] = strcmp(tok, "''") == 0 ? "" : tok;
@@ -91,7 +94,7 @@ static void test_defaults(void)
 	tap_ok(o.role == GD_ROLE_HEADLESS && o.procs == 1 && o.max_procs == 64 && o.size == 100000 &&
 	           o.launches == 10 && o.dtype == GD_DT_AUTO && o.mode == GD_MODE_SEED && o.interval == 1.0 &&
 	           o.format == GD_FMT_CSV && o.platform == -1 && o.duration == 0 && !o.verify,
-	       "defaults are SPEC.md's");
+	       "defaults are the man page's");
 	tap_ok(parse("", &o, err, sizeof(err)) == 0 && o.role == GD_ROLE_DASHBOARD, "no option: dashboard");
 }
 
@@ -122,21 +125,222 @@ static void test_good(void)
 /* The worker's argument vector parses back into the same configuration. */
 static void test_worker_roundtrip(void)
 {
-	struct gd_opts o, w;
+	struct gd_opts o, w = { .role = GD_ROLE_DASHBOARD };
 	char err[256], buf[2048];
 	char *argv[24];
+	const struct gd_worker_args wa = {
+		.shm = "/gputop-decode.0.1.2.3", .gen = 0xfeed, .id = 3, .supervisor = 4242
+	};
 	parse("-d 0:1 -s 777 -l 5 -t f64 -m pipelined --verify", &o, err, sizeof(err));
-	int n = opts_worker_argv(&o, "/bin/gputop-decode", "/gputop-decode.0.1.2.3", 0xfeedULL, 3, 4242, argv,
-	                         24, buf, sizeof(buf));
+	int n = opts_worker_argv(&o, "/bin/gputop-decode", &wa, argv, 24, buf, sizeof(buf));
 	tap_ok(n > 0 && opts_parse(n, argv, &w, err, sizeof(err)) == 0, "worker arguments parse (%s)", err);
-	tap_ok(w.role == GD_ROLE_WORKER && strcmp(w.shm, "/gputop-decode.0.1.2.3") == 0 && w.gen == 0xfeed &&
-	           w.slot == 3 && w.parent == 4242,
-	       "the worker role gets its segment, generation, slot and supervisor");
+	tap_ok(w.role == GD_ROLE_WORKER && strcmp(w.worker.shm, wa.shm) == 0 && w.worker.gen == 0xfeed &&
+	           w.worker.id == 3 && w.worker.supervisor == 4242,
+	       "the worker role gets its segment, generation, id and supervisor");
 	tap_ok(w.platform == 0 && w.device == 1 && w.size == 777 && w.launches == 5 && w.dtype == GD_DT_F64 &&
 	           w.mode == GD_MODE_PIPELINED && w.verify,
 	       "the worker gets the supervisor's configuration");
 	tap_ok(parse("--worker=nocomma", &w, err, sizeof(err)) == -1,
 	       "malformed worker arguments are refused");
+}
+
+/* A 300-character executable path: the arguments are built where they fit, refused where not,
+ * and nothing is written past the buffer either way. */
+static void test_worker_long_exe(void)
+{
+	struct gd_opts o, w;
+	char err[256], exe[301], guarded[2048 + 64];
+	char *argv[24];
+	const struct gd_worker_args wa = {
+		.shm = "/gputop-decode.0.1.2.3", .gen = 1, .id = 1, .supervisor = 42
+	};
+	memset(exe, 'x', sizeof(exe) - 1);
+	exe[0] = '/';
+	exe[sizeof(exe) - 1] = '\0';
+	parse("", &o, err, sizeof(err));
+
+	memset(guarded, '#', sizeof(guarded));
+	int n = opts_worker_argv(&o, exe, &wa, argv, 24, guarded, 2048);
+	tap_ok(n > 0 && strcmp(argv[0], exe) == 0 && opts_parse(n, argv, &w, err, sizeof(err)) == 0 &&
+	           w.role == GD_ROLE_WORKER && w.worker.supervisor == 42,
+	       "a 300-character executable path fits a 2048-byte buffer and parses back");
+	tap_ok(guarded[2048] == '#', "nothing is written past the buffer");
+
+	for (size_t len = 0; len <= 340; len += 20) {
+		memset(guarded, '#', sizeof(guarded));
+		n = opts_worker_argv(&o, exe, &wa, argv, 24, guarded, len);
+		if (!tap_ok((n == -1 || strcmp(argv[0], exe) == 0) && guarded[len] == '#',
+		            "a %zu-byte buffer: refused, or a correct argument vector, within bounds", len))
+			printf("#   returned %d\n", n);
+	}
+	tap_ok(opts_worker_argv(&o, exe, &wa, argv, 2, guarded, 2048) == -1, "too few argv entries: refused");
+}
+
+/* ---- The option table ---- */
+
+static int parse_args(struct gd_opts *o, char *err, size_t errlen, ...)
+{
+	char *argv[MAXARGS];
+	int argc = 0;
+	argv[argc++] = "gputop-decode";
+	va_list ap;
+	va_start(ap, errlen);
+	for (char *a; argc < MAXARGS - 1 && (a = va_arg(ap, char *));)
+		argv[argc++] = a;
+	va_end(ap);
+	argv[argc] = NULL;
+	return opts_parse(argc, argv, o, err, errlen);
+}
+
+static const struct gd_optdef *find(const char *name)
+{
+	size_t n;
+	const struct gd_optdef *t = opts_table(&n);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(t[i].name, name) == 0)
+			return &t[i];
+	return NULL;
+}
+
+static bool numeric(const struct gd_optdef *d)
+{
+	return d->kind == GD_OPT_WHOLE || d->kind == GD_OPT_SECONDS || d->kind == GD_OPT_DEVICE ||
+	       d->kind == GD_OPT_SWEEP;
+}
+
+/* --NAME=V as typed, V being a number of the option's kind. */
+static void typed(char *s, size_t n, const struct gd_optdef *d, double v)
+{
+	if (d->kind == GD_OPT_SECONDS)
+		snprintf(s, n, "--%s=%.17g", d->name, v);
+	else if (d->kind == GD_OPT_DEVICE)
+		snprintf(s, n, "--%s=%.0f:%.0f", d->name, v, v);
+	else
+		snprintf(s, n, "--%s=%.0f", d->name, v);
+}
+
+/* The smallest step out of range: one for whole numbers, the next double for seconds. */
+static double outside(const struct gd_optdef *d, double v, double dir)
+{
+	return d->kind == GD_OPT_SECONDS ? nextafter(v, dir * INFINITY) : v + dir;
+}
+
+/* Parses V for option d, with the option that caps it (if any) at its largest. */
+static int parse_value(const struct gd_optdef *d, double v, struct gd_opts *o, char *err, size_t errlen)
+{
+	char arg[64], cap[64] = "--headless";
+	typed(arg, sizeof(arg), d, v);
+	if (d->bound)
+		typed(cap, sizeof(cap), find(d->bound), find(d->bound)->max);
+	return parse_args(o, err, errlen, cap, arg, (char *)NULL);
+}
+
+static void test_table_ranges(const struct gd_optdef *d)
+{
+	struct gd_opts o;
+	char err[256], name[64];
+	snprintf(name, sizeof(name), "--%s", d->name);
+	const double in[2] = { d->min, d->max }, out[2] = { outside(d, d->min, -1), outside(d, d->max, 1) };
+	for (int i = 0; i < 2; i++)
+		if (!tap_ok(parse_value(d, in[i], &o, err, sizeof(err)) == 0, "%s: its %s %.15g parses", name,
+		            i ? "maximum" : "minimum", in[i]))
+			printf("#   message: %s\n", err);
+	for (int i = 0; i < 2; i++) {
+		int rc = parse_value(d, out[i], &o, err, sizeof(err));
+		if (!tap_ok(rc == -1 && strstr(err, name) && !strchr(err, '\n'),
+		            "%s: %.17g is refused, naming it", name, out[i]))
+			printf("#   rc %d, message: %s\n", rc, err);
+	}
+}
+
+/* Typing the default gives the option's field what no option gives it. */
+static void test_table_default(const struct gd_optdef *d)
+{
+	struct gd_opts given, none;
+	char err[256], arg[64];
+	snprintf(arg, sizeof(arg), "--%s=%s", d->name, d->def);
+	int rc = parse_args(&given, err, sizeof(err), arg, (char *)NULL);
+	parse_args(&none, err, sizeof(err), (char *)NULL);
+	tap_ok(rc == 0 && memcmp((char *)&given + d->offset, (char *)&none + d->offset, d->bytes) == 0,
+	       "--%s: the default %s is what no option gives", d->name, d->def);
+}
+
+static void test_table_choice(const struct gd_optdef *d)
+{
+	struct gd_opts o;
+	char err[256], arg[64];
+	int good = 0;
+	for (int i = (int)d->min; i <= (int)d->max; i++) {
+		snprintf(arg, sizeof(arg), "--%s=%s", d->name, d->names[i]);
+		good += parse_args(&o, err, sizeof(err), arg, (char *)NULL) == 0;
+	}
+	tap_ok(good == (int)(d->max - d->min) + 1, "--%s: every name parses", d->name);
+	snprintf(arg, sizeof(arg), "--%s=nonesuch", d->name);
+	tap_ok(parse_args(&o, err, sizeof(err), arg, (char *)NULL) == -1 && strstr(err, "nonesuch"),
+	       "--%s: an unknown name is refused", d->name);
+}
+
+/* The table itself: names and letters distinct, bounds naming whole-number options, fields of a
+ * size the parser stores. */
+static void test_table_shape(void)
+{
+	size_t n;
+	const struct gd_optdef *t = opts_table(&n);
+	int dup = 0, bad_bound = 0, bad_bytes = 0;
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < i; j++)
+			dup +=
+			    strcmp(t[i].name, t[j].name) == 0 || (t[i].letter && t[i].letter == t[j].letter);
+		bad_bound += t[i].bound && (!find(t[i].bound) || find(t[i].bound)->kind != GD_OPT_WHOLE);
+		if (t[i].kind == GD_OPT_WHOLE || t[i].kind == GD_OPT_CHOICE)
+			bad_bytes += t[i].bytes != 4 && t[i].bytes != 8;
+	}
+	tap_ok(n > 0 && dup == 0, "%zu options, names and letters distinct", n);
+	tap_ok(bad_bound == 0, "every bound names a whole-number option");
+	tap_ok(bad_bytes == 0, "whole-number and choice fields are 4 or 8 bytes");
+}
+
+/* --help lists every option but the internal one, with its default. */
+static void test_table_help(void)
+{
+	size_t n;
+	const struct gd_optdef *t = opts_table(&n);
+	const char *help = opts_usage();
+	char want[96];
+	int missing = 0;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(want, sizeof(want), "--%s ", t[i].name);
+		bool listed = strstr(help, want) != NULL;
+		if (listed != (t[i].help != NULL)) {
+			printf("# --%s is %s\n", t[i].name, listed ? "listed" : "not listed");
+			missing++;
+		}
+		const char *def = t[i].def ? t[i].def : t[i].def_text;
+		snprintf(want, sizeof(want), "[%s]", def ? def : "");
+		if (def && !strstr(help, want)) {
+			printf("# %s is not shown\n", want);
+			missing++;
+		}
+	}
+	size_t len = strlen(help);
+	tap_ok(missing == 0 && len > 0 && help[len - 1] == '\n',
+	       "--help lists every option with its default");
+}
+
+static void test_table(void)
+{
+	size_t n;
+	const struct gd_optdef *t = opts_table(&n);
+	test_table_shape();
+	for (size_t i = 0; i < n; i++) {
+		if (numeric(&t[i]))
+			test_table_ranges(&t[i]);
+		if (t[i].def)
+			test_table_default(&t[i]);
+		if (t[i].kind == GD_OPT_CHOICE)
+			test_table_choice(&t[i]);
+	}
+	test_table_help();
 }
 
 int main(void)
@@ -145,5 +349,7 @@ int main(void)
 	test_defaults();
 	test_good();
 	test_worker_roundtrip();
+	test_worker_long_exe();
+	test_table();
 	return tap_done();
 }
