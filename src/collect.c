@@ -15,21 +15,24 @@ struct col_worker {
 	uint64_t late;     /* records read after their window was reported: counted as lost */
 	int64_t last_kend; /* last kernel END of the previous batch seen; 0: none */
 	uint64_t last_batch;
+	bool last_profiled; /* the previous batch's times were measured, not estimated */
 	uint64_t base_batches, base_symbols, base_lost; /* baselines of the last reset */
 };
 
 struct gd_collector {
 	int64_t start; /* of the open window */
+	bool profiled; /* false under --profile off */
 	struct col_worker *workers;
 	size_t n, cap;
 	struct gd_iv *iv; /* scratch: the window's kernel intervals */
 	size_t capiv;
 };
 
-struct gd_collector *collect_new(int64_t start)
+struct gd_collector *collect_new(int64_t start, bool profiled)
 {
 	struct gd_collector *c = xcalloc(1, sizeof(*c));
 	c->start = start;
+	c->profiled = profiled;
 	return c;
 }
 
@@ -125,11 +128,12 @@ static void worker_sample(struct gd_collector *c, struct col_worker *cw, const s
 			cw->pend[keep++] = *r;
 			continue;
 		}
-		/* The gap between batches is measured only between consecutive batches. */
-		bool consecutive = cw->last_kend && r->batch == cw->last_batch + 1;
+		/* The gap between batches is measured only between consecutive profiled batches. */
+		bool consecutive = cw->last_kend && cw->last_profiled && r->batch == cw->last_batch + 1;
 		stats_batch_add(&acc, r, consecutive ? cw->last_kend : 0);
 		cw->last_kend = gd_rec_kernel_end(r);
 		cw->last_batch = r->batch;
+		cw->last_profiled = stats_rec_profiled(r);
 	}
 	cw->npend = keep;
 
@@ -141,7 +145,7 @@ static void worker_sample(struct gd_collector *c, struct col_worker *cw, const s
 	out->mbit_s = (double)acc.symbols / win / 1e6;
 	out->batches = info->batches - cw->base_batches;
 	out->symbols = info->symbols - cw->base_symbols;
-	out->kernel_busy = (double)busy / (double)(b - a);
+	out->kernel_busy = c->profiled ? (double)busy / (double)(b - a) : NAN;
 	out->lost = info->lost + cw->late - cw->base_lost;
 	stats_breakdown(&acc, &out->bd);
 	str_copy(out->error, sizeof(out->error), info->error);
@@ -189,7 +193,9 @@ void collect_window(struct gd_collector *c, const struct gd_worker_info *info, i
 	f->t_s = (double)(b - t0) / 1e9;
 	f->window_s = (double)(b - a) / 1e9;
 	f->busy_from_sum = !mapped;
-	if (mapped)
+	if (!c->profiled)
+		f->device_busy = NAN;
+	else if (mapped)
 		f->device_busy = (double)stats_union(c->iv, niv, a, b) / (double)(b - a);
 	else
 		f->device_busy = sum_busy < 1 ? sum_busy : 1;

@@ -49,6 +49,7 @@ enum ui_pair {
 	UI_P_SEG_KERNEL,
 	UI_P_SEG_D2H,
 	UI_P_SEG_OTHER,
+	UI_P_SEG_QWAIT,
 	UI_P_COUNT
 };
 
@@ -74,6 +75,7 @@ static const struct {
 	[UI_P_SEG_KERNEL] = { COLOR_BLACK, COLOR_GREEN, A_NORMAL, A_BOLD },
 	[UI_P_SEG_D2H] = { COLOR_BLACK, COLOR_CYAN, A_NORMAL, A_NORMAL },
 	[UI_P_SEG_OTHER] = { COLOR_BLACK, COLOR_WHITE, A_NORMAL, A_NORMAL },
+	[UI_P_SEG_QWAIT] = { COLOR_BLACK, COLOR_RED, A_NORMAL, A_UNDERLINE },
 };
 
 static const enum ui_pair ui_state_pair[GD_ST_COUNT] = {
@@ -336,6 +338,15 @@ static void ui_act_reset(struct ui *u)
 	ui_message(u, "statistics and history reset");
 }
 
+static void ui_act_calibrate(struct ui *u)
+{
+	char err[256];
+	if (session_calibrate(&u->s, err, sizeof(err)))
+		ui_message(u, "%s", err);
+	else
+		ui_message(u, "calibrating: workers paused for about two seconds");
+}
+
 static void ui_act_help(struct ui *u)
 {
 	u->help = true;
@@ -394,6 +405,10 @@ static const struct ui_key ui_keys[] = {
 	  .word = "pause",
 	  .help = "pause or resume every worker",
 	  .act = ui_act_pause },
+	{ .keys = { 'c' },
+	  .label = "c",
+	  .help = "calibrate: pause the workers, measure the device's ceiling, resume",
+	  .act = ui_act_calibrate },
 	{ .keys = { 'r' },
 	  .label = "r",
 	  .bar = "r",
@@ -465,14 +480,20 @@ static void ui_draw_header(struct ui *u, WINDOW *w, int64_t now)
 static void ui_draw_summary(struct ui *u, WINDOW *w)
 {
 	const struct gd_frame *f = &u->s.frame;
-	char head[32], p[5][96];
+	char head[32], ceil[32], pct[32], p[6][96];
 	chart_num(head, sizeof(head), 12, u->mbit.n ? f->headroom : NAN, 1);
-	snprintf(p[0], sizeof(p[0]), "headroom~ %s Mbit/s (estimate)", head);
+	chart_num(ceil, sizeof(ceil), 12, u->s.ceiling.mbit_s, 1);
+	chart_num(pct, sizeof(pct), 8, u->mbit.n ? 100 * f->of_ceiling : NAN, 1);
+	if (isnan(u->s.ceiling.mbit_s))
+		snprintf(p[0], sizeof(p[0]), "headroom~ %s Mbit/s (estimate; c calibrates)", head);
+	else
+		snprintf(p[0], sizeof(p[0]), "ceiling %s Mbit/s, at %s%%", ceil, pct);
 	snprintf(p[1], sizeof(p[1]), "workers %d/%d", sup_live(u->s.sup), u->s.o.max_procs);
 	snprintf(p[2], sizeof(p[2]), "lost %llu", (unsigned long long)f->agg.lost);
-	snprintf(p[3], sizeof(p[3]), "timebase %s", gd_timebase_name(f->timebase));
-	snprintf(p[4], sizeof(p[4]), "%s", f->busy_from_sum ? "busy: sum of workers (no clock mapping)" : "");
-	ui_pieces(w, 0, 0, getmaxx(w), A_NORMAL, p, 5);
+	snprintf(p[3], sizeof(p[3]), "profile %s", gd_profile_name(u->s.o.profile));
+	snprintf(p[4], sizeof(p[4]), "timebase %s", gd_timebase_name(f->timebase));
+	snprintf(p[5], sizeof(p[5]), "%s", f->busy_from_sum ? "busy: sum of workers (no clock mapping)" : "");
+	ui_pieces(w, 0, 0, getmaxx(w), A_NORMAL, p, 6);
 }
 
 static void ui_draw_keybar(struct ui *u, WINDOW *w, int64_t now)
@@ -533,6 +554,12 @@ static const struct ui_col {
 	  .kind = UI_K_F,
 	  .prec = 1 },
 	{ .head = "lost", .off = offsetof(struct gd_sample, lost), .width = 6, .kind = UI_K_U64 },
+	{ .head = "qwait_us",
+	  .off = offsetof(struct gd_sample, bd.queue_wait_us),
+	  .width = 9,
+	  .min_cols = 100,
+	  .kind = UI_K_F,
+	  .prec = 1 },
 	{ .head = "gen_us",
 	  .off = offsetof(struct gd_sample, bd.gen_us),
 	  .width = 9,
@@ -604,6 +631,7 @@ static const struct {
 } ui_segs[] = {
 	{ .ch = 'g', .pair = UI_P_SEG_GEN, .off = offsetof(struct gd_breakdown, gen_us) },
 	{ .ch = 'w', .pair = UI_P_SEG_H2D, .off = offsetof(struct gd_breakdown, h2d_us) },
+	{ .ch = 'q', .pair = UI_P_SEG_QWAIT, .off = offsetof(struct gd_breakdown, queue_wait_us) },
 	{ .ch = 'k', .pair = UI_P_SEG_KERNEL, .off = offsetof(struct gd_breakdown, kernel_us) },
 	{ .ch = 'r', .pair = UI_P_SEG_D2H, .off = offsetof(struct gd_breakdown, d2h_us) },
 	{ .ch = 'o', .pair = UI_P_SEG_OTHER, .off = offsetof(struct gd_breakdown, other_us) },
@@ -702,7 +730,7 @@ static void ui_draw_table(struct ui *u, WINDOW *w)
 			        ui_cols[i].kind == UI_K_STATE ? " %-*s" : "%*s", ui_cols[i].width - 1,
 			        ui_cols[i].head);
 	ui_put(w, 0, bar, ui_attr(u, UI_P_COLS),
-	       getmaxx(w) - bar >= 19 ? "breakdown g w k r o" : "breakdown");
+	       getmaxx(w) - bar >= 21 ? "breakdown g w q k r o" : "breakdown");
 	ui_follow(u);
 	int rows = u->lay.table_rows;
 	if (f->nworkers > rows) {
@@ -734,9 +762,10 @@ static const char *const ui_help_notes[] = {
 	"Columns: id, pid, state; Mbit/s decoded in the last interval; batches since the",
 	"start or the last reset; kbusy% device time of its kernels per interval; kgap_us",
 	"mean gap between kernels of a batch; bgap_us mean gap between batches; lost",
-	"samples that could not be read. Breakdown of a batch's wall time: g generate on",
-	"the host, w host-to-device copy, k kernels, r device-to-host copy, o the rest.",
-	"n/a: not measured. headroom~: Mbit/s / device busy, an estimate.",
+	"samples that could not be read; qwait_us queued behind other work (wide screens).",
+	"Breakdown of a batch's wall time: g generate on the host, w host-to-device copy,",
+	"q queued, k kernels, r device-to-host copy, o the rest. n/a: not measured.",
+	"headroom~: Mbit/s / device busy, an estimate; c measures the ceiling instead.",
 };
 
 static void ui_draw_help(struct ui *u, WINDOW *w)

@@ -85,9 +85,21 @@ int headless_run(const struct gd_opts *o, const struct gd_device *dev, struct gd
 
 /* ---- sweep ---- */
 
-/* Starts or stops workers until n are live. */
-static int set_workers(struct gd_session *s, int n, char *err, size_t errlen)
+/* The queues a step's workers run with: its own, or those of every worker. */
+static int step_queues(const struct gd_opts *o, const struct gd_step *st)
 {
+	return st->queues ? st->queues : opts_queues(o);
+}
+
+/* Starts or stops workers until n are live, each with q queues: a change of queues starts
+ * every worker afresh. */
+static int set_workers(struct gd_session *s, int n, int q, char *err, size_t errlen)
+{
+	if (q != sup_queues(s->sup)) {
+		for (int i = sup_newest(s->sup); i >= 0; i = sup_newest(s->sup))
+			sup_stop(s->sup, i, false);
+		sup_set_queues(s->sup, q);
+	}
 	while (sup_active(s->sup) > n)
 		sup_stop(s->sup, sup_newest(s->sup), false);
 	while (sup_active(s->sup) < n)
@@ -121,7 +133,8 @@ static int warm_up(struct gd_session *s, int n, char *err, size_t errlen)
 }
 
 /* Runs one sweep step: `duration` seconds of windows, averaged. */
-static int measure(struct gd_session *s, const struct gd_opts *o, int n, struct gd_sweep_row *row)
+static int measure(struct gd_session *s, const struct gd_opts *o, const struct gd_step *st,
+                   struct gd_sweep_row *row)
 {
 	session_restart_clock(s, now_ns());
 	s->end = s->win_start + (int64_t)(o->duration * 1e9);
@@ -147,12 +160,23 @@ static int measure(struct gd_session *s, const struct gd_opts *o, int n, struct 
 			}
 		}
 	}
-	row->procs = n;
+	row->procs = st->procs;
+	row->queues = step_queues(o, st);
 	row->mbit_s = t > 0 ? sym / t : 0;
+	row->of_ceiling = row->mbit_s / s->ceiling.mbit_s;
 	row->device_busy = t > 0 ? busy / t : NAN;
 	row->gap_batch_us = gapw > 0 ? gap / gapw : NAN;
 	row->headroom = row->device_busy > 0 ? row->mbit_s / row->device_busy : NAN;
 	return 0;
+}
+
+/* A table cell: the number, or n/a where it was not measured. */
+static void cell(FILE *out, int width, int prec, double v)
+{
+	if (isnan(v))
+		fprintf(out, " %*s", width, "n/a");
+	else
+		fprintf(out, " %*.*f", width, prec, v);
 }
 
 /* The sweep's text table: one line per row, with a bar for Mbit/s. */
@@ -161,16 +185,22 @@ static void print_sweep(FILE *out, const struct gd_sweep_row *rows, int n)
 	double max = 0;
 	for (int i = 0; i < n; i++)
 		max = rows[i].mbit_s > max ? rows[i].mbit_s : max;
-	fprintf(out, "%5s %10s %8s %7s %12s %11s  %s\n", "procs", "Mbit/s", "speedup", "busy%",
-	        "gap_batch_us", "headroom~", "Mbit/s");
+	fprintf(out, "%5s %6s %10s %8s %7s %9s %12s %11s  %s\n", "procs", "queues", "Mbit/s", "speedup",
+	        "busy%", "%ceiling", "gap_batch_us", "headroom~", "Mbit/s");
 	for (int i = 0; i < n; i++) {
 		const struct gd_sweep_row *r = &rows[i];
 		int bar = max > 0 ? (int)lround(30.0 * r->mbit_s / max) : 0;
 		char bars[31];
 		memset(bars, '#', (size_t)bar);
 		bars[bar] = '\0';
-		fprintf(out, "%5d %10.2f %7.2fx %7.1f %12.1f %11.1f  %s\n", r->procs, r->mbit_s, r->speedup,
-		        100 * r->device_busy, r->gap_batch_us, r->headroom, bars);
+		fprintf(out, "%5d %6d %10.2f", r->procs, r->queues, r->mbit_s);
+		cell(out, 7, 2, r->speedup);
+		fputc('x', out);
+		cell(out, 7, 1, 100 * r->device_busy);
+		cell(out, 9, 1, 100 * r->of_ceiling);
+		cell(out, 12, 1, r->gap_batch_us);
+		cell(out, 11, 1, r->headroom);
+		fprintf(out, "  %s\n", bars);
 	}
 	fprintf(out, "headroom~ is an estimate: Mbit/s / device busy, the rate if the device never idled\n");
 }
@@ -193,9 +223,10 @@ int headless_sweep(const struct gd_opts *o, const struct gd_device *dev, struct 
 	struct gd_sweep_row rows[GD_SWEEP_MAX];
 	int status = GD_EXIT_OK, done = 0;
 	for (int i = 0; i < o->nsweep; i++) {
-		int n = o->sweep[i];
-		if (set_workers(&s, n, err, sizeof(err)) || warm_up(&s, n, err, sizeof(err)) ||
-		    measure(&s, &step, n, &rows[i])) {
+		const struct gd_step *st = &o->sweep[i];
+		int n = st->procs;
+		if (set_workers(&s, n, step_queues(o, st), err, sizeof(err)) ||
+		    warm_up(&s, n, err, sizeof(err)) || measure(&s, &step, st, &rows[i])) {
 			if (!gd_quit_signal)
 				fprintf(stderr, GD_NAME ": %s\n", err);
 			status = GD_EXIT_FAIL;
@@ -203,8 +234,8 @@ int headless_sweep(const struct gd_opts *o, const struct gd_device *dev, struct 
 		}
 		rows[i].speedup = rows[0].mbit_s > 0 ? rows[i].mbit_s / rows[0].mbit_s : NAN;
 		done++;
-		fprintf(stderr, GD_NAME ": sweep %d/%d: %d procs, %.2f Mbit/s\n", i + 1, o->nsweep, n,
-		        rows[i].mbit_s);
+		fprintf(stderr, GD_NAME ": sweep %d/%d: %dx%d, %.2f Mbit/s\n", i + 1, o->nsweep, n,
+		        rows[i].queues, rows[i].mbit_s);
 		if (o->output && sink_sweep_row(sink, &rows[i])) {
 			fprintf(stderr, GD_NAME ": %s\n", sink_error(sink));
 			status = GD_EXIT_FAIL;

@@ -55,6 +55,8 @@ int main(int argc, char **argv)
 		return GD_EXIT_OK;
 	case GD_ROLE_WORKER:
 		return worker_main(&o);
+	case GD_ROLE_CEILING:
+		return ceiling_main(&o);
 	case GD_ROLE_LIST:
 		if (device_list(stdout) == 0) {
 			fprintf(stderr, GD_NAME ": no OpenCL device found\n");

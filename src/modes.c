@@ -1,6 +1,7 @@
 /* modes.c: the three worker loops behind one table: seed (the original's blocking loop),
  * pipelined (batches overlapped on several queues with pinned staging), kernel-only
- * (back-to-back launches: the device ceiling). */
+ * (back-to-back launches: the device ceiling). Which batches are profiled is the sampler's
+ * choice (worker_begin_batch); a mode only asks for the events it waits on. */
 #include <string.h>
 
 #include "gputop/common.h"
@@ -17,12 +18,23 @@ static int no_drain(struct gd_worker *w)
 	return 0;
 }
 
+/* nb batches spread round robin over the lanes. */
+static int alloc_batches(struct gd_worker *w, int nb, bool pinned)
+{
+	w->nb = nb;
+	for (int i = 0; i < nb; i++)
+		if (worker_alloc_batch(w, &w->b[i], i % w->nlanes, pinned))
+			return -1;
+	return 0;
+}
+
 /* ---- seed: blocking write, launches, finish, blocking read ---- */
 
 static int seed_setup(struct gd_worker *w)
 {
-	w->nb = 1;
-	return worker_alloc_batch(w, &w->b[0], false);
+	if (worker_alloc_lanes(w, 1))
+		return -1;
+	return alloc_batches(w, 1, false);
 }
 
 static int seed_step(struct gd_worker *w)
@@ -32,14 +44,17 @@ static int seed_step(struct gd_worker *w)
 	b->t_begin = now_ns();
 	worker_generate(w, b->host_in);
 	b->t_gen = now_ns();
-	rc = clEnqueueWriteBuffer(b->q, b->in, CL_TRUE, 0, bytes(w), b->host_in, 0, NULL, &b->ev_write);
+	worker_begin_batch(w, b);
+	rc = clEnqueueWriteBuffer(b->q, b->in, CL_TRUE, 0, bytes(w), b->host_in, 0, NULL,
+	                          worker_event(b, &b->ev_write, false));
 	if (rc != CL_SUCCESS)
 		return worker_fail(w, "clEnqueueWriteBuffer", rc);
-	if (worker_enqueue_kernels(w, b))
+	if (worker_enqueue_kernels(w, b, false))
 		return -1;
 	if ((rc = clFinish(b->q)) != CL_SUCCESS)
 		return worker_fail(w, "clFinish", rc);
-	rc = clEnqueueReadBuffer(b->q, b->out, CL_TRUE, 0, bytes(w), b->host_out, 0, NULL, &b->ev_read);
+	rc = clEnqueueReadBuffer(b->q, b->out, CL_TRUE, 0, bytes(w), b->host_out, 0, NULL,
+	                         worker_event(b, &b->ev_read, false));
 	if (rc != CL_SUCCESS)
 		return worker_fail(w, "clEnqueueReadBuffer", rc);
 	int64_t t_end = now_ns();
@@ -48,15 +63,15 @@ static int seed_step(struct gd_worker *w)
 	return worker_publish(w, b, t_end);
 }
 
-/* ---- pipelined: GD_PIPE_DEPTH batches in flight, one in-order queue each ---- */
+/* ---- pipelined: two batches in flight per lane, each with its own buffers ---- */
 
 static int pipe_setup(struct gd_worker *w)
 {
-	w->nb = GD_PIPE_DEPTH;
-	for (int i = 0; i < w->nb; i++)
-		if (worker_alloc_batch(w, &w->b[i], true))
-			return -1;
-	return 0;
+	int lanes = opts_queues(w->o);
+	if (worker_alloc_lanes(w, lanes))
+		return -1;
+	int nb = 2 * lanes < GD_INFLIGHT_MAX ? 2 * lanes : GD_INFLIGHT_MAX;
+	return alloc_batches(w, nb, true);
 }
 
 /* Waits for batch b's read and publishes it. */
@@ -80,15 +95,16 @@ static int pipe_step(struct gd_worker *w)
 	w->next = (w->next + 1) % w->nb;
 	if (pipe_complete(w, b))
 		return -1;
-	/* Generating here overlaps the device work of the other slots. */
+	/* Generating here overlaps the device work of the other batches. */
 	b->t_begin = now_ns();
 	worker_generate(w, b->host_in);
 	b->t_gen = now_ns();
-	cl_int rc =
-	    clEnqueueWriteBuffer(b->q, b->in, CL_FALSE, 0, bytes(w), b->host_in, 0, NULL, &b->ev_write);
+	worker_begin_batch(w, b);
+	cl_int rc = clEnqueueWriteBuffer(b->q, b->in, CL_FALSE, 0, bytes(w), b->host_in, 0, NULL,
+	                                 worker_event(b, &b->ev_write, false));
 	if (rc != CL_SUCCESS)
 		return worker_fail(w, "clEnqueueWriteBuffer", rc);
-	if (worker_enqueue_kernels(w, b))
+	if (worker_enqueue_kernels(w, b, false))
 		return -1;
 	rc = clEnqueueReadBuffer(b->q, b->out, CL_FALSE, 0, bytes(w), b->host_out, 0, NULL, &b->ev_read);
 	if (rc != CL_SUCCESS)
@@ -112,17 +128,27 @@ static int pipe_drain(struct gd_worker *w)
 
 /* ---- kernel-only: the input is written once; batches of launches run back to back ---- */
 
+/* One untimed batch read back for --verify. */
+static int konly_verify(struct gd_worker *w)
+{
+	struct gd_batch *b = &w->b[0];
+	cl_int rc;
+	b->q = b->lane->plain ? b->lane->plain : b->lane->prof;
+	b->profiled = false;
+	if (worker_enqueue_kernels(w, b, false))
+		return -1;
+	rc = clEnqueueReadBuffer(b->q, b->out, CL_TRUE, 0, bytes(w), b->host_out, 0, NULL, NULL);
+	if (rc != CL_SUCCESS)
+		return worker_fail(w, "clEnqueueReadBuffer", rc);
+	return worker_verify(w, b->host_in, b->host_out);
+}
+
 static int konly_setup(struct gd_worker *w)
 {
-	/* Two batches on one queue: the next is enqueued before the previous is waited for. */
-	w->nb = 2;
-	for (int i = 0; i < w->nb; i++)
-		if (worker_alloc_batch(w, &w->b[i], false))
-			return -1;
-	/* Both batches share the first queue, so launches stay back to back. */
-	clReleaseCommandQueue(w->b[1].q);
-	w->b[1].q = w->b[0].q;
-	clRetainCommandQueue(w->b[0].q);
+	/* Two batches per lane: the next is enqueued before the previous is waited for. */
+	int lanes = opts_queues(w->o);
+	if (worker_alloc_lanes(w, lanes) || alloc_batches(w, 2 * lanes, false))
+		return -1;
 	for (int i = 0; i < w->nb; i++) {
 		struct gd_batch *b = &w->b[i];
 		worker_generate(w, b->host_in);
@@ -131,21 +157,7 @@ static int konly_setup(struct gd_worker *w)
 		if (rc != CL_SUCCESS)
 			return worker_fail(w, "clEnqueueWriteBuffer", rc);
 	}
-	if (!w->o->verify)
-		return 0;
-	/* One untimed batch read back for --verify. */
-	struct gd_batch *b = &w->b[0];
-	cl_int rc;
-	if (worker_enqueue_kernels(w, b))
-		return -1;
-	rc = clEnqueueReadBuffer(b->q, b->out, CL_TRUE, 0, bytes(w), b->host_out, 0, NULL, NULL);
-	for (uint32_t k = 0; k < w->o->launches; k++) {
-		clReleaseEvent(b->ev_k[k]);
-		b->ev_k[k] = NULL;
-	}
-	if (rc != CL_SUCCESS)
-		return worker_fail(w, "clEnqueueReadBuffer", rc);
-	return worker_verify(w, b->host_in, b->host_out);
+	return w->o->verify ? konly_verify(w) : 0;
 }
 
 static int konly_complete(struct gd_worker *w, struct gd_batch *b)
@@ -159,21 +171,25 @@ static int konly_complete(struct gd_worker *w, struct gd_batch *b)
 	return worker_publish(w, b, now_ns());
 }
 
+/* Batch i runs on lane i % nlanes, so the batch before it on its lane is nlanes places back. */
 static int konly_step(struct gd_worker *w)
 {
-	struct gd_batch *b = &w->b[w->next];
-	struct gd_batch *prev = &w->b[(w->next + w->nb - 1) % w->nb];
-	w->next = (w->next + 1) % w->nb;
+	int i = w->next;
+	struct gd_batch *b = &w->b[i];
+	w->next = (i + 1) % w->nb;
 	if (konly_complete(w, b))
 		return -1;
 	b->t_begin = b->t_gen = now_ns();
-	if (worker_enqueue_kernels(w, b))
+	worker_begin_batch(w, b);
+	if (worker_enqueue_kernels(w, b, true))
 		return -1;
 	cl_int rc = clFlush(b->q);
 	if (rc != CL_SUCCESS)
 		return worker_fail(w, "clFlush", rc);
 	b->inflight = true;
-	return konly_complete(w, prev);
+	/* The batch begun one round of lanes ago: one stays in flight on every lane, and
+	 * completions keep the order in which batches began. */
+	return konly_complete(w, &w->b[(i + w->nb - w->nlanes) % w->nb]);
 }
 
 static int konly_drain(struct gd_worker *w)

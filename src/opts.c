@@ -17,11 +17,13 @@
 static const char *const mode_names[GD_MODE_COUNT] = { "seed", "pipelined", "kernel-only" };
 static const char *const dtype_names[] = { [GD_DT_AUTO] = "auto", [GD_DT_F32] = "f32", [GD_DT_F64] = "f64" };
 static const char *const format_names[GD_FMT_COUNT] = { "csv", "jsonl" };
+static const char *const profile_names[GD_PROF_COUNT] = { "full", "sampled", "off" };
 
 /* Whole-number and choice fields are stored by their width: 4 or 8 bytes. */
 _Static_assert(sizeof(int) == sizeof(uint32_t) && sizeof(enum gd_mode) == sizeof(uint32_t) &&
                    sizeof(enum gd_dtype) == sizeof(uint32_t) && sizeof(enum gd_format) == sizeof(uint32_t),
                "whole-number fields are 4 or 8 bytes");
+_Static_assert(sizeof(enum gd_profile) == sizeof(uint32_t), "whole-number fields are 4 or 8 bytes");
 
 #define FIELD(f) .offset = offsetof(struct gd_opts, f), .bytes = sizeof(((struct gd_opts){ 0 }).f)
 
@@ -89,6 +91,34 @@ static const struct gd_optdef table[] = {
 	  .def = "seed",
 	  .help = "the worker loop",
 	  FIELD(mode) },
+	{ .name = "queues",
+	  .metavar = "N",
+	  .kind = GD_OPT_WHOLE,
+	  .min = 1,
+	  .max = GD_QUEUES_MAX,
+	  .def_text = "pipelined 4, kernel-only 1",
+	  .help = "in-order queues of each worker's context (pipelined, kernel-only)",
+	  FIELD(queues) },
+	{ .name = "profile",
+	  .kind = GD_OPT_CHOICE,
+	  .names = profile_names,
+	  .min = 0,
+	  .max = GD_PROF_COUNT - 1,
+	  .def = "sampled",
+	  .help = "profiling: every command, some batches (observer cost at most 2%), or none",
+	  FIELD(profile) },
+	{ .name = "sample-every",
+	  .metavar = "N",
+	  .kind = GD_OPT_WHOLE,
+	  .min = 1,
+	  .max = GD_SAMPLE_MAX,
+	  .def_text = "adapts",
+	  .help = "--profile sampled: profile 2 batches in every N",
+	  FIELD(sample_every) },
+	{ .name = "calibrate",
+	  .kind = GD_OPT_FLAG,
+	  .help = "measure the device's ceiling for this kernel before starting workers",
+	  FIELD(calibrate) },
 	{ .name = "interval",
 	  .letter = 'i',
 	  .metavar = "SEC",
@@ -134,7 +164,8 @@ static const struct gd_optdef table[] = {
 	  .max = GD_PROCS_MAX,
 	  .bound = "max-procs",
 	  .role = GD_ROLE_HEADLESS,
-	  .help = "run each worker count in LIST (e.g. 1,2,4,8), print a table" },
+	  .help = "run each step in LIST: P workers, or PxQ with Q queues each (e.g. 1,4,1x4), "
+	          "print a table" },
 	{ .name = "verify",
 	  .kind = GD_OPT_FLAG,
 	  .help = "check first batches against a CPU reference",
@@ -160,12 +191,15 @@ static const struct gd_optdef table[] = {
 	  .metavar = "NAME,GEN,ID,SUPERVISOR-PID",
 	  .kind = GD_OPT_WORKER,
 	  .role = GD_ROLE_WORKER },
+	{ .name = "measure-ceiling", .kind = GD_OPT_ROLE, .role = GD_ROLE_CEILING },
 	{ .name = "help", .letter = 'h', .kind = GD_OPT_ROLE, .role = GD_ROLE_HELP, .help = "this text" },
 	{ .name = "version", .letter = 'V', .kind = GD_OPT_ROLE, .role = GD_ROLE_VERSION, .help = "version" },
 };
 
 #define NOPTS GD_ARRAY_LEN(table)
 
+/* Read-only, for the unit tests that walk every range and default; nothing else needs it. */
+/* cppcheck-suppress unusedFunction */
 const struct gd_optdef *opts_table(size_t *n)
 {
 	*n = NOPTS;
@@ -180,6 +214,18 @@ const char *gd_mode_name(enum gd_mode m)
 const char *gd_dtype_name(enum gd_dtype d)
 {
 	return (unsigned)d < GD_ARRAY_LEN(dtype_names) ? dtype_names[d] : "auto";
+}
+
+int opts_queues(const struct gd_opts *o)
+{
+	if (o->queues > 0)
+		return o->queues;
+	return o->mode == GD_MODE_PIPELINED ? 4 : 1;
+}
+
+const char *gd_profile_name(enum gd_profile p)
+{
+	return (unsigned)p < GD_PROF_COUNT ? profile_names[p] : "?";
 }
 
 static const struct gd_optdef *by_letter(int c)
@@ -356,28 +402,40 @@ static int set_device(struct parser *p, const struct gd_optdef *d, const char *s
 	return 0;
 }
 
+/* One number of a sweep step, in [lo, hi]; *end is left after it. */
+static int step_number(struct parser *p, const char *s, const char *q, long lo, long hi, char **end, int *out)
+{
+	*end = (char *)q;
+	if (*q < '0' || *q > '9')
+		return fail(p, "'%s' is not a comma-separated list of steps such as 1,2,4 or 1x4", s);
+	errno = 0;
+	long v = strtol(q, end, 10);
+	if (errno || v < lo || v > hi)
+		return fail(p, "'%.*s' in '%s' is out of range (%ld..%ld)", (int)(*end - q), q, s, lo, hi);
+	*out = (int)v;
+	return 0;
+}
+
 static int set_sweep(struct parser *p, const struct gd_optdef *d, const char *s, struct gd_opts *o)
 {
 	o->nsweep = 0;
 	if (*s == '\0')
-		return fail(p, "empty list (expected counts such as 1,2,4,8)");
+		return fail(p, "empty list (expected steps such as 1,2,4,8 or 1x4)");
 	const char *q = s;
 	for (;;) {
 		char *end;
-		if (*q < '0' || *q > '9')
-			return fail(p, "'%s' is not a comma-separated list of worker counts", s);
-		errno = 0;
-		long v = strtol(q, &end, 10);
-		if (errno || v < d->min || v > d->max)
-			return fail(p, "count in '%s' is out of range (%lld..%lld)", s, (long long)d->min,
-			            (long long)d->max);
 		if (o->nsweep == GD_SWEEP_MAX)
-			return fail(p, "more than %d counts", GD_SWEEP_MAX);
-		o->sweep[o->nsweep++] = (int)v;
+			return fail(p, "more than %d steps", GD_SWEEP_MAX);
+		struct gd_step *st = &o->sweep[o->nsweep++];
+		st->queues = 0;
+		if (step_number(p, s, q, (long)d->min, (long)d->max, &end, &st->procs))
+			return -1;
+		if (*end == 'x' && step_number(p, s, end + 1, 1, GD_QUEUES_MAX, &end, &st->queues))
+			return -1;
 		if (*end == '\0')
 			return 0;
 		if (*end != ',')
-			return fail(p, "'%s' is not a comma-separated list of worker counts", s);
+			return fail(p, "'%s' is not a comma-separated list of steps such as 1,2,4 or 1x4", s);
 		q = end + 1;
 	}
 }
@@ -475,9 +533,21 @@ static int check_bound(struct parser *p, const struct gd_optdef *d, const struct
 		return v > cap ? fail(p, "%lld is more than --%s %lld", v, d->bound, cap) : 0;
 	}
 	for (int i = 0; i < o->nsweep; i++)
-		if (o->sweep[i] > cap)
-			return fail(p, "count %d is more than --%s %lld", o->sweep[i], d->bound, cap);
+		if (o->sweep[i].procs > cap)
+			return fail(p, "count %d is more than --%s %lld", o->sweep[i].procs, d->bound, cap);
 	return 0;
+}
+
+/* Queues are the pipelined and kernel-only modes' own: the seed loop has one. */
+static int check_queues(struct parser *p, const struct gd_opts *o)
+{
+	if (o->mode != GD_MODE_SEED)
+		return 0;
+	bool more = o->queues > 1;
+	for (int i = 0; i < o->nsweep; i++)
+		more = more || o->sweep[i].queues > 1;
+	p->opt = o->queues > 1 ? "--queues" : "--sweep";
+	return more ? fail(p, "more than one queue needs --mode pipelined or kernel-only") : 0;
 }
 
 static int check_bounds(struct parser *p, const struct gd_opts *o)
@@ -485,7 +555,7 @@ static int check_bounds(struct parser *p, const struct gd_opts *o)
 	for (size_t i = 0; i < NOPTS; i++)
 		if (table[i].bound && check_bound(p, &table[i], o))
 			return -1;
-	return 0;
+	return check_queues(p, o);
 }
 
 /* getopt_long's arrays, from the table: long option i is table[i]. */
@@ -648,7 +718,7 @@ static void help_entry(struct text *t, const struct gd_optdef *d)
 
 const char *opts_usage(void)
 {
-	static char buf[4096];
+	static char buf[8192];
 	struct text t = { buf, sizeof(buf), 0 };
 	put(&t, "usage: " GD_NAME " [OPTIONS]                 interactive dashboard (needs a terminal)\n"
 	        "       " GD_NAME " --headless [OPTIONS]      no dashboard: samples go to a log\n"
@@ -698,6 +768,11 @@ int opts_worker_argv(const struct gd_opts *o, const char *exe, const struct gd_w
 	if (o->dtype != GD_DT_AUTO)
 		rc |= add_arg(&a, "--dtype=%s", gd_dtype_name(o->dtype));
 	rc |= add_arg(&a, "--mode=%s", gd_mode_name(o->mode));
+	rc |= add_arg(&a, "--profile=%s", gd_profile_name(o->profile));
+	if (o->sample_every)
+		rc |= add_arg(&a, "--sample-every=%u", o->sample_every);
+	if (o->queues)
+		rc |= add_arg(&a, "--queues=%d", o->queues);
 	if (o->verify)
 		rc |= add_arg(&a, "--verify");
 	if (rc)

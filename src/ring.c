@@ -84,7 +84,8 @@ static bool copy_valid(const struct gd_rec *r, const int64_t c[2])
 
 bool gd_rec_valid(const struct gd_rec *r)
 {
-	if (r->symbols == 0 || r->symbols > GD_SIZE_MAX || r->kernels > GD_LAUNCHES_MAX || r->nkiv > GD_REC_KMAX)
+	if (r->symbols == 0 || r->symbols > GD_SIZE_MAX || r->kernels > GD_LAUNCHES_MAX ||
+	    r->nkiv > GD_REC_KMAX)
 		return false;
 	if (r->t_begin <= 0 || r->t_begin > REC_TIME_MAX || r->t_gen < r->t_begin || r->t_end < r->t_gen ||
 	    r->t_end - r->t_begin > REC_SPAN_MAX)
@@ -92,7 +93,7 @@ bool gd_rec_valid(const struct gd_rec *r)
 	if (!copy_valid(r, r->h2d) || !copy_valid(r, r->d2h) || (r->nkiv && !near_batch(r, r->kbase)))
 		return false;
 	if (r->kbusy_ns < 0 || r->kbusy_ns > REC_SPAN_MAX || r->kgap_ns < -REC_SPAN_MAX ||
-	    r->kgap_ns > REC_SPAN_MAX)
+	    r->kgap_ns > REC_SPAN_MAX || r->qwait_ns < 0 || r->qwait_ns > REC_SPAN_MAX)
 		return false;
 	for (uint32_t i = 0; i < r->nkiv; i++)
 		if (r->kiv[i][1] < r->kiv[i][0] || (i && r->kiv[i][0] < r->kiv[i - 1][0]))

@@ -2,6 +2,7 @@
  * supervisor reads goes to the trace and the collector from here. */
 #include "gputop/session.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,17 @@ static void on_record(void *ctx, const struct gd_worker_info *w, const struct gd
 		collect_push(s->col, w, r);
 }
 
+/* --calibrate before any worker starts: the device to itself. */
+static int calibrate_now(struct gd_session *s, char *err, size_t errlen)
+{
+	struct gd_calib *c = calib_start(&s->o, sup_exe(s->sup), err, errlen);
+	if (!c)
+		return -1;
+	int rc = calib_wait(c, 120, &s->ceiling, err, errlen);
+	calib_free(c);
+	return rc;
+}
+
 int session_start(struct gd_session *s, const struct gd_opts *o, const struct gd_device *dev,
                   struct gd_trace *trace, char *err, size_t errlen)
 {
@@ -25,10 +37,13 @@ int session_start(struct gd_session *s, const struct gd_opts *o, const struct gd
 	s->o = *o;
 	s->dev = *dev;
 	s->trace = trace;
+	s->ceiling.mbit_s = NAN;
 	if (!(s->sup = sup_new(o, err, errlen)))
 		return -1;
+	if (o->calibrate && calibrate_now(s, err, errlen))
+		return -1;
 	s->t0 = now_ns();
-	s->col = collect_new(s->t0);
+	s->col = collect_new(s->t0, o->profile != GD_PROF_OFF);
 	s->interval = (int64_t)(o->interval * 1e9);
 	s->settle = s->interval / 2 < GD_NS_PER_S / 4 ? s->interval / 2 : GD_NS_PER_S / 4;
 	s->poll = s->interval < GD_NS_PER_S / 20 ? s->interval : GD_NS_PER_S / 20;
@@ -61,13 +76,51 @@ void session_service(struct gd_session *s, int64_t now)
 	sup_service(s->sup, now, on_record, s);
 }
 
+int session_calibrate(struct gd_session *s, char *err, size_t errlen)
+{
+	if (s->calib) {
+		snprintf(err, errlen, "a calibration is already running");
+		return -1;
+	}
+	if (!(s->calib = calib_start(&s->o, sup_exe(s->sup), err, errlen)))
+		return -1;
+	s->calib_paused = !sup_paused(s->sup);
+	if (s->calib_paused)
+		sup_pause(s->sup, true);
+	return 0;
+}
+
+/* A calibration in progress that has answered: keep its figure, resume the workers. */
+static void calibration_check(struct gd_session *s)
+{
+	if (!s->calib)
+		return;
+	struct gd_ceiling c;
+	int rc = calib_poll(s->calib, &c, s->calib_msg, sizeof(s->calib_msg));
+	if (rc == 0)
+		return;
+	if (rc > 0) {
+		s->ceiling = c;
+		snprintf(s->calib_msg, sizeof(s->calib_msg), "ceiling %.1f Mbit/s (%d queue%s)", c.mbit_s,
+		         c.queues, c.queues > 1 ? "s" : "");
+	}
+	calib_free(s->calib);
+	s->calib = NULL;
+	if (s->calib_paused)
+		sup_pause(s->sup, false);
+}
+
 bool session_poll(struct gd_session *s, int64_t now)
 {
 	session_service(s, now);
+	calibration_check(s);
 	int64_t b = s->win_end < s->end ? s->win_end : s->end;
 	if (now < b + s->settle || s->win_start >= s->end)
 		return false;
 	collect_window(s->col, s->info, snapshot(s), s->t0, b, &s->frame);
+	s->frame.profile = s->o.profile;
+	s->frame.ceiling = s->ceiling.mbit_s;
+	s->frame.of_ceiling = s->frame.agg.mbit_s / s->ceiling.mbit_s;
 	if (s->trace)
 		trace_flush(s->trace);
 	s->win_start = b;
@@ -110,6 +163,8 @@ void session_restart_clock(struct gd_session *s, int64_t now)
 
 int session_stop(struct gd_session *s, char *why, size_t whylen)
 {
+	calib_free(s->calib);
+	s->calib = NULL;
 	collect_free(s->col);
 	s->col = NULL; /* the last records still reach the trace */
 	sup_free(s->sup, on_record, s);

@@ -171,6 +171,10 @@ enum frame_field {
 	F_DEVICE_BUSY,
 	F_HEADROOM,
 	F_LOST,
+	F_QUEUE_WAIT_US,
+	F_PROFILE,
+	F_CEILING,
+	F_OF_CEILING,
 	F_WINDOW_S,
 	F_TIMEBASE,
 	F_DEVICE_BUSY_METHOD,
@@ -206,6 +210,10 @@ static const struct field frame_fields[] = {
 	[F_DEVICE_BUSY] = { .name = "device_busy", .rows = ROW_AGG, .print = PRINT_FIXED, .prec = 4 },
 	[F_HEADROOM] = { .name = "headroom", .rows = ROW_AGG, .print = PRINT_FIXED, .prec = 4 },
 	[F_LOST] = { .name = "lost", .rows = ROW_BOTH, .print = PRINT_INT },
+	[F_QUEUE_WAIT_US] = { .name = "queue_wait_us", .rows = ROW_WORKER, .print = PRINT_FIXED, .prec = 2 },
+	[F_PROFILE] = { .name = "profile", .rows = ROW_AGG, .print = PRINT_STRING },
+	[F_CEILING] = { .name = "ceiling", .rows = ROW_AGG, .print = PRINT_FIXED, .prec = 4 },
+	[F_OF_CEILING] = { .name = "of_ceiling", .rows = ROW_AGG, .print = PRINT_FIXED, .prec = 4 },
 	[F_WINDOW_S] = { .name = "window_s",
 	                 .rows = ROW_AGG,
 	                 .print = PRINT_FIXED,
@@ -269,12 +277,20 @@ static struct value frame_value(enum frame_field id, const struct gd_frame *f, c
 		return num(f->headroom);
 	case F_LOST:
 		return num((double)s->lost);
+	case F_QUEUE_WAIT_US:
+		return num(s->bd.queue_wait_us);
+	case F_PROFILE:
+		return str(gd_profile_name(f->profile));
+	case F_CEILING:
+		return num(f->ceiling);
+	case F_OF_CEILING:
+		return num(f->of_ceiling);
 	case F_WINDOW_S:
 		return num(f->window_s);
 	case F_TIMEBASE:
 		return str(gd_timebase_name(f->timebase));
 	case F_DEVICE_BUSY_METHOD:
-		return str(f->busy_from_sum ? "sum-capped" : "union");
+		return str(f->profile == GD_PROF_OFF ? "none" : f->busy_from_sum ? "sum-capped" : "union");
 	case F_WINDOW_BATCHES:
 		return num((double)s->win_batches);
 	case F_ERROR:
@@ -287,16 +303,29 @@ static struct value frame_value(enum frame_field id, const struct gd_frame *f, c
 
 /* ---- sweep rows ---- */
 
-enum sweep_field { S_KIND, S_PROCS, S_MBIT_S, S_SPEEDUP, S_DEVICE_BUSY, S_GAP_BATCH_US, S_HEADROOM, S_COUNT };
+enum sweep_field {
+	S_KIND,
+	S_PROCS,
+	S_QUEUES,
+	S_MBIT_S,
+	S_SPEEDUP,
+	S_DEVICE_BUSY,
+	S_GAP_BATCH_US,
+	S_HEADROOM,
+	S_OF_CEILING,
+	S_COUNT
+};
 
 static const struct field sweep_fields[] = {
 	[S_KIND] = { .name = "kind", .print = PRINT_STRING, .jsonl_only = true },
 	[S_PROCS] = { .name = "procs", .print = PRINT_INT },
+	[S_QUEUES] = { .name = "queues", .print = PRINT_INT },
 	[S_MBIT_S] = { .name = "mbit_s", .print = PRINT_FIXED, .prec = 4, .keep_nan = true },
 	[S_SPEEDUP] = { .name = "speedup", .print = PRINT_FIXED, .prec = 4, .keep_nan = true },
 	[S_DEVICE_BUSY] = { .name = "device_busy", .print = PRINT_FIXED, .prec = 4 },
 	[S_GAP_BATCH_US] = { .name = "gap_batch_us", .print = PRINT_FIXED, .prec = 4 },
 	[S_HEADROOM] = { .name = "headroom", .print = PRINT_FIXED, .prec = 4 },
+	[S_OF_CEILING] = { .name = "of_ceiling", .print = PRINT_FIXED, .prec = 4 },
 };
 _Static_assert(GD_ARRAY_LEN(sweep_fields) == S_COUNT, "one entry per sweep field");
 
@@ -307,6 +336,8 @@ static struct value sweep_value(enum sweep_field id, const struct gd_sweep_row *
 		return str("sweep");
 	case S_PROCS:
 		return num(r->procs);
+	case S_QUEUES:
+		return num(r->queues);
 	case S_MBIT_S:
 		return num(r->mbit_s);
 	case S_SPEEDUP:
@@ -317,6 +348,8 @@ static struct value sweep_value(enum sweep_field id, const struct gd_sweep_row *
 		return num(r->gap_batch_us);
 	case S_HEADROOM:
 		return num(r->headroom);
+	case S_OF_CEILING:
+		return num(r->of_ceiling);
 	case S_COUNT:
 		break;
 	}

@@ -63,20 +63,31 @@ int64_t stats_rec_busy(const struct gd_rec *r, int64_t a, int64_t b)
 	return (int64_t)((double)inside * (double)r->kbusy_ns / (double)spans);
 }
 
+bool stats_rec_profiled(const struct gd_rec *r)
+{
+	return (r->flags & GD_REC_DEVTIME) && !(r->flags & GD_REC_ESTIMATED);
+}
+
 void stats_batch_add(struct gd_batch_acc *acc, const struct gd_rec *r, int64_t prev_kend)
 {
 	int64_t gen = r->t_gen - r->t_begin;
+	acc->n++;
+	acc->symbols += r->symbols;
+	acc->gen += gen;
+	if (!(r->flags & GD_REC_DEVTIME))
+		return; /* --profile off: the host's times only */
 	int64_t h2d = r->h2d[1] - r->h2d[0];
 	int64_t d2h = r->d2h[1] - r->d2h[0];
 	int64_t kstart = gd_rec_kernel_start(r), kend = gd_rec_kernel_end(r);
 	int64_t kern = r->nkiv ? kend - kstart : 0;
-	acc->n++;
-	acc->symbols += r->symbols;
-	acc->gen += gen;
+	acc->ndev++;
 	acc->h2d += h2d;
 	acc->kernel += kern;
 	acc->d2h += d2h;
-	acc->other += (r->t_end - r->t_begin) - gen - h2d - kern - d2h;
+	acc->qwait += r->qwait_ns;
+	acc->other += (r->t_end - r->t_begin) - gen - h2d - kern - d2h - r->qwait_ns;
+	if (!stats_rec_profiled(r))
+		return;       /* an estimate's gaps are another batch's */
 	if (r->kernels > 1) { /* kgap_ns is exact even when intervals are grouped */
 		acc->kgap_sum += r->kgap_ns;
 		acc->kgap_n += r->kernels - 1;
@@ -95,10 +106,11 @@ static double mean_us(int64_t sum, uint64_t n)
 void stats_breakdown(const struct gd_batch_acc *acc, struct gd_breakdown *out)
 {
 	out->gen_us = mean_us(acc->gen, acc->n);
-	out->h2d_us = mean_us(acc->h2d, acc->n);
-	out->kernel_us = mean_us(acc->kernel, acc->n);
-	out->d2h_us = mean_us(acc->d2h, acc->n);
-	out->other_us = mean_us(acc->other, acc->n);
+	out->h2d_us = mean_us(acc->h2d, acc->ndev);
+	out->kernel_us = mean_us(acc->kernel, acc->ndev);
+	out->d2h_us = mean_us(acc->d2h, acc->ndev);
+	out->queue_wait_us = mean_us(acc->qwait, acc->ndev);
+	out->other_us = mean_us(acc->other, acc->ndev);
 	out->gap_kernel_us = mean_us(acc->kgap_sum, acc->kgap_n);
 	out->gap_batch_us = mean_us(acc->bgap_sum, acc->bgap_n);
 }

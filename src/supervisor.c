@@ -145,6 +145,21 @@ const char *sup_first_error(const struct gd_sup *sup)
 	return "";
 }
 
+int sup_queues(const struct gd_sup *sup)
+{
+	return opts_queues(&sup->o);
+}
+
+void sup_set_queues(struct gd_sup *sup, int queues)
+{
+	sup->o.queues = queues;
+}
+
+const char *sup_exe(const struct gd_sup *sup)
+{
+	return sup->exe;
+}
+
 bool sup_paused(const struct gd_sup *sup)
 {
 	return sup->paused;

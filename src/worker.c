@@ -71,14 +71,49 @@ void worker_generate(struct gd_worker *w, void *dst)
 		rng_fill_normal_f32(&w->rng, dst, w->o->size);
 }
 
-int worker_alloc_batch(struct gd_worker *w, struct gd_batch *b, bool pinned)
+static cl_command_queue new_queue(struct gd_worker *w, bool profiling, cl_int *rc)
+{
+	cl_queue_properties props[] = { CL_QUEUE_PROPERTIES, profiling ? CL_QUEUE_PROFILING_ENABLE : 0, 0 };
+	return clCreateCommandQueueWithProperties(w->ctx, w->dev.id, props, rc);
+}
+
+int worker_alloc_lanes(struct gd_worker *w, int nlanes)
+{
+	enum gd_profile p = w->o->profile;
+	cl_int rc = CL_SUCCESS;
+	w->nlanes = nlanes;
+	for (int i = 0; i < nlanes; i++) {
+		struct gd_lane *l = &w->lanes[i];
+		if ((p != GD_PROF_FULL && !(l->plain = new_queue(w, false, &rc))) ||
+		    (p != GD_PROF_OFF && !(l->prof = new_queue(w, true, &rc))))
+			return worker_fail(w, "clCreateCommandQueueWithProperties", rc);
+	}
+	return 0;
+}
+
+static void free_lanes(struct gd_worker *w)
+{
+	for (int i = 0; i < w->nlanes; i++) {
+		struct gd_lane *l = &w->lanes[i];
+		if (l->last)
+			clReleaseEvent(l->last);
+		cl_command_queue q[2] = { l->plain, l->prof };
+		for (int j = 0; j < 2; j++)
+			if (q[j]) {
+				clFinish(q[j]);
+				clReleaseCommandQueue(q[j]);
+			}
+	}
+	memset(w->lanes, 0, sizeof(w->lanes));
+	w->nlanes = 0;
+}
+
+int worker_alloc_batch(struct gd_worker *w, struct gd_batch *b, int lane, bool pinned)
 {
 	size_t bytes = w->o->size * w->elem;
 	cl_int rc;
-	cl_queue_properties props[] = { CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0 };
-	b->q = clCreateCommandQueueWithProperties(w->ctx, w->dev.id, props, &rc);
-	if (!b->q)
-		return worker_fail(w, "clCreateCommandQueueWithProperties", rc);
+	b->lane = &w->lanes[lane];
+	b->q = b->lane->plain ? b->lane->plain : b->lane->prof;
 	b->in = clCreateBuffer(w->ctx, CL_MEM_READ_ONLY, bytes, NULL, &rc);
 	if (!b->in)
 		return worker_fail(w, "clCreateBuffer(in)", rc);
@@ -108,6 +143,22 @@ int worker_alloc_batch(struct gd_worker *w, struct gd_batch *b, bool pinned)
 	return 0;
 }
 
+static void release(cl_event *ev)
+{
+	if (*ev)
+		clReleaseEvent(*ev);
+	*ev = NULL;
+}
+
+static void release_events(struct gd_worker *w, struct gd_batch *b)
+{
+	for (uint32_t k = 0; b->ev_k && k < w->o->launches; k++)
+		release(&b->ev_k[k]);
+	release(&b->ev_write);
+	release(&b->ev_read);
+}
+
+/* Frees the batch; the lanes' queues are finished first (free_lanes comes after). */
 static void free_batch(struct gd_worker *w, struct gd_batch *b)
 {
 	if (b->q)
@@ -125,35 +176,49 @@ static void free_batch(struct gd_worker *w, struct gd_batch *b)
 		free(b->host_in);
 		free(b->host_out);
 	}
-	for (uint32_t k = 0; b->ev_k && k < w->o->launches; k++)
-		if (b->ev_k[k])
-			clReleaseEvent(b->ev_k[k]);
-	if (b->ev_write)
-		clReleaseEvent(b->ev_write);
-	if (b->ev_read)
-		clReleaseEvent(b->ev_read);
+	release_events(w, b);
 	free(b->ev_k);
 	if (b->in)
 		clReleaseMemObject(b->in);
 	if (b->out)
 		clReleaseMemObject(b->out);
-	if (b->q)
-		clReleaseCommandQueue(b->q);
 	memset(b, 0, sizeof(*b));
 }
 
-int worker_enqueue_kernels(struct gd_worker *w, struct gd_batch *b)
+void worker_begin_batch(struct gd_worker *w, struct gd_batch *b)
+{
+	b->profiled = sampler_begin(&w->smp);
+	b->q = b->profiled ? b->lane->prof : b->lane->plain;
+}
+
+cl_event *worker_event(const struct gd_batch *b, cl_event *ev, bool need)
+{
+	return b->profiled || need ? ev : NULL;
+}
+
+int worker_enqueue_kernels(struct gd_worker *w, struct gd_batch *b, bool chain)
 {
 	size_t global = w->o->size;
+	uint32_t n = w->o->launches;
+	struct gd_lane *l = b->lane;
 	cl_int rc;
 	if ((rc = clSetKernelArg(w->kern, 0, sizeof(cl_mem), &b->in)) ||
 	    (rc = clSetKernelArg(w->kern, 1, sizeof(cl_mem), &w->perm)) ||
 	    (rc = clSetKernelArg(w->kern, 2, sizeof(cl_mem), &b->out)))
 		return worker_fail(w, "clSetKernelArg", rc);
-	for (uint32_t k = 0; k < w->o->launches; k++) {
-		rc = clEnqueueNDRangeKernel(b->q, w->kern, 1, NULL, &global, NULL, 0, NULL, &b->ev_k[k]);
+	bool wait = chain && l->last && l->last_q != b->q;
+	for (uint32_t k = 0; k < n; k++) {
+		cl_event *ev = worker_event(b, &b->ev_k[k], chain && k == n - 1);
+		rc = clEnqueueNDRangeKernel(b->q, w->kern, 1, NULL, &global, NULL, wait && k == 0 ? 1 : 0,
+		                            wait && k == 0 ? &l->last : NULL, ev);
 		if (rc != CL_SUCCESS)
 			return worker_fail(w, "clEnqueueNDRangeKernel", rc);
+	}
+	if (chain) {
+		release(&l->last);
+		l->last = b->ev_k[n - 1];
+		clRetainEvent(l->last);
+		l->last_q = b->q;
 	}
 	return 0;
 }
@@ -172,11 +237,14 @@ static int span(struct gd_worker *w, cl_event ev, int64_t out[2])
 	return 0;
 }
 
-static void release(cl_event *ev)
+/* START - SUBMIT of a completed command: how long it waited for the device. */
+static int64_t queued(cl_event ev, int64_t start)
 {
-	if (*ev)
-		clReleaseEvent(*ev);
-	*ev = NULL;
+	cl_ulong sub = 0;
+	if (clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_SUBMIT, sizeof(sub), &sub, NULL) != CL_SUCCESS ||
+	    sub == 0 || (int64_t)sub > start)
+		return 0;
+	return start - (int64_t)sub;
 }
 
 /* Kernel intervals into the record: one entry per kernel, or per group of kernels when there
@@ -205,7 +273,8 @@ static void put_kernels(struct gd_rec *r, const int64_t (*kv)[2], uint32_t n)
 	}
 }
 
-int worker_publish(struct gd_worker *w, struct gd_batch *b, int64_t t_end)
+/* The measured device times of a profiled batch into r. */
+static int measure(struct gd_worker *w, struct gd_batch *b, struct gd_rec *r)
 {
 	uint32_t n = w->o->launches;
 	int64_t(*kv)[2] = w->kv;
@@ -219,35 +288,47 @@ int worker_publish(struct gd_worker *w, struct gd_batch *b, int64_t t_end)
 		rc = span(w, b->ev_read, d2h);
 	if (rc)
 		return -1;
+	r->qwait_ns = queued(b->ev_k[0], kv[0][0]);
 	/* The last command ended before t_end: one more sample for the offset estimate. */
 	if (w->tb_method == GD_TB_OFFSET)
-		timebase_observe(&w->tb, t_end, b->ev_read ? d2h[1] : kv[n - 1][1]);
+		timebase_observe(&w->tb, r->t_end, b->ev_read ? d2h[1] : kv[n - 1][1]);
 	for (uint32_t k = 0; k < n; k++) {
 		kv[k][0] = timebase_map(&w->tb, kv[k][0]);
 		kv[k][1] = timebase_map(&w->tb, kv[k][1]);
 	}
+	for (int i = 0; i < 2; i++) {
+		r->h2d[i] = timebase_map(&w->tb, h2d[i]);
+		r->d2h[i] = timebase_map(&w->tb, d2h[i]);
+	}
+	r->flags |= GD_REC_DEVTIME;
+	put_kernels(r, (const int64_t(*)[2])kv, n);
+	return 0;
+}
+
+int worker_publish(struct gd_worker *w, struct gd_batch *b, int64_t t_end)
+{
 	struct gd_rec r;
 	memset(&r, 0, sizeof(r));
 	r.batch = w->batches;
 	r.symbols = w->o->size;
-	r.kernels = n;
-	r.flags = GD_REC_DEVTIME;
+	r.kernels = w->o->launches;
 	r.t_begin = b->t_begin;
 	r.t_gen = b->t_gen;
 	r.t_end = t_end;
-	for (int i = 0; i < 2; i++) {
-		r.h2d[i] = timebase_map(&w->tb, h2d[i]);
-		r.d2h[i] = timebase_map(&w->tb, d2h[i]);
+	if (b->profiled) {
+		if (measure(w, b, &r))
+			return -1;
+		sampler_keep(&w->smp, &r);
+	} else {
+		sampler_estimate(&w->smp, &r, b->lane->kend);
 	}
-	put_kernels(&r, (const int64_t(*)[2])kv, n);
+	if (r.nkiv)
+		b->lane->kend = gd_rec_kernel_end(&r);
+	sampler_done(&w->smp, b->profiled, t_end);
 	seg_publish(w->seg, &r);
-	seg_add_totals(w->seg, 1, w->o->size, n);
+	seg_add_totals(w->seg, 1, w->o->size, w->o->launches);
 	w->batches++;
-
-	for (uint32_t k = 0; k < n; k++)
-		release(&b->ev_k[k]);
-	release(&b->ev_write);
-	release(&b->ev_read);
+	release_events(w, b);
 	return 0;
 }
 
@@ -318,8 +399,10 @@ static int setup_cl(struct gd_worker *w)
 	                         w->perm_host, &rc);
 	if (!w->perm)
 		return worker_fail(w, "clCreateBuffer(perm)", rc);
-	choose_timebase(w);
+	if (o->profile != GD_PROF_OFF) /* without device times there is nothing to map */
+		choose_timebase(w);
 	seg_set_timebase(w->seg, w->tb_method);
+	sampler_init(&w->smp, o->profile, o->sample_every);
 	return gd_modes[o->mode].setup(w);
 }
 
@@ -327,6 +410,7 @@ static void teardown_cl(struct gd_worker *w)
 {
 	for (int i = 0; i < w->nb; i++)
 		free_batch(w, &w->b[i]);
+	free_lanes(w);
 	if (w->perm)
 		clReleaseMemObject(w->perm);
 	if (w->kern)

@@ -9,17 +9,31 @@
 #include "gputop/opts.h"
 #include "gputop/ring.h"
 #include "gputop/rng.h"
+#include "gputop/sampler.h"
 #include "gputop/timebase.h"
 
-#define GD_PIPE_DEPTH 4 /* batches in flight in pipelined mode */
+#define GD_INFLIGHT_MAX 32 /* batches in flight at most */
+
+/* One in-order stream of batches. Under --profile sampled it has two OpenCL queues, one
+ * without and one with profiling; a batch runs on one of them, and in kernel-only mode its
+ * first launch waits for the stream's previous batch when that ran on the other queue. */
+struct gd_lane {
+	cl_command_queue plain;  /* no profiling; NULL under --profile full */
+	cl_command_queue prof;   /* CL_QUEUE_PROFILING_ENABLE; NULL under --profile off */
+	cl_command_queue last_q; /* the queue of the lane's latest batch */
+	cl_event last;           /* its last kernel (kernel-only), retained */
+	int64_t kend;            /* last kernel END of its latest published batch, host clock */
+};
 
 /* One batch's OpenCL objects: buffers and the events of its commands. */
 struct gd_batch {
-	cl_command_queue q;
+	struct gd_lane *lane;
+	cl_command_queue q; /* this pass's queue: the lane's plain or profiling queue */
+	bool profiled;      /* this pass records every command's times */
 	cl_mem in, out;
 	cl_mem pin_in, pin_out; /* pinned staging (pipelined) */
 	void *host_in, *host_out;
-	cl_event ev_write, ev_read, *ev_k;
+	cl_event ev_write, ev_read, *ev_k; /* profiled: every command; else what the mode waits on */
 	int64_t t_begin, t_gen;
 	bool inflight;
 };
@@ -34,8 +48,11 @@ struct gd_worker {
 	cl_mem perm;
 	int *perm_host;
 	int64_t (*kv)[2]; /* scratch: one batch's kernel START, END */
-	struct gd_batch b[GD_PIPE_DEPTH];
+	struct gd_lane lanes[GD_QUEUES_MAX];
+	int nlanes;
+	struct gd_batch b[GD_INFLIGHT_MAX];
 	int nb, next; /* batches in use; the next to refill */
+	struct gd_sampler smp;
 	struct gd_rng rng;
 	struct gd_seg *seg;
 	struct gd_timebase_est tb;
@@ -55,9 +72,20 @@ extern const struct gd_mode_ops gd_modes[GD_MODE_COUNT];
 
 /* Helpers the modes share (worker.c). All return 0 or -1 with w->err set. */
 int worker_fail(struct gd_worker *w, const char *call, cl_int rc);
-int worker_alloc_batch(struct gd_worker *w, struct gd_batch *b, bool pinned);
-int worker_enqueue_kernels(struct gd_worker *w, struct gd_batch *b);
-/* Reads the events' profiling times, publishes the record, releases the events. */
+/* Creates nlanes lanes with the queues the profiling policy needs. */
+int worker_alloc_lanes(struct gd_worker *w, int nlanes);
+/* Buffers of batch b, which runs on lane `lane`; pinned staging when asked. */
+int worker_alloc_batch(struct gd_worker *w, struct gd_batch *b, int lane, bool pinned);
+/* Starts a pass of b: decides whether it is profiled and picks its queue. */
+void worker_begin_batch(struct gd_worker *w, struct gd_batch *b);
+/* The event a command of b's pass records into: ev when profiled or when the mode waits on
+ * it (need), else NULL. */
+cl_event *worker_event(const struct gd_batch *b, cl_event *ev, bool need);
+/* Enqueues the launches; chain: wait for the lane's previous batch when it ran on the other
+ * queue, and remember this one's last kernel (kernel-only). */
+int worker_enqueue_kernels(struct gd_worker *w, struct gd_batch *b, bool chain);
+/* Publishes b's record (measured when profiled, else estimated or host times only) and
+ * releases its events. */
 int worker_publish(struct gd_worker *w, struct gd_batch *b, int64_t t_end);
 /* Checks out against the CPU reference once (when --verify is on). */
 int worker_verify(struct gd_worker *w, const void *in, const void *out);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "gputop/opts.h"
 #include "gputop/ring.h"
 #include "gputop/stats.h"
 #include "gputop/supervisor.h"
@@ -35,14 +36,18 @@ struct gd_frame {
 	double headroom;    /* Mbit/s at device_busy = 1: an estimate; NAN when busy is 0 */
 	bool busy_from_sum; /* mapping unavailable: sum of kernel_busy capped at 1 */
 	enum gd_timebase timebase;
+	enum gd_profile profile; /* the policy the device fields rest on */
+	double ceiling;          /* Mbit/s measured by --calibrate; NAN: not calibrated */
+	double of_ceiling;       /* agg.mbit_s / ceiling; NAN: not calibrated */
 	int nworkers, capworkers;
 	struct gd_sample *workers;
 };
 
 struct gd_collector;
 
-/* A collector whose first window starts at start (host CLOCK_MONOTONIC ns). */
-struct gd_collector *collect_new(int64_t start);
+/* A collector whose first window starts at start (host CLOCK_MONOTONIC ns). Under
+ * --profile off (profiled false) no device field is measured: they stay NAN. */
+struct gd_collector *collect_new(int64_t start, bool profiled);
 void collect_free(struct gd_collector *c);
 
 /* One record of worker w, read by the supervisor. A record that completed before the open

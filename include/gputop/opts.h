@@ -14,17 +14,22 @@ enum gd_role {
 	GD_ROLE_LIST,
 	GD_ROLE_WORKER,
 	GD_ROLE_HELP,
-	GD_ROLE_VERSION
+	GD_ROLE_VERSION,
+	GD_ROLE_CEILING, /* internal: the --calibrate measurement, in a child process */
 };
 enum gd_mode { GD_MODE_SEED, GD_MODE_PIPELINED, GD_MODE_KERNEL_ONLY, GD_MODE_COUNT };
 enum gd_dtype { GD_DT_AUTO, GD_DT_F32, GD_DT_F64 };
 enum gd_format { GD_FMT_CSV, GD_FMT_JSONL, GD_FMT_COUNT };
+/* What a worker profiles: every command, some batches (sampler.h), or nothing. */
+enum gd_profile { GD_PROF_FULL, GD_PROF_SAMPLED, GD_PROF_OFF, GD_PROF_COUNT };
 
 /* Limits of the command line that other modules share (the man page states them). */
 #define GD_PROCS_MAX    256        /* workers: --max-procs, --procs, --sweep counts */
 #define GD_SIZE_MAX     (1u << 27) /* symbols per batch: --size */
 #define GD_LAUNCHES_MAX 1000       /* kernel launches per batch: --launches */
-#define GD_SWEEP_MAX    64         /* worker counts in one --sweep list */
+#define GD_SWEEP_MAX    64         /* steps in one --sweep list */
+#define GD_QUEUES_MAX   16         /* in-order queues of one worker: --queues */
+#define GD_SAMPLE_MAX   4096       /* --sample-every */
 
 /* The worker role's own arguments: --worker NAME,GENERATION,ID,SUPERVISOR-PID. */
 struct gd_worker_args {
@@ -46,8 +51,15 @@ struct gd_opts {
 	enum gd_format format;
 	const char *output, *trace;
 	uint64_t trace_limit; /* trace events at most */
-	int sweep[GD_SWEEP_MAX], nsweep;
+	struct gd_step {
+		int procs, queues; /* queues 0: --queues */
+	} sweep[GD_SWEEP_MAX];
+	int nsweep;
 	bool verify;
+	enum gd_profile profile;
+	uint32_t sample_every; /* --profile sampled: 0 adapts the period */
+	int queues;            /* 0: the mode's own (pipelined 4, kernel-only 1) */
+	bool calibrate;
 	struct gd_worker_args worker; /* worker role only */
 };
 
@@ -60,7 +72,7 @@ enum gd_optkind {
 	GD_OPT_CHOICE,  /* one of names[min..max]; the value is the index */
 	GD_OPT_FILE,    /* a file name, not empty */
 	GD_OPT_DEVICE,  /* PLATFORM:DEVICE, each index in [min, max] */
-	GD_OPT_SWEEP,   /* comma-separated worker counts, each in [min, max] */
+	GD_OPT_SWEEP,   /* comma-separated steps P or PxQ: P in [min, max], Q in 1..GD_QUEUES_MAX */
 	GD_OPT_WORKER,  /* the worker role's arguments (struct gd_worker_args) */
 };
 
@@ -85,6 +97,9 @@ const struct gd_optdef *opts_table(size_t *n);
 
 const char *gd_mode_name(enum gd_mode m);
 const char *gd_dtype_name(enum gd_dtype d);
+const char *gd_profile_name(enum gd_profile p);
+/* The queues of each worker: --queues, or the mode's own (pipelined 4, others 1). */
+int opts_queues(const struct gd_opts *o);
 
 /* Fills o from argv. Returns 0, or -1 with a one-line message (no trailing newline) in err.
  * Reentrant: it may be called many times in one process. */

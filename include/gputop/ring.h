@@ -70,14 +70,17 @@ struct gd_rec {
 	int64_t kbusy_ns; /* sum of END - START over every kernel of the batch */
 	int64_t kgap_ns;  /* sum of START(k+1) - END(k) within the batch */
 	int64_t kbase;    /* START of the first kernel; kiv are offsets from it */
+	int64_t qwait_ns; /* START - SUBMIT of the first kernel: time queued behind others */
 	/* Kernel intervals [start, end) as ns offsets from kbase. With more than GD_REC_KMAX
 	 * launches, consecutive kernels are grouped and each entry spans its group. */
 	uint32_t kiv[GD_REC_KMAX][2];
 };
 
 enum {
-	GD_REC_DEVTIME = 1u << 0, /* device timestamps present and mapped */
-	GD_REC_GROUPED = 1u << 1, /* kiv entries span groups of kernels */
+	GD_REC_DEVTIME = 1u << 0,   /* device timestamps present and mapped */
+	GD_REC_GROUPED = 1u << 1,   /* kiv entries span groups of kernels */
+	GD_REC_ESTIMATED = 1u << 2, /* not profiled (--profile sampled): the device times are the
+	                             * latest profiled batch's, moved to end where this one ended */
 };
 
 /* Validates a record's internal consistency (end >= start, counts in range). */

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "gputop/calibrate.h"
 #include "gputop/collect.h"
 #include "gputop/device.h"
 #include "gputop/opts.h"
@@ -30,6 +31,10 @@ struct gd_session {
 	struct gd_trace *trace;
 	struct gd_worker_info *info; /* scratch: the supervisor's workers at a window's end */
 	int capinfo;
+	struct gd_ceiling ceiling; /* mbit_s NAN until calibrated */
+	struct gd_calib *calib;    /* a calibration in progress, or NULL */
+	bool calib_paused;         /* the workers were paused for it */
+	char calib_msg[256];       /* the latest calibration's outcome, for the dashboard */
 };
 
 /* Starts the supervisor and the first --procs workers; takes ownership of trace (or NULL).
@@ -49,6 +54,9 @@ bool session_done(const struct gd_session *s);
 void session_restart_clock(struct gd_session *s, int64_t now);
 /* Forgets ended workers whose every record has been reported. */
 void session_prune(struct gd_session *s);
+/* Starts a calibration: the workers are paused while it runs (session_poll resumes them and
+ * sets s->ceiling). Returns 0, or -1 with err filled (one is already running, or no spawn). */
+int session_calibrate(struct gd_session *s, char *err, size_t errlen);
 /* Stops every worker and releases everything; returns -1 with the reason in why if the trace
  * could not be written. */
 int session_stop(struct gd_session *s, char *why, size_t whylen);

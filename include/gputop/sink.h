@@ -7,8 +7,9 @@
 #include "gputop/opts.h"
 
 struct gd_sweep_row {
-	int procs;
+	int procs, queues;
 	double mbit_s, speedup, device_busy, gap_batch_us, headroom;
+	double of_ceiling; /* mbit_s / the calibrated ceiling; NAN without --calibrate */
 };
 
 struct gd_sink;

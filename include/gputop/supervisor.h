@@ -64,6 +64,11 @@ int sup_live(const struct gd_sup *sup);
 int sup_active(const struct gd_sup *sup);
 /* Active workers that have published at least one batch. */
 int sup_ready(const struct gd_sup *sup);
+/* The queues of workers started from now on (opts_queues), and setting them. */
+int sup_queues(const struct gd_sup *sup);
+void sup_set_queues(struct gd_sup *sup, int queues);
+/* The executable workers are started from. */
+const char *sup_exe(const struct gd_sup *sup);
 /* The first error of any worker, or "". */
 const char *sup_first_error(const struct gd_sup *sup);
 

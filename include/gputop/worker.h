@@ -8,5 +8,8 @@
 
 /* Runs the worker that o->worker describes until it is stopped; returns its exit status. */
 int worker_main(const struct gd_opts *o);
+/* The --calibrate measurement (src/ceiling.c), in a process of its own: prints
+ * "ceiling MBIT_S QUEUES ONE_QUEUE_MBIT_S" on standard output; returns the exit status. */
+int ceiling_main(const struct gd_opts *o);
 
 #endif

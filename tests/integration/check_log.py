@@ -7,11 +7,12 @@ import math
 import sys
 
 FIELDS = ("t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_kernel_us,gap_batch_us,"
-          "gen_us,h2d_us,kernel_us,d2h_us,other_us,device_busy,headroom,lost").split(",")
-NUMERIC = set(FIELDS) - {"kind", "state"}
+          "gen_us,h2d_us,kernel_us,d2h_us,other_us,device_busy,headroom,lost,queue_wait_us,profile,"
+          "ceiling,of_ceiling").split(",")
+NUMERIC = set(FIELDS) - {"kind", "state", "profile"}
 WORKER_ONLY = {"id", "pid", "state", "kernel_busy", "gap_kernel_us", "gap_batch_us", "gen_us", "h2d_us",
-               "kernel_us", "d2h_us", "other_us"}
-AGG_ONLY = {"procs", "device_busy", "headroom"}
+               "kernel_us", "d2h_us", "other_us", "queue_wait_us"}
+AGG_ONLY = {"procs", "device_busy", "headroom", "profile", "ceiling", "of_ceiling"}
 
 
 def fail(msg):

@@ -106,9 +106,13 @@ see "K: one worker process left" 10 kids_are 1
 
 "${TM[@]}" send-keys -t main h
 see "h shows the help" 5 eval 'screen_has "keys$" && screen_has "^ +q F10 +quit"'
-check "the help lists every key" eval 'pane | grep -cE "^  (\+ =|-|Up|Down|x|K|p|r|h \?|q F10) " | grep -qx 10'
+check "the help lists every key" eval 'pane | grep -cE "^  (\+ =|-|Up|Down|x|K|p|c|r|h \?|q F10) " | grep -qx 11'
 "${TM[@]}" send-keys -t main Space
 see "any key closes the help" 5 eval 'screen_has "kbusy%" && ! screen_has "keys$"'
+
+"${TM[@]}" send-keys -t main c
+see "c calibrates, pausing the workers" 10 screen_has "calibrating"
+see "  and the summary then shows the ceiling" 60 screen_has "ceiling [0-9.]+ Mbit/s, at"
 
 "${TM[@]}" resize-window -t main -x 60 -y 20
 see "60x20: the too-small screen" 10 screen_has "terminal too small: need 80x24"
@@ -116,7 +120,7 @@ see "60x20: the too-small screen" 10 screen_has "terminal too small: need 80x24"
 see "80x24: header with the timebase, table and key bar fit" 10 \
 	eval 'screen_has "timebase " && screen_has "kbusy% .*breakdown" && screen_has "q quit\$"'
 "${TM[@]}" resize-window -t main -x 130 -y 40
-see "130x40: the breakdown in microseconds too" 10 screen_has "lost +gen_us +h2d_us +kern_us +d2h_us +oth_us"
+see "130x40: the breakdown in microseconds too" 10 screen_has "lost +qwait_us +gen_us +h2d_us +kern_us +d2h_us +oth_us"
 "${TM[@]}" resize-window -t main -x 100 -y 30
 see "back to 100x30: the table again" 10 eval 'screen_has "kbusy%" && ! screen_has "too small"'
 

@@ -72,6 +72,15 @@ static const struct {
 	{ "--trace-limit 0", "out of range" },
 	{ "--headless extra", "unexpected argument" },
 	{ "--verify=1", "--verify" },
+	{ "--profile some", "unknown value" },
+	{ "--queues 2", "--queues" },
+	{ "--queues 17 -m pipelined", "out of range" },
+	{ "--sweep 1x2", "--mode pipelined or kernel-only" },
+	{ "--sweep 1x0 -m kernel-only", "out of range" },
+	{ "--sweep 1x17 -m kernel-only", "out of range" },
+	{ "--sweep 1x -m kernel-only", "comma-separated" },
+	{ "--sweep x2 -m kernel-only", "comma-separated" },
+	{ "--sample-every 0", "out of range" },
 };
 
 static void test_bad(void)
@@ -112,7 +121,8 @@ static void test_good(void)
 	           strcmp(o.output, "log") == 0 && o.verify,
 	       "every value lands in its field");
 	rc = parse("--sweep 1,2,4,8 -D 3", &o, err, sizeof(err));
-	tap_ok(rc == 0 && o.role == GD_ROLE_HEADLESS && o.nsweep == 4 && o.sweep[3] == 8,
+	tap_ok(rc == 0 && o.role == GD_ROLE_HEADLESS && o.nsweep == 4 && o.sweep[3].procs == 8 &&
+	           o.sweep[3].queues == 0,
 	       "--sweep implies headless");
 	tap_ok(parse("--list-devices", &o, err, sizeof(err)) == 0 && o.role == GD_ROLE_LIST,
 	       "--list-devices");
@@ -120,6 +130,18 @@ static void test_good(void)
 	tap_ok(parse("--version", &o, err, sizeof(err)) == 0 && o.role == GD_ROLE_VERSION, "--version");
 	tap_ok(parse("--procs=0", &o, err, sizeof(err)) == 0 && o.procs == 0,
 	       "--procs=0 (no worker at start)");
+	rc = parse("-m kernel-only --sweep 1x4,2,16x1 --profile off --calibrate", &o, err, sizeof(err));
+	tap_ok(rc == 0 && o.nsweep == 3 && o.sweep[0].procs == 1 && o.sweep[0].queues == 4 &&
+	           o.sweep[1].procs == 2 && o.sweep[1].queues == 0 && o.sweep[2].procs == 16 &&
+	           o.sweep[2].queues == 1 && o.profile == GD_PROF_OFF && o.calibrate,
+	       "--sweep takes PxQ steps beside worker counts");
+	tap_ok(parse("", &o, err, sizeof(err)) == 0 && o.profile == GD_PROF_SAMPLED && o.sample_every == 0 &&
+	           opts_queues(&o) == 1,
+	       "by default: sampled profiling with an adapting period, one queue");
+	tap_ok(parse("-m pipelined", &o, err, sizeof(err)) == 0 && opts_queues(&o) == 4,
+	       "the pipelined mode has 4 queues unless told otherwise");
+	tap_ok(parse("--measure-ceiling", &o, err, sizeof(err)) == 0 && o.role == GD_ROLE_CEILING,
+	       "--measure-ceiling is the calibration's own role");
 }
 
 /* The worker's argument vector parses back into the same configuration. */
@@ -232,7 +254,8 @@ static int parse_value(const struct gd_optdef *d, double v, struct gd_opts *o, c
 	typed(arg, sizeof(arg), d, v);
 	if (d->bound)
 		typed(cap, sizeof(cap), find(d->bound), find(d->bound)->max);
-	return parse_args(o, err, errlen, cap, arg, (char *)NULL);
+	/* kernel-only: the mode every numeric option applies to (--queues needs one). */
+	return parse_args(o, err, errlen, cap, "--mode=kernel-only", arg, (char *)NULL);
 }
 
 static void test_table_ranges(const struct gd_optdef *d)

@@ -10,7 +10,14 @@
 #include "gputop/sink.h"
 #include "tap.h"
 
-static const struct gd_breakdown unmeasured = { NAN, NAN, NAN, NAN, NAN, NAN, NAN };
+static const struct gd_breakdown unmeasured = { .gen_us = NAN,
+	                                        .h2d_us = NAN,
+	                                        .kernel_us = NAN,
+	                                        .d2h_us = NAN,
+	                                        .queue_wait_us = NAN,
+	                                        .other_us = NAN,
+	                                        .gap_kernel_us = NAN,
+	                                        .gap_batch_us = NAN };
 
 static void write_frames(struct gd_sink *s)
 {
@@ -23,7 +30,14 @@ static void write_frames(struct gd_sink *s)
 		  .symbols = 5000000,
 		  .win_batches = 3,
 		  .kernel_busy = 0.51234,
-		  .bd = { 100.125, 20.5, 300.75, 10.0, 5.333, 1.5, 2.25 } },
+		  .bd = { .gen_us = 100.125,
+		          .h2d_us = 20.5,
+		          .kernel_us = 300.75,
+		          .d2h_us = 10.0,
+		          .queue_wait_us = 4.5,
+		          .other_us = 5.333,
+		          .gap_kernel_us = 1.5,
+		          .gap_batch_us = 2.25 } },
 		{ .id = 2,
 		  .pid = 4243,
 		  .state = GD_ST_FAILED,
@@ -45,6 +59,9 @@ static void write_frames(struct gd_sink *s)
 		.device_busy = 0.75,
 		.headroom = 164.609052,
 		.timebase = GD_TB_HOSTTIMER,
+		.profile = GD_PROF_SAMPLED,
+		.ceiling = 600.0,
+		.of_ceiling = 0.205761315,
 		.nworkers = 2,
 		.workers = w,
 	};
@@ -58,6 +75,9 @@ static void write_frames(struct gd_sink *s)
 	f.agg.mbit_s = 0;
 	f.device_busy = NAN;
 	f.headroom = NAN;
+	f.profile = GD_PROF_FULL;
+	f.ceiling = NAN;
+	f.of_ceiling = NAN;
 	f.busy_from_sum = true;
 	f.timebase = GD_TB_NONE;
 	sink_frame(s, &f);
@@ -66,10 +86,10 @@ static void write_frames(struct gd_sink *s)
 static void write_sweep(struct gd_sink *s)
 {
 	const struct gd_sweep_row rows[] = {
-		{ 1, 100.5, 1.0, 0.5, 12.25, 201.0 },
-		{ 2, 190.25, 1.893, 0.95, 3.125, 200.263158 },
+		{ 1, 1, 100.5, 1.0, 0.5, 12.25, 201.0, 0.1675 },
+		{ 2, 4, 190.25, 1.893, 0.95, 3.125, 200.263158, NAN },
 		/* A first step at 0 Mbit/s leaves the speedup NAN: it is printed, as nan. */
-		{ 4, 0.0, NAN, NAN, NAN, NAN },
+		{ 4, 1, 0.0, NAN, NAN, NAN, NAN, NAN },
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		sink_sweep_row(s, &rows[i]);
@@ -110,40 +130,41 @@ static void check(enum gd_format fmt, void (*write)(struct gd_sink *s), const ch
 }
 
 static const char frames_csv[] =
-    "t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_kernel_us,gap_batch_us,"
-    "gen_us,h2d_us,kernel_us,d2h_us,other_us,device_busy,headroom,lost\n"
-    "12.346,worker,1,4242,running,,123.4568,10,5000000,0.5123,1.50,2.25,100.12,20.50,300.75,10.00,"
-    "5.33,,,0\n"
-    "12.346,worker,2,4243,failed,,,0,0,,,,,,,,,,,7\n"
-    "12.346,aggregate,,,,2,123.4568,10,5000000,,,,,,,,,0.7500,164.6091,7\n"
-    "13.346,aggregate,,,,0,0.0000,10,5000000,,,,,,,,,,,7\n";
+    "t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_kernel_us,gap_batch_us,gen_us,h2d_us,"
+    "kernel_us,d2h_us,other_us,device_busy,headroom,lost,queue_wait_us,profile,ceiling,of_ceiling\n"
+    "12.346,worker,1,4242,running,,123.4568,10,5000000,0.5123,1.50,2.25,100.12,20.50,300.75,10.00,5.33,,,0,4."
+    "50,,,\n"
+    "12.346,worker,2,4243,failed,,,0,0,,,,,,,,,,,7,,,,\n"
+    "12.346,aggregate,,,,2,123.4568,10,5000000,,,,,,,,,0.7500,164.6091,7,,sampled,600.0000,0.2058\n"
+    "13.346,aggregate,,,,0,0.0000,10,5000000,,,,,,,,,,,7,,full,,\n";
 
 static const char frames_jsonl[] =
-    "{\"t_s\":12.346,\"kind\":\"worker\",\"state\":\"running\",\"id\":1,\"pid\":4242,"
-    "\"mbit_s\":123.4568,\"batches\":10,\"symbols\":5000000,\"kernel_busy\":0.5123,"
-    "\"gap_kernel_us\":1.50,\"gap_batch_us\":2.25,\"gen_us\":100.12,\"h2d_us\":20.50,"
-    "\"kernel_us\":300.75,\"d2h_us\":10.00,\"other_us\":5.33,\"lost\":0,\"window_batches\":3}\n"
+    "{\"t_s\":12.346,\"kind\":\"worker\",\"state\":\"running\",\"id\":1,\"pid\":4242,\"mbit_s\":123.4568,"
+    "\"batches\":10,\"symbols\":5000000,\"kernel_busy\":0.5123,\"gap_kernel_us\":1.50,\"gap_batch_us\":2.25,"
+    "\"gen_us\":100.12,\"h2d_us\":20.50,\"kernel_us\":300.75,\"d2h_us\":10.00,\"other_us\":5.33,\"lost\":0,"
+    "\"queue_wait_us\":4.50,\"window_batches\":3}\n"
     "{\"t_s\":12.346,\"kind\":\"worker\",\"state\":\"failed\",\"id\":2,\"pid\":4243,\"batches\":0,"
-    "\"symbols\":0,\"lost\":7,\"window_batches\":0,"
-    "\"error\":\"clBuildProgram: \\\"decode\\\" failed\\u000aline 2\\\\\"}\n"
-    "{\"t_s\":12.346,\"kind\":\"aggregate\",\"procs\":2,\"mbit_s\":123.4568,\"batches\":10,"
-    "\"symbols\":5000000,\"device_busy\":0.7500,\"headroom\":164.6091,\"lost\":7,\"window_s\":1.000,"
-    "\"timebase\":\"host-timer\",\"device_busy_method\":\"union\"}\n"
-    "{\"t_s\":13.346,\"kind\":\"aggregate\",\"procs\":0,\"mbit_s\":0.0000,\"batches\":10,"
-    "\"symbols\":5000000,\"lost\":7,\"window_s\":1.000,\"timebase\":\"none\","
-    "\"device_busy_method\":\"sum-capped\"}\n";
+    "\"symbols\":0,\"lost\":7,\"window_batches\":0,\"error\":\"clBuildProgram: \\\"decode\\\" "
+    "failed\\u000aline 2\\\\\"}\n"
+    "{\"t_s\":12.346,\"kind\":\"aggregate\",\"procs\":2,\"mbit_s\":123.4568,\"batches\":10,\"symbols\":"
+    "5000000,\"device_busy\":0.7500,\"headroom\":164.6091,\"lost\":7,\"profile\":\"sampled\",\"ceiling\":600."
+    "0000,\"of_ceiling\":0.2058,\"window_s\":1.000,\"timebase\":\"host-timer\",\"device_busy_method\":"
+    "\"union\"}\n"
+    "{\"t_s\":13.346,\"kind\":\"aggregate\",\"procs\":0,\"mbit_s\":0.0000,\"batches\":10,\"symbols\":5000000,"
+    "\"lost\":7,\"profile\":\"full\",\"window_s\":1.000,\"timebase\":\"none\",\"device_busy_method\":\"sum-"
+    "capped\"}\n";
 
-static const char sweep_csv[] = "procs,mbit_s,speedup,device_busy,gap_batch_us,headroom\n"
-                                "1,100.5000,1.0000,0.5000,12.2500,201.0000\n"
-                                "2,190.2500,1.8930,0.9500,3.1250,200.2632\n"
-                                "4,0.0000,nan,,,\n";
+static const char sweep_csv[] = "procs,queues,mbit_s,speedup,device_busy,gap_batch_us,headroom,of_ceiling\n"
+                                "1,1,100.5000,1.0000,0.5000,12.2500,201.0000,0.1675\n"
+                                "2,4,190.2500,1.8930,0.9500,3.1250,200.2632,\n"
+                                "4,1,0.0000,nan,,,,\n";
 
 static const char sweep_jsonl[] =
-    "{\"kind\":\"sweep\",\"procs\":1,\"mbit_s\":100.5000,\"speedup\":1.0000,\"device_busy\":0.5000,"
-    "\"gap_batch_us\":12.2500,\"headroom\":201.0000}\n"
-    "{\"kind\":\"sweep\",\"procs\":2,\"mbit_s\":190.2500,\"speedup\":1.8930,\"device_busy\":0.9500,"
-    "\"gap_batch_us\":3.1250,\"headroom\":200.2632}\n"
-    "{\"kind\":\"sweep\",\"procs\":4,\"mbit_s\":0.0000,\"speedup\":nan}\n";
+    "{\"kind\":\"sweep\",\"procs\":1,\"queues\":1,\"mbit_s\":100.5000,\"speedup\":1.0000,\"device_busy\":0."
+    "5000,\"gap_batch_us\":12.2500,\"headroom\":201.0000,\"of_ceiling\":0.1675}\n"
+    "{\"kind\":\"sweep\",\"procs\":2,\"queues\":4,\"mbit_s\":190.2500,\"speedup\":1.8930,\"device_busy\":0."
+    "9500,\"gap_batch_us\":3.1250,\"headroom\":200.2632}\n"
+    "{\"kind\":\"sweep\",\"procs\":4,\"queues\":1,\"mbit_s\":0.0000,\"speedup\":nan}\n";
 
 static void check_open_fails(void)
 {

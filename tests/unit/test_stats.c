@@ -120,6 +120,48 @@ static void test_breakdown(void)
 	tap_ok(isnan(bd.gen_us) && isnan(bd.gap_batch_us), "no batch: not a number, never a made-up zero");
 }
 
+/* Queue wait is named in the breakdown and leaves "other"; --profile off measures only the
+ * host; an estimated record counts in the breakdown but not in the measured gaps. */
+static void test_policies(void)
+{
+	struct gd_batch_acc acc;
+	struct gd_breakdown bd;
+	memset(&acc, 0, sizeof(acc));
+	struct gd_rec r = batch(0, 1000);
+	r.qwait_ns = 5;
+	tap_ok(gd_rec_valid(&r), "a record with a queue wait is valid");
+	stats_batch_add(&acc, &r, 0);
+	stats_breakdown(&acc, &bd);
+	tap_ok(fabs(bd.queue_wait_us - 0.005) < 1e-12 && fabs(bd.other_us - 0.010) < 1e-12,
+	       "queue wait 5 ns is named, and other shrinks from 15 to 10 ns");
+	r.qwait_ns = -1;
+	tap_ok(!gd_rec_valid(&r), "a negative queue wait is refused");
+
+	memset(&acc, 0, sizeof(acc));
+	struct gd_rec host = batch(0, 1000);
+	host.flags = 0;
+	host.nkiv = 0;
+	stats_batch_add(&acc, &host, 0);
+	stats_breakdown(&acc, &bd);
+	tap_ok(fabs(bd.gen_us - 0.100) < 1e-12 && isnan(bd.h2d_us) && isnan(bd.kernel_us) &&
+	           isnan(bd.d2h_us) && isnan(bd.queue_wait_us) && isnan(bd.other_us) &&
+	           isnan(bd.gap_kernel_us),
+	       "host times only: generation measured, every device field not a number");
+
+	memset(&acc, 0, sizeof(acc));
+	struct gd_rec r0 = batch(0, 1000), est = batch(1, 1400), r2 = batch(2, 1800);
+	est.flags |= GD_REC_ESTIMATED;
+	est.kgap_ns = 1000;
+	tap_ok(stats_rec_profiled(&r0) && !stats_rec_profiled(&est) && !stats_rec_profiled(&host),
+	       "profiled means measured: not estimated, not host-only");
+	stats_batch_add(&acc, &r0, 0);
+	stats_batch_add(&acc, &est, gd_rec_kernel_end(&r0));
+	stats_batch_add(&acc, &r2, 0); /* after an estimate: the caller measures no gap */
+	stats_breakdown(&acc, &bd);
+	tap_ok(acc.ndev == 3 && acc.kgap_n == 4 && fabs(bd.gap_kernel_us - 0.005) < 1e-12 && acc.bgap_n == 0,
+	       "an estimated batch counts in the breakdown, not in the gaps");
+}
+
 static void test_rec_busy(void)
 {
 	struct gd_rec r = batch(0, 1000);
@@ -140,5 +182,6 @@ int main(void)
 	test_union_cases();
 	test_breakdown();
 	test_rec_busy();
+	test_policies();
 	return tap_done();
 }

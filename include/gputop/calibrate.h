@@ -1,0 +1,31 @@
+/* calibrate.h: --calibrate from the supervisor's side: the measurement runs in a child
+ * process of this binary (the supervisor never loads OpenCL) and answers through a pipe, so
+ * the dashboard keeps drawing while it runs. */
+#ifndef GPUTOP_CALIBRATE_H
+#define GPUTOP_CALIBRATE_H
+
+#include <stddef.h>
+
+#include "gputop/opts.h"
+
+struct gd_ceiling {
+	double mbit_s;    /* the best of 1, 2, 4 and 8 queues: the ceiling */
+	int queues;       /* where it was reached */
+	double one_queue; /* the figure on one queue */
+};
+
+struct gd_calib;
+
+/* Starts the measurement of o's kernel, size, dtype and device; NULL with err filled. */
+struct gd_calib *calib_start(const struct gd_opts *o, const char *exe, char *err, size_t errlen);
+/* 1: done, *out filled; 0: still running; -1: failed, err filled. Never blocks. */
+int calib_poll(struct gd_calib *c, struct gd_ceiling *out, char *err, size_t errlen);
+/* Waits for the answer (at most timeout_s seconds): 0, or -1 with err filled. */
+int calib_wait(struct gd_calib *c, double timeout_s, struct gd_ceiling *out, char *err, size_t errlen);
+/* Ends the child if it still runs, reaps it and frees c. NULL is fine. */
+void calib_free(struct gd_calib *c);
+
+/* Parses the child's line "ceiling MBIT_S QUEUES ONE_QUEUE_MBIT_S"; 0 or -1. */
+int calib_parse(const char *line, struct gd_ceiling *out);
+
+#endif

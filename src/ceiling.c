@@ -1,0 +1,163 @@
+/* ceiling.c: the role behind --calibrate, in a process of its own (the supervisor never loads
+ * OpenCL). It measures what this device does with this kernel, size and dtype when nothing
+ * else is in the way: launches back to back on one context, without profiling or events, on
+ * 1, 2, 4 and 8 in-order queues (a batch of --launches per queue, each queue refilled as soon
+ * as it is finished, so none drains while the others wait). The best figure is the ceiling.
+ * It prints one line: "ceiling MBIT_S QUEUES ONE_QUEUE_MBIT_S". */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clx.h"
+#include "gputop/common.h"
+#include "gputop/ring.h"
+#include "gputop/rng.h"
+#include "gputop/worker.h"
+
+#define CEIL_QUEUES  8
+#define CEIL_SECONDS 0.4 /* measured per queue count, after one warm-up batch per queue */
+
+struct ceil_ctx {
+	const struct gd_opts *o;
+	struct clx_device dev;
+	cl_context ctx;
+	cl_program prog;
+	cl_kernel kern[CEIL_QUEUES];
+	cl_command_queue q[CEIL_QUEUES];
+	cl_mem perm, in, out[CEIL_QUEUES];
+	char err[GD_ERR_LEN];
+};
+
+static int fail(struct ceil_ctx *c, const char *call, cl_int rc)
+{
+	snprintf(c->err, sizeof(c->err), "%s: %s", call, clx_err(rc));
+	return -1;
+}
+
+static int enqueue(struct ceil_ctx *c, int i)
+{
+	size_t global = c->o->size;
+	for (uint32_t k = 0; k < c->o->launches; k++) {
+		cl_int rc =
+		    clEnqueueNDRangeKernel(c->q[i], c->kern[i], 1, NULL, &global, NULL, 0, NULL, NULL);
+		if (rc != CL_SUCCESS)
+			return fail(c, "clEnqueueNDRangeKernel", rc);
+	}
+	cl_int rc = clFlush(c->q[i]);
+	return rc == CL_SUCCESS ? 0 : fail(c, "clFlush", rc);
+}
+
+/* Mbit/s-equivalent of nq queues kept busy for CEIL_SECONDS; negative on failure. */
+static double run(struct ceil_ctx *c, int nq)
+{
+	for (int i = 0; i < nq; i++)
+		if (enqueue(c, i) || clFinish(c->q[i]) != CL_SUCCESS || enqueue(c, i))
+			return -1;
+	uint64_t batches = 0;
+	int64_t t0 = now_ns(), t = t0;
+	for (int i = 0; t - t0 < (int64_t)(CEIL_SECONDS * 1e9); i = (i + 1) % nq) {
+		cl_int rc = clFinish(c->q[i]);
+		if (rc != CL_SUCCESS)
+			return fail(c, "clFinish", rc);
+		batches++;
+		if (enqueue(c, i))
+			return -1;
+		t = now_ns();
+	}
+	for (int i = 0; i < nq; i++)
+		clFinish(c->q[i]);
+	return (double)batches * c->o->size / ((double)(t - t0) / 1e9) / 1e6;
+}
+
+static int setup(struct ceil_ctx *c)
+{
+	const struct gd_opts *o = c->o;
+	size_t elem = o->dtype == GD_DT_F32 ? 4 : 8, bytes = o->size * elem;
+	cl_int rc;
+	if (clx_pick(o->platform, o->device, &c->dev, c->err, sizeof(c->err)))
+		return -1;
+	if (!(c->ctx = clCreateContext(NULL, 1, &c->dev.id, NULL, NULL, &rc)))
+		return fail(c, "clCreateContext", rc);
+	char *src = device_kernel_source(c->err, sizeof(c->err));
+	if (!src)
+		return -1;
+	c->prog = clx_build(c->ctx, c->dev.id, src, elem == 8 ? "-DREAL=double -DUSE_FP64" : "-DREAL=float",
+	                    c->err, sizeof(c->err));
+	free(src);
+	if (!c->prog)
+		return -1;
+	struct gd_rng rng;
+	rng_seed(&rng, 1);
+	int *perm = xcalloc(o->size, sizeof(int));
+	void *in = xcalloc(o->size, elem);
+	rng_permutation(&rng, perm, o->size);
+	c->perm =
+	    clCreateBuffer(c->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, o->size * sizeof(int), perm, &rc);
+	if (c->perm)
+		c->in = clCreateBuffer(c->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, in, &rc);
+	free(perm);
+	free(in);
+	if (!c->perm || !c->in)
+		return fail(c, "clCreateBuffer", rc);
+	for (int i = 0; i < CEIL_QUEUES; i++) {
+		if (!(c->q[i] = clCreateCommandQueueWithProperties(c->ctx, c->dev.id, NULL, &rc)))
+			return fail(c, "clCreateCommandQueueWithProperties", rc);
+		if (!(c->out[i] = clCreateBuffer(c->ctx, CL_MEM_WRITE_ONLY, bytes, NULL, &rc)))
+			return fail(c, "clCreateBuffer", rc);
+		if (!(c->kern[i] = clCreateKernel(c->prog, "decode", &rc)))
+			return fail(c, "clCreateKernel", rc);
+		if ((rc = clSetKernelArg(c->kern[i], 0, sizeof(cl_mem), &c->in)) ||
+		    (rc = clSetKernelArg(c->kern[i], 1, sizeof(cl_mem), &c->perm)) ||
+		    (rc = clSetKernelArg(c->kern[i], 2, sizeof(cl_mem), &c->out[i])))
+			return fail(c, "clSetKernelArg", rc);
+	}
+	return 0;
+}
+
+static void teardown(struct ceil_ctx *c)
+{
+	for (int i = 0; i < CEIL_QUEUES; i++) {
+		if (c->q[i])
+			clReleaseCommandQueue(c->q[i]);
+		if (c->kern[i])
+			clReleaseKernel(c->kern[i]);
+		if (c->out[i])
+			clReleaseMemObject(c->out[i]);
+	}
+	if (c->in)
+		clReleaseMemObject(c->in);
+	if (c->perm)
+		clReleaseMemObject(c->perm);
+	if (c->prog)
+		clReleaseProgram(c->prog);
+	if (c->ctx)
+		clReleaseContext(c->ctx);
+}
+
+int ceiling_main(const struct gd_opts *o)
+{
+	struct ceil_ctx c;
+	memset(&c, 0, sizeof(c));
+	c.o = o;
+	int rc = setup(&c);
+	double best = 0, one = 0;
+	int best_q = 1;
+	for (int nq = 1; rc == 0 && nq <= CEIL_QUEUES; nq *= 2) {
+		double m = run(&c, nq);
+		if (m < 0)
+			rc = -1;
+		else if (m > best) {
+			best = m;
+			best_q = nq;
+		}
+		if (nq == 1)
+			one = m;
+	}
+	teardown(&c);
+	if (rc) {
+		fprintf(stderr, GD_NAME ": --calibrate: %s\n", c.err);
+		return GD_EXIT_FAIL;
+	}
+	printf("ceiling %.4f %d %.4f\n", best, best_q, one);
+	return fflush(stdout) == 0 ? GD_EXIT_OK : GD_EXIT_FAIL;
+}

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# test_profile.sh: the profiling policies (--profile full|sampled|off), queues per worker
+# (--queues, PxQ sweep steps) and the calibrated ceiling (--calibrate), on real workers. Bounds
+# and presence only: nothing here depends on how fast this machine is.
+. "$(dirname "$0")/lib.sh"
+
+SMALL=(-s 20000 -l 3 -i 0.5)
+
+# has LOG KIND FIELD: every row of KIND (after the first) carries FIELD.
+has() {
+	python3 - "$@" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+rows = [r for r in rows if r["kind"] == sys.argv[2]][1:]
+sys.exit(not rows or any(sys.argv[3] not in r for r in rows))
+PY
+}
+
+for p in full sampled off; do
+	"$BIN" --headless -m seed -n 1 -D 2.5 "${SMALL[@]}" --profile $p -f jsonl -o "$TMP/$p.jsonl" 2>"$TMP/$p.err"
+	ok $? "--profile $p runs"
+	check "--profile $p: every aggregate row names its policy" \
+		python3 -c "import json,sys; rows=[json.loads(l) for l in open(sys.argv[1])]; agg=[r for r in rows if r['kind']=='aggregate']; sys.exit(not agg or any(r['profile']!=sys.argv[2] for r in agg))" "$TMP/$p.jsonl" $p
+done
+for p in full sampled; do
+	check "--profile $p: kernel busy, queue wait and device busy are measured" eval \
+		'has "$TMP/$p.jsonl" worker kernel_busy && has "$TMP/$p.jsonl" worker queue_wait_us && has "$TMP/$p.jsonl" aggregate device_busy'
+done
+for f in kernel_busy queue_wait_us h2d_us gap_kernel_us; do
+	check "--profile off: no $f" ! has "$TMP/off.jsonl" worker $f
+done
+check "--profile off: no device busy" ! has "$TMP/off.jsonl" aggregate device_busy
+check "--profile off: the host's generation time is still measured" has "$TMP/off.jsonl" worker gen_us
+check "--profile off: the aggregate says no device time was mapped" \
+	grep -q '"kind":"aggregate".*"device_busy_method":"none"' "$TMP/off.jsonl"
+
+# Sampled 2 in 4 on kernel-only: estimated batches fill the windows like measured ones (the
+# comparison with full profiling is a measurement, not a test: bench/ and doc/PERFORMANCE.md).
+"$BIN" --headless -m kernel-only -n 1 -D 2.5 "${SMALL[@]}" --sample-every 4 -f jsonl -o "$TMP/ks.jsonl" 2>/dev/null
+python3 - "$TMP/ks.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])][2:]
+agg = [r for r in rows if r["kind"] == "aggregate"]
+wk = [r for r in rows if r["kind"] == "worker"]
+assert agg and all(0 < r["device_busy"] <= 1 for r in agg), agg
+assert all(r["kernel_busy"] > 0 and r["kernel_us"] > 0 for r in wk), wk
+PY
+ok $? "kernel-only, sampled 2 in 4: device busy in (0, 1] and kernel time in every window"
+
+# Queues: several in-order queues of one context, every batch still checked.
+for m in pipelined kernel-only; do
+	"$BIN" --headless -m $m --queues 3 -n 1 -D 2 "${SMALL[@]}" --verify -f jsonl -o "$TMP/q$m.jsonl" 2>"$TMP/q$m.err"
+	ok $? "--mode $m --queues 3 --verify runs"
+	check "--mode $m --queues 3: batches complete and none failed" python3 -c "
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+w = [r for r in rows if r['kind'] == 'worker']
+sys.exit(not w or w[-1]['batches'] == 0 or any(r['state'] == 'failed' for r in w))" "$TMP/q$m.jsonl"
+done
+"$BIN" --headless -m seed --queues 2 -D 1 >"$TMP/seedq.out" 2>"$TMP/seedq.err"
+ok $(($? == 2 ? 0 : 1)) "--queues 2 in seed mode: exit 2"
+check "  and one line naming --queues" eval '[ "$(wc -l <"$TMP/seedq.err")" -eq 1 ] && grep -q -- "--queues" "$TMP/seedq.err"'
+
+# The calibrated ceiling on aggregate rows, and of_ceiling = mbit_s / ceiling.
+"$BIN" --headless -m kernel-only -n 1 -D 2 "${SMALL[@]}" --calibrate -f jsonl -o "$TMP/cal.jsonl" 2>"$TMP/cal.err"
+ok $? "--calibrate runs before the workers"
+python3 - "$TMP/cal.jsonl" <<'PY'
+import json, sys
+agg = [json.loads(l) for l in open(sys.argv[1])]
+agg = [r for r in agg if r["kind"] == "aggregate"]
+assert agg and all(r["ceiling"] > 0 for r in agg), agg
+assert len({r["ceiling"] for r in agg}) == 1
+for r in agg:
+    assert abs(r["of_ceiling"] - r["mbit_s"] / r["ceiling"]) < 1e-3, r
+PY
+ok $? "every aggregate row carries the same ceiling, and of_ceiling = mbit_s / ceiling"
+
+# Processes against queues in one command.
+"$BIN" -m kernel-only --sweep 1x1,1x2,2x1 -D 1 "${SMALL[@]}" --calibrate -f jsonl -o "$TMP/pxq.jsonl" \
+	>"$TMP/pxq.table" 2>"$TMP/pxq.err"
+ok $? "a PxQ sweep runs"
+diag "$TMP/pxq.table"
+python3 - "$TMP/pxq.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert [(r["procs"], r["queues"]) for r in rows] == [(1, 1), (1, 2), (2, 1)], rows
+assert all(r["mbit_s"] > 0 and r["of_ceiling"] > 0 for r in rows), rows
+PY
+ok $? "the sweep's rows say procs and queues, with the share of the ceiling"
+check "the table has a queues and a %ceiling column" grep -qE '^procs +queues .*%ceiling' "$TMP/pxq.table"
+check "the table has the 1x2 step" grep -qE '^ +1 +2 +[0-9.]+ ' "$TMP/pxq.table"
+check "no segment or worker is left" eval '[ "$(segments)" -eq 0 ] && [ "$(workers_running)" -eq 0 ]'

@@ -1,0 +1,36 @@
+/* test_calibrate.c: the calibration's answer line, parsed strictly: a child that printed
+ * anything else has failed, and its figure is never taken. */
+#include <string.h>
+
+#include "gputop/calibrate.h"
+#include "tap.h"
+
+int main(void)
+{
+	struct gd_ceiling c;
+	tap_ok(calib_parse("ceiling 612.5000 4 540.2500", &c) == 0 && c.mbit_s == 612.5 && c.queues == 4 &&
+	           c.one_queue == 540.25,
+	       "the answer line gives the ceiling, its queues and the one-queue figure");
+	static const char *const bad[] = {
+		"",
+		"ceiling",
+		"ceiling 612.5 4",
+		"ceiling 612.5 4 540 extra",
+		"ceiling abc 4 540",
+		"ceiling 0 4 540",
+		"ceiling -3 4 540",
+		"ceiling nan 4 540",
+		"ceiling inf 4 540",
+		"ceiling 612.5 0 540",
+		"ceiling 612.5 2.5 540",
+		"ceiling 612.5 99 540",
+		"ceiling 612.5 4 -1",
+		"Ceiling 612.5 4 540",
+		"clBuildProgram: CL_BUILD_PROGRAM_FAILURE",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&c, 0, sizeof(c));
+		tap_ok(calib_parse(bad[i], &c) == -1 && c.mbit_s == 0, "refused: '%s'", bad[i]);
+	}
+	return tap_done();
+}
