@@ -99,8 +99,14 @@ check: $(BIN) $(UNIT_BINS)
 unit: $(UNIT_BINS)
 	@BUILD=$(BUILD) tests/run.sh $(UNIT_BINS)
 
-bench: $(BIN)
+bench: $(BIN) $(BUILD)/bench/ref_loop
 	@bench/run.sh
+
+# The plain reference loop that GPU figures are ratios to: OpenCL only, none of the tool's code.
+$(BUILD)/bench/ref_loop: bench/ref_loop.c $(OBJ_STAMP)
+	@mkdir -p $(@D)
+	$(call say,CC,$<)
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(OPENCL_CFLAGS) $(CFLAGS) -o $@ $< $(OPENCL_LIBS)
 
 # libFuzzer harnesses (clang): `make fuzz FUZZ_SECONDS=30` builds them into build/fuzz and runs
 # each for that long from the seeds in fuzz/corpus/; new inputs and any crash stay in build/fuzz.

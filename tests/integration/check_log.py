@@ -116,7 +116,7 @@ def check_breakdown(wins, tolerance=0.05):
         for w in ws:
             wid = w["id"]
             if wid in seen and "gen_us" in w:
-                parts = sum(w[k] for k in ("gen_us", "h2d_us", "kernel_us", "d2h_us", "other_us"))
+                parts = sum(w[k] for k in ("gen_us", "h2d_us", "queue_wait_us", "kernel_us", "d2h_us", "other_us"))
                 covered[wid] = covered.get(wid, 0.0) + w["window_batches"] * parts / 1e6
                 elapsed[wid] = elapsed.get(wid, 0.0) + span
             if w["batches"] > 0:

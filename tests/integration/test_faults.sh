@@ -44,11 +44,14 @@ batches() { local n; n=$(grep -s "^[0-9.]*,worker,$2,[0-9]*," "$1" | tail -n 1 |
 
 # Log checks in Python: every line whole, the CSV header and field count or valid JSON,
 # known kinds and states, numbers where numbers belong, and an aggregate row last.
-cat >"$TMP/valid.py" <<'PY'
-import csv, json, sys
+cat >"$TMP/valid.py" <<PY
+import sys
+sys.path.insert(0, "$ROOT/tests/integration")
+from check_log import FIELDS
+PY
+cat >>"$TMP/valid.py" <<'PY'
+import csv, json
 path, fmt = sys.argv[1], sys.argv[2]
-FIELDS = ("t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_kernel_us,"
-          "gap_batch_us,gen_us,h2d_us,kernel_us,d2h_us,other_us,device_busy,headroom,lost").split(",")
 STATES = {"starting", "running", "paused", "stopping", "exited", "failed", "stalled"}
 text = open(path).read()
 assert text.endswith("\n"), "the log does not end with a whole line"
@@ -60,7 +63,7 @@ if fmt == "csv":
         assert len(rec) == len(FIELDS), "line %d has %d fields" % (n, len(rec))
         row = dict(zip(FIELDS, rec))
         for k, v in row.items():
-            if k not in ("kind", "state") and v != "":
+            if k not in ("kind", "state", "profile") and v != "":
                 row[k] = float(v)
         rows.append({k: v for k, v in row.items() if v != ""})
 else:

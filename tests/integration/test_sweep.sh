@@ -6,7 +6,7 @@
 "$BIN" --sweep 1,2 -D 1 -i 0.25 -s 20000 -l 2 -o "$TMP/sweep.csv" >"$TMP/table" 2>"$TMP/err"
 ok $? "a 1,2 sweep exits 0"
 diag "$TMP/table"
-check "the table has a header" grep -q '^procs +queues .*Mbit/s.*speedup.*%ceiling' "$TMP/table"
+check "the table has a header" grep -qE '^procs +queues .*Mbit/s.*speedup.*%ceiling' "$TMP/table"
 check "the table has a row for 1 worker, speedup 1.00x" grep -qE '^ +1 +1 +[0-9.]+ +1\.00x' "$TMP/table"
 check "the table has a row for 2 workers" grep -qE '^ +2 +1 +[0-9.]+ +[0-9.]+x' "$TMP/table"
 check "headroom is labelled as an estimate" grep -q 'estimate' "$TMP/table"
