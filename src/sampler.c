@@ -4,13 +4,20 @@
 #include <math.h>
 #include <string.h>
 
-void sampler_init(struct gd_sampler *s, enum gd_profile policy, uint32_t every)
+/* The shortest period that leaves clean completions between runs of profiled batches. */
+static uint32_t every_min(const struct gd_sampler *s)
+{
+	return 4 * (s->lanes + 1);
+}
+
+void sampler_init(struct gd_sampler *s, enum gd_profile policy, uint32_t every, uint32_t lanes)
 {
 	memset(s, 0, sizeof(*s));
 	s->policy = policy;
+	s->lanes = lanes ? lanes : 1;
 	s->adaptive = policy == GD_PROF_SAMPLED && every == 0;
-	s->every = every ? every : SAMPLER_EVERY0;
-	s->cost = -1;
+	s->every = every ? every : SAMPLER_EVERY0 > every_min(s) ? SAMPLER_EVERY0 : every_min(s);
+	s->share = -1;
 }
 
 bool sampler_begin(struct gd_sampler *s)
@@ -27,35 +34,40 @@ bool sampler_begin(struct gd_sampler *s)
 	}
 }
 
-/* The period that keeps SAMPLER_RUN profiled batches per period at most SAMPLER_COST_MAX of
- * the time, with at least as many unprofiled batches as profiled ones so the cost stays
- * measurable. */
-static uint32_t period_for(double cost)
+/* Doubles the period while the observer takes more than its share, halves it while it takes
+ * less than a quarter of it. */
+static void adapt(struct gd_sampler *s)
 {
-	double every = ceil(SAMPLER_RUN * cost / SAMPLER_COST_MAX);
-	if (every < 2 * SAMPLER_RUN)
-		every = 2 * SAMPLER_RUN;
-	return every > SAMPLER_EVERY_MAX ? SAMPLER_EVERY_MAX : (uint32_t)every;
+	if (s->share > SAMPLER_COST_MAX && s->every < SAMPLER_EVERY_MAX)
+		s->every = 2 * s->every < SAMPLER_EVERY_MAX ? 2 * s->every : SAMPLER_EVERY_MAX;
+	else if (s->share < SAMPLER_COST_MAX / 4 && s->every / 2 >= every_min(s))
+		s->every /= 2;
 }
 
 void sampler_done(struct gd_sampler *s, bool profiled, int64_t t_end)
 {
 	if (s->last_end && t_end > s->last_end) {
-		s->sum[profiled] += (double)(t_end - s->last_end);
-		s->cnt[profiled]++;
+		double iv = (double)(t_end - s->last_end);
+		s->sum_all += iv;
+		s->n_all++;
+		/* A completion this soon after a profiled one may still carry its cost. */
+		if (!profiled && s->since_prof > 2 * s->lanes) {
+			s->sum_clean += iv;
+			s->n_clean++;
+		}
 	}
+	s->since_prof = profiled ? 0 : s->since_prof + 1;
 	s->last_end = t_end;
-	if (s->cnt[0] < SAMPLER_MIN_N || s->cnt[1] < SAMPLER_MIN_N)
+	/* Whole periods, enough of them to average out the noise of single completions. */
+	uint64_t need = 8 * (uint64_t)s->every > 64 ? 8 * (uint64_t)s->every : 64;
+	if (s->n_all < need || s->n_clean < 16)
 		return;
-	double plain = s->sum[0] / (double)s->cnt[0], prof = s->sum[1] / (double)s->cnt[1];
-	s->cost = plain > 0 && prof > plain ? (prof - plain) / plain : 0;
+	double all = s->sum_all / (double)s->n_all, clean = s->sum_clean / (double)s->n_clean;
+	s->share = clean > 0 && all > clean ? all / clean - 1 : 0;
 	if (s->adaptive)
-		s->every = period_for(s->cost);
-	/* Halve the history so the estimate follows a changing load. */
-	for (int i = 0; i < 2; i++) {
-		s->sum[i] /= 2;
-		s->cnt[i] /= 2;
-	}
+		adapt(s);
+	s->sum_all = s->sum_clean = 0;
+	s->n_all = s->n_clean = 0;
 }
 
 void sampler_keep(struct gd_sampler *s, const struct gd_rec *r)
@@ -78,6 +90,20 @@ static void shift(int64_t *t, int64_t by)
 		*t += by;
 }
 
+/* Squeezes the kernels of r (offsets from kbase) into span ns, busy and gaps alike. */
+static void fit_kernels(struct gd_rec *r, int64_t span)
+{
+	int64_t have = gd_rec_kernel_end(r) - gd_rec_kernel_start(r);
+	if (have <= span || span <= 0)
+		return;
+	double k = (double)span / (double)have;
+	for (uint32_t i = 0; i < r->nkiv; i++)
+		for (int j = 0; j < 2; j++)
+			r->kiv[i][j] = (uint32_t)((double)r->kiv[i][j] * k);
+	r->kbusy_ns = (int64_t)((double)r->kbusy_ns * k);
+	r->kgap_ns = (int64_t)((double)r->kgap_ns * k);
+}
+
 bool sampler_estimate(const struct gd_sampler *s, struct gd_rec *r, int64_t not_before)
 {
 	if (s->policy != GD_PROF_SAMPLED || !s->have_tmpl)
@@ -87,10 +113,12 @@ bool sampler_estimate(const struct gd_sampler *s, struct gd_rec *r, int64_t not_
 	 * never before this batch's input existed, and its kernels never before the kernels of
 	 * the batch ahead of it in its in-order queue ended. */
 	int64_t by = r->t_end - t->t_end;
+	int64_t kend = t->nkiv ? gd_rec_kernel_end(t) + by : 0; /* where the host says they ended */
 	int64_t first = earliest(t);
 	if (first != INT64_MAX && first + by < r->t_gen)
 		by = r->t_gen - first;
-	if (t->nkiv && not_before && gd_rec_kernel_start(t) + by < not_before)
+	bool queued = t->nkiv && not_before && gd_rec_kernel_start(t) + by < not_before;
+	if (queued)
 		by = not_before - gd_rec_kernel_start(t);
 	memcpy(r->h2d, t->h2d, sizeof(r->h2d));
 	memcpy(r->d2h, t->d2h, sizeof(r->d2h));
@@ -106,5 +134,9 @@ bool sampler_estimate(const struct gd_sampler *s, struct gd_rec *r, int64_t not_
 		shift(&r->d2h[i], by);
 	}
 	shift(&r->kbase, by);
+	/* Behind its queue, the batch had only the time until the host saw it end: the template,
+	 * profiled and so slower, is fitted into it. */
+	if (queued)
+		fit_kernels(r, kend - r->kbase);
 	return true;
 }

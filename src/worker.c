@@ -402,7 +402,7 @@ static int setup_cl(struct gd_worker *w)
 	if (o->profile != GD_PROF_OFF) /* without device times there is nothing to map */
 		choose_timebase(w);
 	seg_set_timebase(w->seg, w->tb_method);
-	sampler_init(&w->smp, o->profile, o->sample_every);
+	sampler_init(&w->smp, o->profile, o->sample_every, (uint32_t)opts_queues(o));
 	return gd_modes[o->mode].setup(w);
 }
 

@@ -3,11 +3,13 @@
  *
  * Under --profile sampled a run of SAMPLER_RUN consecutive batches is profiled (an event with
  * profiling on every command, on a profiling queue) every `every` batches; the others run on a
- * queue without profiling. The cost of profiling is measured, not assumed: the mean time
- * between completions of profiled batches against that of the others. `every` then grows until
- * the observer's share of the device is at most SAMPLER_COST_MAX. An unprofiled batch's record
- * gets the device times of the latest profiled batch, moved so that it ends where this batch
- * ended on the host, and says so (GD_REC_ESTIMATED). */
+ * queue without profiling. The observer's share is measured, not assumed: the mean time between
+ * completions over all batches against the mean over "clean" ones, those completed well after
+ * the latest profiled batch (the switch between queues costs too, and lands on the batches
+ * that follow). `every` doubles while that share is above SAMPLER_COST_MAX and halves while it
+ * is far below. An unprofiled batch's record gets the device times of the latest profiled
+ * batch, placed where this batch ended on the host and after the batch ahead of it in its
+ * queue, and fitted into the time between the two; the record says so (GD_REC_ESTIMATED). */
 #ifndef GPUTOP_SAMPLER_H
 #define GPUTOP_SAMPLER_H
 
@@ -17,27 +19,28 @@
 #include "gputop/opts.h"
 #include "gputop/ring.h"
 
-#define SAMPLER_RUN       2u /* consecutive profiled batches: the gap between them is measured */
-#define SAMPLER_EVERY0    8u /* the first period, before any cost is known */
+#define SAMPLER_RUN       2u  /* consecutive profiled batches: the gap between them is measured */
+#define SAMPLER_EVERY0    16u /* the first period */
 #define SAMPLER_EVERY_MAX 4096u
 #define SAMPLER_COST_MAX  0.02 /* the observer's share of the batches' time at most */
-#define SAMPLER_MIN_N     32u  /* completions of each kind before the period adapts */
 
 struct gd_sampler {
 	enum gd_profile policy;
 	bool adaptive;
-	uint32_t every;   /* a run of SAMPLER_RUN profiled batches starts every `every` batches */
-	uint64_t begun;   /* batches begun */
-	int64_t last_end; /* host completion of the previous batch; 0: none yet */
-	double sum[2];    /* completion intervals, ns: [0] not profiled, [1] profiled */
-	uint64_t cnt[2];
-	double cost; /* latest measured extra time of a profiled batch, as a fraction */
+	uint32_t lanes;            /* in-order queues the batches are spread over */
+	uint32_t every;            /* a run of SAMPLER_RUN profiled batches starts every `every` batches */
+	uint64_t begun;            /* batches begun */
+	int64_t last_end;          /* host completion of the previous batch; 0: none yet */
+	uint32_t since_prof;       /* completions since the latest profiled one */
+	double sum_all, sum_clean; /* completion intervals, ns */
+	uint64_t n_all, n_clean;
+	double share; /* the latest measured observer share; negative: not measured yet */
 	bool have_tmpl;
 	struct gd_rec tmpl; /* the latest profiled batch */
 };
 
-/* every: the fixed period of --profile sampled:K, or 0 to adapt. */
-void sampler_init(struct gd_sampler *s, enum gd_profile policy, uint32_t every);
+/* every: the fixed period of --sample-every, or 0 to adapt; lanes: the worker's queues. */
+void sampler_init(struct gd_sampler *s, enum gd_profile policy, uint32_t every, uint32_t lanes);
 /* Whether the next batch begun is profiled. */
 bool sampler_begin(struct gd_sampler *s);
 /* A batch completed on the host at t_end (completions come in the order batches began). */

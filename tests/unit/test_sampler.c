@@ -10,7 +10,7 @@
 static unsigned profiled_of(enum gd_profile p, uint32_t every, unsigned n)
 {
 	struct gd_sampler s;
-	sampler_init(&s, p, every);
+	sampler_init(&s, p, every, 1);
 	unsigned k = 0;
 	for (unsigned i = 0; i < n; i++)
 		k += sampler_begin(&s);
@@ -23,41 +23,47 @@ static void test_policies(void)
 	TAP_EQ_U(profiled_of(GD_PROF_OFF, 0, 100), 0, "off profiles none");
 	TAP_EQ_U(profiled_of(GD_PROF_SAMPLED, 10, 100), 20, "sampled 1 in 10: two batches in every ten");
 	struct gd_sampler s;
-	sampler_init(&s, GD_PROF_SAMPLED, 10);
+	sampler_init(&s, GD_PROF_SAMPLED, 10, 1);
 	bool run = sampler_begin(&s) && sampler_begin(&s) && !sampler_begin(&s);
 	tap_ok(run, "the profiled batches come in consecutive pairs, so the gap between them is measured");
 }
 
-/* Completions 1000 ns apart, profiled ones 1000 * (1 + cost) apart; returns the period. */
-static uint32_t adapt(double cost, unsigned batches)
+/* Completions 1000 ns apart; a profiled batch takes `prof` ns, and the completion right after
+ * a profiled run takes `after` ns (the switch back between queues). Returns the period. */
+static uint32_t adapt(uint32_t lanes, int64_t prof, int64_t after, unsigned batches)
 {
 	struct gd_sampler s;
-	sampler_init(&s, GD_PROF_SAMPLED, 0);
+	sampler_init(&s, GD_PROF_SAMPLED, 0, lanes);
 	int64_t t = 1;
+	bool was = false;
 	for (unsigned i = 0; i < batches; i++) {
 		bool p = sampler_begin(&s);
-		t += p ? (int64_t)(1000 * (1 + cost)) : 1000;
+		t += p ? prof : was ? after : 1000;
 		sampler_done(&s, p, t);
+		was = p;
 	}
 	return s.every;
 }
 
 static void test_adapts(void)
 {
-	TAP_EQ_U(adapt(0.0, 2000), 2 * SAMPLER_RUN,
-	         "free profiling: the shortest period that still measures it");
-	/* 2 profiled batches costing 10% each: a period of 10 keeps the share at 2%. */
-	TAP_EQ_U(adapt(0.10, 5000), 10, "profiling that costs 10%% a batch: 2 in every 10 batches");
-	TAP_EQ_U(adapt(0.50, 20000), 50, "profiling that costs 50%% a batch: 2 in every 50 batches");
-	TAP_EQ_U(adapt(1000.0, 200000), SAMPLER_EVERY_MAX, "the period is bounded");
+	TAP_EQ_U(adapt(1, 1000, 1000, 20000), 8,
+	         "free profiling: the shortest period that leaves clean batches");
+	TAP_EQ_U(adapt(4, 1000, 1000, 20000), 20, "  which is longer with more queues");
+	/* Each profiled batch takes twice as long: 2 in 128 cost 1.6%, 2 in 64 would cost 3.1%. */
+	TAP_EQ_U(adapt(1, 2000, 1000, 60000), 128, "profiled batches twice as long: 2 in every 128");
+	/* The cost lands on the batch after the run (the switch back): it is measured all the same. */
+	TAP_EQ_U(adapt(1, 1000, 3000, 60000), 128, "a cost that lands after the run is measured too");
+	TAP_EQ_U(adapt(1, 1000000, 1000, 2000000), SAMPLER_EVERY_MAX, "the period is bounded");
 	struct gd_sampler s;
-	sampler_init(&s, GD_PROF_SAMPLED, 7);
+	sampler_init(&s, GD_PROF_SAMPLED, 7, 1);
 	int64_t t = 1;
-	for (unsigned i = 0; i < 2000; i++) {
+	for (unsigned i = 0; i < 20000; i++) {
 		bool p = sampler_begin(&s);
 		sampler_done(&s, p, t += p ? 5000 : 1000);
 	}
-	TAP_EQ_U(s.every, 7, "--sample-every fixes the period whatever the cost");
+	tap_ok(s.every == 7 && s.share > SAMPLER_COST_MAX,
+	       "--sample-every fixes the period, and the share is still measured");
 }
 
 static struct gd_rec profiled_rec(void)
@@ -90,7 +96,7 @@ static struct gd_rec profiled_rec(void)
 static void test_estimate(void)
 {
 	struct gd_sampler s;
-	sampler_init(&s, GD_PROF_SAMPLED, 0);
+	sampler_init(&s, GD_PROF_SAMPLED, 0, 1);
 	struct gd_rec r;
 	memset(&r, 0, sizeof(r));
 	r.t_begin = 20000;
@@ -120,7 +126,7 @@ static void test_estimate(void)
 	       "an estimate never starts before its input existed");
 
 	struct gd_sampler off;
-	sampler_init(&off, GD_PROF_OFF, 0);
+	sampler_init(&off, GD_PROF_OFF, 0, 1);
 	sampler_keep(&off, &t);
 	struct gd_rec none;
 	memset(&none, 0, sizeof(none));
