@@ -15,7 +15,8 @@ struct col_worker {
 	uint64_t late;     /* records read after their window was reported: counted as lost */
 	int64_t last_kend; /* last kernel END of the previous batch seen; 0: none */
 	uint64_t last_batch;
-	bool last_profiled; /* the previous batch's times were measured, not estimated */
+	uint32_t sample_every, share_ppm; /* of the latest record */
+	bool last_profiled;               /* the previous batch's times were measured, not estimated */
 	uint64_t base_batches, base_symbols, base_lost; /* baselines of the last reset */
 };
 
@@ -73,6 +74,8 @@ static struct col_worker *get(struct gd_collector *c, unsigned id)
 void collect_push(struct gd_collector *c, const struct gd_worker_info *info, const struct gd_rec *r)
 {
 	struct col_worker *cw = get(c, info->id);
+	cw->sample_every = r->sample_every;
+	cw->share_ppm = r->share_ppm;
 	if (r->t_end < c->start) {
 		cw->late++;
 		return;
@@ -147,6 +150,8 @@ static void worker_sample(struct gd_collector *c, struct col_worker *cw, const s
 	out->symbols = info->symbols - cw->base_symbols;
 	out->kernel_busy = c->profiled ? (double)busy / (double)(b - a) : NAN;
 	out->lost = info->lost + cw->late - cw->base_lost;
+	out->sample_every = cw->sample_every;
+	out->observer_share = cw->share_ppm == GD_SHARE_NONE || !cw->sample_every ? NAN : cw->share_ppm / 1e6;
 	stats_breakdown(&acc, &out->bd);
 	str_copy(out->error, sizeof(out->error), info->error);
 }

@@ -43,6 +43,7 @@ struct seg_header {
 
 _Static_assert(sizeof(struct seg_header) <= GD_RING_OFFSET, "header must fit before the ring");
 _Static_assert(sizeof(struct gd_rec) % 8 == 0, "records are copied as 64-bit words");
+_Static_assert(sizeof(struct gd_rec) == 256, "a record is 256 bytes");
 _Static_assert((GD_RING_CAPACITY & (GD_RING_CAPACITY - 1)) == 0, "capacity is a power of two");
 
 #define REC_WORDS (sizeof(struct gd_rec) / 8)
@@ -93,7 +94,8 @@ bool gd_rec_valid(const struct gd_rec *r)
 	if (!copy_valid(r, r->h2d) || !copy_valid(r, r->d2h) || (r->nkiv && !near_batch(r, r->kbase)))
 		return false;
 	if (r->kbusy_ns < 0 || r->kbusy_ns > REC_SPAN_MAX || r->kgap_ns < -REC_SPAN_MAX ||
-	    r->kgap_ns > REC_SPAN_MAX || r->qwait_ns < 0 || r->qwait_ns > REC_SPAN_MAX)
+	    r->kgap_ns > REC_SPAN_MAX || r->qwait_ns < 0 || r->qwait_ns > REC_SPAN_MAX ||
+	    r->sample_every > GD_SAMPLE_MAX || (r->share_ppm != GD_SHARE_NONE && r->share_ppm > 1000000))
 		return false;
 	for (uint32_t i = 0; i < r->nkiv; i++)
 		if (r->kiv[i][1] < r->kiv[i][0] || (i && r->kiv[i][0] < r->kiv[i - 1][0]))

@@ -175,6 +175,8 @@ enum frame_field {
 	F_PROFILE,
 	F_CEILING,
 	F_OF_CEILING,
+	F_SAMPLE_EVERY,
+	F_OBSERVER_SHARE,
 	F_WINDOW_S,
 	F_TIMEBASE,
 	F_DEVICE_BUSY_METHOD,
@@ -214,6 +216,11 @@ static const struct field frame_fields[] = {
 	[F_PROFILE] = { .name = "profile", .rows = ROW_AGG, .print = PRINT_STRING },
 	[F_CEILING] = { .name = "ceiling", .rows = ROW_AGG, .print = PRINT_FIXED, .prec = 4 },
 	[F_OF_CEILING] = { .name = "of_ceiling", .rows = ROW_AGG, .print = PRINT_FIXED, .prec = 4 },
+	[F_SAMPLE_EVERY] = { .name = "sample_every", .rows = ROW_WORKER, .print = PRINT_INT },
+	[F_OBSERVER_SHARE] = { .name = "observer_share",
+	                       .rows = ROW_WORKER,
+	                       .print = PRINT_FIXED,
+	                       .prec = 4 },
 	[F_WINDOW_S] = { .name = "window_s",
 	                 .rows = ROW_AGG,
 	                 .print = PRINT_FIXED,
@@ -285,6 +292,10 @@ static struct value frame_value(enum frame_field id, const struct gd_frame *f, c
 		return num(f->ceiling);
 	case F_OF_CEILING:
 		return num(f->of_ceiling);
+	case F_SAMPLE_EVERY:
+		return num(s->sample_every ? (double)s->sample_every : NAN);
+	case F_OBSERVER_SHARE:
+		return num(s->observer_share);
 	case F_WINDOW_S:
 		return num(f->window_s);
 	case F_TIMEBASE:

@@ -325,6 +325,9 @@ int worker_publish(struct gd_worker *w, struct gd_batch *b, int64_t t_end)
 	if (r.nkiv)
 		b->lane->kend = gd_rec_kernel_end(&r);
 	sampler_done(&w->smp, b->profiled, t_end);
+	r.sample_every = w->smp.policy == GD_PROF_SAMPLED ? w->smp.every : 0;
+	r.share_ppm = w->smp.share < 0 ? GD_SHARE_NONE
+	                               : (uint32_t)(w->smp.share * 1e6 < 1e6 ? w->smp.share * 1e6 : 1e6);
 	seg_publish(w->seg, &r);
 	seg_add_totals(w->seg, 1, w->o->size, w->o->launches);
 	w->batches++;

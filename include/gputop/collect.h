@@ -24,6 +24,8 @@ struct gd_sample {
 	double kernel_busy;        /* 0..1 */
 	struct gd_breakdown bd;    /* gaps and breakdown, NAN where not measured */
 	uint64_t lost;
+	uint32_t sample_every; /* --profile sampled: profiled 2 batches in this many; 0: n/a */
+	double observer_share; /* measured share of the batches' time taken by profiling; NAN: n/a */
 	char error[GD_ERR_LEN];
 };
 

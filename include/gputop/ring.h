@@ -31,6 +31,7 @@
 #define GD_REC_KMAX      16    /* kernel intervals kept per record */
 #define GD_ERR_LEN       200
 #define GD_DEV_LEN       120
+#define GD_SHARE_NONE    UINT32_MAX /* gd_rec.share_ppm: not measured */
 
 /* Worker states, as shown in the dashboard and logs. */
 enum gd_state {
@@ -57,20 +58,22 @@ const char *gd_timebase_name(enum gd_timebase t);
 /* One batch, as published. Times are host CLOCK_MONOTONIC ns; device times are mapped. */
 struct gd_rec {
 	uint64_t seq;
-	uint64_t batch;   /* index of the batch within its worker, from 0 */
-	uint32_t symbols; /* input values decoded */
-	uint32_t kernels; /* launches in the batch */
-	uint32_t nkiv;    /* kernel intervals stored, <= GD_REC_KMAX */
-	uint32_t flags;   /* GD_REC_* */
-	int64_t t_begin;  /* host: batch starts (generation begins) */
-	int64_t t_gen;    /* host: generation done */
-	int64_t t_end;    /* host: output is on the host */
-	int64_t h2d[2];   /* device: write START, END (0, 0 when there was none) */
-	int64_t d2h[2];   /* device: read START, END */
-	int64_t kbusy_ns; /* sum of END - START over every kernel of the batch */
-	int64_t kgap_ns;  /* sum of START(k+1) - END(k) within the batch */
-	int64_t kbase;    /* START of the first kernel; kiv are offsets from it */
-	int64_t qwait_ns; /* START - SUBMIT of the first kernel: time queued behind others */
+	uint64_t batch;        /* index of the batch within its worker, from 0 */
+	uint32_t symbols;      /* input values decoded */
+	uint32_t kernels;      /* launches in the batch */
+	uint32_t nkiv;         /* kernel intervals stored, <= GD_REC_KMAX */
+	uint32_t flags;        /* GD_REC_* */
+	int64_t t_begin;       /* host: batch starts (generation begins) */
+	int64_t t_gen;         /* host: generation done */
+	int64_t t_end;         /* host: output is on the host */
+	int64_t h2d[2];        /* device: write START, END (0, 0 when there was none) */
+	int64_t d2h[2];        /* device: read START, END */
+	int64_t kbusy_ns;      /* sum of END - START over every kernel of the batch */
+	int64_t kgap_ns;       /* sum of START(k+1) - END(k) within the batch */
+	int64_t kbase;         /* START of the first kernel; kiv are offsets from it */
+	int64_t qwait_ns;      /* START - SUBMIT of the first kernel: time queued behind others */
+	uint32_t sample_every; /* --profile sampled: the period when this batch completed */
+	uint32_t share_ppm;    /* the observer's measured share, parts per million; GD_SHARE_NONE */
 	/* Kernel intervals [start, end) as ns offsets from kbase. With more than GD_REC_KMAX
 	 * launches, consecutive kernels are grouped and each entry spans its group. */
 	uint32_t kiv[GD_REC_KMAX][2];
