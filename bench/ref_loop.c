@@ -7,6 +7,7 @@
  *   profq      the same on queues created with CL_QUEUE_PROFILING_ENABLE
  *   events     profiling queues, an event on every launch, read and released each batch
  *   lastevent  profiling queues, an event on the last launch of each batch only
+ *   idleprof   as plain, with one more queue, with profiling, in the context, never used
  * With QUEUES > 1 each queue runs its own batches; the host finishes them round robin, so
  * every queue always has a batch in flight. Prints one line: variant, queues, dtype, size,
  * launches, batches, seconds and Mbit/s-equivalent (batches x SIZE / s / 1e6). */
@@ -130,7 +131,13 @@ int main(int argc, char **argv)
 	check(rc, "clCreateProgramWithSource");
 	check(clBuildProgram(prog, 1, &dev, f64 ? "-DREAL=double -DUSE_FP64" : "-DREAL=float", NULL, NULL),
 	      "clBuildProgram");
-	int prof = strcmp(variant, "plain") != 0;
+	int prof = strcmp(variant, "plain") != 0 && strcmp(variant, "idleprof") != 0;
+	if (strcmp(variant, "idleprof") == 0) {
+		cl_queue_properties pp[] = { CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0 };
+		cl_command_queue idle = clCreateCommandQueueWithProperties(ctx, dev, pp, &rc);
+		check(rc, "clCreateCommandQueueWithProperties(idle)");
+		(void)idle; /* lives as long as the context */
+	}
 	cl_queue_properties props[] = { CL_QUEUE_PROPERTIES, prof ? CL_QUEUE_PROFILING_ENABLE : 0, 0 };
 	static struct lane lanes[MAXQ];
 	int *perm = malloc(size * sizeof(int));
