@@ -145,6 +145,7 @@ static void worker_sample(struct gd_collector *c, struct col_worker *cw, const s
 	out->pid = info->pid;
 	out->state = info->state;
 	out->win_batches = acc.n;
+	out->gen_busy = (double)acc.gen / (double)(b - a);
 	out->mbit_s = (double)acc.symbols / win / 1e6;
 	out->batches = info->batches - cw->base_batches;
 	out->symbols = info->symbols - cw->base_symbols;

@@ -2,6 +2,7 @@
  * pipelined (batches overlapped on several queues with pinned staging), kernel-only
  * (back-to-back launches: the device ceiling). Which batches are profiled is the sampler's
  * choice (worker_begin_batch); a mode only asks for the events it waits on. */
+#include <stdio.h>
 #include <string.h>
 
 #include "gputop/common.h"
@@ -63,7 +64,12 @@ static int seed_step(struct gd_worker *w)
 	return worker_publish(w, b, t_end);
 }
 
-/* ---- pipelined: two batches in flight per lane, each with its own buffers ---- */
+/* ---- pipelined: two batches in flight per lane, each with its own buffers ----
+ *
+ * Inputs are generated on the worker's own thread between enqueues (--gen-threads 0), or by
+ * generation threads ahead of time: every batch not in flight is being generated, and the
+ * worker's thread enqueues the next batch in order as soon as it is ready, completing the
+ * oldest batch in flight (and handing it back to the generators) while it is not. */
 
 static int pipe_setup(struct gd_worker *w)
 {
@@ -71,7 +77,21 @@ static int pipe_setup(struct gd_worker *w)
 	if (worker_alloc_lanes(w, lanes))
 		return -1;
 	int nb = 2 * lanes < GD_INFLIGHT_MAX ? 2 * lanes : GD_INFLIGHT_MAX;
-	return alloc_batches(w, nb, true);
+	int threads = w->o->gen_threads > 0 ? w->o->gen_threads : 0;
+	/* Enough batches that every generator has one to fill while two per lane are in flight. */
+	if (threads && nb < 2 * lanes + threads)
+		nb = 2 * lanes + threads < GD_INFLIGHT_MAX ? 2 * lanes + threads : GD_INFLIGHT_MAX;
+	if (alloc_batches(w, nb, true))
+		return -1;
+	if (!threads)
+		return 0;
+	if (!(w->gen = genpool_new(threads, nb, w->o->size, w->elem, rng_next(&w->rng)))) {
+		snprintf(w->err, sizeof(w->err), "cannot start %d generation threads", threads);
+		return -1;
+	}
+	for (int i = 0; i < nb; i++)
+		genpool_submit(w->gen, i, w->b[i].host_in);
+	return 0;
 }
 
 /* Waits for batch b's read and publishes it. */
@@ -89,16 +109,9 @@ static int pipe_complete(struct gd_worker *w, struct gd_batch *b)
 	return worker_publish(w, b, t_end);
 }
 
-static int pipe_step(struct gd_worker *w)
+/* Writes b's input, launches, reads its output back: all non-blocking. */
+static int pipe_enqueue(struct gd_worker *w, struct gd_batch *b)
 {
-	struct gd_batch *b = &w->b[w->next];
-	w->next = (w->next + 1) % w->nb;
-	if (pipe_complete(w, b))
-		return -1;
-	/* Generating here overlaps the device work of the other batches. */
-	b->t_begin = now_ns();
-	worker_generate(w, b->host_in);
-	b->t_gen = now_ns();
 	worker_begin_batch(w, b);
 	cl_int rc = clEnqueueWriteBuffer(b->q, b->in, CL_FALSE, 0, bytes(w), b->host_in, 0, NULL,
 	                                 worker_event(b, &b->ev_write, false));
@@ -115,8 +128,59 @@ static int pipe_step(struct gd_worker *w)
 	return 0;
 }
 
+/* Generation on the worker's own thread: it overlaps the device work of the other batches. */
+static int pipe_step_inline(struct gd_worker *w)
+{
+	struct gd_batch *b = &w->b[w->next];
+	w->next = (w->next + 1) % w->nb;
+	if (pipe_complete(w, b))
+		return -1;
+	b->t_begin = now_ns();
+	worker_generate(w, b->host_in);
+	b->t_gen = now_ns();
+	b->gen_thread = 0;
+	return pipe_enqueue(w, b);
+}
+
+static int pipe_step_threads(struct gd_worker *w)
+{
+	struct gd_batch *b = &w->b[w->next];
+	if (!b->inflight && (w->inflight == 0 || genpool_ready(w->gen, w->next))) {
+		struct gd_gen_done g;
+		genpool_wait(w->gen, w->next, &g);
+		b->t_begin = g.t_begin;
+		b->t_gen = g.t_end;
+		b->gen_thread = g.thread;
+		w->next = (w->next + 1) % w->nb;
+		w->inflight++;
+		return pipe_enqueue(w, b);
+	}
+	struct gd_batch *c = &w->b[w->oldest];
+	if (pipe_complete(w, c))
+		return -1;
+	genpool_submit(w->gen, w->oldest, c->host_in);
+	w->oldest = (w->oldest + 1) % w->nb;
+	w->inflight--;
+	return 0;
+}
+
+static int pipe_step(struct gd_worker *w)
+{
+	return w->gen ? pipe_step_threads(w) : pipe_step_inline(w);
+}
+
 static int pipe_drain(struct gd_worker *w)
 {
+	if (w->gen) {
+		for (; w->inflight > 0; w->inflight--) {
+			struct gd_batch *c = &w->b[w->oldest];
+			if (pipe_complete(w, c))
+				return -1;
+			genpool_submit(w->gen, w->oldest, c->host_in);
+			w->oldest = (w->oldest + 1) % w->nb;
+		}
+		return 0;
+	}
 	/* Oldest first, so records keep their batch order. */
 	for (int i = 0; i < w->nb; i++) {
 		struct gd_batch *b = &w->b[(w->next + i) % w->nb];

@@ -99,6 +99,14 @@ static const struct gd_optdef table[] = {
 	  .def_text = "pipelined 4, kernel-only 1",
 	  .help = "in-order queues of each worker's context (pipelined, kernel-only)",
 	  FIELD(queues) },
+	{ .name = "gen-threads",
+	  .metavar = "T",
+	  .kind = GD_OPT_WHOLE,
+	  .min = 0,
+	  .max = GD_GEN_THREADS_MAX,
+	  .def_text = "cores / procs",
+	  .help = "pipelined: threads generating each worker's inputs (0: its own thread)",
+	  FIELD(gen_threads) },
 	{ .name = "profile",
 	  .kind = GD_OPT_CHOICE,
 	  .names = profile_names,
@@ -221,6 +229,16 @@ int opts_queues(const struct gd_opts *o)
 	if (o->queues > 0)
 		return o->queues;
 	return o->mode == GD_MODE_PIPELINED ? 4 : 1;
+}
+
+int opts_gen_threads(const struct gd_opts *o, int cores)
+{
+	if (o->mode != GD_MODE_PIPELINED)
+		return 0;
+	if (o->gen_threads >= 0)
+		return o->gen_threads;
+	int share = cores / (o->procs > 0 ? o->procs : 1);
+	return share < 1 ? 1 : share > 16 ? 16 : share;
 }
 
 const char *gd_profile_name(enum gd_profile p)
@@ -513,6 +531,7 @@ static int defaults(struct parser *p, struct gd_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->platform = o->device = -1; /* chosen at start */
+	o->gen_threads = -1;          /* a fair share, at start */
 	for (size_t i = 0; i < NOPTS; i++) {
 		if (!table[i].def)
 			continue;
@@ -538,6 +557,13 @@ static int check_bound(struct parser *p, const struct gd_optdef *d, const struct
 	return 0;
 }
 
+/* Generation threads are the pipelined mode's own. */
+static int check_gen_threads(struct parser *p, const struct gd_opts *o)
+{
+	p->opt = "--gen-threads";
+	return o->gen_threads >= 0 && o->mode != GD_MODE_PIPELINED ? fail(p, "needs --mode pipelined") : 0;
+}
+
 /* Queues are the pipelined and kernel-only modes' own: the seed loop has one. */
 static int check_queues(struct parser *p, const struct gd_opts *o)
 {
@@ -555,7 +581,7 @@ static int check_bounds(struct parser *p, const struct gd_opts *o)
 	for (size_t i = 0; i < NOPTS; i++)
 		if (table[i].bound && check_bound(p, &table[i], o))
 			return -1;
-	return check_queues(p, o);
+	return check_queues(p, o) || check_gen_threads(p, o) ? -1 : 0;
 }
 
 /* getopt_long's arrays, from the table: long option i is table[i]. */
@@ -773,6 +799,8 @@ int opts_worker_argv(const struct gd_opts *o, const char *exe, const struct gd_w
 		rc |= add_arg(&a, "--sample-every=%u", o->sample_every);
 	if (o->queues)
 		rc |= add_arg(&a, "--queues=%d", o->queues);
+	if (o->gen_threads >= 0)
+		rc |= add_arg(&a, "--gen-threads=%d", o->gen_threads);
 	if (o->verify)
 		rc |= add_arg(&a, "--verify");
 	if (rc)

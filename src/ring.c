@@ -85,8 +85,8 @@ static bool copy_valid(const struct gd_rec *r, const int64_t c[2])
 
 bool gd_rec_valid(const struct gd_rec *r)
 {
-	if (r->symbols == 0 || r->symbols > GD_SIZE_MAX || r->kernels > GD_LAUNCHES_MAX ||
-	    r->nkiv > GD_REC_KMAX)
+	if ((r->flags >> GD_REC_GEN_SHIFT) > GD_GEN_THREADS_MAX || r->symbols == 0 ||
+	    r->symbols > GD_SIZE_MAX || r->kernels > GD_LAUNCHES_MAX || r->nkiv > GD_REC_KMAX)
 		return false;
 	if (r->t_begin <= 0 || r->t_begin > REC_TIME_MAX || r->t_gen < r->t_begin || r->t_end < r->t_gen ||
 	    r->t_end - r->t_begin > REC_SPAN_MAX)
@@ -101,6 +101,11 @@ bool gd_rec_valid(const struct gd_rec *r)
 		if (r->kiv[i][1] < r->kiv[i][0] || (i && r->kiv[i][0] < r->kiv[i - 1][0]))
 			return false;
 	return true;
+}
+
+unsigned gd_rec_gen_thread(const struct gd_rec *r)
+{
+	return (r->flags >> GD_REC_GEN_SHIFT) & 0xffu;
 }
 
 int64_t gd_rec_kernel_start(const struct gd_rec *r)

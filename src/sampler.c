@@ -128,7 +128,8 @@ bool sampler_estimate(const struct gd_sampler *s, struct gd_rec *r, int64_t not_
 	r->kbusy_ns = t->kbusy_ns;
 	r->kgap_ns = t->kgap_ns;
 	r->qwait_ns = t->qwait_ns;
-	r->flags = t->flags | GD_REC_DEVTIME | GD_REC_ESTIMATED;
+	r->flags = (r->flags & ~(uint32_t)GD_REC_FLAGS) | (t->flags & GD_REC_FLAGS) | GD_REC_DEVTIME |
+	           GD_REC_ESTIMATED;
 	for (int i = 0; i < 2; i++) {
 		shift(&r->h2d[i], by);
 		shift(&r->d2h[i], by);

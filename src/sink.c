@@ -177,6 +177,7 @@ enum frame_field {
 	F_OF_CEILING,
 	F_SAMPLE_EVERY,
 	F_OBSERVER_SHARE,
+	F_GEN_BUSY,
 	F_WINDOW_S,
 	F_TIMEBASE,
 	F_DEVICE_BUSY_METHOD,
@@ -221,6 +222,7 @@ static const struct field frame_fields[] = {
 	                       .rows = ROW_WORKER,
 	                       .print = PRINT_FIXED,
 	                       .prec = 4 },
+	[F_GEN_BUSY] = { .name = "gen_busy", .rows = ROW_WORKER, .print = PRINT_FIXED, .prec = 3 },
 	[F_WINDOW_S] = { .name = "window_s",
 	                 .rows = ROW_AGG,
 	                 .print = PRINT_FIXED,
@@ -296,6 +298,8 @@ static struct value frame_value(enum frame_field id, const struct gd_frame *f, c
 		return num(s->sample_every ? (double)s->sample_every : NAN);
 	case F_OBSERVER_SHARE:
 		return num(s->observer_share);
+	case F_GEN_BUSY:
+		return num(s->gen_busy);
 	case F_WINDOW_S:
 		return num(f->window_s);
 	case F_TIMEBASE:

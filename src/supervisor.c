@@ -60,6 +60,11 @@ struct gd_sup *sup_new(const struct gd_opts *o, char *err, size_t errlen)
 	}
 	struct gd_sup *sup = xcalloc(1, sizeof(*sup));
 	sup->o = *o;
+	/* A fair share of the cores for the most workers this run will have at once. */
+	struct gd_opts most = *o;
+	for (int i = 0; i < o->nsweep; i++)
+		most.procs = o->sweep[i].procs > most.procs ? o->sweep[i].procs : most.procs;
+	sup->o.gen_threads = opts_gen_threads(&most, (int)sysconf(_SC_NPROCESSORS_ONLN));
 	sup->self = getpid();
 	str_copy(sup->exe, sizeof(sup->exe), exe);
 	int64_t three = (int64_t)(3 * o->interval * 1e9);

@@ -15,7 +15,10 @@ struct gd_trace {
 	char path[256];
 	uint64_t limit, events;
 	int64_t t0;
-	unsigned *named; /* workers whose track has its name event */
+	struct named {
+		unsigned worker;
+		uint64_t gen; /* generation threads (bit k-1: thread k) whose track is named */
+	} * named;            /* workers whose track has its name event */
 	size_t nnamed, capnamed;
 	int error;
 };
@@ -65,16 +68,18 @@ static void event(struct gd_trace *t, unsigned worker, int tid, const char *name
 	    name, cat, worker, tid, us(t, s), (double)(e - s) / 1e3, batch);
 }
 
-static void name_track(struct gd_trace *t, unsigned worker, pid_t pid)
+/* The worker's entry of named tracks, naming its process and threads the first time. */
+static struct named *name_track(struct gd_trace *t, unsigned worker, pid_t pid)
 {
 	for (size_t i = 0; i < t->nnamed; i++)
-		if (t->named[i] == worker)
-			return;
+		if (t->named[i].worker == worker)
+			return &t->named[i];
 	if (t->nnamed == t->capnamed) {
 		t->capnamed = t->capnamed ? 2 * t->capnamed : 16;
 		t->named = xreallocarray(t->named, t->capnamed, sizeof(*t->named));
 	}
-	t->named[t->nnamed++] = worker;
+	struct named *n = &t->named[t->nnamed++];
+	*n = (struct named){ .worker = worker };
 	fprintf(
 	    t->f,
 	    ",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"args\":{\"name\":\"worker %u (pid "
@@ -82,15 +87,33 @@ static void name_track(struct gd_trace *t, unsigned worker, pid_t pid)
 	    ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":1,\"args\":{\"name\":\"host\"}}"
 	    ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":2,\"args\":{\"name\":\"device\"}}",
 	    worker, worker, (int)pid, worker, worker);
+	return n;
+}
+
+/* The track of the thread that generated r's input: "host" (tid 1), or "gen K" (tid 10 + K). */
+static int gen_track(struct gd_trace *t, struct named *n, const struct gd_rec *r)
+{
+	unsigned k = gd_rec_gen_thread(r);
+	if (k == 0)
+		return 1;
+	if (k <= 64 && !(n->gen & (1ull << (k - 1)))) {
+		n->gen |= 1ull << (k - 1);
+		fprintf(t->f,
+		        ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":"
+		        "\"gen "
+		        "%u\"}}",
+		        n->worker, 10 + k, k);
+	}
+	return 10 + (int)k;
 }
 
 void trace_batch(struct gd_trace *t, unsigned worker, pid_t pid, const struct gd_rec *r)
 {
 	if (t->events >= t->limit)
 		return;
-	name_track(t, worker, pid);
+	struct named *n = name_track(t, worker, pid);
 	if (r->t_gen > r->t_begin)
-		event(t, worker, 1, "generate", "host", r->t_begin, r->t_gen, r->batch);
+		event(t, worker, gen_track(t, n, r), "generate", "host", r->t_begin, r->t_gen, r->batch);
 	if (r->h2d[1] > 0)
 		event(t, worker, 2, "write", "h2d", r->h2d[0], r->h2d[1], r->batch);
 	for (uint32_t i = 0; i < r->nkiv; i++)

@@ -315,6 +315,7 @@ int worker_publish(struct gd_worker *w, struct gd_batch *b, int64_t t_end)
 	r.t_begin = b->t_begin;
 	r.t_gen = b->t_gen;
 	r.t_end = t_end;
+	r.flags = (uint32_t)b->gen_thread << GD_REC_GEN_SHIFT;
 	if (b->profiled) {
 		if (measure(w, b, &r))
 			return -1;
@@ -411,6 +412,8 @@ static int setup_cl(struct gd_worker *w)
 
 static void teardown_cl(struct gd_worker *w)
 {
+	genpool_free(w->gen); /* before the buffers it writes into */
+	w->gen = NULL;
 	for (int i = 0; i < w->nb; i++)
 		free_batch(w, &w->b[i]);
 	free_lanes(w);

@@ -8,6 +8,7 @@
 #include "clx.h"
 #include "gputop/opts.h"
 #include "gputop/ring.h"
+#include "gputop/genpool.h"
 #include "gputop/rng.h"
 #include "gputop/sampler.h"
 #include "gputop/timebase.h"
@@ -35,6 +36,7 @@ struct gd_batch {
 	void *host_in, *host_out;
 	cl_event ev_write, ev_read, *ev_k; /* profiled: every command; else what the mode waits on */
 	int64_t t_begin, t_gen;
+	int gen_thread; /* the generation thread that filled it (from 1), or 0: the worker's own */
 	bool inflight;
 };
 
@@ -51,7 +53,9 @@ struct gd_worker {
 	struct gd_lane lanes[GD_QUEUES_MAX];
 	int nlanes;
 	struct gd_batch b[GD_INFLIGHT_MAX];
-	int nb, next; /* batches in use; the next to refill */
+	int nb, next;           /* batches in use; the next to refill */
+	int oldest, inflight;   /* pipelined with generation threads: the batches in flight */
+	struct gd_genpool *gen; /* pipelined: generation threads, or NULL (generated inline) */
 	struct gd_sampler smp;
 	struct gd_rng rng;
 	struct gd_seg *seg;

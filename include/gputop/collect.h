@@ -22,6 +22,7 @@ struct gd_sample {
 	uint64_t batches, symbols; /* totals since start (or the last reset) */
 	uint64_t win_batches;      /* batches completed in the window */
 	double kernel_busy;        /* 0..1 */
+	double gen_busy;           /* threads kept busy generating inputs: generation time / window */
 	struct gd_breakdown bd;    /* gaps and breakdown, NAN where not measured */
 	uint64_t lost;
 	uint32_t sample_every; /* --profile sampled: profiled 2 batches in this many; 0: n/a */

@@ -24,12 +24,13 @@ enum gd_format { GD_FMT_CSV, GD_FMT_JSONL, GD_FMT_COUNT };
 enum gd_profile { GD_PROF_FULL, GD_PROF_SAMPLED, GD_PROF_OFF, GD_PROF_COUNT };
 
 /* Limits of the command line that other modules share (the man page states them). */
-#define GD_PROCS_MAX    256        /* workers: --max-procs, --procs, --sweep counts */
-#define GD_SIZE_MAX     (1u << 27) /* symbols per batch: --size */
-#define GD_LAUNCHES_MAX 1000       /* kernel launches per batch: --launches */
-#define GD_SWEEP_MAX    64         /* steps in one --sweep list */
-#define GD_QUEUES_MAX   16         /* in-order queues of one worker: --queues */
-#define GD_SAMPLE_MAX   4096       /* --sample-every */
+#define GD_PROCS_MAX       256        /* workers: --max-procs, --procs, --sweep counts */
+#define GD_SIZE_MAX        (1u << 27) /* symbols per batch: --size */
+#define GD_LAUNCHES_MAX    1000       /* kernel launches per batch: --launches */
+#define GD_SWEEP_MAX       64         /* steps in one --sweep list */
+#define GD_QUEUES_MAX      16         /* in-order queues of one worker: --queues */
+#define GD_SAMPLE_MAX      4096       /* --sample-every */
+#define GD_GEN_THREADS_MAX 64         /* --gen-threads */
 
 /* The worker role's own arguments: --worker NAME,GENERATION,ID,SUPERVISOR-PID. */
 struct gd_worker_args {
@@ -59,6 +60,7 @@ struct gd_opts {
 	enum gd_profile profile;
 	uint32_t sample_every; /* --profile sampled: 0 adapts the period */
 	int queues;            /* 0: the mode's own (pipelined 4, kernel-only 1) */
+	int gen_threads;       /* pipelined: generation threads; 0 inline; -1: a fair share */
 	bool calibrate;
 	struct gd_worker_args worker; /* worker role only */
 };
@@ -100,6 +102,9 @@ const char *gd_dtype_name(enum gd_dtype d);
 const char *gd_profile_name(enum gd_profile p);
 /* The queues of each worker: --queues, or the mode's own (pipelined 4, others 1). */
 int opts_queues(const struct gd_opts *o);
+/* The generation threads of each pipelined worker: --gen-threads, or a fair share of cores
+ * (cores / --procs, at least 1, at most 16); 0 for the other modes. */
+int opts_gen_threads(const struct gd_opts *o, int cores);
 
 /* Fills o from argv. Returns 0, or -1 with a one-line message (no trailing newline) in err.
  * Reentrant: it may be called many times in one process. */

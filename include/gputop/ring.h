@@ -84,7 +84,11 @@ enum {
 	GD_REC_GROUPED = 1u << 1,   /* kiv entries span groups of kernels */
 	GD_REC_ESTIMATED = 1u << 2, /* not profiled (--profile sampled): the device times are the
 	                             * latest profiled batch's, moved to end where this one ended */
+	GD_REC_FLAGS = 0xffu,       /* the flags above; the next byte is the generation thread */
 };
+#define GD_REC_GEN_SHIFT 8 /* flags >> 8: the thread that generated the input (from 1), 0: inline */
+/* The generation thread of r, as above. */
+unsigned gd_rec_gen_thread(const struct gd_rec *r);
 
 /* Validates a record's internal consistency (end >= start, counts in range). */
 bool gd_rec_valid(const struct gd_rec *r);

@@ -254,8 +254,8 @@ static int parse_value(const struct gd_optdef *d, double v, struct gd_opts *o, c
 	typed(arg, sizeof(arg), d, v);
 	if (d->bound)
 		typed(cap, sizeof(cap), find(d->bound), find(d->bound)->max);
-	/* kernel-only: the mode every numeric option applies to (--queues needs one). */
-	return parse_args(o, err, errlen, cap, "--mode=kernel-only", arg, (char *)NULL);
+	/* pipelined: the mode every numeric option applies to (--queues, --gen-threads). */
+	return parse_args(o, err, errlen, cap, "--mode=pipelined", arg, (char *)NULL);
 }
 
 static void test_table_ranges(const struct gd_optdef *d)

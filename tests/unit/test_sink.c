@@ -32,6 +32,7 @@ static void write_frames(struct gd_sink *s)
 		  .kernel_busy = 0.51234,
 		  .sample_every = 16,
 		  .observer_share = 0.0123,
+		  .gen_busy = 0.25,
 		  .bd = { .gen_us = 100.125,
 		          .h2d_us = 20.5,
 		          .kernel_us = 300.75,
@@ -46,6 +47,7 @@ static void write_frames(struct gd_sink *s)
 		  .mbit_s = NAN,
 		  .kernel_busy = NAN,
 		  .observer_share = NAN,
+		  .gen_busy = NAN,
 		  .bd = unmeasured,
 		  .lost = 7,
 		  .error = "clBuildProgram: \"decode\" failed\nline 2\\" },
@@ -135,18 +137,19 @@ static void check(enum gd_format fmt, void (*write)(struct gd_sink *s), const ch
 static const char frames_csv[] =
     "t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_kernel_us,gap_batch_us,gen_us,h2d_us,"
     "kernel_us,d2h_us,other_us,device_busy,headroom,lost,queue_wait_us,profile,ceiling,of_ceiling,sample_"
-    "every,observer_share\n"
+    "every,observer_share,gen_busy\n"
     "12.346,worker,1,4242,running,,123.4568,10,5000000,0.5123,1.50,2.25,100.12,20.50,300.75,10.00,5.33,,,0,4."
-    "50,,,,16,0.0123\n"
-    "12.346,worker,2,4243,failed,,,0,0,,,,,,,,,,,7,,,,,,\n"
-    "12.346,aggregate,,,,2,123.4568,10,5000000,,,,,,,,,0.7500,164.6091,7,,sampled,600.0000,0.2058,,\n"
-    "13.346,aggregate,,,,0,0.0000,10,5000000,,,,,,,,,,,7,,full,,,,\n";
+    "50,,,,16,0.0123,0.250\n"
+    "12.346,worker,2,4243,failed,,,0,0,,,,,,,,,,,7,,,,,,,\n"
+    "12.346,aggregate,,,,2,123.4568,10,5000000,,,,,,,,,0.7500,164.6091,7,,sampled,600.0000,0.2058,,,\n"
+    "13.346,aggregate,,,,0,0.0000,10,5000000,,,,,,,,,,,7,,full,,,,,\n";
 
 static const char frames_jsonl[] =
     "{\"t_s\":12.346,\"kind\":\"worker\",\"state\":\"running\",\"id\":1,\"pid\":4242,\"mbit_s\":123.4568,"
     "\"batches\":10,\"symbols\":5000000,\"kernel_busy\":0.5123,\"gap_kernel_us\":1.50,\"gap_batch_us\":2.25,"
     "\"gen_us\":100.12,\"h2d_us\":20.50,\"kernel_us\":300.75,\"d2h_us\":10.00,\"other_us\":5.33,\"lost\":0,"
-    "\"queue_wait_us\":4.50,\"sample_every\":16,\"observer_share\":0.0123,\"window_batches\":3}\n"
+    "\"queue_wait_us\":4.50,\"sample_every\":16,\"observer_share\":0.0123,\"gen_busy\":0.250,\"window_"
+    "batches\":3}\n"
     "{\"t_s\":12.346,\"kind\":\"worker\",\"state\":\"failed\",\"id\":2,\"pid\":4243,\"batches\":0,"
     "\"symbols\":0,\"lost\":7,\"window_batches\":0,\"error\":\"clBuildProgram: \\\"decode\\\" "
     "failed\\u000aline 2\\\\\"}\n"

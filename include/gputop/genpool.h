@@ -1,0 +1,32 @@
+/* genpool.h: threads that generate a pipelined worker's inputs while its own thread keeps the
+ * device fed. Each thread has its own random stream. Batches are handed over by slot: submit a
+ * slot's buffer, later wait for it; which thread generates which slot is not fixed, so the
+ * values of a slot depend on the seed and on the order in which threads picked up the work. */
+#ifndef GPUTOP_GENPOOL_H
+#define GPUTOP_GENPOOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct gd_genpool;
+
+/* What a slot's last generation was: host times and the thread (from 1) that did it. */
+struct gd_gen_done {
+	int64_t t_begin, t_end;
+	int thread;
+};
+
+/* threads >= 1 threads filling n values of elem bytes (4: float, 8: double) per slot, slots
+ * 0..nslots-1; streams derived from seed. NULL when a thread cannot be started. */
+struct gd_genpool *genpool_new(int threads, int nslots, size_t n, size_t elem, uint64_t seed);
+/* Queues slot for generation into dst (first come, first served). */
+void genpool_submit(struct gd_genpool *p, int slot, void *dst);
+/* True when slot's values are ready (a later genpool_wait will not block). */
+bool genpool_ready(struct gd_genpool *p, int slot);
+/* Waits until slot's values are ready, and takes them. */
+void genpool_wait(struct gd_genpool *p, int slot, struct gd_gen_done *out);
+/* Stops the threads after their current slot and frees p. NULL is fine. */
+void genpool_free(struct gd_genpool *p);
+
+#endif

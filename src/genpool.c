@@ -1,0 +1,173 @@
+/* genpool.c: generation threads (genpool.h). Everything shared is under one mutex: jobs are
+ * whole batches (about a millisecond of work each), so the lock is taken a few thousand times
+ * a second at most. */
+#include "gputop/genpool.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gputop/common.h"
+#include "gputop/rng.h"
+
+enum job_state { JOB_IDLE, JOB_QUEUED, JOB_RUNNING, JOB_DONE };
+
+struct job {
+	enum job_state st;
+	void *dst;
+	struct gd_gen_done done;
+};
+
+struct worker_thread {
+	struct gd_genpool *pool;
+	pthread_t id;
+	int index; /* from 1 */
+	struct gd_rng rng;
+};
+
+struct gd_genpool {
+	pthread_mutex_t mu;
+	pthread_cond_t work, done;
+	struct job *jobs;
+	int *fifo; /* queued slots, first come first served */
+	int nslots, head, count;
+	bool stop;
+	size_t n, elem;
+	struct worker_thread *threads;
+	int nthreads;
+};
+
+static void generate(struct worker_thread *t, void *dst)
+{
+	if (t->pool->elem == 8)
+		rng_fill_normal_f64(&t->rng, dst, t->pool->n);
+	else
+		rng_fill_normal_f32(&t->rng, dst, t->pool->n);
+}
+
+static void *thread_main(void *arg)
+{
+	struct worker_thread *t = arg;
+	struct gd_genpool *p = t->pool;
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		while (!p->stop && p->count == 0)
+			pthread_cond_wait(&p->work, &p->mu);
+		if (p->stop)
+			break;
+		int slot = p->fifo[p->head];
+		p->head = (p->head + 1) % p->nslots;
+		p->count--;
+		struct job *j = &p->jobs[slot];
+		j->st = JOB_RUNNING;
+		void *dst = j->dst;
+		pthread_mutex_unlock(&p->mu);
+
+		int64_t t0 = now_ns();
+		generate(t, dst);
+		int64_t t1 = now_ns();
+
+		pthread_mutex_lock(&p->mu);
+		j->done = (struct gd_gen_done){ .t_begin = t0, .t_end = t1, .thread = t->index };
+		j->st = JOB_DONE;
+		pthread_cond_broadcast(&p->done);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+/* Signals stay with the worker's own thread: its handlers stop and pause the loop. */
+static int start_threads(struct gd_genpool *p, uint64_t seed)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	int started = 0;
+	for (int i = 0; i < p->nthreads; i++) {
+		struct worker_thread *t = &p->threads[i];
+		t->pool = p;
+		t->index = i + 1;
+		rng_seed(&t->rng,
+		         seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(i + 1))); // TEMP until rng_stream
+		if (pthread_create(&t->id, NULL, thread_main, t) != 0)
+			break;
+		started++;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return started;
+}
+
+struct gd_genpool *genpool_new(int threads, int nslots, size_t n, size_t elem, uint64_t seed)
+{
+	struct gd_genpool *p = xcalloc(1, sizeof(*p));
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->work, NULL);
+	pthread_cond_init(&p->done, NULL);
+	p->jobs = xcalloc((size_t)nslots, sizeof(*p->jobs));
+	p->fifo = xcalloc((size_t)nslots, sizeof(*p->fifo));
+	p->nslots = nslots;
+	p->n = n;
+	p->elem = elem;
+	p->threads = xcalloc((size_t)threads, sizeof(*p->threads));
+	p->nthreads = threads;
+	int started = start_threads(p, seed);
+	if (started < threads) {
+		p->nthreads = started;
+		genpool_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void genpool_submit(struct gd_genpool *p, int slot, void *dst)
+{
+	pthread_mutex_lock(&p->mu);
+	struct job *j = &p->jobs[slot];
+	if (j->st == JOB_IDLE) {
+		j->st = JOB_QUEUED;
+		j->dst = dst;
+		p->fifo[(p->head + p->count) % p->nslots] = slot;
+		p->count++;
+		pthread_cond_signal(&p->work);
+	}
+	pthread_mutex_unlock(&p->mu);
+}
+
+bool genpool_ready(struct gd_genpool *p, int slot)
+{
+	pthread_mutex_lock(&p->mu);
+	bool ready = p->jobs[slot].st == JOB_DONE;
+	pthread_mutex_unlock(&p->mu);
+	return ready;
+}
+
+void genpool_wait(struct gd_genpool *p, int slot, struct gd_gen_done *out)
+{
+	pthread_mutex_lock(&p->mu);
+	struct job *j = &p->jobs[slot];
+	while (j->st == JOB_QUEUED || j->st == JOB_RUNNING)
+		pthread_cond_wait(&p->done, &p->mu);
+	*out = j->done;
+	j->st = JOB_IDLE;
+	pthread_mutex_unlock(&p->mu);
+}
+
+void genpool_free(struct gd_genpool *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->stop = true;
+	pthread_cond_broadcast(&p->work);
+	pthread_mutex_unlock(&p->mu);
+	for (int i = 0; i < p->nthreads; i++)
+		pthread_join(p->threads[i].id, NULL);
+	pthread_cond_destroy(&p->work);
+	pthread_cond_destroy(&p->done);
+	pthread_mutex_destroy(&p->mu);
+	free(p->threads);
+	free(p->jobs);
+	free(p->fifo);
+	free(p);
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# test_pipeline.sh: the pipelined worker with generation threads (--gen-threads): every batch
+# still checked against the CPU reference, generation shown per thread in the log and the trace,
+# and the option refused where it cannot apply. States and counts only.
+. "$(dirname "$0")/lib.sh"
+
+SMALL=(-s 20000 -l 2 -i 0.5)
+for t in 0 2; do
+	"$BIN" --headless -m pipelined --gen-threads $t -n 1 -D 2 "${SMALL[@]}" --verify -f jsonl \
+		-o "$TMP/g$t.jsonl" --trace "$TMP/g$t.trace" 2>"$TMP/g$t.err"
+	ok $? "--gen-threads $t --verify runs"
+	python3 - "$TMP/g$t.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+w = [r for r in rows if r["kind"] == "worker"]
+assert w and w[-1]["batches"] > 0 and not any(r["state"] == "failed" for r in w), w[-1:]
+assert all(r["gen_busy"] > 0 for r in w[1:] if r["window_batches"] > 0), w
+PY
+	ok $? "--gen-threads $t: batches pass --verify and gen_busy is measured"
+done
+python3 - "$TMP/g2.trace" "$TMP/g0.trace" <<'PY'
+import json, sys
+threaded = json.load(open(sys.argv[1]))
+names = {e["args"]["name"] for e in threaded if e.get("name") == "thread_name"}
+assert {"gen 1", "gen 2"} <= names, names
+tids = {e["tid"] for e in threaded if e.get("name") == "generate"}
+assert tids and tids <= {11, 12}, tids
+inline = json.load(open(sys.argv[2]))
+assert {e["tid"] for e in inline if e.get("name") == "generate"} == {1}
+PY
+ok $? "the trace puts each generation thread on a track of its own (gen 1, gen 2), inline on host"
+
+"$BIN" --headless -m seed --gen-threads 2 -D 1 >"$TMP/seed.out" 2>"$TMP/seed.err"
+ok $(($? == 2 ? 0 : 1)) "--gen-threads in seed mode: exit 2"
+check "  naming --gen-threads, on one line" eval '[ "$(wc -l <"$TMP/seed.err")" -eq 1 ] && grep -q -- "--gen-threads" "$TMP/seed.err"'
+check "no segment or worker is left" eval '[ "$(segments)" -eq 0 ] && [ "$(workers_running)" -eq 0 ]'
