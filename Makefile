@@ -99,8 +99,12 @@ check: $(BIN) $(UNIT_BINS)
 unit: $(UNIT_BINS)
 	@BUILD=$(BUILD) tests/run.sh $(UNIT_BINS)
 
+# `make bench GPU=P:D` adds, on a GPU machine, the table of every arrangement against the ceiling.
 bench: $(BIN) $(BUILD)/bench/ref_loop
 	@bench/run.sh
+	@if [ -n "$(GPU)" ]; then \
+		bench/gpu_bench.sh ./$(BIN) $(BUILD)/bench/ref_loop $(BUILD)/bench/bench_core $(GPU) $(BUILD)/bench-gpu && \
+		bench/bench_table.py $(BUILD)/bench-gpu; fi
 
 # The plain reference loop that GPU figures are ratios to: OpenCL only, none of the tool's code.
 $(BUILD)/bench/ref_loop: bench/ref_loop.c $(OBJ_STAMP)

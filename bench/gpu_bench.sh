@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# gpu_bench.sh: `make bench GPU=P:D` on a GPU machine: every arrangement of the same work side by
+# side, in one run, as Mbit/s and as a ratio to the ceiling calibrated in the same run.
+# Usage: bench/gpu_bench.sh BINARY REF_LOOP BENCH_CORE DEVICE OUTDIR [SECONDS]
+# Raw logs go to OUTDIR; bench/bench_table.py OUTDIR prints the table.
+set -u
+BIN=$1 REF=$2 CORE=$3 DEV=$4 OUT=$5 T=${6:-3}
+mkdir -p "$OUT"
+K=kernels/decode.cl
+{
+	date -u
+	nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
+	"$BIN" --list-devices | grep "^$DEV "
+	echo "cores: $(nproc)"
+} >"$OUT/env.txt" 2>&1
+"$CORE" >"$OUT/core.txt" 2>&1
+
+# name SIZE DTYPE ARGS...: one headless JSONL log named NAME
+run() {
+	local name=$1 size=$2 dt=$3
+	shift 3
+	"$BIN" --headless -d "$DEV" -s "$size" -t "$dt" -i 0.5 -D "$T" -f jsonl -o "$OUT/$name.jsonl" "$@" \
+		2>>"$OUT/stderr.txt"
+}
+for cfg in "100000 f64" "100000 f32" "1000000 f64"; do
+	set -- $cfg
+	s=$1 dt=$2 tag=$1-$2
+	run "$tag-ceiling" "$s" "$dt" -m kernel-only -n 0 -D 0.5 --calibrate
+	for q in 1 4; do
+		"$REF" $K "$DEV" "$dt" "$s" 10 2 plain $q >>"$OUT/ref-$tag.txt" 2>&1
+	done
+	run "$tag-konly-1x4" "$s" "$dt" -m kernel-only --queues 4
+	for n in 1 4 16; do
+		run "$tag-seed-$n" "$s" "$dt" -m seed -n $n
+	done
+	for pqt in 1x4x4 1x4x8 1x8x12 2x4x6 4x4x3; do
+		IFS=x read -r p q t <<<"$pqt"
+		run "$tag-pipe-$pqt" "$s" "$dt" -m pipelined -n "$p" --queues "$q" --gen-threads "$t"
+	done
+	run "$tag-pipe-1x8x12-off" "$s" "$dt" -m pipelined -n 1 --queues 8 --gen-threads 12 --profile off
+done
+echo "done $(date -u)" >>"$OUT/env.txt"
