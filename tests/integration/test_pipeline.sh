@@ -33,4 +33,7 @@ ok $? "the trace puts each generation thread on a track of its own (gen 1, gen 2
 "$BIN" --headless -m seed --gen-threads 2 -D 1 >"$TMP/seed.out" 2>"$TMP/seed.err"
 ok $(($? == 2 ? 0 : 1)) "--gen-threads in seed mode: exit 2"
 check "  naming --gen-threads, on one line" eval '[ "$(wc -l <"$TMP/seed.err")" -eq 1 ] && grep -q -- "--gen-threads" "$TMP/seed.err"'
-check "no segment or worker is left" eval '[ "$(segments)" -eq 0 ] && [ "$(workers_running)" -eq 0 ]'
+"$BIN" --headless -m pipelined --gen-threads 3 -n 2 -D 1 "${SMALL[@]}" -o "$TMP/last.csv" 2>/dev/null &
+pid=$!
+wait $pid
+check "a run with generation threads leaves no segment and no worker" eval '[ "$(segments_of $pid)" -eq 0 ] && [ "$(children_of $pid)" -eq 0 ]'
