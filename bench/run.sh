@@ -9,6 +9,8 @@ mkdir -p "$BUILD/bench"
 objs=$(ls "$BUILD"/*.o | grep -v '/main.o$')
 cc -std=c11 -D_GNU_SOURCE -O2 -Iinclude -o "$BUILD/bench/bench_core" bench/bench_core.c $objs \
 	$(pkg-config --libs ncursesw OpenCL) -lrt -lm -lpthread
+# The machine the figures belong to: rates in M/s travel only with it, ratios travel further.
+echo "machine: $(nproc) cores, $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1), $(date -u +%Y-%m-%d)"
 "$BUILD/bench/bench_core"
 if [ "${FULL:-0}" = 1 ] && [ -x bench/dashboard_cost.sh ]; then
 	bench/dashboard_cost.sh

@@ -1,4 +1,8 @@
-/* rng.h: the host's random numbers: xoshiro256** with standard-normal variates. */
+/* rng.h: the host's random numbers: xoshiro256** with independent streams (its jump function)
+ * and standard-normal variates by the ziggurat method.
+ *
+ * Everything is a pure function of the seed, the stream and the sequence of calls: the same
+ * seed and stream give the same values on any run. One struct gd_rng serves one thread. */
 #ifndef GPUTOP_RNG_H
 #define GPUTOP_RNG_H
 
@@ -7,18 +11,26 @@
 
 struct gd_rng {
 	uint64_t s[4];
-	double spare; /* the second Box-Muller variate */
-	int has_spare;
 };
 
+/* Stream 0 of a seed (the state from splitmix64 of the seed). */
 void rng_seed(struct gd_rng *r, uint64_t seed);
+/* Stream i of a seed: rng_seed, then rng_jump i times, so streams 0, 1, 2, ... of one seed are
+ * 2^128 draws apart and never overlap in practice; one per worker or thread. Costs i jumps. */
+void rng_stream(struct gd_rng *r, uint64_t seed, unsigned i);
+/* Advances the state by 2^128 draws (xoshiro256's jump polynomial). */
+void rng_jump(struct gd_rng *r);
 /* A seed from the kernel's entropy pool. */
 uint64_t rng_entropy(void);
 uint64_t rng_next(struct gd_rng *r);
 /* Uniform in (0, 1): never 0, so log() is safe. */
 double rng_uniform(struct gd_rng *r);
+/* One standard-normal variate; n calls give the same values as rng_fill_normal_f64(r, out, n). */
 double rng_normal(struct gd_rng *r);
+/* n standard-normal variates, one 64-bit draw each (about 1.5% need more). */
 void rng_fill_normal_f64(struct gd_rng *r, double *out, size_t n);
+/* n standard-normal floats computed in float, two per 64-bit draw (one per 32-bit half): a
+ * buffer filled in one call equals the same buffer filled in pieces of even length. */
 void rng_fill_normal_f32(struct gd_rng *r, float *out, size_t n);
 /* A uniformly random permutation of 0..n-1 (Fisher-Yates). */
 void rng_permutation(struct gd_rng *r, int *out, size_t n);
