@@ -88,8 +88,7 @@ static int start_threads(struct gd_genpool *p, uint64_t seed)
 		struct worker_thread *t = &p->threads[i];
 		t->pool = p;
 		t->index = i + 1;
-		rng_seed(&t->rng,
-		         seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(i + 1))); // TEMP until rng_stream
+		rng_stream(&t->rng, seed, (unsigned)i);
 		if (pthread_create(&t->id, NULL, thread_main, t) != 0)
 			break;
 		started++;

@@ -567,16 +567,6 @@ void rng_fill_normal_f32(struct gd_rng *r, float *out, size_t n)
 	state_put(r, s);
 }
 
-/* The single-value form of rng_fill_normal_f64 (the same sequence), for callers that want one
- * variate at a time; workers fill whole buffers. */
-/* cppcheck-suppress unusedFunction */
-double rng_normal(struct gd_rng *r)
-{
-	double x;
-	rng_fill_normal_f64(r, &x, 1);
-	return x;
-}
-
 void rng_permutation(struct gd_rng *r, int *out, size_t n)
 {
 	for (size_t i = 0; i < n; i++)

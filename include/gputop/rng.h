@@ -25,8 +25,6 @@ uint64_t rng_entropy(void);
 uint64_t rng_next(struct gd_rng *r);
 /* Uniform in (0, 1): never 0, so log() is safe. */
 double rng_uniform(struct gd_rng *r);
-/* One standard-normal variate; n calls give the same values as rng_fill_normal_f64(r, out, n). */
-double rng_normal(struct gd_rng *r);
 /* n standard-normal variates, one 64-bit draw each (about 1.5% need more). */
 void rng_fill_normal_f64(struct gd_rng *r, double *out, size_t n);
 /* n standard-normal floats computed in float, two per 64-bit draw (one per 32-bit half): a
