@@ -2,7 +2,8 @@
 # gpu_bench.sh: `make bench GPU=P:D` on a GPU machine: every arrangement of the same work side by
 # side, in one run, as Mbit/s and as a ratio to the ceiling calibrated in the same run.
 # Usage: bench/gpu_bench.sh BINARY REF_LOOP BENCH_CORE DEVICE OUTDIR [SECONDS]
-# Raw logs go to OUTDIR; bench/bench_table.py OUTDIR prints the table.
+# Raw logs go to OUTDIR; bench/bench_table.py OUTDIR prints the table. CONFIGS (default
+# "100000:f64 100000:f32 1000000:f64") picks the sizes and element types.
 set -u
 BIN=$1 REF=$2 CORE=$3 DEV=$4 OUT=$5 T=${6:-3}
 mkdir -p "$OUT"
@@ -22,9 +23,8 @@ run() {
 	"$BIN" --headless -d "$DEV" -s "$size" -t "$dt" -i 0.5 -D "$T" -f jsonl -o "$OUT/$name.jsonl" "$@" \
 		2>>"$OUT/stderr.txt"
 }
-for cfg in "100000 f64" "100000 f32" "1000000 f64"; do
-	set -- $cfg
-	s=$1 dt=$2 tag=$1-$2
+for cfg in ${CONFIGS:-100000:f64 100000:f32 1000000:f64}; do
+	s=${cfg%:*} dt=${cfg#*:} tag=$s-$dt
 	run "$tag-ceiling" "$s" "$dt" -m kernel-only -n 0 -D 0.5 --calibrate
 	for q in 1 4; do
 		"$REF" $K "$DEV" "$dt" "$s" 10 2 plain $q >>"$OUT/ref-$tag.txt" 2>&1

@@ -31,6 +31,9 @@ struct sup_worker {
 	int64_t stop_ns;
 	struct gd_reader rd;
 	struct gd_seg_view view;
+	int errfd;         /* read end of the worker's standard error, non-blocking; -1: closed */
+	char errline[256]; /* the line being relayed */
+	size_t errn;
 };
 
 struct gd_sup {
@@ -179,19 +182,58 @@ static struct sup_worker *add_worker(struct gd_sup *sup)
 	struct sup_worker *sw = &sup->workers[sup->n++];
 	memset(sw, 0, sizeof(*sw));
 	sw->rd.fd = -1;
+	sw->errfd = -1;
 	return sw;
 }
 
-/* posix_spawn of the worker role: standard input and output on /dev/null, standard error
- * shared with ours (the dashboard keeps it off the screen and replays it at exit), pause and
- * resume blocked until the worker has its handlers, every other signal at its default. */
-static int spawn(const struct gd_sup *sup, char *const argv[], pid_t *pid)
+/* Relays what the worker wrote on its standard error (the OpenCL runtime's messages, its own
+ * about a segment it could not create) to ours, a line at a time, each line prefixed with the
+ * worker; the dashboard keeps our standard error off the screen and replays it at exit. At the
+ * end of the pipe the descriptor is closed. */
+static void relay_stderr(struct sup_worker *sw)
+{
+	char buf[1024];
+	ssize_t n;
+	while (sw->errfd >= 0 && (n = read(sw->errfd, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				return;
+			break;
+		}
+		for (ssize_t i = 0; i < n; i++) {
+			char c = buf[i];
+			bool end = c == '\n' || sw->errn == sizeof(sw->errline) - 1;
+			if (c != '\n')
+				sw->errline[sw->errn++] = (unsigned char)c < 0x20 && c != '\t' ? '?' : c;
+			if (end) {
+				fprintf(stderr, GD_NAME ": worker %u (pid %d): %.*s\n", sw->info.id,
+				        (int)sw->info.pid, (int)sw->errn, sw->errline);
+				sw->errn = 0;
+			}
+		}
+	}
+	if (sw->errn) /* the last line had no newline */
+		fprintf(stderr, GD_NAME ": worker %u (pid %d): %.*s\n", sw->info.id, (int)sw->info.pid,
+		        (int)sw->errn, sw->errline);
+	sw->errn = 0;
+	if (sw->errfd >= 0)
+		close(sw->errfd);
+	sw->errfd = -1;
+}
+
+/* posix_spawn of the worker role: standard input and output on /dev/null, standard error into
+ * the pipe errw, pause and resume blocked until the worker has its handlers, every other signal
+ * at its default. */
+static int spawn(const struct gd_sup *sup, char *const argv[], int errw, pid_t *pid)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, errw, STDERR_FILENO);
 	posix_spawnattr_init(&attr);
 	sigset_t mask, def;
 	sigemptyset(&mask);
@@ -224,17 +266,24 @@ int sup_spawn(struct gd_sup *sup, char *err, size_t errlen)
 	seg_name(sw->shm, sizeof(sw->shm), sup->self, sw->info.id, sw->gen);
 
 	char *argv[24], buf[2048];
-	int rc = -1;
+	int rc = -1, errpipe[2] = { -1, -1 };
 	struct gd_worker_args wa = { .gen = sw->gen, .id = sw->info.id, .supervisor = sup->self };
 	str_copy(wa.shm, sizeof(wa.shm), sw->shm);
 	if (opts_worker_argv(&sup->o, sup->exe, &wa, argv, 24, buf, sizeof(buf)) < 0)
 		snprintf(err, errlen, "worker arguments too long");
-	else if ((rc = spawn(sup, argv, &sw->info.pid)) != 0)
+	else if (pipe2(errpipe, O_CLOEXEC | O_NONBLOCK) != 0)
+		snprintf(err, errlen, "pipe: %s", strerror(rc = errno));
+	else if ((rc = spawn(sup, argv, errpipe[1], &sw->info.pid)) != 0)
 		snprintf(err, errlen, "posix_spawn %s: %s", sup->exe, strerror(rc));
+	if (errpipe[1] >= 0)
+		close(errpipe[1]);
 	if (rc != 0) {
+		if (errpipe[0] >= 0)
+			close(errpipe[0]);
 		sup->n--;
 		return -1;
 	}
+	sw->errfd = errpipe[0];
 	sw->info.alive = true;
 	sw->info.state = GD_ST_STARTING;
 	if (sup->paused)
@@ -376,6 +425,7 @@ static void reaped(const struct gd_sup *sup, struct sup_worker *sw, int status, 
 	detach(sw);
 	shm_unlink(sw->shm);
 	ended(sw, status);
+	relay_stderr(sw); /* all of it: its writer is gone */
 }
 
 static struct sup_worker *by_pid(struct gd_sup *sup, pid_t pid)
@@ -403,6 +453,7 @@ void sup_service(struct gd_sup *sup, int64_t now, gd_record_fn on_record, void *
 			try_attach(sw);
 		if (sw->attached)
 			drain(sw, on_record, ctx);
+		relay_stderr(sw);
 		update_state(sup, sw, now);
 		if (sw->stop_sent && !sw->kill_sent && now - sw->stop_ns > GRACE_NS) {
 			kill(sw->info.pid, SIGKILL);
@@ -416,6 +467,7 @@ void sup_forget(struct gd_sup *sup, int i)
 	struct sup_worker *sw = at(sup, i);
 	assert(!sw->info.alive);
 	reader_close(&sw->rd);
+	relay_stderr(sw);
 	memmove(sw, sw + 1, (size_t)(sup->n - i - 1) * sizeof(*sw));
 	sup->n--;
 }
@@ -444,6 +496,7 @@ void sup_free(struct gd_sup *sup, gd_record_fn on_record, void *ctx)
 	for (int i = 0; i < sup->n; i++) {
 		shm_unlink(sup->workers[i].shm); /* idempotent: ENOENT when already gone */
 		reader_close(&sup->workers[i].rd);
+		relay_stderr(&sup->workers[i]);
 	}
 	free(sup->workers);
 	free(sup);

@@ -476,7 +476,7 @@ int worker_main(const struct gd_opts *o)
 	str_copy(info.device, sizeof(info.device), w.dev.info.name);
 	w.seg = seg_create(o->worker.shm, &info, msg, sizeof(msg));
 	if (!w.seg) {
-		fprintf(stderr, GD_NAME ": worker %u (pid %d): %s\n", o->worker.id, (int)getpid(), msg);
+		fprintf(stderr, "%s\n", msg); /* the supervisor relays it, naming this worker */
 		return GD_EXIT_NOSEG;
 	}
 	int rc = w.err[0] ? -1 : setup_cl(&w);
