@@ -176,7 +176,7 @@ static const struct gd_optdef table[] = {
 	          "print a table" },
 	{ .name = "verify",
 	  .kind = GD_OPT_FLAG,
-	  .help = "check first batches against a CPU reference",
+	  .help = "check every batch against a CPU reference",
 	  FIELD(verify) },
 	{ .name = "trace",
 	  .metavar = "FILE",

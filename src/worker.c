@@ -338,9 +338,8 @@ int worker_publish(struct gd_worker *w, struct gd_batch *b, int64_t t_end)
 
 int worker_verify(struct gd_worker *w, const void *in, const void *out)
 {
-	if (!w->o->verify || w->verified)
+	if (!w->o->verify)
 		return 0;
-	w->verified = true;
 	double e = decode_ref_error(in, out, w->elem, w->perm_host, w->o->size);
 	double tol = decode_ref_tolerance(w->elem);
 	if (e <= tol)

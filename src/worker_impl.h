@@ -62,7 +62,6 @@ struct gd_worker {
 	struct gd_timebase_est tb;
 	enum gd_timebase tb_method;
 	uint64_t batches;
-	bool verified;
 	char err[GD_ERR_LEN];
 };
 
@@ -91,7 +90,7 @@ int worker_enqueue_kernels(struct gd_worker *w, struct gd_batch *b, bool chain);
 /* Publishes b's record (measured when profiled, else estimated or host times only) and
  * releases its events. */
 int worker_publish(struct gd_worker *w, struct gd_batch *b, int64_t t_end);
-/* Checks out against the CPU reference once (when --verify is on). */
+/* Checks out against the CPU reference (when --verify is on): every batch. */
 int worker_verify(struct gd_worker *w, const void *in, const void *out);
 void worker_generate(struct gd_worker *w, void *dst);
 
