@@ -21,6 +21,9 @@
 #include "gputop/rng.h"
 
 #define GRACE_NS (5 * GD_NS_PER_S) /* SIGTERM, then SIGKILL after this */
+/* A worker whose segment has not appeared this long after its spawn is ended as failed (at
+ * least this, or 4 intervals; GPUTOP_DECODE_ATTACH_TIMEOUT seconds instead, for tests). */
+#define ATTACH_NS (30 * GD_NS_PER_S)
 
 struct sup_worker {
 	struct gd_worker_info info; /* what the queries hand out */
@@ -29,6 +32,8 @@ struct sup_worker {
 	bool attached; /* segment mapped */
 	bool stop_sent, kill_sent;
 	int64_t stop_ns;
+	int64_t spawn_ns; /* when it was started: the attach deadline counts from here */
+	char notyet[120]; /* why the last attach was "not yet", when not a missing name */
 	struct gd_reader rd;
 	struct gd_seg_view view;
 };
@@ -41,7 +46,8 @@ struct gd_sup {
 	int n, cap;
 	unsigned next_id;
 	bool paused;
-	int64_t stall_ns; /* heartbeat age that counts as stalled */
+	int64_t stall_ns;  /* heartbeat age that counts as stalled */
+	int64_t attach_ns; /* a segment not attached this long after the spawn: the worker failed */
 };
 
 /* SIGCHLD has a handler, and one without SA_RESTART, only so that a worker's end interrupts
@@ -49,6 +55,21 @@ struct gd_sup {
 static void on_child(int sig)
 {
 	(void)sig;
+}
+
+/* The attach deadline: GPUTOP_DECODE_ATTACH_TIMEOUT seconds when set to a number in (0, 3600],
+ * else ATTACH_NS or 4 intervals, whichever is longer. */
+static int64_t attach_deadline(double interval)
+{
+	const char *env = getenv("GPUTOP_DECODE_ATTACH_TIMEOUT");
+	if (env && *env) {
+		char *end;
+		double s = strtod(env, &end);
+		if (*end == '\0' && s > 0 && s <= 3600)
+			return (int64_t)(s * 1e9);
+	}
+	int64_t four = (int64_t)(4 * interval * 1e9);
+	return four > ATTACH_NS ? four : ATTACH_NS;
 }
 
 struct gd_sup *sup_new(const struct gd_opts *o, char *err, size_t errlen)
@@ -64,6 +85,7 @@ struct gd_sup *sup_new(const struct gd_opts *o, char *err, size_t errlen)
 	str_copy(sup->exe, sizeof(sup->exe), exe);
 	int64_t three = (int64_t)(3 * o->interval * 1e9);
 	sup->stall_ns = three > GD_NS_PER_S ? three : GD_NS_PER_S;
+	sup->attach_ns = attach_deadline(o->interval);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_child;
@@ -173,7 +195,6 @@ static struct sup_worker *add_worker(struct gd_sup *sup)
 	}
 	struct sup_worker *sw = &sup->workers[sup->n++];
 	memset(sw, 0, sizeof(*sw));
-	sw->rd.fd = -1;
 	return sw;
 }
 
@@ -232,6 +253,7 @@ int sup_spawn(struct gd_sup *sup, char *err, size_t errlen)
 	}
 	sw->info.alive = true;
 	sw->info.state = GD_ST_STARTING;
+	sw->spawn_ns = now_ns();
 	if (sup->paused)
 		kill(sw->info.pid, SIGUSR1);
 	return sup->n - 1;
@@ -305,6 +327,8 @@ static void try_attach(struct sup_worker *sw)
 		sw->attached = true;
 		break;
 	case GD_OPEN_NOTYET:
+		/* A missing name is the usual "not yet"; anything else is worth saying at the deadline. */
+		str_copy(sw->notyet, sizeof(sw->notyet), strcmp(why, strerror(ENOENT)) ? why : "");
 		break;
 	case GD_OPEN_REJECTED:
 		/* Not the segment our worker made: never read it, and end the worker. */
@@ -336,15 +360,35 @@ static void update_state(const struct gd_sup *sup, struct sup_worker *sw, int64_
 		*st = GD_ST_STALLED;
 }
 
-/* The state a worker ends in, from its exit status, unless it already failed. */
+/* "SIGSEGV", or "signal 77" for a number without a name. */
+static void signal_name(int sig, char *buf, size_t n)
+{
+	const char *abbrev = sigabbrev_np(sig);
+	if (abbrev)
+		snprintf(buf, n, "SIG%s", abbrev);
+	else
+		snprintf(buf, n, "signal %d", sig);
+}
+
+/* The state a worker ends in, from its exit status, unless it already failed. Ending by a
+ * signal is exited only when it was ours: the SIGKILL we sent, or SIGTERM after we asked it to
+ * stop. Any other signal (SIGSEGV, SIGXFSZ, the OOM killer's SIGKILL, anyone's kill) is a
+ * failure, named. */
 static void ended(struct sup_worker *sw, int status)
 {
 	if (sw->info.state == GD_ST_FAILED)
 		return;
 	if (WIFSIGNALED(status)) {
-		snprintf(sw->info.error, sizeof(sw->info.error), "killed by signal %d (%s)", WTERMSIG(status),
-		         strsignal(WTERMSIG(status)));
-		sw->info.state = GD_ST_EXITED;
+		int sig = WTERMSIG(status);
+		char name[32];
+		signal_name(sig, name, sizeof(name));
+		snprintf(sw->info.error, sizeof(sw->info.error), "killed by %s (%s)", name, strsignal(sig));
+		bool ours = (sig == SIGKILL && sw->kill_sent) || (sig == SIGTERM && sw->stop_sent);
+		sw->info.state = ours ? GD_ST_EXITED : GD_ST_FAILED;
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) > GD_EXIT_NOSEG_ERRNO &&
+	           WEXITSTATUS(status) < GD_EXIT_NOSEG_ERRNO + 128) {
+		fail_worker(sw, "could not create its shared-memory segment: ",
+		            strerror(WEXITSTATUS(status) - GD_EXIT_NOSEG_ERRNO));
 	} else if (WIFEXITED(status) && WEXITSTATUS(status) == GD_EXIT_NOSEG) {
 		fail_worker(sw, "", "could not create its shared-memory segment");
 	} else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
@@ -396,6 +440,18 @@ void sup_service(struct gd_sup *sup, int64_t now, gd_record_fn on_record, void *
 			continue;
 		if (!sw->attached && sw->info.state != GD_ST_FAILED)
 			try_attach(sw);
+		if (!sw->attached && sw->info.state != GD_ST_FAILED && !sw->stop_sent && !sw->kill_sent &&
+		    now - sw->spawn_ns > sup->attach_ns) {
+			/* Removed before we attached (or never made): without a segment we can neither see
+			 * nor stop it gracefully. */
+			if (sw->notyet[0])
+				fail_worker(sw,
+				            "its shared-memory segment never became usable: ", sw->notyet);
+			else
+				fail_worker(sw, "", "its shared-memory segment never appeared");
+			kill(sw->info.pid, SIGKILL);
+			sw->kill_sent = true;
+		}
 		if (sw->attached)
 			drain(sw, on_record, ctx);
 		update_state(sup, sw, now);
@@ -431,6 +487,7 @@ void sup_free(struct gd_sup *sup, gd_record_fn on_record, void *ctx)
 		if (!sw->info.alive)
 			continue;
 		kill(sw->info.pid, SIGKILL);
+		sw->kill_sent = true;
 		int status;
 		while (waitpid(sw->info.pid, &status, 0) < 0 && errno == EINTR)
 			;
