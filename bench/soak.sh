@@ -97,9 +97,9 @@ for path in sorted(glob.glob(out + "/epoch*.jsonl")):
         workers += 1
         d = r["batches"] - got[wid] - r["lost"]
         pub += r["batches"]; read += got[wid]; lost += r["lost"]
-        if d == -1 and r["state"] == "exited":
+        if d == -1 and r["state"] in ("exited", "failed"):
             torn += 1
-        elif d < 0 or (d > 0 and r["state"] == "exited"):
+        elif d < 0 or (d > 0 and r["state"] in ("exited", "failed")):
             bad += 1
         else:
             unlogged += d

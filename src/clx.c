@@ -2,17 +2,22 @@
  * probe and list of device.h. */
 #include "clx.h"
 
+#include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "gputop/common.h"
 #include "gputop/proc.h"
+
+#define CLX_PLATFORM_NOT_FOUND_KHR (-1001) /* cl_khr_icd: the ICD loader found no platform */
 
 #define E(x) [-(x)] = #x
 static const char *const err_names[] = {
@@ -87,7 +92,7 @@ const char *clx_err(cl_int e)
 	static __thread char unknown[40];
 	if (e <= 0 && (size_t)-e < GD_ARRAY_LEN(err_names) && err_names[-e])
 		return err_names[-e];
-	if (e == -1001)
+	if (e == CLX_PLATFORM_NOT_FOUND_KHR)
 		return "CL_PLATFORM_NOT_FOUND_KHR";
 	snprintf(unknown, sizeof(unknown), "CL_UNKNOWN_ERROR(%d)", (int)e);
 	return unknown;
@@ -112,22 +117,86 @@ static void fill(struct clx_device *d, cl_platform_id p, cl_device_id dev, int p
 	info->fp64 = fp != 0;
 }
 
-/* Calls fn for each device until it returns true; returns the number of devices seen. */
+/* Why the OpenCL runtime gave no platform: an ICD (vendor library) that does not load says so
+ * in dlerror ("failed to map segment from shared object" under a memory limit); none listed
+ * means none is installed. Only called after a failure: it loads each ICD once more. */
+static void no_platform(cl_int rc, char *err, size_t errlen)
+{
+	const char *dir = getenv("OCL_ICD_VENDORS");
+	struct stat st;
+	if (!dir || !*dir || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		dir = "/etc/OpenCL/vendors";
+	DIR *d = opendir(dir);
+	int icds = 0;
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		if (n < 5 || strcmp(e->d_name + n - 4, ".icd") != 0)
+			continue;
+		char path[PATH_MAX], lib[PATH_MAX] = "";
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (!fgets(lib, sizeof(lib), f))
+			lib[0] = '\0';
+		fclose(f);
+		lib[strcspn(lib, "\r\n")] = '\0';
+		if (!lib[0])
+			continue;
+		icds++;
+		void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+		if (!h) {
+			const char *why = dlerror();
+			snprintf(err, errlen, "the OpenCL runtime failed to load (clGetPlatformIDs: %s): %s",
+			         clx_err(rc), why ? why : lib);
+			closedir(d);
+			return;
+		}
+		dlclose(h);
+	}
+	if (d)
+		closedir(d);
+	if (icds)
+		snprintf(err, errlen, "the OpenCL runtime failed to initialise: clGetPlatformIDs: %s",
+		         clx_err(rc));
+	else
+		snprintf(err, errlen,
+		         "no OpenCL platform is installed (no ICD in %s: is one such as pocl-opencl-icd "
+		         "installed?)",
+		         dir);
+}
+
+/* Calls fn for each device until it returns true; returns the number of devices seen. With
+ * none seen, err (when not NULL) says why. */
 typedef bool (*device_fn)(const struct clx_device *d, void *ctx);
 
-static int each_device(device_fn fn, void *ctx)
+static int each_device(device_fn fn, void *ctx, char *err, size_t errlen)
 {
 	cl_uint np = 0;
-	if (clGetPlatformIDs(0, NULL, &np) != CL_SUCCESS || np == 0)
+	cl_int rc = clGetPlatformIDs(0, NULL, &np);
+	if (rc != CL_SUCCESS || np == 0) {
+		if (err)
+			no_platform(rc == CL_SUCCESS ? CLX_PLATFORM_NOT_FOUND_KHR : rc, err, errlen);
 		return 0;
+	}
 	cl_platform_id *plats = xcalloc(np, sizeof(cl_platform_id));
 	clGetPlatformIDs(np, plats, NULL);
 	int seen = 0;
 	bool done = false;
 	for (cl_uint p = 0; p < np && !done; p++) {
 		cl_uint nd = 0;
-		if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd) != CL_SUCCESS || nd == 0)
+		rc = clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd);
+		if (rc != CL_SUCCESS || nd == 0) {
+			if (err && seen == 0) {
+				char name[128] = "";
+				clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof(name) - 1, name, NULL);
+				snprintf(err, errlen,
+				         "the OpenCL platform '%s' has no usable device: clGetDeviceIDs: %s",
+				         name, clx_err(rc == CL_SUCCESS ? CL_DEVICE_NOT_FOUND : rc));
+			}
 			continue;
+		}
 		cl_device_id *devs = xcalloc(nd, sizeof(cl_device_id));
 		clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, nd, devs, NULL);
 		for (cl_uint d = 0; d < nd && !done; d++) {
@@ -173,48 +242,94 @@ static bool pick_one(const struct clx_device *d, void *ctx)
 int clx_pick(int pi, int di, struct clx_device *d, char *err, size_t errlen)
 {
 	struct pick p = { .pi = pi, .di = di, .out = d };
-	int n = each_device(pick_one, &p);
-	if (n == 0) {
-		snprintf(err, errlen,
-		         "no OpenCL device found (is an ICD such as pocl-opencl-icd installed?)");
-		return -1;
-	}
+	int n = each_device(pick_one, &p, err, errlen);
+	if (n == 0)
+		return CLX_NO_RUNTIME;
 	if (!p.found && pi < 0 && p.have_first) {
 		*d = p.first;
 		p.found = true;
 	}
 	if (!p.found) {
 		snprintf(err, errlen, "--device: no device %d:%d (see --list-devices)", pi, di);
-		return -1;
+		return CLX_NO_DEVICE;
 	}
 	return 0;
 }
 
+const char *clx_build_options(int elem)
+{
+	return elem == 8 ? "-DREAL=double -DUSE_FP64" : "-DREAL=float";
+}
+
 struct probe_msg {
-	int rc;
+	enum gd_probe_result rc;
 	struct gd_device dev;
-	char err[256];
+	char err[1024];
 };
 
-/* The child's half of device_probe: pick, answer through fd, exit. */
-static void probe_child(int pi, int di, int fd)
+/* Builds the decode kernel for d as a worker will; 0, or -1 with the reason in err. */
+static int probe_build(const struct clx_device *d, int elem, char *err, size_t errlen)
+{
+	char *src = device_kernel_source(err, errlen);
+	if (!src)
+		return -1;
+	cl_int rc;
+	cl_context ctx = clCreateContext(NULL, 1, &d->id, NULL, NULL, &rc);
+	if (!ctx) {
+		snprintf(err, errlen, "clCreateContext: %s", clx_err(rc));
+		free(src);
+		return -1;
+	}
+	char why[1024];
+	cl_program prog = clx_build(ctx, d->id, src, clx_build_options(elem), why, sizeof(why));
+	free(src);
+	if (!prog)
+		snprintf(err, errlen, "the decode kernel does not build on %s: %.800s", d->info.name, why);
+	cl_kernel k = prog ? clCreateKernel(prog, CLX_KERNEL, &rc) : NULL;
+	if (prog && !k)
+		snprintf(err, errlen, "the decode kernel does not build on %s: clCreateKernel(%s): %s",
+		         d->info.name, CLX_KERNEL, clx_err(rc));
+	if (k)
+		clReleaseKernel(k);
+	if (prog)
+		clReleaseProgram(prog);
+	clReleaseContext(ctx);
+	return k ? 0 : -1;
+}
+
+/* The child's half of device_probe: pick, build, answer through fd, exit. */
+static void probe_child(int pi, int di, int elem, int fd)
 {
 	struct probe_msg m;
 	struct clx_device d;
 	memset(&m, 0, sizeof(m));
-	m.rc = clx_pick(pi, di, &d, m.err, sizeof(m.err));
-	if (m.rc == 0)
+	int rc = clx_pick(pi, di, &d, m.err, sizeof(m.err));
+	if (rc == CLX_NO_RUNTIME)
+		m.rc = GD_PROBE_RUNTIME;
+	else if (rc != 0)
+		m.rc = GD_PROBE_NODEVICE;
+	else {
 		m.dev = d.info;
+		if (elem == 0)
+			elem = d.info.fp64 ? 8 : 4;
+		/* The compiler's own diagnostics would add lines to ours: the build log says it all. */
+		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		if (null >= 0)
+			dup2(null, STDERR_FILENO);
+		/* f64 on a device without it is the caller's bad input to report, not a build. */
+		if ((elem == 4 || d.info.fp64) && probe_build(&d, elem, m.err, sizeof(m.err)))
+			m.rc = GD_PROBE_KERNEL;
+	}
 	ssize_t w = write(fd, &m, sizeof(m));
 	_exit(w == (ssize_t)sizeof(m) ? 0 : 1);
 }
 
-int device_probe(int pi, int di, struct gd_device *d, char *err, size_t errlen)
+enum gd_probe_result device_probe(int pi, int di, int elem, struct gd_device *d, char *err, size_t errlen)
 {
 	int fds[2];
 	if (pipe2(fds, O_CLOEXEC) != 0) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
-		return -1;
+		return GD_PROBE_RUNTIME;
 	}
 	/* A fork is safe here: no OpenCL runtime and no curses exist in this process yet. */
 	pid_t pid = fork();
@@ -222,10 +337,10 @@ int device_probe(int pi, int di, struct gd_device *d, char *err, size_t errlen)
 		snprintf(err, errlen, "fork: %s", strerror(errno));
 		close(fds[0]);
 		close(fds[1]);
-		return -1;
+		return GD_PROBE_RUNTIME;
 	}
 	if (pid == 0)
-		probe_child(pi, di, fds[1]);
+		probe_child(pi, di, elem, fds[1]);
 	close(fds[1]);
 	struct probe_msg m;
 	memset(&m, 0, sizeof(m));
@@ -239,19 +354,28 @@ int device_probe(int pi, int di, struct gd_device *d, char *err, size_t errlen)
 		got += (size_t)r;
 	}
 	close(fds[0]);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (got != sizeof(m)) {
-		snprintf(err, errlen, "the OpenCL device probe ended without an answer");
-		return -1;
+		if (WIFSIGNALED(status))
+			snprintf(
+			    err, errlen,
+			    "the OpenCL runtime failed: the device probe (a child process) was killed by "
+			    "signal %d (%s)",
+			    WTERMSIG(status), strsignal(WTERMSIG(status)));
+		else
+			snprintf(err, errlen,
+			         "the OpenCL runtime failed: the device probe (a child process) exited with "
+			         "status %d without an answer",
+			         WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		return GD_PROBE_RUNTIME;
 	}
 	m.err[sizeof(m.err) - 1] = '\0';
-	if (m.rc != 0) {
+	if (m.rc != GD_PROBE_OK)
 		snprintf(err, errlen, "%s", m.err);
-		return -1;
-	}
 	*d = m.dev;
-	return 0;
+	return m.rc;
 }
 
 static bool print_one(const struct clx_device *d, void *ctx)
@@ -264,14 +388,22 @@ static bool print_one(const struct clx_device *d, void *ctx)
 
 int device_list(FILE *out)
 {
-	return each_device(print_one, out);
+	return each_device(print_one, out, NULL, 0);
 }
 
+/* The file's contents, NUL-terminated; NULL with errno set (EISDIR or EINVAL for what is not a
+ * regular file). */
 static char *read_file(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return NULL;
+	struct stat st;
+	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+		fclose(f);
+		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		return NULL;
+	}
 	size_t cap = 4096, n = 0;
 	char *buf = xmalloc(cap);
 	size_t got;
@@ -280,7 +412,13 @@ static char *read_file(const char *path, size_t *len)
 		if (cap - n - 1 == 0)
 			buf = xreallocarray(buf, cap *= 2, 1);
 	}
+	int failed = ferror(f) ? EIO : 0;
 	fclose(f);
+	if (failed) {
+		free(buf);
+		errno = failed;
+		return NULL;
+	}
 	buf[n] = '\0';
 	*len = n;
 	return buf;
@@ -306,8 +444,13 @@ char *device_kernel_source(char *err, size_t errlen)
 		size_t len;
 		snprintf(path, sizeof(path), "%.4000s/decode.cl", dirs[i]);
 		char *src = read_file(path, &len);
-		if (src)
+		if (src && len > 0 && strspn(src, " \t\r\n") < len)
 			return src;
+		if (src || errno != ENOENT) { /* there, but unusable: say so rather than look on */
+			snprintf(err, errlen, "kernel source %s: %s", path, src ? "empty" : strerror(errno));
+			free(src);
+			return NULL;
+		}
 		if (i == 0 && env && *env)
 			break; /* an explicit directory is the only one looked at */
 	}

@@ -18,9 +18,17 @@ struct clx_device {
 	struct gd_device info;
 };
 
+#define CLX_KERNEL "decode" /* the kernel's name in decode.cl */
+
+enum {
+	CLX_NO_RUNTIME = -1, /* no platform, or none with a device: the runtime did not load or work */
+	CLX_NO_DEVICE = -2,  /* devices exist, but not the one asked for */
+};
 /* The device P:D, or with platform < 0 the first GPU of any platform, else the first device.
- * Returns 0, or -1 with a message in err. */
+ * Returns 0, or CLX_NO_RUNTIME / CLX_NO_DEVICE with a message in err. */
 int clx_pick(int platform, int index, struct clx_device *d, char *err, size_t errlen);
+/* The build options of the decode program for elements of elem bytes (4 or 8). */
+const char *clx_build_options(int elem);
 /* Builds src for dev with opts; on failure err holds the call, the error name and the start
  * of the build log. */
 cl_program clx_build(cl_context ctx, cl_device_id dev, const char *src, const char *opts, char *err,

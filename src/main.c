@@ -21,22 +21,34 @@ static int usage_error(const char *msg)
 	return GD_EXIT_USAGE;
 }
 
-/* Resolves the device and the element type before anything starts (in a child process:
- * the supervisor itself never loads the OpenCL runtime). */
-static int resolve_device(struct gd_opts *o, struct gd_device *dev, char *err, size_t errlen)
+/* Resolves the device and the element type and builds the kernel once, before anything starts
+ * (in a child process: the supervisor itself never loads the OpenCL runtime). Returns 0, or
+ * the exit status after saying why on stderr: 2 for a device or type that does not exist, 1
+ * for a runtime or a kernel that does not work (every worker would fail the same way). */
+static int resolve_device(struct gd_opts *o, struct gd_device *dev)
 {
-	if (device_probe(o->platform, o->device, dev, err, errlen))
-		return -1;
+	char err[1024];
+	int elem = o->dtype == GD_DT_F32 ? 4 : o->dtype == GD_DT_F64 ? 8 : 0;
+	switch (device_probe(o->platform, o->device, elem, dev, err, sizeof(err))) {
+	case GD_PROBE_OK:
+		break;
+	case GD_PROBE_NODEVICE:
+		return usage_error(err);
+	case GD_PROBE_RUNTIME:
+	case GD_PROBE_KERNEL:
+		fprintf(stderr, GD_NAME ": %s\n", err);
+		return GD_EXIT_FAIL;
+	}
 	o->platform = dev->platform;
 	o->device = dev->index;
 	if (o->dtype == GD_DT_AUTO)
 		o->dtype = dev->fp64 ? GD_DT_F64 : GD_DT_F32;
 	if (o->dtype == GD_DT_F64 && !dev->fp64) {
-		snprintf(err, errlen, "--dtype: device %d:%d (%s) has no fp64: use f32", dev->platform,
+		snprintf(err, sizeof(err), "--dtype: device %d:%d (%s) has no fp64: use f32", dev->platform,
 		         dev->index, dev->name);
-		return -1;
+		return usage_error(err);
 	}
-	return 0;
+	return GD_EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -72,15 +84,9 @@ int main(int argc, char **argv)
 		return usage_error(
 		    "the dashboard needs a terminal on standard input and output (use --headless)");
 	struct gd_device dev;
-	if (resolve_device(&o, &dev, err, sizeof(err)))
-		return usage_error(err);
-	/* Every worker would fail without the kernel source: say so once, before starting any. */
-	char *src = device_kernel_source(err, sizeof(err));
-	if (!src) {
-		fprintf(stderr, GD_NAME ": %s\n", err);
-		return GD_EXIT_FAIL;
-	}
-	free(src);
+	int status = resolve_device(&o, &dev);
+	if (status != GD_EXIT_OK)
+		return status;
 	/* Every file is opened before any worker starts: a bad path starts nothing. */
 	struct gd_trace *trace = NULL;
 	bool trace_existed = o.trace && access(o.trace, F_OK) == 0;

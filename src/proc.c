@@ -1,4 +1,4 @@
-/* proc.c: process facts from /proc: start times, names, the executable's path. */
+/* proc.c: process facts from /proc: start times, the executable's path. */
 #include "gputop/proc.h"
 
 #include <limits.h>
@@ -27,7 +27,7 @@ static double boot_time(void)
 	return btime < 0 ? 0 : btime;
 }
 
-/* Start time of pid in seconds since the epoch, or -1 if it is not running. */
+/* Start time of pid in seconds since the epoch, or -1 if it is not running (a zombie is not). */
 static double proc_start_time(pid_t pid)
 {
 	char path[64], buf[1024];
@@ -40,7 +40,7 @@ static double proc_start_time(pid_t pid)
 	buf[n] = '\0';
 	/* comm may hold spaces and parentheses: fields resume after the last ')'. */
 	char *p = strrchr(buf, ')');
-	if (!p)
+	if (!p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X')
 		return -1;
 	/* After ")": state is field 3; starttime is field 22, so skip 19 fields. */
 	p++;
@@ -55,21 +55,12 @@ static double proc_start_time(pid_t pid)
 	return boot_time() + (double)start / (double)sysconf(_SC_CLK_TCK);
 }
 
-bool proc_is_gputop(pid_t pid, time_t since)
+bool proc_running_since(pid_t pid, const struct timespec *since)
 {
-	char path[64], comm[64] = "";
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return false;
-	if (!fgets(comm, sizeof(comm), f))
-		comm[0] = '\0';
-	fclose(f);
-	comm[strcspn(comm, "\n")] = '\0';
-	if (strcmp(comm, GD_NAME) != 0)
-		return false;
 	double start = proc_start_time(pid);
-	return start >= 0 && start <= (double)since + 1.0;
+	/* The start time is computed from whole-second btime and clock ticks, so it may read up to
+	 * 1 s early; the extra second of slack only ever keeps, never removes. */
+	return start >= 0 && start <= (double)since->tv_sec + (double)since->tv_nsec / 1e9 + 1.0;
 }
 
 const char *proc_self_exe(void)

@@ -70,6 +70,11 @@ const char *gd_timebase_name(enum gd_timebase t)
 #define REC_TIME_MAX ((int64_t)1 << 60)
 #define REC_SPAN_MAX ((int64_t)1 << 48)
 
+static unsigned kiv_shift(const struct gd_rec *r)
+{
+	return (r->flags & GD_REC_SHIFT) >> GD_REC_SHIFT_BIT;
+}
+
 static bool near_batch(const struct gd_rec *r, int64_t t)
 {
 	return t >= 0 && t >= r->t_begin - REC_SPAN_MAX && t <= r->t_end + REC_SPAN_MAX;
@@ -85,8 +90,9 @@ static bool copy_valid(const struct gd_rec *r, const int64_t c[2])
 
 bool gd_rec_valid(const struct gd_rec *r)
 {
-	if ((r->flags >> GD_REC_GEN_SHIFT) > GD_GEN_THREADS_MAX || r->symbols == 0 ||
-	    r->symbols > GD_SIZE_MAX || r->kernels > GD_LAUNCHES_MAX || r->nkiv > GD_REC_KMAX)
+	if (r->symbols == 0 || r->symbols > GD_SIZE_MAX || r->kernels > GD_LAUNCHES_MAX ||
+	    r->nkiv > GD_REC_KMAX || (r->flags & ~(uint32_t)(GD_REC_FLAGS | GD_REC_GEN)) ||
+	    kiv_shift(r) > GD_REC_SHIFT_MAX || gd_rec_gen_thread(r) > GD_GEN_THREADS_MAX)
 		return false;
 	if (r->t_begin <= 0 || r->t_begin > REC_TIME_MAX || r->t_gen < r->t_begin || r->t_end < r->t_gen ||
 	    r->t_end - r->t_begin > REC_SPAN_MAX)
@@ -97,29 +103,90 @@ bool gd_rec_valid(const struct gd_rec *r)
 	    r->kgap_ns > REC_SPAN_MAX || r->qwait_ns < 0 || r->qwait_ns > REC_SPAN_MAX ||
 	    r->sample_every > GD_SAMPLE_MAX || (r->share_ppm != GD_SHARE_NONE && r->share_ppm > 1000000))
 		return false;
-	for (uint32_t i = 0; i < r->nkiv; i++)
-		if (r->kiv[i][1] < r->kiv[i][0] || (i && r->kiv[i][0] < r->kiv[i - 1][0]))
+	for (uint32_t i = 0; i < r->nkiv; i++) {
+		int64_t iv[2];
+		gd_rec_kiv(r, i, iv);
+		if (r->kiv[i][1] < r->kiv[i][0] || (i && r->kiv[i][0] < r->kiv[i - 1][0]) ||
+		    !near_batch(r, iv[1]))
 			return false;
+	}
 	return true;
 }
 
 unsigned gd_rec_gen_thread(const struct gd_rec *r)
 {
-	return (r->flags >> GD_REC_GEN_SHIFT) & 0xffu;
+	return (r->flags & GD_REC_GEN) >> GD_REC_GEN_BIT;
+}
+
+void gd_rec_kiv(const struct gd_rec *r, uint32_t i, int64_t out[2])
+{
+	unsigned shift = kiv_shift(r); /* at most GD_REC_SHIFT_MAX in a valid record */
+	out[0] = r->kbase + (int64_t)((uint64_t)r->kiv[i][0] << shift);
+	out[1] = r->kbase + (int64_t)((uint64_t)r->kiv[i][1] << shift);
 }
 
 int64_t gd_rec_kernel_start(const struct gd_rec *r)
 {
-	return r->nkiv ? r->kbase + r->kiv[0][0] : 0;
+	int64_t iv[2] = { 0, 0 };
+	if (r->nkiv)
+		gd_rec_kiv(r, 0, iv);
+	return iv[0];
 }
 
 int64_t gd_rec_kernel_end(const struct gd_rec *r)
 {
 	int64_t end = 0;
-	for (uint32_t i = 0; i < r->nkiv; i++)
-		if (r->kbase + r->kiv[i][1] > end)
-			end = r->kbase + r->kiv[i][1];
+	for (uint32_t i = 0; i < r->nkiv; i++) {
+		int64_t iv[2];
+		gd_rec_kiv(r, i, iv);
+		if (iv[1] > end)
+			end = iv[1];
+	}
 	return end;
+}
+
+static uint32_t in_units(int64_t ns, unsigned shift, bool up)
+{
+	int64_t v = ns <= 0 ? 0 : (ns + (up ? ((int64_t)1 << shift) - 1 : 0)) >> shift;
+	return (uint32_t)(v > UINT32_MAX ? UINT32_MAX : v);
+}
+
+void gd_rec_set_kernels(struct gd_rec *r, const int64_t (*kv)[2], uint32_t n)
+{
+	uint32_t groups = n < GD_REC_KMAX ? n : GD_REC_KMAX;
+	int64_t off[GD_REC_KMAX][2], span = 0;
+	r->kbase = n ? kv[0][0] : 0;
+	r->nkiv = groups;
+	r->flags &= ~(uint32_t)(GD_REC_GROUPED | GD_REC_SHIFT);
+	if (n > GD_REC_KMAX)
+		r->flags |= GD_REC_GROUPED;
+	for (uint32_t g = 0; g < groups; g++) {
+		uint32_t first = (uint32_t)((uint64_t)g * n / groups);
+		uint32_t last = (uint32_t)((uint64_t)(g + 1) * n / groups) - 1;
+		int64_t s = kv[first][0] - r->kbase, e = kv[first][1];
+		for (uint32_t k = first; k <= last; k++)
+			e = kv[k][1] > e ? kv[k][1] : e;
+		e -= r->kbase;
+		if (s < 0 || (g && s < off[g - 1][0])) /* starts never go back */
+			s = g ? off[g - 1][0] : 0;
+		off[g][0] = s;
+		off[g][1] = e < s ? s : e;
+		span = off[g][1] > span ? off[g][1] : span;
+	}
+	unsigned shift = 0;
+	while (shift < GD_REC_SHIFT_MAX && in_units(span, shift, true) == UINT32_MAX)
+		shift++;
+	r->flags |= shift << GD_REC_SHIFT_BIT;
+	for (uint32_t g = 0; g < groups; g++) {
+		r->kiv[g][0] = in_units(off[g][0], shift, false);
+		r->kiv[g][1] = in_units(off[g][1], shift, true);
+	}
+	r->kbusy_ns = r->kgap_ns = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		r->kbusy_ns += kv[k][1] - kv[k][0];
+		if (k)
+			r->kgap_ns += kv[k][0] - kv[k - 1][1];
+	}
 }
 
 /* ---- writer ---- */
@@ -196,6 +263,7 @@ fail:; /* errno is the failed step's until it has been formatted */
 		shm_unlink(name);
 	}
 	free(seg);
+	errno = saved;
 	return NULL;
 }
 
@@ -295,21 +363,41 @@ static const struct seg_header *hdr(const struct gd_reader *r)
 
 #define LOAD(field) __atomic_load_n(&(field), __ATOMIC_ACQUIRE)
 
+static const char *file_kind(mode_t mode)
+{
+	return S_ISFIFO(mode)   ? "a FIFO"
+	       : S_ISDIR(mode)  ? "a directory"
+	       : S_ISSOCK(mode) ? "a socket"
+	       : S_ISCHR(mode)  ? "a character device"
+	       : S_ISBLK(mode)  ? "a block device"
+	       : S_ISLNK(mode)  ? "a symbolic link"
+	                        : "not a file";
+}
+
 enum gd_open_result reader_open(struct gd_reader *r, const char *name, pid_t pid, uint64_t gen, char *why,
                                 size_t whylen)
 {
 	memset(r, 0, sizeof(*r));
-	r->fd = -1;
 	install_bus_handler();
-	int fd = shm_open(name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
+	/* Anyone may create names in /dev/shm. O_NONBLOCK: opening a FIFO (or anything else that
+	 * waits) returns at once; O_NOFOLLOW: a symbolic link is refused. Then fstat decides. */
+	int fd = shm_open(name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0);
 	if (fd < 0) {
-		snprintf(why, whylen, "%s", strerror(errno));
-		return errno == ENOENT ? GD_OPEN_NOTYET : GD_OPEN_REJECTED;
+		int e = errno;
+		snprintf(why, whylen, "%s", strerror(e));
+		/* Missing, or our own descriptors exhausted for now: neither is the segment's fault. */
+		return e == ENOENT || e == EMFILE || e == ENFILE || e == EINTR ? GD_OPEN_NOTYET
+		                                                               : GD_OPEN_REJECTED;
 	}
 	struct stat st;
 	size_t need = GD_RING_OFFSET + (size_t)GD_RING_CAPACITY * sizeof(struct gd_rec);
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		snprintf(why, whylen, "cannot stat segment");
+	if (fstat(fd, &st) != 0) {
+		snprintf(why, whylen, "cannot stat segment: %s", strerror(errno));
+		goto rejected;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, whylen, "%s is in place of the segment, not a regular file",
+		         file_kind(st.st_mode));
 		goto rejected;
 	}
 	if (st.st_uid != geteuid() || (st.st_mode & 07777) != 0600) {
@@ -328,7 +416,7 @@ enum gd_open_result reader_open(struct gd_reader *r, const char *name, pid_t pid
 		snprintf(why, whylen, "mmap: %s", strerror(errno));
 		goto rejected;
 	}
-	r->fd = fd;
+	close(fd); /* the mapping stays: a worker costs the reader no descriptor */
 	r->base = base;
 	r->size = need;
 
@@ -495,10 +583,7 @@ void reader_close(struct gd_reader *r)
 {
 	if (r->base)
 		munmap(r->base, r->size);
-	if (r->fd >= 0)
-		close(r->fd);
 	r->base = NULL;
-	r->fd = -1;
 }
 
 /* ---- names ---- */
@@ -529,8 +614,12 @@ int seg_sweep_stale(void)
 		struct stat st;
 		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_uid != geteuid())
 			continue;
-		/* Alive means: that pid runs this program and was started before the segment. */
-		if (proc_is_gputop((pid_t)sup, st.st_mtime))
+		/* Alive means: that pid runs a process that started before the segment was made. A
+		 * worker creates its segment only while the pid in its name is its parent, so such a
+		 * process is that supervisor; a pid reused since is younger than the segment. The
+		 * name and executable are not looked at: a supervisor started through a link or a
+		 * copy, or from a rebuilt binary, is just as alive. */
+		if (proc_running_since((pid_t)sup, &st.st_mtim))
 			continue;
 		char name[300];
 		snprintf(name, sizeof(name), "/%s", e->d_name);

@@ -20,4 +20,7 @@ void sig_install_supervisor(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* A file size limit (ulimit -f) must not kill us mid-line: the write fails with EFBIG
+	 * instead, which the sink reports ("File too large"). */
+	signal(SIGXFSZ, SIG_IGN);
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gputop/common.h"
@@ -408,8 +409,24 @@ struct gd_sink *sink_open(const char *path, enum gd_format fmt, char *err, size_
 	return s;
 }
 
+/* A write that failed after part of the buffer went out: cut the file back to the end of
+ * the last whole line written, so the log never ends in half a line. Only a regular file can
+ * be cut; the file offset is where our part ends. */
+static void cut_partial_line(const struct gd_sink *s, size_t written)
+{
+	size_t keep = written;
+	while (keep > 0 && s->b.p[keep - 1] != '\n')
+		keep--;
+	struct stat st;
+	off_t end = lseek(s->fd, 0, SEEK_CUR);
+	if (keep == written || end < (off_t)written || fstat(s->fd, &st) != 0 || !S_ISREG(st.st_mode))
+		return;
+	if (ftruncate(s->fd, end - (off_t)(written - keep)) == 0)
+		lseek(s->fd, end - (off_t)(written - keep), SEEK_SET);
+}
+
 /* Lines are built whole, then written in one write(2) each: a reader of the file, or a kill
- * at any moment, never sees half a line from us except on a short write. */
+ * at any moment, never sees half a line from us except on a short write, which is cut back. */
 static int flush(struct gd_sink *s)
 {
 	size_t off = 0;
@@ -420,6 +437,7 @@ static int flush(struct gd_sink *s)
 		if (w <= 0) {
 			snprintf(s->err, sizeof(s->err), "writing the log: %s",
 			         w < 0 ? strerror(errno) : "short write");
+			cut_partial_line(s, off);
 			s->b.n = 0;
 			return -1;
 		}

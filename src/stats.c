@@ -46,19 +46,25 @@ void stats_rec_intervals(const struct gd_rec *r, struct gd_iv **iv, size_t *n, s
 		*cap = (*n + r->nkiv) * 2 + 64;
 		*iv = xreallocarray(*iv, *cap, sizeof(**iv));
 	}
-	for (uint32_t i = 0; i < r->nkiv; i++)
-		(*iv)[(*n)++] = (struct gd_iv){ r->kbase + r->kiv[i][0], r->kbase + r->kiv[i][1] };
+	for (uint32_t i = 0; i < r->nkiv; i++) {
+		int64_t k[2];
+		gd_rec_kiv(r, i, k);
+		(*iv)[(*n)++] = (struct gd_iv){ k[0], k[1] };
+	}
 }
 
 int64_t stats_rec_busy(const struct gd_rec *r, int64_t a, int64_t b)
 {
 	int64_t inside = 0, spans = 0;
 	for (uint32_t i = 0; i < r->nkiv; i++) {
-		int64_t s = r->kbase + r->kiv[i][0], e = r->kbase + r->kiv[i][1];
-		inside += clip_len(s, e, a, b);
-		spans += e - s;
+		int64_t k[2];
+		gd_rec_kiv(r, i, k);
+		inside += clip_len(k[0], k[1], a, b);
+		spans += k[1] - k[0];
 	}
-	if (!(r->flags & GD_REC_GROUPED) || spans <= 0)
+	/* Groups span their gaps too, and a unit coarser than 1 ns widens each interval a little:
+	 * scale to the exact busy time the worker measured. */
+	if (!(r->flags & (GD_REC_GROUPED | GD_REC_SHIFT)) || spans <= 0)
 		return inside;
 	return (int64_t)((double)inside * (double)r->kbusy_ns / (double)spans);
 }

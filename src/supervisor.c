@@ -21,6 +21,9 @@
 #include "gputop/rng.h"
 
 #define GRACE_NS (5 * GD_NS_PER_S) /* SIGTERM, then SIGKILL after this */
+/* A worker whose segment has not appeared this long after its spawn is ended as failed (at
+ * least this, or 4 intervals; GPUTOP_DECODE_ATTACH_TIMEOUT seconds instead, for tests). */
+#define ATTACH_NS (30 * GD_NS_PER_S)
 
 struct sup_worker {
 	struct gd_worker_info info; /* what the queries hand out */
@@ -29,11 +32,10 @@ struct sup_worker {
 	bool attached; /* segment mapped */
 	bool stop_sent, kill_sent;
 	int64_t stop_ns;
+	int64_t spawn_ns; /* when it was started: the attach deadline counts from here */
+	char notyet[120]; /* why the last attach was "not yet", when not a missing name */
 	struct gd_reader rd;
 	struct gd_seg_view view;
-	int errfd;         /* read end of the worker's standard error, non-blocking; -1: closed */
-	char errline[256]; /* the line being relayed */
-	size_t errn;
 };
 
 struct gd_sup {
@@ -44,7 +46,11 @@ struct gd_sup {
 	int n, cap;
 	unsigned next_id;
 	bool paused;
-	int64_t stall_ns; /* heartbeat age that counts as stalled */
+	int64_t stall_ns;  /* heartbeat age that counts as stalled */
+	int64_t attach_ns; /* a segment not attached this long after the spawn: the worker failed */
+	int errr, errw;    /* the workers' standard error: read end (non-blocking), write end */
+	char errline[256]; /* the line being relayed */
+	size_t errn;
 };
 
 /* SIGCHLD has a handler, and one without SA_RESTART, only so that a worker's end interrupts
@@ -54,6 +60,21 @@ static void on_child(int sig)
 	(void)sig;
 }
 
+/* The attach deadline: GPUTOP_DECODE_ATTACH_TIMEOUT seconds when set to a number in (0, 3600],
+ * else ATTACH_NS or 4 intervals, whichever is longer. */
+static int64_t attach_deadline(double interval)
+{
+	const char *env = getenv("GPUTOP_DECODE_ATTACH_TIMEOUT");
+	if (env && *env) {
+		char *end;
+		double s = strtod(env, &end);
+		if (*end == '\0' && s > 0 && s <= 3600)
+			return (int64_t)(s * 1e9);
+	}
+	int64_t four = (int64_t)(4 * interval * 1e9);
+	return four > ATTACH_NS ? four : ATTACH_NS;
+}
+
 struct gd_sup *sup_new(const struct gd_opts *o, char *err, size_t errlen)
 {
 	const char *exe = proc_self_exe();
@@ -61,7 +82,14 @@ struct gd_sup *sup_new(const struct gd_opts *o, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot find the running executable (/proc/self/exe)");
 		return NULL;
 	}
+	int errpipe[2];
+	if (pipe2(errpipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return NULL;
+	}
 	struct gd_sup *sup = xcalloc(1, sizeof(*sup));
+	sup->errr = errpipe[0];
+	sup->errw = errpipe[1];
 	sup->o = *o;
 	/* A fair share of the cores for the most workers this run will have at once. */
 	struct gd_opts most = *o;
@@ -72,6 +100,7 @@ struct gd_sup *sup_new(const struct gd_opts *o, char *err, size_t errlen)
 	str_copy(sup->exe, sizeof(sup->exe), exe);
 	int64_t three = (int64_t)(3 * o->interval * 1e9);
 	sup->stall_ns = three > GD_NS_PER_S ? three : GD_NS_PER_S;
+	sup->attach_ns = attach_deadline(o->interval);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_child;
@@ -181,59 +210,49 @@ static struct sup_worker *add_worker(struct gd_sup *sup)
 	}
 	struct sup_worker *sw = &sup->workers[sup->n++];
 	memset(sw, 0, sizeof(*sw));
-	sw->rd.fd = -1;
-	sw->errfd = -1;
 	return sw;
 }
 
-/* Relays what the worker wrote on its standard error (the OpenCL runtime's messages, its own
- * about a segment it could not create) to ours, a line at a time, each line prefixed with the
- * worker; the dashboard keeps our standard error off the screen and replays it at exit. At the
- * end of the pipe the descriptor is closed. */
-static void relay_stderr(struct sup_worker *sw)
+/* Relays what the workers write on their standard error (the OpenCL runtime's messages, a
+ * worker's own about a segment it could not create) to ours, a line at a time, each line
+ * prefixed: one pipe for all of them, so a worker costs the supervisor no descriptor. Lines up
+ * to PIPE_BUF bytes, each written at once, arrive whole. The dashboard keeps our standard error
+ * off the screen and replays it at exit. */
+static void relay_stderr(struct gd_sup *sup)
 {
 	char buf[1024];
 	ssize_t n;
-	while (sw->errfd >= 0 && (n = read(sw->errfd, buf, sizeof(buf))) != 0) {
+	while (sup->errr >= 0 && (n = read(sup->errr, buf, sizeof(buf))) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			if (errno == EAGAIN)
-				return;
-			break;
+			return; /* EAGAIN: nothing more now */
 		}
 		for (ssize_t i = 0; i < n; i++) {
 			char c = buf[i];
-			bool end = c == '\n' || sw->errn == sizeof(sw->errline) - 1;
+			bool end = c == '\n' || sup->errn == sizeof(sup->errline) - 1;
 			if (c != '\n')
-				sw->errline[sw->errn++] = (unsigned char)c < 0x20 && c != '\t' ? '?' : c;
+				sup->errline[sup->errn++] = (unsigned char)c < 0x20 && c != '\t' ? '?' : c;
 			if (end) {
-				fprintf(stderr, GD_NAME ": worker %u (pid %d): %.*s\n", sw->info.id,
-				        (int)sw->info.pid, (int)sw->errn, sw->errline);
-				sw->errn = 0;
+				fprintf(stderr, GD_NAME ": from a worker: %.*s\n", (int)sup->errn,
+				        sup->errline);
+				sup->errn = 0;
 			}
 		}
 	}
-	if (sw->errn) /* the last line had no newline */
-		fprintf(stderr, GD_NAME ": worker %u (pid %d): %.*s\n", sw->info.id, (int)sw->info.pid,
-		        (int)sw->errn, sw->errline);
-	sw->errn = 0;
-	if (sw->errfd >= 0)
-		close(sw->errfd);
-	sw->errfd = -1;
 }
 
 /* posix_spawn of the worker role: standard input and output on /dev/null, standard error into
  * the pipe errw, pause and resume blocked until the worker has its handlers, every other signal
  * at its default. */
-static int spawn(const struct gd_sup *sup, char *const argv[], int errw, pid_t *pid)
+static int spawn(const struct gd_sup *sup, char *const argv[], pid_t *pid)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, errw, STDERR_FILENO);
+	posix_spawn_file_actions_adddup2(&fa, sup->errw, STDERR_FILENO);
 	posix_spawnattr_init(&attr);
 	sigset_t mask, def;
 	sigemptyset(&mask);
@@ -266,26 +285,20 @@ int sup_spawn(struct gd_sup *sup, char *err, size_t errlen)
 	seg_name(sw->shm, sizeof(sw->shm), sup->self, sw->info.id, sw->gen);
 
 	char *argv[24], buf[2048];
-	int rc = -1, errpipe[2] = { -1, -1 };
+	int rc = -1;
 	struct gd_worker_args wa = { .gen = sw->gen, .id = sw->info.id, .supervisor = sup->self };
 	str_copy(wa.shm, sizeof(wa.shm), sw->shm);
 	if (opts_worker_argv(&sup->o, sup->exe, &wa, argv, 24, buf, sizeof(buf)) < 0)
 		snprintf(err, errlen, "worker arguments too long");
-	else if (pipe2(errpipe, O_CLOEXEC | O_NONBLOCK) != 0)
-		snprintf(err, errlen, "pipe: %s", strerror(rc = errno));
-	else if ((rc = spawn(sup, argv, errpipe[1], &sw->info.pid)) != 0)
+	else if ((rc = spawn(sup, argv, &sw->info.pid)) != 0)
 		snprintf(err, errlen, "posix_spawn %s: %s", sup->exe, strerror(rc));
-	if (errpipe[1] >= 0)
-		close(errpipe[1]);
 	if (rc != 0) {
-		if (errpipe[0] >= 0)
-			close(errpipe[0]);
 		sup->n--;
 		return -1;
 	}
-	sw->errfd = errpipe[0];
 	sw->info.alive = true;
 	sw->info.state = GD_ST_STARTING;
+	sw->spawn_ns = now_ns();
 	if (sup->paused)
 		kill(sw->info.pid, SIGUSR1);
 	return sup->n - 1;
@@ -359,6 +372,8 @@ static void try_attach(struct sup_worker *sw)
 		sw->attached = true;
 		break;
 	case GD_OPEN_NOTYET:
+		/* A missing name is the usual "not yet"; anything else is worth saying at the deadline. */
+		str_copy(sw->notyet, sizeof(sw->notyet), strcmp(why, strerror(ENOENT)) ? why : "");
 		break;
 	case GD_OPEN_REJECTED:
 		/* Not the segment our worker made: never read it, and end the worker. */
@@ -390,15 +405,35 @@ static void update_state(const struct gd_sup *sup, struct sup_worker *sw, int64_
 		*st = GD_ST_STALLED;
 }
 
-/* The state a worker ends in, from its exit status, unless it already failed. */
+/* "SIGSEGV", or "signal 77" for a number without a name. */
+static void signal_name(int sig, char *buf, size_t n)
+{
+	const char *abbrev = sigabbrev_np(sig);
+	if (abbrev)
+		snprintf(buf, n, "SIG%s", abbrev);
+	else
+		snprintf(buf, n, "signal %d", sig);
+}
+
+/* The state a worker ends in, from its exit status, unless it already failed. Ending by a
+ * signal is exited only when it was ours: the SIGKILL we sent, or SIGTERM after we asked it to
+ * stop. Any other signal (SIGSEGV, SIGXFSZ, the OOM killer's SIGKILL, anyone's kill) is a
+ * failure, named. */
 static void ended(struct sup_worker *sw, int status)
 {
 	if (sw->info.state == GD_ST_FAILED)
 		return;
 	if (WIFSIGNALED(status)) {
-		snprintf(sw->info.error, sizeof(sw->info.error), "killed by signal %d (%s)", WTERMSIG(status),
-		         strsignal(WTERMSIG(status)));
-		sw->info.state = GD_ST_EXITED;
+		int sig = WTERMSIG(status);
+		char name[32];
+		signal_name(sig, name, sizeof(name));
+		snprintf(sw->info.error, sizeof(sw->info.error), "killed by %s (%s)", name, strsignal(sig));
+		bool ours = (sig == SIGKILL && sw->kill_sent) || (sig == SIGTERM && sw->stop_sent);
+		sw->info.state = ours ? GD_ST_EXITED : GD_ST_FAILED;
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) > GD_EXIT_NOSEG_ERRNO &&
+	           WEXITSTATUS(status) < GD_EXIT_NOSEG_ERRNO + 128) {
+		fail_worker(sw, "could not create its shared-memory segment: ",
+		            strerror(WEXITSTATUS(status) - GD_EXIT_NOSEG_ERRNO));
 	} else if (WIFEXITED(status) && WEXITSTATUS(status) == GD_EXIT_NOSEG) {
 		fail_worker(sw, "", "could not create its shared-memory segment");
 	} else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
@@ -425,7 +460,6 @@ static void reaped(const struct gd_sup *sup, struct sup_worker *sw, int status, 
 	detach(sw);
 	shm_unlink(sw->shm);
 	ended(sw, status);
-	relay_stderr(sw); /* all of it: its writer is gone */
 }
 
 static struct sup_worker *by_pid(struct gd_sup *sup, pid_t pid)
@@ -445,15 +479,27 @@ void sup_service(struct gd_sup *sup, int64_t now, gd_record_fn on_record, void *
 		if (sw)
 			reaped(sup, sw, status, on_record, ctx);
 	}
+	relay_stderr(sup);
 	for (int i = 0; i < sup->n; i++) {
 		struct sup_worker *sw = &sup->workers[i];
 		if (!sw->info.alive)
 			continue;
 		if (!sw->attached && sw->info.state != GD_ST_FAILED)
 			try_attach(sw);
+		if (!sw->attached && sw->info.state != GD_ST_FAILED && !sw->stop_sent && !sw->kill_sent &&
+		    now - sw->spawn_ns > sup->attach_ns) {
+			/* Removed before we attached (or never made): without a segment we can neither see
+			 * nor stop it gracefully. */
+			if (sw->notyet[0])
+				fail_worker(sw,
+				            "its shared-memory segment never became usable: ", sw->notyet);
+			else
+				fail_worker(sw, "", "its shared-memory segment never appeared");
+			kill(sw->info.pid, SIGKILL);
+			sw->kill_sent = true;
+		}
 		if (sw->attached)
 			drain(sw, on_record, ctx);
-		relay_stderr(sw);
 		update_state(sup, sw, now);
 		if (sw->stop_sent && !sw->kill_sent && now - sw->stop_ns > GRACE_NS) {
 			kill(sw->info.pid, SIGKILL);
@@ -467,7 +513,6 @@ void sup_forget(struct gd_sup *sup, int i)
 	struct sup_worker *sw = at(sup, i);
 	assert(!sw->info.alive);
 	reader_close(&sw->rd);
-	relay_stderr(sw);
 	memmove(sw, sw + 1, (size_t)(sup->n - i - 1) * sizeof(*sw));
 	sup->n--;
 }
@@ -488,6 +533,7 @@ void sup_free(struct gd_sup *sup, gd_record_fn on_record, void *ctx)
 		if (!sw->info.alive)
 			continue;
 		kill(sw->info.pid, SIGKILL);
+		sw->kill_sent = true;
 		int status;
 		while (waitpid(sw->info.pid, &status, 0) < 0 && errno == EINTR)
 			;
@@ -496,8 +542,12 @@ void sup_free(struct gd_sup *sup, gd_record_fn on_record, void *ctx)
 	for (int i = 0; i < sup->n; i++) {
 		shm_unlink(sup->workers[i].shm); /* idempotent: ENOENT when already gone */
 		reader_close(&sup->workers[i].rd);
-		relay_stderr(&sup->workers[i]);
 	}
+	close(sup->errw); /* then the pipe ends once every worker has gone */
+	relay_stderr(sup);
+	if (sup->errn)
+		fprintf(stderr, GD_NAME ": from a worker: %.*s\n", (int)sup->errn, sup->errline);
+	close(sup->errr);
 	free(sup->workers);
 	free(sup);
 }

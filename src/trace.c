@@ -116,9 +116,11 @@ void trace_batch(struct gd_trace *t, unsigned worker, pid_t pid, const struct gd
 		event(t, worker, gen_track(t, n, r), "generate", "host", r->t_begin, r->t_gen, r->batch);
 	if (r->h2d[1] > 0)
 		event(t, worker, 2, "write", "h2d", r->h2d[0], r->h2d[1], r->batch);
-	for (uint32_t i = 0; i < r->nkiv; i++)
-		event(t, worker, 2, "kernel", "kernel", r->kbase + r->kiv[i][0], r->kbase + r->kiv[i][1],
-		      r->batch);
+	for (uint32_t i = 0; i < r->nkiv; i++) {
+		int64_t k[2];
+		gd_rec_kiv(r, i, k);
+		event(t, worker, 2, "kernel", "kernel", k[0], k[1], r->batch);
+	}
 	if (r->d2h[1] > 0)
 		event(t, worker, 2, "read", "d2h", r->d2h[0], r->d2h[1], r->batch);
 }

@@ -1,10 +1,13 @@
 /* worker.c: the worker role: set-up, the loop around a mode, publishing records. */
 #include "gputop/worker.h"
 
+#include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -247,32 +250,6 @@ static int64_t queued(cl_event ev, int64_t start)
 	return start - (int64_t)sub;
 }
 
-/* Kernel intervals into the record: one entry per kernel, or per group of kernels when there
- * are more than GD_REC_KMAX (each group spans its first START to its last END). */
-static void put_kernels(struct gd_rec *r, const int64_t (*kv)[2], uint32_t n)
-{
-	uint32_t groups = n < GD_REC_KMAX ? n : GD_REC_KMAX;
-	r->kbase = kv[0][0];
-	r->nkiv = groups;
-	if (n > GD_REC_KMAX)
-		r->flags |= GD_REC_GROUPED;
-	for (uint32_t g = 0; g < groups; g++) {
-		uint32_t first = (uint32_t)((uint64_t)g * n / groups);
-		uint32_t last = (uint32_t)((uint64_t)(g + 1) * n / groups) - 1;
-		int64_t s = kv[first][0] - r->kbase, e = kv[first][1];
-		for (uint32_t k = first; k <= last; k++)
-			e = kv[k][1] > e ? kv[k][1] : e;
-		e -= r->kbase;
-		r->kiv[g][0] = (uint32_t)(s < 0 ? 0 : s > UINT32_MAX ? UINT32_MAX : s);
-		r->kiv[g][1] = (uint32_t)(e < s ? r->kiv[g][0] : e > UINT32_MAX ? UINT32_MAX : e);
-	}
-	for (uint32_t k = 0; k < n; k++) {
-		r->kbusy_ns += kv[k][1] - kv[k][0];
-		if (k)
-			r->kgap_ns += kv[k][0] - kv[k - 1][1];
-	}
-}
-
 /* The measured device times of a profiled batch into r. */
 static int measure(struct gd_worker *w, struct gd_batch *b, struct gd_rec *r)
 {
@@ -301,7 +278,7 @@ static int measure(struct gd_worker *w, struct gd_batch *b, struct gd_rec *r)
 		r->d2h[i] = timebase_map(&w->tb, d2h[i]);
 	}
 	r->flags |= GD_REC_DEVTIME;
-	put_kernels(r, (const int64_t(*)[2])kv, n);
+	gd_rec_set_kernels(r, (const int64_t(*)[2])kv, n);
 	return 0;
 }
 
@@ -315,7 +292,7 @@ int worker_publish(struct gd_worker *w, struct gd_batch *b, int64_t t_end)
 	r.t_begin = b->t_begin;
 	r.t_gen = b->t_gen;
 	r.t_end = t_end;
-	r.flags = (uint32_t)b->gen_thread << GD_REC_GEN_SHIFT;
+	r.flags = (uint32_t)b->gen_thread << GD_REC_GEN_BIT;
 	if (b->profiled) {
 		if (measure(w, b, &r))
 			return -1;
@@ -385,14 +362,13 @@ static int setup_cl(struct gd_worker *w)
 		str_copy(w->err, sizeof(w->err), msg);
 		return -1;
 	}
-	const char *bopts = w->elem == 8 ? "-DREAL=double -DUSE_FP64" : "-DREAL=float";
-	w->prog = clx_build(w->ctx, w->dev.id, src, bopts, msg, sizeof(msg));
+	w->prog = clx_build(w->ctx, w->dev.id, src, clx_build_options((int)w->elem), msg, sizeof(msg));
 	free(src);
 	if (!w->prog) {
 		str_copy(w->err, sizeof(w->err), msg);
 		return -1;
 	}
-	w->kern = clCreateKernel(w->prog, "decode", &rc);
+	w->kern = clCreateKernel(w->prog, CLX_KERNEL, &rc);
 	if (!w->kern)
 		return worker_fail(w, "clCreateKernel", rc);
 	w->kv = xcalloc(o->launches, sizeof(*w->kv));
@@ -453,6 +429,52 @@ static int run_loop(struct gd_worker *w)
 	return m->drain(w);
 }
 
+/* ---- the orphan watchdog ---- */
+
+#define ORPHAN_POLL_NS  (GD_NS_PER_S / 5)
+#define ORPHAN_GRACE_NS (2 * GD_NS_PER_S)
+
+/* Held around the segment's creation, and by the watchdog from its last unlink to _exit, so
+ * that no segment can be created after that unlink. */
+static pthread_mutex_t seg_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The parent-death SIGTERM only sets a flag that the loop reads between batches, and nothing
+ * interrupts a kernel or a hung OpenCL call. So a thread watches the parent: once it is gone,
+ * the graceful path gets ORPHAN_GRACE_NS to finish the batch and clean up, then the watchdog
+ * removes the segment and ends the process, whatever the main thread is doing. */
+static void *watchdog(void *arg)
+{
+	const struct gd_opts *o = arg;
+	while (getppid() == o->worker.supervisor)
+		sleep_ns(ORPHAN_POLL_NS);
+	int64_t deadline = now_ns() + ORPHAN_GRACE_NS;
+	for (int64_t now = now_ns(); now < deadline; now = now_ns())
+		sleep_ns(deadline - now);
+	pthread_mutex_lock(&seg_lock); /* never released: the process ends here */
+	shm_unlink(o->worker.shm);
+	_exit(GD_EXIT_OK);
+	return NULL;
+}
+
+/* Starts the watchdog with every signal blocked in it: handlers run in the main thread. */
+static void start_watchdog(const struct gd_opts *o)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_t t;
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, (size_t)256 * 1024);
+	/* Without it an orphan still ends after its batch (the parent-death signal). */
+	int rc = pthread_create(&t, &attr, watchdog, (void *)o);
+	if (rc != 0)
+		fprintf(stderr, GD_NAME ": worker %u: no orphan watchdog: %s\n", o->worker.id, strerror(rc));
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 int worker_main(const struct gd_opts *o)
 {
 	install_signals();
@@ -460,6 +482,7 @@ int worker_main(const struct gd_opts *o)
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (getppid() != o->worker.supervisor)
 		return GD_EXIT_OK;
+	start_watchdog(o);
 
 	struct gd_worker w;
 	memset(&w, 0, sizeof(w));
@@ -473,10 +496,14 @@ int worker_main(const struct gd_opts *o)
 		                    .id = o->worker.id,
 		                    .dtype_bytes = o->dtype == GD_DT_F32 ? 4 : 8 };
 	str_copy(info.device, sizeof(info.device), w.dev.info.name);
+	pthread_mutex_lock(&seg_lock);
 	w.seg = seg_create(o->worker.shm, &info, msg, sizeof(msg));
+	int e = errno;
+	pthread_mutex_unlock(&seg_lock);
 	if (!w.seg) {
-		fprintf(stderr, "%s\n", msg); /* the supervisor relays it, naming this worker */
-		return GD_EXIT_NOSEG;
+		fprintf(stderr, GD_NAME ": worker %u (pid %d): %s\n", o->worker.id, (int)getpid(), msg);
+		/* The supervisor reads the reason from the exit status. */
+		return e > 0 && e < 128 ? GD_EXIT_NOSEG_ERRNO + e : GD_EXIT_NOSEG;
 	}
 	int rc = w.err[0] ? -1 : setup_cl(&w);
 	unblock_pause();

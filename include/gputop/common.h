@@ -14,6 +14,9 @@ enum {
 	GD_EXIT_FAIL = 1,  /* run-time failure; a worker's error is in its segment */
 	GD_EXIT_USAGE = 2, /* bad input: nothing was started */
 	GD_EXIT_NOSEG = 3, /* a worker could not create its shared-memory segment */
+	/* The same, for a reason errno e (0 < e < 128) names: the worker exits with this + e, so
+	 * the supervisor can say why ("No space left on device", "Read-only file system"). */
+	GD_EXIT_NOSEG_ERRNO = 64,
 };
 
 #define GD_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))

@@ -15,15 +15,25 @@ struct gd_device {
 	bool gpu, fp64;
 };
 
+enum gd_probe_result {
+	GD_PROBE_OK,
+	GD_PROBE_NODEVICE, /* the device asked for does not exist: bad input */
+	GD_PROBE_RUNTIME,  /* the OpenCL runtime did not load or initialise, or has no device */
+	GD_PROBE_KERNEL,   /* decode.cl is missing or unusable, or does not build (the log in err) */
+};
 /* The device P:D, or with platform < 0 the first GPU of any platform, else the first device,
- * found by a child process. Returns 0, or -1 with a message in err. */
-int device_probe(int platform, int index, struct gd_device *d, char *err, size_t errlen);
+ * found by a child process, which also builds the decode kernel for elements of elem bytes
+ * (0: 8 where the device has fp64, else 4) as the workers will. d is filled unless the result
+ * is GD_PROBE_NODEVICE or GD_PROBE_RUNTIME; err says what failed. */
+enum gd_probe_result device_probe(int platform, int index, int elem, struct gd_device *d, char *err,
+                                  size_t errlen);
 /* Prints one line per device ("P:D  type  name  (platform, version)"); returns the count.
  * This loads the OpenCL runtime into the calling process. */
 int device_list(FILE *out);
 /* Reads kernels/decode.cl: $GPUTOP_DECODE_KERNELS, next to the binary, or the install
- * prefix's share/gputop-decode/kernels; never the current directory by accident. Returns a
- * string to free, or NULL with a message in err. */
+ * prefix's share/gputop-decode/kernels; never the current directory by accident. The first
+ * that exists is the one: a directory, an unreadable or an empty file there is an error.
+ * Returns a string to free, or NULL with a message in err. */
 char *device_kernel_source(char *err, size_t errlen);
 
 #endif

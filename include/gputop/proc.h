@@ -6,9 +6,10 @@
 #include <sys/types.h>
 #include <time.h>
 
-/* True if pid is a running gputop-decode that started no later than `since` (epoch s):
- * a pid that was reused by a younger process does not count. */
-bool proc_is_gputop(pid_t pid, time_t since);
+/* True if pid is running (not a zombie) and started no later than `since` (epoch time): a
+ * pid reused by a process younger than `since` does not count. Neither the process's name nor
+ * its executable is looked at. */
+bool proc_running_since(pid_t pid, const struct timespec *since);
 /* Path of the running executable (for spawning workers), or NULL. */
 const char *proc_self_exe(void);
 

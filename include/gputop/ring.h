@@ -74,8 +74,10 @@ struct gd_rec {
 	int64_t qwait_ns;      /* START - SUBMIT of the first kernel: time queued behind others */
 	uint32_t sample_every; /* --profile sampled: the period when this batch completed */
 	uint32_t share_ppm;    /* the observer's measured share, parts per million; GD_SHARE_NONE */
-	/* Kernel intervals [start, end) as ns offsets from kbase. With more than GD_REC_KMAX
-	 * launches, consecutive kernels are grouped and each entry spans its group. */
+	/* Kernel intervals [start, end) as offsets from kbase, in units of 2^shift ns (shift in
+	 * flags: GD_REC_SHIFT; 0 while the batch's kernels span less than 2^32 ns). With more than
+	 * GD_REC_KMAX launches, consecutive kernels are grouped and each entry spans its group.
+	 * Read them with gd_rec_kiv, write them with gd_rec_set_kernels: nothing else. */
 	uint32_t kiv[GD_REC_KMAX][2];
 };
 
@@ -84,17 +86,28 @@ enum {
 	GD_REC_GROUPED = 1u << 1,   /* kiv entries span groups of kernels */
 	GD_REC_ESTIMATED = 1u << 2, /* not profiled (--profile sampled): the device times are the
 	                             * latest profiled batch's, moved to end where this one ended */
-	GD_REC_FLAGS = 0xffu,       /* the flags above; the next byte is the generation thread */
+	GD_REC_SHIFT_BIT = 8,       /* bits 8-12: kiv's unit is 2^shift ns */
+	GD_REC_SHIFT = 0x1fu << GD_REC_SHIFT_BIT,
+	GD_REC_SHIFT_MAX = 16, /* offsets up to 2^48 ns, the longest batch a record describes */
+	GD_REC_GEN_BIT = 16,   /* bits 16-23: the thread that generated the input (from 1), 0: inline */
+	GD_REC_GEN = 0xffu << GD_REC_GEN_BIT,
+	GD_REC_FLAGS = GD_REC_DEVTIME | GD_REC_GROUPED | GD_REC_ESTIMATED | GD_REC_SHIFT,
 };
-#define GD_REC_GEN_SHIFT 8 /* flags >> 8: the thread that generated the input (from 1), 0: inline */
-/* The generation thread of r, as above. */
+/* The generation thread of r (GD_REC_GEN). */
 unsigned gd_rec_gen_thread(const struct gd_rec *r);
 
-/* Validates a record's internal consistency (end >= start, counts in range). */
+/* Validates a record's internal consistency (end >= start, counts and flags in range). */
 bool gd_rec_valid(const struct gd_rec *r);
 /* Device interval [start, end) of the batch's kernels, first START to last END. */
 int64_t gd_rec_kernel_start(const struct gd_rec *r);
 int64_t gd_rec_kernel_end(const struct gd_rec *r);
+/* Kernel interval i (< nkiv) of r in host ns, [out[0], out[1]): the one reader of kiv. */
+void gd_rec_kiv(const struct gd_rec *r, uint32_t i, int64_t out[2]);
+/* The writer of kiv: fills kbase, nkiv, kiv, the grouping flag, the unit (the finest that holds
+ * the span: 1 ns up to 4.29 s, 2 ns up to 8.6 s, ...), kbusy_ns and kgap_ns from n kernel
+ * intervals [START, END) in host ns, in launch order. A START is rounded down and an END up
+ * to the unit, so an interval never shrinks; busy time stays exact (stats_rec_busy). */
+void gd_rec_set_kernels(struct gd_rec *r, const int64_t (*kv)[2], uint32_t n);
 
 /* What a worker tells about itself, fixed at set-up. */
 struct gd_seg_info {
@@ -107,7 +120,7 @@ struct gd_seg_info {
 /* Writer side (worker). */
 struct gd_seg;
 /* Creates name O_CREAT|O_EXCL with mode 0600, sizes it, touches every page. Returns NULL
- * and fills err on failure. */
+ * and fills err on failure, with errno set to the failed step's. */
 struct gd_seg *seg_create(const char *name, const struct gd_seg_info *info, char *err, size_t errlen);
 /* Unmaps; unlinks the name too when unlink_name is set. */
 void seg_close(struct gd_seg *seg, bool unlink_name);
@@ -122,8 +135,7 @@ void seg_add_totals(struct gd_seg *seg, uint64_t batches, uint64_t symbols, uint
 
 /* Reader side (supervisor). Plain struct so the collector can embed it. */
 struct gd_reader {
-	int fd;
-	unsigned char *base;
+	unsigned char *base; /* the mapping; no descriptor is kept */
 	size_t size;
 	uint32_t cap;
 	uint64_t cursor; /* next record index to read */
@@ -145,8 +157,10 @@ enum gd_open_result {
 	GD_OPEN_REJECTED, /* exists but is not ours or is malformed: never attach */
 };
 
-/* Opens and validates a segment that pid (with generation gen) should have created:
- * owner uid, mode 0600, size, magic, version, layout, pid and generation. */
+/* Opens and validates a segment that pid (with generation gen) should have created: a
+ * regular file (never a link; a FIFO or anything else at the name is rejected without
+ * blocking), owner uid, mode 0600, size, magic, version, layout, pid and generation. Missing,
+ * too small, initialising, or our own descriptors exhausted (EMFILE, ENFILE): not yet. */
 enum gd_open_result reader_open(struct gd_reader *r, const char *name, pid_t pid, uint64_t gen, char *why,
                                 size_t whylen);
 /* Copies up to max new records into out; returns how many (>= 0), or -1 when the segment
@@ -161,7 +175,9 @@ void reader_close(struct gd_reader *r);
 
 /* Segment names: "/gputop-decode.<uid>.<supervisor pid>.<worker id>.<generation>". */
 void seg_name(char *buf, size_t n, pid_t supervisor, unsigned id, uint64_t gen);
-/* Unlinks segments of this uid whose supervisor is no longer running. Returns the count. */
+/* Unlinks segments of this uid whose supervisor is no longer running: the pid in the name is
+ * gone, a zombie, or a process that started after the segment was last modified (a reused pid).
+ * Returns the count. */
 int seg_sweep_stale(void);
 
 #endif

@@ -6,7 +6,8 @@
 
 extern volatile sig_atomic_t gd_quit_signal; /* SIGINT, SIGTERM or SIGHUP received: which */
 
-/* SIGWINCH is left to curses, which turns it into KEY_RESIZE. */
+/* SIGINT, SIGTERM, SIGHUP set gd_quit_signal; SIGPIPE and SIGXFSZ are ignored, so a write
+ * fails with an error instead. SIGWINCH is left to curses, which turns it into KEY_RESIZE. */
 void sig_install_supervisor(void);
 
 #endif

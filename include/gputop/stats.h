@@ -18,7 +18,8 @@ int64_t stats_union(struct gd_iv *iv, size_t n, int64_t a, int64_t b);
 /* Appends the record's kernel intervals to *iv (grown as needed). */
 void stats_rec_intervals(const struct gd_rec *r, struct gd_iv **iv, size_t *n, size_t *cap);
 /* Device execution time of the record's kernels inside [a, b): exact for one interval per
- * kernel; grouped records are scaled by their true busy time over the groups' spans. */
+ * kernel in 1 ns units; grouped records, and those in coarser units (batches of more than
+ * 4.29 s), are scaled by their true busy time over the intervals' spans. */
 int64_t stats_rec_busy(const struct gd_rec *r, int64_t a, int64_t b);
 
 /* Running means over the batches of one window. */

@@ -100,7 +100,7 @@ see "-: two live rows, the newest exited" 40 \
 "${TM[@]}" send-keys -t main Down
 see "Down selects the second row" 5 screen_has "^> +2 +[0-9]+ "
 "${TM[@]}" send-keys -t main K
-see "K: the selected row turns to exited" 20 screen_has "^> +2 +[0-9]+ +exited .*killed by signal 9"
+see "K: the selected row turns to exited" 20 screen_has "^> +2 +[0-9]+ +exited .*killed by SIGKILL"
 check "K: the dashboard keeps running" kill -0 "$DPID"
 see "K: one worker process left" 10 kids_are 1
 

@@ -1,12 +1,16 @@
 /* test_ring_hostile.c: the reader against broken and hostile segments: bad headers, wild heads,
  * inconsistent and torn records, truncation under the mapping, foreign owners and modes,
- * pre-created names, and a live process flipping random bytes while the reader polls. */
+ * pre-created names, FIFOs and other non-files at a name (never waited on), attached readers
+ * holding no descriptor, and a live process flipping random bytes while the reader polls. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -208,7 +212,7 @@ static void test_headers(void)
 		       c->want == GD_OPEN_NOTYET ? "not yet" : "rejected", why);
 		if (got == GD_OPEN_OK)
 			reader_close(&rd);
-		tap_ok(rd.base == NULL && rd.fd == -1, "%s: nothing stays mapped or open", c->what);
+		tap_ok(rd.base == NULL, "%s: nothing stays mapped", c->what);
 		teardown(s, rw);
 	}
 }
@@ -272,6 +276,139 @@ static void test_precreated(mode_t mode, uid_t owner)
 	       "the failed create left the other segment alone");
 	close(fd);
 	shm_unlink(name);
+}
+
+/* The reader must never block on what another user can put at a name: a FIFO, a directory,
+ * a socket, a symbolic link to a FIFO. A guard alarm turns a regression into a failure. */
+static const char *guarded;
+static char guarded_path[128];
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	char msg[200];
+	int n =
+	    snprintf(msg, sizeof(msg), "not ok %d - reader_open blocked for 5 s on %s\n", tap_n + 1, guarded);
+	unlink(guarded_path);
+	if (write(STDOUT_FILENO, msg, (size_t)n) < 0)
+		_exit(2);
+	_exit(1);
+}
+
+static int count_fds(void)
+{
+	int n = 0;
+	DIR *d = opendir("/proc/self/fd");
+	if (!d)
+		return -1;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+static void test_not_regular(const char *what, int (*make)(const char *path), uid_t owner)
+{
+	const char *name = new_name();
+	char path[128];
+	snprintf(path, sizeof(path), "/dev/shm%s", name);
+	if (!tap_ok(make(path) == 0 && (owner == geteuid() || lchown(path, owner, (gid_t)-1) == 0),
+	            "%s at a segment's name (uid %u)", what, (unsigned)owner))
+		return;
+	guarded = what;
+	str_copy(guarded_path, sizeof(guarded_path), path);
+	signal(SIGALRM, on_alarm);
+	alarm(5);
+	int fds = count_fds();
+	struct gd_reader rd;
+	char why[160] = "";
+	enum gd_open_result got = try_open(&rd, name, 1, why);
+	alarm(0);
+	tap_ok(got == GD_OPEN_REJECTED && rd.base == NULL && count_fds() == fds,
+	       "%s: rejected at once, nothing left open (%s)", what, why);
+	char err[256] = "";
+	struct gd_seg_info info = { .generation = 1, .id = 1, .dtype_bytes = 8 };
+	struct gd_seg *s = seg_create(name, &info, err, sizeof(err));
+	tap_ok(!s && strstr(err, strerror(EEXIST)), "%s: a worker's create fails: %s", what, err);
+	seg_close(s, false);
+	if (unlink(path) != 0)
+		rmdir(path);
+	char fifo[160]; /* what a link pointed at */
+	snprintf(fifo, sizeof(fifo), "%.120s.fifo", path);
+	unlink(fifo);
+}
+
+static int make_fifo(const char *path)
+{
+	return mkfifo(path, 0600);
+}
+
+static int make_fifo_open(const char *path)
+{
+	return mkfifo(path, 0666) == 0 ? chmod(path, 0666) : -1;
+}
+
+static int make_dir(const char *path)
+{
+	return mkdir(path, 0600);
+}
+
+static int make_socket(const char *path)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	str_copy(a.sun_path, sizeof(a.sun_path), path);
+	int rc =
+	    fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 && chmod(path, 0600) == 0 ? 0 : -1;
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+static int make_link_to_fifo(const char *path)
+{
+	char fifo[160];
+	snprintf(fifo, sizeof(fifo), "%.120s.fifo", path);
+	return mkfifo(fifo, 0600) == 0 && symlink(fifo, path) == 0 ? 0 : -1;
+}
+
+static void test_blocking_names(void)
+{
+	test_not_regular("a FIFO of mode 0600", make_fifo, geteuid());
+	test_not_regular("a FIFO of mode 0666", make_fifo_open, geteuid());
+	if (geteuid() == 0)
+		test_not_regular("another uid's FIFO", make_fifo_open, NOBODY);
+	else
+		printf("ok %d # skip another uid's FIFO needs root to chown\n", ++tap_n);
+	test_not_regular("a directory", make_dir, geteuid());
+	test_not_regular("a socket", make_socket, geteuid());
+	test_not_regular("a symbolic link to a FIFO", make_link_to_fifo, geteuid());
+}
+
+/* A supervisor attached to many workers must not run out of descriptors: the reader keeps the
+ * mapping only. */
+static void test_no_descriptor(void)
+{
+	enum { N = 24 };
+	struct gd_seg *segs[N];
+	struct gd_reader rd[N];
+	const char *nm[N];
+	int before = count_fds(), attached = 0;
+	for (int i = 0; i < N; i++) {
+		char why[160];
+		nm[i] = new_name();
+		segs[i] = make_seg(nm[i], 40 + (uint64_t)i);
+		attached += segs[i] && try_open(&rd[i], nm[i], 40 + (uint64_t)i, why) == GD_OPEN_OK;
+	}
+	int fds = count_fds(); /* each writer holds one: those are the workers' */
+	tap_ok(attached == N && fds == before + N,
+	       "%d readers attached hold no descriptor (%d more, all writers')", attached, fds - before);
+	for (int i = 0; i < N; i++) {
+		if (i < attached)
+			reader_close(&rd[i]);
+		seg_close(segs[i], true);
+	}
+	tap_ok(count_fds() == before, "closing them leaves the count where it was");
 }
 
 static void test_names(void)
@@ -350,6 +487,10 @@ static const struct rec_case rec_cases[] = {
 	{ "negative kernel busy time", R(kbusy_ns), false, -1 },
 	{ "kernel busy time INT64_MAX", R(kbusy_ns), false, INT64_MAX },
 	{ "kernel gap INT64_MIN", R(kgap_ns), false, INT64_MIN },
+	{ "kernel offsets in units of 2^17 ns", R(flags), false, GD_REC_DEVTIME | (17u << GD_REC_SHIFT_BIT) },
+	{ "kernel offsets in units of 2^31 ns", R(flags), false, GD_REC_DEVTIME | GD_REC_SHIFT },
+	{ "an unknown flag", R(flags), false, GD_REC_DEVTIME | (1u << 30) },
+	{ "a generation thread beyond 64", R(flags), false, GD_REC_DEVTIME | (65u << GD_REC_GEN_BIT) },
 };
 
 static void spoil(struct gd_rec *r, const struct rec_case *c)
@@ -706,6 +847,8 @@ int main(void)
 	test_headers();
 	test_short();
 	test_names();
+	test_blocking_names();
+	test_no_descriptor();
 	test_foreign_owner();
 	test_records();
 	test_heads();

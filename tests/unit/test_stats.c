@@ -1,9 +1,11 @@
 /* test_stats.c: interval union and window clipping against a brute-force reference on
- * random interval sets; gap and breakdown arithmetic on synthetic batch records. */
+ * random interval sets; gap and breakdown arithmetic on synthetic batch records; batches whose
+ * kernels span more than 2^32 ns. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gputop/common.h"
 #include "gputop/rng.h"
 #include "gputop/stats.h"
 #include "tap.h"
@@ -176,6 +178,85 @@ static void test_rec_busy(void)
 	tap_ok(stats_rec_busy(&r, 0, 10000) == 150, "grouped kernels: busy time scaled to the true sum");
 }
 
+/* A profiled batch around kernels kv[0..n) (host ns), filled the way a worker fills it. */
+static struct gd_rec long_batch(const int64_t (*kv)[2], uint32_t n)
+{
+	struct gd_rec r;
+	memset(&r, 0, sizeof(r));
+	r.symbols = 1000;
+	r.kernels = n;
+	r.flags = GD_REC_DEVTIME;
+	r.t_begin = kv[0][0] - 2000;
+	r.t_gen = kv[0][0] - 1000;
+	gd_rec_set_kernels(&r, kv, n);
+	r.t_end = gd_rec_kernel_end(&r) + 1000;
+	return r;
+}
+
+/* Kernels spanning more than 2^32 ns (4.29 s) in one batch: offsets that wrapped or saturated
+ * there gave kernel_us 4294967.29, a device that looked idle while busy, and empty intervals. */
+static void test_long_batches(void)
+{
+	const int64_t s = GD_NS_PER_S, t = 1000 * GD_NS_PER_S;
+	/* Two kernels of 3 s with 0.5 s between them: 6.5 s from the first START to the last END. */
+	int64_t two[2][2] = { { t, t + 3 * s }, { t + 7 * s / 2, t + 13 * s / 2 } };
+	struct gd_rec r = long_batch((const int64_t(*)[2])two, 2);
+	tap_ok(gd_rec_valid(&r), "a batch of 6.5 s of kernels is a valid record");
+	int64_t k[2];
+	gd_rec_kiv(&r, 1, k);
+	tap_ok(k[0] == two[1][0] && k[1] == two[1][1], "its second kernel reads back exactly (%lld..%lld ns)",
+	       (long long)(k[0] - t), (long long)(k[1] - t));
+	struct gd_batch_acc acc;
+	struct gd_breakdown bd;
+	memset(&acc, 0, sizeof(acc));
+	stats_batch_add(&acc, &r, 0);
+	stats_breakdown(&acc, &bd);
+	tap_ok(fabs(bd.kernel_us - 6.5e6) < 0.01, "kernel_us is 6500000 (%.2f)", bd.kernel_us);
+	tap_ok(stats_rec_busy(&r, 0, INT64_MAX / 2) == 6 * s, "busy time is 6 s (%lld ns)",
+	       (long long)stats_rec_busy(&r, 0, INT64_MAX / 2));
+	tap_ok(stats_rec_busy(&r, t + 5 * s, t + 6 * s) == s,
+	       "a window 5 s into the batch is fully busy (%lld ns)",
+	       (long long)stats_rec_busy(&r, t + 5 * s, t + 6 * s));
+	struct gd_iv *iv = NULL;
+	size_t niv = 0, cap = 0;
+	stats_rec_intervals(&r, &iv, &niv, &cap);
+	int64_t u = stats_union(iv, niv, t, t + 10 * s);
+	tap_ok(niv == 2 && u == 6 * s, "the union of its intervals is 6 s (%lld ns)", (long long)u);
+	niv = 0;
+	stats_rec_intervals(&r, &iv, &niv, &cap);
+	u = stats_union(iv, niv, t + 5 * s, t + 6 * s);
+	tap_ok(u == s, "and covers a window 5 s into the batch (%lld ns)", (long long)u);
+
+	/* 1000 launches of 10 ms, 0.1 ms apart: grouped, 10.0999 s in all, 10 s busy. */
+	static int64_t many[1000][2];
+	for (int i = 0; i < 1000; i++) {
+		many[i][0] = t + (int64_t)i * 10100000;
+		many[i][1] = many[i][0] + 10000000;
+	}
+	r = long_batch((const int64_t(*)[2])many, 1000);
+	tap_ok(gd_rec_valid(&r) && (r.flags & GD_REC_GROUPED),
+	       "1000 launches over 10.1 s: a valid grouped record");
+	memset(&acc, 0, sizeof(acc));
+	stats_batch_add(&acc, &r, 0);
+	stats_breakdown(&acc, &bd);
+	tap_ok(fabs(bd.kernel_us - 10099900) < 0.01, "kernel_us is 10099900 (%.2f)", bd.kernel_us);
+	tap_ok(stats_rec_busy(&r, 0, INT64_MAX / 2) == 10 * s, "busy time is the measured 10 s (%lld ns)",
+	       (long long)stats_rec_busy(&r, 0, INT64_MAX / 2));
+	tap_ok(gd_rec_kernel_end(&r) == many[999][1], "the last END reads back exactly");
+
+	/* One kernel of 70 hours, near the longest span a record may describe. */
+	int64_t day[1][2] = { { t, t + 70 * 3600 * s } };
+	r = long_batch((const int64_t(*)[2])day, 1);
+	memset(&acc, 0, sizeof(acc));
+	stats_batch_add(&acc, &r, 0);
+	stats_breakdown(&acc, &bd);
+	tap_ok(gd_rec_valid(&r) && fabs(bd.kernel_us - 70 * 3600e6) <= 65.536,
+	       "a kernel of 70 hours is valid and measured to its unit of 2^16 ns (%.3f us)", bd.kernel_us);
+	int64_t busy = stats_rec_busy(&r, 0, INT64_MAX / 2);
+	tap_ok(llabs(busy - 70 * 3600 * s) <= 1, "and its busy time is 70 hours (%lld ns)", (long long)busy);
+	free(iv);
+}
+
 int main(void)
 {
 	test_union_random();
@@ -183,5 +264,6 @@ int main(void)
 	test_breakdown();
 	test_rec_busy();
 	test_policies();
+	test_long_batches();
 	return tap_done();
 }
