@@ -53,6 +53,10 @@ for tag in ("100000-f64", "100000-f32", "1000000-f64"):
         label = label.replace("-off", ", --profile off")
         print("| %s | %s | %.1f | %.3f | %.3f | %s |" % (tag, label, mb, mb / ceil, busy,
                                                      "%.2f" % gen if gen == gen else ""))
+sup = os.path.join(OUT, "supervisor.txt")
+if os.path.exists(sup):
+    print()
+    print(open(sup).read().rstrip())
 print()
 print("Generator and ring, on this host (`bench_core`):")
 print()

@@ -30,7 +30,7 @@ for cfg in ${CONFIGS:-100000:f64 100000:f32 1000000:f64}; do
 		"$REF" $K "$DEV" "$dt" "$s" 10 2 plain $q >>"$OUT/ref-$tag.txt" 2>&1
 	done
 	run "$tag-konly-1x4" "$s" "$dt" -m kernel-only --queues 4
-	for n in 1 4 16; do
+	for n in 1 2 4 8 16; do
 		run "$tag-seed-$n" "$s" "$dt" -m seed -n $n
 	done
 	for pqt in 1x4x4 1x4x8 1x8x12 2x4x6 4x4x3; do
@@ -38,5 +38,21 @@ for cfg in ${CONFIGS:-100000:f64 100000:f32 1000000:f64}; do
 		run "$tag-pipe-$pqt" "$s" "$dt" -m pipelined -n "$p" --queues "$q" --gen-threads "$t"
 	done
 	run "$tag-pipe-1x8x12-off" "$s" "$dt" -m pipelined -n 1 --queues 8 --gen-threads 12 --profile off
+done
+# The supervisor's own cost with 16 workers: CPU time over the run and resident memory at its end
+# (collection and logging; the dashboard's drawing on top is measured by bench/dashboard_cost.sh).
+"$BIN" --headless -d "$DEV" -n 16 -i 1 -D $((T + 3)) -o /dev/null 2>>"$OUT/stderr.txt" &
+pid=$!
+sleep $((T + 2))
+read -r ut st < <(awk '{print $14, $15}' "/proc/$pid/stat")
+rss=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
+wait $pid
+echo "supervisor, 16 workers, $((T + 2)) s: cpu $(((ut + st) * 100 / $(getconf CLK_TCK))) cs, rss ${rss} kB" >"$OUT/supervisor.txt"
+# Every batch against the CPU reference, through generation threads, both element types.
+for dt in f64 f32; do
+	"$BIN" --headless -d "$DEV" -t $dt -m pipelined --queues 8 --gen-threads 12 --verify -i 0.5 -D 2 -f jsonl \
+		-o "$OUT/verify-$dt.jsonl" 2>>"$OUT/stderr.txt"
+	if grep -q '"state":"failed"' "$OUT/verify-$dt.jsonl"; then r=FAILED; else r=ok; fi
+	echo "verify every batch, pipelined 8 queues 12 threads, $dt: $r" >>"$OUT/supervisor.txt"
 done
 echo "done $(date -u)" >>"$OUT/env.txt"
