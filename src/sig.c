@@ -19,5 +19,6 @@ void sig_install_supervisor(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL); /* Ctrl-\ stops like Ctrl-C: terminal restored, workers reaped */
 	signal(SIGPIPE, SIG_IGN);
 }

@@ -4,7 +4,7 @@
 
 #include <signal.h>
 
-extern volatile sig_atomic_t gd_quit_signal; /* SIGINT, SIGTERM or SIGHUP received: which */
+extern volatile sig_atomic_t gd_quit_signal; /* SIGINT, SIGTERM, SIGHUP or SIGQUIT received: which */
 
 /* SIGWINCH is left to curses, which turns it into KEY_RESIZE. */
 void sig_install_supervisor(void);
