@@ -84,7 +84,8 @@ static void enqueue(struct lane *l, size_t global, int launches, const char *var
 	l->nev = 0;
 	for (int i = 0; i < launches; i++) {
 		int want = every || (last && i == launches - 1);
-		check(clEnqueueNDRangeKernel(l->q, l->k, 1, NULL, &global, NULL, 0, NULL, want ? &l->ev[l->nev] : NULL),
+		check(clEnqueueNDRangeKernel(l->q, l->k, 1, NULL, &global, NULL, 0, NULL,
+		                             want ? &l->ev[l->nev] : NULL),
 		      "clEnqueueNDRangeKernel");
 		l->nev += want;
 	}
@@ -107,7 +108,8 @@ static void finish(struct lane *l)
 int main(int argc, char **argv)
 {
 	if (argc != 9) {
-		fprintf(stderr, "usage: ref_loop KERNEL.cl P:D f32|f64 SIZE LAUNCHES SECONDS VARIANT QUEUES\n");
+		fprintf(stderr,
+		        "usage: ref_loop KERNEL.cl P:D f32|f64 SIZE LAUNCHES SECONDS VARIANT QUEUES\n");
 		return 2;
 	}
 	int pi = 0, di = 0;
@@ -151,7 +153,8 @@ int main(int argc, char **argv)
 		perm[i] = perm[j];
 		perm[j] = t;
 	}
-	cl_mem dperm = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, size * sizeof(int), perm, &rc);
+	cl_mem dperm =
+	    clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, size * sizeof(int), perm, &rc);
 	check(rc, "clCreateBuffer(perm)");
 	for (int i = 0; i < nq; i++) {
 		struct lane *l = &lanes[i];
@@ -159,7 +162,8 @@ int main(int argc, char **argv)
 		check(rc, "clCreateCommandQueueWithProperties");
 		l->k = clCreateKernel(prog, "decode", &rc);
 		check(rc, "clCreateKernel");
-		cl_mem din = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, size * elem, in, &rc);
+		cl_mem din =
+		    clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, size * elem, in, &rc);
 		check(rc, "clCreateBuffer(in)");
 		cl_mem dout = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, size * elem, NULL, &rc);
 		check(rc, "clCreateBuffer(out)");
@@ -184,7 +188,8 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < nq; i++)
 		finish(&lanes[i]);
-	printf("ref_loop %s queues=%d dtype=%s size=%zu launches=%d batches=%ld seconds=%.3f mbit_s=%.1f\n", variant,
-	       nq, argv[3], size, launches, batches, t - t0, (double)batches * (double)size / (t - t0) / 1e6);
+	printf("ref_loop %s queues=%d dtype=%s size=%zu launches=%d batches=%ld seconds=%.3f mbit_s=%.1f\n",
+	       variant, nq, argv[3], size, launches, batches, t - t0,
+	       (double)batches * (double)size / (t - t0) / 1e6);
 	return 0;
 }

@@ -1,6 +1,10 @@
 /* fuzz_opts.c: libFuzzer harness for the command-line parser: NUL-separated arguments in.
  * It must never crash, must give the same answer twice, every error must be one line, and a
- * worker's argument vector must parse back into the same settings. */
+ * worker's argument vector must parse back into the same settings. Of a command line it
+ * accepts, every numeric value is bare digits (no whitespace around it, no sign) and every
+ * internal option was spelled in full: the harness reads argv again the way getopt_long does
+ * and checks each option it finds. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +48,93 @@ static void worker_roundtrip(const struct gd_opts *o)
 		abort(); /* the worker would run something else */
 }
 
+static bool takes_value(const struct gd_optdef *d)
+{
+	return d->kind != GD_OPT_FLAG && d->kind != GD_OPT_ROLE;
+}
+
+/* The option a long name (n characters at name) means to getopt_long: its exact name, else
+ * the only option it is a prefix of; *full says which. NULL: none or ambiguous. */
+static const struct gd_optdef *long_option(const char *name, size_t n, bool *full)
+{
+	size_t nt;
+	const struct gd_optdef *t = opts_table(&nt), *found = NULL;
+	int matches = 0;
+	for (size_t i = 0; i < nt; i++) {
+		if (strncmp(t[i].name, name, n) != 0)
+			continue;
+		if (t[i].name[n] == '\0') {
+			*full = true;
+			return &t[i];
+		}
+		found = &t[i];
+		matches++;
+	}
+	*full = false;
+	return matches == 1 ? found : NULL;
+}
+
+static const struct gd_optdef *short_option(char c)
+{
+	size_t nt;
+	const struct gd_optdef *t = opts_table(&nt);
+	for (size_t i = 0; i < nt; i++)
+		if (c && t[i].letter == c)
+			return &t[i];
+	return NULL;
+}
+
+static bool space(char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+/* An accepted numeric value is exactly its digits: nothing strtol or strtod would skip. */
+static void check_value(const struct gd_optdef *d, const char *v)
+{
+	bool numeric = d->kind == GD_OPT_WHOLE || d->kind == GD_OPT_SECONDS || d->kind == GD_OPT_DEVICE ||
+	               d->kind == GD_OPT_SWEEP;
+	if (!v || !numeric)
+		return;
+	size_t n = strlen(v);
+	if (n == 0 || space(v[0]) || space(v[n - 1]) || v[0] == '+' || (v[0] == '-' && d->min >= 0))
+		abort(); /* a number accepted with whitespace or a sign around it */
+}
+
+/* Reads an accepted argv again as getopt_long does (options may follow operands, a value may
+ * be joined or apart) and checks every option found. */
+static void check_accepted(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--") == 0)
+			break;
+		if (a[0] != '-' || a[1] == '\0')
+			continue;
+		if (a[1] == '-') {
+			size_t n = strcspn(a + 2, "=");
+			bool full;
+			const struct gd_optdef *d = long_option(a + 2, n, &full);
+			if (!d)
+				continue;
+			if (!d->help && !full)
+				abort(); /* an internal option accepted abbreviated */
+			if (takes_value(d))
+				check_value(d, a[2 + n] == '=' ? a + 3 + n : i + 1 < argc ? argv[++i] : NULL);
+			continue;
+		}
+		for (const char *c = a + 1; *c; c++) {
+			const struct gd_optdef *d = short_option(*c);
+			if (!d)
+				break;
+			if (takes_value(d)) {
+				check_value(d, c[1] ? c + 1 : i + 1 < argc ? argv[++i] : NULL);
+				break;
+			}
+		}
+	}
+}
+
 static void parse(const uint8_t *data, size_t size, struct gd_opts *o, int *rc, char *err, size_t errlen)
 {
 	char *buf = malloc(size + 1), *argv[MAX_ARGS + 1];
@@ -51,6 +142,8 @@ static void parse(const uint8_t *data, size_t size, struct gd_opts *o, int *rc, 
 	buf[size] = '\0';
 	int argc = split(buf, size, argv);
 	*rc = opts_parse(argc, argv, o, err, errlen);
+	if (*rc == 0)
+		check_accepted(argc, argv);
 	if (*rc == 0 && o->role != GD_ROLE_WORKER)
 		worker_roundtrip(o);
 	/* Strings in o point into buf: keep only what the comparison below needs. */

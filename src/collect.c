@@ -115,6 +115,21 @@ void collect_reset(struct gd_collector *c, const struct gd_worker_info *info, in
 	c->start = start;
 }
 
+/* What a worker's sample says in every window: who, in which state, its totals. */
+static void worker_totals(const struct col_worker *cw, const struct gd_worker_info *info,
+                          struct gd_sample *out)
+{
+	out->id = info->id;
+	out->pid = info->pid;
+	out->state = info->state;
+	out->batches = info->batches - cw->base_batches;
+	out->symbols = info->symbols - cw->base_symbols;
+	out->lost = info->lost + cw->late - cw->base_lost;
+	out->sample_every = cw->sample_every;
+	out->observer_share = cw->share_ppm == GD_SHARE_NONE || !cw->sample_every ? NAN : cw->share_ppm / 1e6;
+	str_copy(out->error, sizeof(out->error), info->error);
+}
+
 /* Worker cw's statistics of [a, b); appends its kernel intervals to the scratch list. */
 static void worker_sample(struct gd_collector *c, struct col_worker *cw, const struct gd_worker_info *info,
                           int64_t a, int64_t b, size_t *niv, struct gd_sample *out)
@@ -141,20 +156,36 @@ static void worker_sample(struct gd_collector *c, struct col_worker *cw, const s
 	cw->npend = keep;
 
 	double win = (double)(b - a) / 1e9;
-	out->id = info->id;
-	out->pid = info->pid;
-	out->state = info->state;
+	worker_totals(cw, info, out);
 	out->win_batches = acc.n;
 	out->gen_busy = (double)acc.gen / (double)(b - a);
 	out->mbit_s = (double)acc.symbols / win / 1e6;
-	out->batches = info->batches - cw->base_batches;
-	out->symbols = info->symbols - cw->base_symbols;
 	out->kernel_busy = c->profiled ? (double)busy / (double)(b - a) : NAN;
-	out->lost = info->lost + cw->late - cw->base_lost;
-	out->sample_every = cw->sample_every;
-	out->observer_share = cw->share_ppm == GD_SHARE_NONE || !cw->sample_every ? NAN : cw->share_ppm / 1e6;
 	stats_breakdown(&acc, &out->bd);
-	str_copy(out->error, sizeof(out->error), info->error);
+}
+
+/* Worker cw in a window that was not observed, ending at b: the records that completed in it
+ * count as lost (no window holds them), and nothing is measured. */
+static void worker_gap(struct col_worker *cw, const struct gd_worker_info *info, int64_t b,
+                       struct gd_sample *out)
+{
+	size_t keep = 0;
+	for (size_t i = 0; i < cw->npend; i++) {
+		if (cw->pend[i].t_end >= b)
+			cw->pend[keep++] = cw->pend[i];
+		else
+			cw->late++;
+	}
+	cw->npend = keep;
+	cw->last_kend = 0; /* no gap between batches is measured across it */
+	struct gd_batch_acc none;
+	memset(&none, 0, sizeof(none));
+	worker_totals(cw, info, out);
+	out->win_batches = 0;
+	out->mbit_s = NAN;
+	out->kernel_busy = NAN;
+	out->gen_busy = NAN;
+	stats_breakdown(&none, &out->bd);
 }
 
 static void add_to(struct gd_sample *agg, const struct gd_sample *cw)
@@ -206,7 +237,39 @@ void collect_window(struct gd_collector *c, const struct gd_worker_info *info, i
 	else
 		f->device_busy = sum_busy < 1 ? sum_busy : 1;
 	f->headroom = f->device_busy > 0 ? agg->mbit_s / f->device_busy : NAN;
+	f->observed = true;
 	c->start = b;
+}
+
+void collect_skip(struct gd_collector *c, const struct gd_worker_info *info, int n, int64_t t0, int64_t end,
+                  struct gd_frame *f)
+{
+	if (f->capworkers < n) {
+		f->capworkers = n + 16;
+		f->workers = xreallocarray(f->workers, (size_t)f->capworkers, sizeof(*f->workers));
+	}
+	struct gd_sample *agg = &f->agg;
+	memset(agg, 0, sizeof(*agg));
+	agg->state = GD_ST_RUNNING;
+	f->nworkers = n;
+	f->procs = 0;
+	f->timebase = GD_TB_NONE;
+	for (int i = 0; i < n; i++) {
+		worker_gap(get(c, info[i].id), &info[i], end, &f->workers[i]);
+		f->procs += info[i].alive;
+		add_to(agg, &f->workers[i]);
+		if (info[i].timebase != GD_TB_NONE)
+			f->timebase = info[i].timebase;
+	}
+	agg->mbit_s = NAN;
+	agg->kernel_busy = NAN;
+	f->t_s = (double)(end - t0) / 1e9;
+	f->window_s = (double)(end - c->start) / 1e9;
+	f->device_busy = NAN;
+	f->headroom = NAN;
+	f->busy_from_sum = false;
+	f->observed = false;
+	c->start = end;
 }
 
 void collect_frame_free(struct gd_frame *f)

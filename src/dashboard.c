@@ -963,6 +963,9 @@ static void ui_frame(struct ui *u)
 	const struct gd_frame *f = &u->s.frame;
 	chart_push(&u->mbit, f->agg.mbit_s);
 	chart_push(&u->busy, f->device_busy);
+	if (!f->observed)
+		ui_message(u, "%.1f s not observed (the dashboard was stopped): no figures for it",
+		           f->window_s);
 	int ended = sup_count(u->s.sup) - sup_live(u->s.sup);
 	if (ended > UI_ENDED_KEEP)
 		session_prune(&u->s); /* they were shown; the next frame drops them */
@@ -1024,4 +1027,29 @@ int dashboard_run(const struct gd_opts *o, const struct gd_device *dev, struct g
 	}
 	free(u);
 	return status;
+}
+
+/* ---- whether the terminal can host the dashboard ---- */
+
+/* Included last: term.h defines macros (lines, columns and the other capability names) that
+ * the code above uses as ordinary names. */
+#include <term.h>
+
+int dashboard_check_terminal(char *err, size_t errlen)
+{
+	const char *term = getenv("TERM");
+	int status = 0;
+	if (setupterm(NULL, STDOUT_FILENO, &status) != OK) {
+		snprintf(err, errlen, "unknown terminal type '%s' (use --headless)", term ? term : "");
+		return -1;
+	}
+	const char *cup = tigetstr("cup");
+	bool addressable = cup && (intptr_t)cup != -1; /* -1: not a string capability */
+	del_curterm(cur_term);
+	if (!addressable) {
+		snprintf(err, errlen, "terminal type '%s' cannot move the cursor (use --headless)",
+		         term ? term : "");
+		return -1;
+	}
+	return 0;
 }

@@ -148,6 +148,8 @@ static int measure(struct gd_session *s, const struct gd_opts *o, const struct g
 			continue;
 		}
 		const struct gd_frame *f = &s->frame;
+		if (!f->observed)
+			continue; /* the supervisor was stopped: the step's figures rest on the rest */
 		t += f->window_s;
 		sym += f->agg.mbit_s * f->window_s;
 		if (!isnan(f->device_busy))

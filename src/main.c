@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "gputop/common.h"
@@ -10,6 +11,8 @@
 #include "gputop/device.h"
 #include "gputop/headless.h"
 #include "gputop/opts.h"
+#include "gputop/outputs.h"
+#include "gputop/ring.h"
 #include "gputop/sig.h"
 #include "gputop/sink.h"
 #include "gputop/trace.h"
@@ -51,8 +54,65 @@ static int resolve_device(struct gd_opts *o, struct gd_device *dev)
 	return GD_EXIT_OK;
 }
 
+/* The executable of /proc/PID/exe (link), without the " (deleted)" of a binary replaced since
+ * it started; "" when unknown. */
+static void exe_of(const char *link, char *buf, size_t n)
+{
+	ssize_t len = readlink(link, buf, n - 1);
+	buf[len > 0 ? len : 0] = '\0';
+	static const char deleted[] = " (deleted)";
+	size_t l = strlen(buf), d = sizeof(deleted) - 1;
+	if (l > d && strcmp(buf + l - d, deleted) == 0)
+		buf[l - d] = '\0';
+}
+
+/* The internal roles are started only by this program: their parent runs the same executable,
+ * and a worker's arguments name that parent and its own segment as the supervisor names it
+ * (this uid, that supervisor, that id and generation). Checked before anything is created. */
+static int started_by_us(const struct gd_opts *o, char *err, size_t errlen)
+{
+	pid_t parent = getppid();
+	char self[4096], theirs[4096], link[64];
+	exe_of("/proc/self/exe", self, sizeof(self));
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)parent);
+	exe_of(link, theirs, sizeof(theirs));
+	bool ours = self[0] && strcmp(self, theirs) == 0;
+	if (ours && o->role == GD_ROLE_WORKER) {
+		char name[sizeof(o->worker.shm)];
+		seg_name(name, sizeof(name), o->worker.supervisor, o->worker.id, o->worker.gen);
+		ours = o->worker.supervisor == parent && strcmp(name, o->worker.shm) == 0;
+	}
+	if (!ours)
+		snprintf(err, errlen, "%s: internal: only " GD_NAME " itself starts this role",
+		         o->role == GD_ROLE_WORKER ? "--worker" : "--measure-ceiling");
+	return ours ? 0 : -1;
+}
+
+/* The run's outputs, in the order their messages name them: what writes to standard output
+ * by itself (the dashboard, a sweep's table, a log without --output), the log, the trace. */
+static int plan_outputs(const struct gd_opts *o, struct gd_output *out, int *log, int *trace)
+{
+	int n = 0;
+	*log = *trace = -1;
+	if (o->role == GD_ROLE_DASHBOARD)
+		out[n++] = (struct gd_output){ .what = "the dashboard's terminal", .path = "-" };
+	else if (o->nsweep)
+		out[n++] = (struct gd_output){ .what = "the sweep table on standard output", .path = "-" };
+	if (o->role == GD_ROLE_HEADLESS && (o->output || !o->nsweep)) { /* a sweep logs only with -o */
+		*log = n;
+		out[n++] = (struct gd_output){ .what = o->output ? "--output" : "the log on standard output",
+			                       .path = o->output ? o->output : "-" };
+	}
+	if (o->trace) {
+		*trace = n;
+		out[n++] = (struct gd_output){ .what = "--trace", .path = o->trace };
+	}
+	return n;
+}
+
 int main(int argc, char **argv)
 {
+	outputs_reserve_std(); /* no file opened later takes the place of 0, 1 or 2 */
 	struct gd_opts o;
 	char err[512];
 	if (opts_parse(argc, argv, &o, err, sizeof(err)))
@@ -66,8 +126,12 @@ int main(int argc, char **argv)
 		puts(GD_NAME " " GD_VERSION);
 		return GD_EXIT_OK;
 	case GD_ROLE_WORKER:
+		if (started_by_us(&o, err, sizeof(err)))
+			return usage_error(err);
 		return worker_main(&o);
 	case GD_ROLE_CEILING:
+		if (started_by_us(&o, err, sizeof(err)))
+			return usage_error(err);
 		return ceiling_main(&o);
 	case GD_ROLE_LIST:
 		if (device_list(stdout) == 0) {
@@ -83,27 +147,21 @@ int main(int argc, char **argv)
 	if (o.role == GD_ROLE_DASHBOARD && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
 		return usage_error(
 		    "the dashboard needs a terminal on standard input and output (use --headless)");
+	if (o.role == GD_ROLE_DASHBOARD && dashboard_check_terminal(err, sizeof(err)))
+		return usage_error(err);
 	struct gd_device dev;
 	int status = resolve_device(&o, &dev);
 	if (status != GD_EXIT_OK)
 		return status;
-	/* Every file is opened before any worker starts: a bad path starts nothing. */
-	struct gd_trace *trace = NULL;
-	bool trace_existed = o.trace && access(o.trace, F_OK) == 0;
-	if (o.trace && !(trace = trace_open(o.trace, o.trace_limit, err, sizeof(err))))
+	/* The outputs last: nothing after them refuses the command line, and a refused set
+	 * leaves no file behind and existing files untouched. */
+	struct gd_output out[GD_OUTPUTS_MAX];
+	int ilog, itrace, nout = plan_outputs(&o, out, &ilog, &itrace);
+	if (outputs_open(out, nout, err, sizeof(err)))
 		return usage_error(err);
-	struct gd_sink *sink = NULL;
-	if (o.role == GD_ROLE_HEADLESS) {
-		/* A sweep's log holds only its rows, and only with --output. */
-		const char *path = o.nsweep && !o.output ? "/dev/null" : o.output;
-		if (!(sink = sink_open(path, o.format, err, sizeof(err)))) {
-			char why[512]; /* the input error is the one to report */
-			trace_close(trace, why, sizeof(why));
-			if (o.trace && !trace_existed)
-				unlink(o.trace); /* bad input leaves no file behind */
-			return usage_error(err);
-		}
-	}
+	struct gd_trace *trace =
+	    itrace < 0 ? NULL : trace_open(out[itrace].fd, out[itrace].own, o.trace, o.trace_limit);
+	struct gd_sink *sink = ilog < 0 ? NULL : sink_new(out[ilog].fd, out[ilog].own, o.format);
 	sig_install_supervisor();
 	if (o.role == GD_ROLE_DASHBOARD)
 		return dashboard_run(&o, &dev, trace);

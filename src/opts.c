@@ -38,6 +38,7 @@ static const struct gd_optdef table[] = {
 	  .bound = "max-procs",
 	  .def = "1",
 	  .help = "workers at start",
+	  .applies = GD_USE_DASHBOARD | GD_USE_HEADLESS,
 	  FIELD(procs) },
 	{ .name = "max-procs",
 	  .metavar = "N",
@@ -46,6 +47,7 @@ static const struct gd_optdef table[] = {
 	  .max = GD_PROCS_MAX,
 	  .def = "64",
 	  .help = "upper bound for workers",
+	  .applies = GD_USE_RUN,
 	  FIELD(max_procs) },
 	{ .name = "device",
 	  .letter = 'd',
@@ -54,7 +56,8 @@ static const struct gd_optdef table[] = {
 	  .min = 0,
 	  .max = 255,
 	  .def_text = "first GPU, else first",
-	  .help = "OpenCL platform and device index" },
+	  .help = "OpenCL platform and device index",
+	  .applies = GD_USE_RUN },
 	{ .name = "size",
 	  .letter = 's',
 	  .metavar = "N",
@@ -63,6 +66,7 @@ static const struct gd_optdef table[] = {
 	  .max = GD_SIZE_MAX,
 	  .def = "100000",
 	  .help = "symbols per batch",
+	  .applies = GD_USE_RUN,
 	  FIELD(size) },
 	{ .name = "launches",
 	  .letter = 'l',
@@ -72,6 +76,7 @@ static const struct gd_optdef table[] = {
 	  .max = GD_LAUNCHES_MAX,
 	  .def = "10",
 	  .help = "kernel launches per batch",
+	  .applies = GD_USE_RUN,
 	  FIELD(launches) },
 	{ .name = "dtype",
 	  .letter = 't',
@@ -81,6 +86,7 @@ static const struct gd_optdef table[] = {
 	  .max = GD_DT_F64,
 	  .def_text = "f64 if the device has fp64",
 	  .help = "element type",
+	  .applies = GD_USE_RUN,
 	  FIELD(dtype) },
 	{ .name = "mode",
 	  .letter = 'm',
@@ -90,6 +96,7 @@ static const struct gd_optdef table[] = {
 	  .max = GD_MODE_COUNT - 1,
 	  .def = "seed",
 	  .help = "the worker loop",
+	  .applies = GD_USE_RUN,
 	  FIELD(mode) },
 	{ .name = "queues",
 	  .metavar = "N",
@@ -98,6 +105,7 @@ static const struct gd_optdef table[] = {
 	  .max = GD_QUEUES_MAX,
 	  .def_text = "pipelined 4, kernel-only 1",
 	  .help = "in-order queues of each worker's context (pipelined, kernel-only)",
+	  .applies = GD_USE_RUN,
 	  FIELD(queues) },
 	{ .name = "gen-threads",
 	  .metavar = "T",
@@ -106,6 +114,7 @@ static const struct gd_optdef table[] = {
 	  .max = GD_GEN_THREADS_MAX,
 	  .def_text = "cores / procs",
 	  .help = "pipelined: threads generating each worker's inputs (0: its own thread)",
+	  .applies = GD_USE_RUN,
 	  FIELD(gen_threads) },
 	{ .name = "profile",
 	  .kind = GD_OPT_CHOICE,
@@ -114,6 +123,7 @@ static const struct gd_optdef table[] = {
 	  .max = GD_PROF_COUNT - 1,
 	  .def = "sampled",
 	  .help = "profiling: every command, some batches (observer cost at most 2%), or none",
+	  .applies = GD_USE_RUN,
 	  FIELD(profile) },
 	{ .name = "sample-every",
 	  .metavar = "N",
@@ -122,10 +132,12 @@ static const struct gd_optdef table[] = {
 	  .max = GD_SAMPLE_MAX,
 	  .def_text = "adapts",
 	  .help = "--profile sampled: profile 2 batches in every N",
+	  .applies = GD_USE_RUN,
 	  FIELD(sample_every) },
 	{ .name = "calibrate",
 	  .kind = GD_OPT_FLAG,
 	  .help = "measure the device's ceiling for this kernel before starting workers",
+	  .applies = GD_USE_RUN,
 	  FIELD(calibrate) },
 	{ .name = "interval",
 	  .letter = 'i',
@@ -135,11 +147,13 @@ static const struct gd_optdef table[] = {
 	  .max = 60,
 	  .def = "1",
 	  .help = "sampling and refresh period",
+	  .applies = GD_USE_RUN,
 	  FIELD(interval) },
 	{ .name = "headless",
 	  .kind = GD_OPT_ROLE,
 	  .role = GD_ROLE_HEADLESS,
-	  .help = "log samples instead of drawing" },
+	  .help = "log samples instead of drawing",
+	  .applies = GD_USE_LOG },
 	{ .name = "duration",
 	  .letter = 'D',
 	  .metavar = "SEC",
@@ -148,6 +162,7 @@ static const struct gd_optdef table[] = {
 	  .max = 1e7,
 	  .def_text = "each sweep step: 10",
 	  .help = "stop after SEC seconds",
+	  .applies = GD_USE_RUN,
 	  FIELD(duration) },
 	{ .name = "format",
 	  .letter = 'f',
@@ -157,6 +172,7 @@ static const struct gd_optdef table[] = {
 	  .max = GD_FMT_COUNT - 1,
 	  .def = "csv",
 	  .help = "headless log format",
+	  .applies = GD_USE_LOG,
 	  FIELD(format) },
 	{ .name = "output",
 	  .letter = 'o',
@@ -164,6 +180,7 @@ static const struct gd_optdef table[] = {
 	  .kind = GD_OPT_FILE,
 	  .def_text = "stdout",
 	  .help = "headless log file",
+	  .applies = GD_USE_LOG,
 	  FIELD(output) },
 	{ .name = "sweep",
 	  .metavar = "LIST",
@@ -173,15 +190,18 @@ static const struct gd_optdef table[] = {
 	  .bound = "max-procs",
 	  .role = GD_ROLE_HEADLESS,
 	  .help = "run each step in LIST: P workers, or PxQ with Q queues each (e.g. 1,4,1x4), "
-	          "print a table" },
+	          "print a table",
+	  .applies = GD_USE_SWEEP },
 	{ .name = "verify",
 	  .kind = GD_OPT_FLAG,
 	  .help = "check every batch against a CPU reference",
+	  .applies = GD_USE_RUN,
 	  FIELD(verify) },
 	{ .name = "trace",
 	  .metavar = "FILE",
 	  .kind = GD_OPT_FILE,
 	  .help = "host phases and device intervals as trace-event JSON",
+	  .applies = GD_USE_RUN,
 	  FIELD(trace) },
 	{ .name = "trace-limit",
 	  .metavar = "N",
@@ -190,11 +210,13 @@ static const struct gd_optdef table[] = {
 	  .max = 1e9,
 	  .def = "1000000",
 	  .help = "stop tracing after N events",
+	  .applies = GD_USE_RUN,
 	  FIELD(trace_limit) },
 	{ .name = "list-devices",
 	  .kind = GD_OPT_ROLE,
 	  .role = GD_ROLE_LIST,
-	  .help = "list OpenCL platforms and devices" },
+	  .help = "list OpenCL platforms and devices",
+	  .applies = GD_USE_LIST },
 	{ .name = "worker",
 	  .metavar = "NAME,GEN,ID,SUPERVISOR-PID",
 	  .kind = GD_OPT_WORKER,
@@ -205,6 +227,7 @@ static const struct gd_optdef table[] = {
 };
 
 #define NOPTS GD_ARRAY_LEN(table)
+_Static_assert(GD_ARRAY_LEN(table) <= 64, "options given are bits of a uint64_t");
 
 /* Read-only, for the unit tests that walk every range and default; nothing else needs it. */
 /* cppcheck-suppress unusedFunction */
@@ -282,6 +305,8 @@ struct parser {
 	const char *opt;  /* the option being parsed, for messages */
 	char name[64];    /* its name, where opt points here */
 	unsigned pending; /* roles settled after every option: bits (1u << GD_ROLE_...) */
+	uint64_t given;   /* options given: bit i is table[i] */
+	uint64_t letter;  /* ... given last by their letter */
 };
 
 static void name_option(struct parser *p, const struct gd_optdef *d, bool long_form)
@@ -338,15 +363,53 @@ static long long read_whole(const struct gd_opts *o, const struct gd_optdef *d)
 	return u;
 }
 
+/* ---- Numbers: one rule for all of them ----
+ * A number is exactly its digits (and, for seconds, a point and an exponent): nothing that
+ * strtol or strtod would skip or take around them is accepted, no whitespace and no sign. A
+ * minus sign is read only to say that the value is below the range (none of the ranges has
+ * negative values). */
+
+static size_t ndigits(const char *s)
+{
+	return strspn(s, "0123456789");
+}
+
+/* Only decimal digits, at least one. */
+static bool all_digits(const char *s)
+{
+	return *s && s[ndigits(s)] == '\0';
+}
+
+/* A decimal number as typed: digits with at most one point, then an optional exponent. */
+static bool decimal(const char *s)
+{
+	size_t whole = ndigits(s), frac = 0;
+	s += whole;
+	if (*s == '.') {
+		frac = ndigits(s + 1);
+		s += 1 + frac;
+	}
+	if (whole + frac == 0)
+		return false;
+	if (*s == 'e' || *s == 'E') {
+		s += 1 + (s[1] == '+' || s[1] == '-');
+		size_t exp = ndigits(s);
+		if (exp == 0)
+			return false;
+		s += exp;
+	}
+	return *s == '\0';
+}
+
 /* A whole decimal integer in [lo, hi]. */
 static int parse_int(struct parser *p, const char *s, long long lo, long long hi, long long *out)
 {
-	char *end;
-	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (end == s || *end != '\0' || s[0] == ' ')
+	bool minus = s[0] == '-';
+	if (!all_digits(s + minus))
 		return fail(p, "'%s' is not a whole number", s);
-	if (errno == ERANGE || v < lo || v > hi)
+	errno = 0;
+	long long v = strtoll(s, NULL, 10);
+	if (errno == ERANGE || v < lo || v > hi || (minus && lo >= 0))
 		return fail(p, "'%s' is out of range (%lld..%lld)", s, lo, hi);
 	*out = v;
 	return 0;
@@ -363,12 +426,11 @@ static int set_whole(struct parser *p, const struct gd_optdef *d, const char *s,
 
 static int set_seconds(struct parser *p, const struct gd_optdef *d, const char *s, struct gd_opts *o)
 {
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end == s || *end != '\0' || !isfinite(v))
+	bool minus = s[0] == '-';
+	double v = decimal(s + minus) ? strtod(s, NULL) : NAN;
+	if (!isfinite(v))
 		return fail(p, "'%s' is not a number of seconds", s);
-	if (v < d->min || v > d->max)
+	if (v < d->min || v > d->max || (minus && d->min >= 0))
 		return fail(p, "'%s' is out of range (%g..%g seconds)", s, d->min, d->max);
 	*(double *)field(o, d) = v;
 	return 0;
@@ -406,17 +468,18 @@ static int set_file(struct parser *p, const struct gd_optdef *d, const char *s, 
 
 static int set_device(struct parser *p, const struct gd_optdef *d, const char *s, struct gd_opts *o)
 {
-	char *end;
-	errno = 0;
-	long plat = strtol(s, &end, 10);
-	if (end == s || *end != ':' || plat < d->min || plat > d->max || errno)
-		return fail(p, "'%s' is not PLATFORM:DEVICE (for example 0:0)", s);
-	const char *q = end + 1;
-	long dev = strtol(q, &end, 10);
-	if (end == q || *end != '\0' || dev < d->min || dev > d->max || errno || *q == '-' || *q == '+')
-		return fail(p, "'%s' is not PLATFORM:DEVICE (for example 0:0)", s);
-	o->platform = (int)plat;
-	o->device = (int)dev;
+	/* Digits, a colon, digits: each index at most 9 digits, so strtol cannot overflow. */
+	size_t plat = ndigits(s), dev = s[plat] == ':' ? ndigits(s + plat + 1) : 0;
+	long v[2] = { -1, -1 };
+	if (plat && dev && plat <= 9 && dev <= 9 && s[plat + 1 + dev] == '\0') {
+		v[0] = strtol(s, NULL, 10);
+		v[1] = strtol(s + plat + 1, NULL, 10);
+	}
+	for (int i = 0; i < 2; i++)
+		if (v[i] < d->min || v[i] > d->max)
+			return fail(p, "'%s' is not PLATFORM:DEVICE (for example 0:0)", s);
+	o->platform = (int)v[0];
+	o->device = (int)v[1];
 	return 0;
 }
 
@@ -458,22 +521,29 @@ static int set_sweep(struct parser *p, const struct gd_optdef *d, const char *s,
 	}
 }
 
+/* Digits of the base at *s (16 hexadecimal or 19 decimal at most, so that strtoull cannot
+ * overflow), then the character after: moves *s past both. */
+static bool field_then(const char **s, int base, char after, unsigned long long *out)
+{
+	size_t n = base == 16 ? strspn(*s, "0123456789abcdefABCDEF") : ndigits(*s);
+	if (n == 0 || n > (base == 16 ? 16u : 19u) || (*s)[n] != after)
+		return false;
+	*out = strtoull(*s, NULL, base);
+	*s += n + (after != '\0');
+	return true;
+}
+
 /* NAME,GEN,ID,SUPERVISOR-PID: internal, written by opts_worker_argv. */
 static int set_worker(struct parser *p, const char *s, struct gd_worker_args *w)
 {
 	const char *comma = strchr(s, ',');
-	if (!comma || (size_t)(comma - s) >= sizeof(w->shm))
+	if (!comma || comma == s || (size_t)(comma - s) >= sizeof(w->shm))
 		return fail(p, "malformed worker arguments");
-	char *end;
-	errno = 0;
-	unsigned long long gen = strtoull(comma + 1, &end, 16);
-	if (*end != ',')
-		return fail(p, "malformed worker arguments");
-	unsigned long id = strtoul(end + 1, &end, 10);
-	if (*end != ',')
-		return fail(p, "malformed worker arguments");
-	long supervisor = strtol(end + 1, &end, 10);
-	if (*end != '\0' || errno || id > 1000000 || supervisor <= 0 || supervisor > INT32_MAX)
+	const char *q = comma + 1;
+	unsigned long long gen, id, supervisor;
+	if (!field_then(&q, 16, ',', &gen) || !field_then(&q, 10, ',', &id) ||
+	    !field_then(&q, 10, '\0', &supervisor) || id > 1000000 || supervisor == 0 ||
+	    supervisor > INT32_MAX)
 		return fail(p, "malformed worker arguments");
 	memcpy(w->shm, s, (size_t)(comma - s));
 	w->shm[comma - s] = '\0';
@@ -576,6 +646,27 @@ static int check_queues(struct parser *p, const struct gd_opts *o)
 	return more ? fail(p, "more than one queue needs --mode pipelined or kernel-only") : 0;
 }
 
+/* Every option given applies to what the command line asks for: the dashboard, --headless,
+ * --sweep or --list-devices. */
+static int check_applies(struct parser *p, const struct gd_opts *o)
+{
+	unsigned use = GD_USE_DASHBOARD;
+	const char *what = "the dashboard";
+	if (o->role == GD_ROLE_LIST) {
+		use = GD_USE_LIST;
+		what = "--list-devices";
+	} else if (o->role == GD_ROLE_HEADLESS) {
+		use = o->nsweep ? GD_USE_SWEEP : GD_USE_HEADLESS;
+		what = o->nsweep ? "--sweep" : "--headless";
+	}
+	for (size_t i = 0; i < NOPTS; i++)
+		if ((p->given >> i & 1) && !(table[i].applies & use)) {
+			name_option(p, &table[i], !(p->letter >> i & 1));
+			return fail(p, "does not apply to %s", what);
+		}
+	return 0;
+}
+
 static int check_bounds(struct parser *p, const struct gd_opts *o)
 {
 	for (size_t i = 0; i < NOPTS; i++)
@@ -603,15 +694,72 @@ static void getopt_arrays(struct option *longs, char *shorts)
 	*shorts = '\0';
 }
 
-/* getopt_long's '?' (an unknown option, or a value given to a flag) or ':' (no value). */
+/* Internal options (no help line) are written by the tool itself, never typed. */
+static bool internal(const struct gd_optdef *d)
+{
+	return d->help == NULL;
+}
+
+/* The listed options whose long name is the n characters at name or starts with them: how
+ * many, their names joined into list, and the last of them. An exact name is the only one. */
+static int candidates(const char *name, size_t n, char *list, size_t len, const struct gd_optdef **last)
+{
+	int k = 0;
+	list[0] = '\0';
+	for (size_t i = 0; i < NOPTS; i++) {
+		const struct gd_optdef *d = &table[i];
+		if (internal(d) || strncmp(d->name, name, n) != 0)
+			continue;
+		if (d->name[n] == '\0') {
+			snprintf(list, len, "--%s", d->name);
+			*last = d;
+			return 1;
+		}
+		size_t used = strlen(list);
+		snprintf(list + used, len - used, "%s--%s", k ? ", " : "", d->name);
+		*last = d;
+		k++;
+	}
+	return k;
+}
+
+/* getopt_long's '?' (an unknown or ambiguous option, or a value given to a flag) or ':' (no
+ * value), for the argument cur. */
 static int refuse(struct parser *p, int c, const char *cur)
 {
 	snprintf(p->name, sizeof(p->name), "%.60s", cur);
 	p->opt = p->name;
 	if (c == ':')
 		return fail(p, "missing value");
-	if (optopt && optopt < 256 && cur[0] == '-' && cur[1] != '-')
+	if (cur[0] == '-' && cur[1] == '-') {
+		size_t n = strcspn(cur + 2, "=");
+		snprintf(p->name, sizeof(p->name), "--%.*s", n < 60 ? (int)n : 60, cur + 2);
+		char list[512];
+		const struct gd_optdef *d = NULL;
+		int k = n ? candidates(cur + 2, n, list, sizeof(list), &d) : 0;
+		if (k > 1)
+			return fail(p, "ambiguous option (could be %s)", list);
+		if (k == 1 && cur[2 + n] == '=' && !takes_value(d)) {
+			name_option(p, d, true);
+			return fail(p, "takes no value");
+		}
+		return fail(p, "unknown option (see --help)");
+	}
+	if (optopt && optopt < 256)
 		snprintf(p->name, sizeof(p->name), "-%c", optopt);
+	return fail(p, "unknown option (see --help)");
+}
+
+/* getopt_long accepts any unambiguous prefix of a long name; an internal option counts only
+ * spelled in full. at is the argument getopt_long took it from. */
+static int check_spelling(struct parser *p, const struct gd_optdef *d, const char *at)
+{
+	size_t n = strlen(d->name);
+	if (strncmp(at, "--", 2) == 0 && strncmp(at + 2, d->name, n) == 0 &&
+	    (at[2 + n] == '\0' || at[2 + n] == '='))
+		return 0;
+	snprintf(p->name, sizeof(p->name), "%.*s", (int)strcspn(at, "="), at);
+	p->opt = p->name;
 	return fail(p, "unknown option (see --help)");
 }
 
@@ -619,6 +767,12 @@ static int refuse(struct parser *p, int c, const char *cur)
 static int take(struct parser *p, int c, int li, const char *arg, struct gd_opts *o)
 {
 	const struct gd_optdef *d = li >= 0 ? &table[li] : by_letter(c);
+	size_t i = (size_t)(d - table);
+	p->given |= UINT64_C(1) << i;
+	if (li >= 0)
+		p->letter &= ~(UINT64_C(1) << i);
+	else
+		p->letter |= UINT64_C(1) << i;
 	name_option(p, d, li >= 0);
 	if (set_value(p, d, arg, o))
 		return -1;
@@ -644,6 +798,11 @@ int opts_parse(int argc, char **argv, struct gd_opts *o, char *err, size_t errle
 			break;
 		if (c == '?' || c == ':')
 			return refuse(&p, c, optind > 0 && optind <= argc ? argv[optind - 1] : "");
+		/* The argument it came from: the one before its value, when that came apart. */
+		int at = li >= 0 && takes_value(&table[li]) && optarg == argv[optind - 1] ? optind - 2
+		                                                                          : optind - 1;
+		if (li >= 0 && internal(&table[li]) && check_spelling(&p, &table[li], at > 0 ? argv[at] : ""))
+			return -1;
 		if (take(&p, c, li, optarg, o))
 			return -1;
 	}
@@ -652,8 +811,10 @@ int opts_parse(int argc, char **argv, struct gd_opts *o, char *err, size_t errle
 		return fail(&p, "unexpected argument (see --help)");
 	}
 	if (o->role != GD_ROLE_DASHBOARD)
-		return 0; /* help, version or worker: nothing else applies */
+		return 0; /* help, version or an internal role: nothing else applies */
 	settle_role(&p, o);
+	if (check_applies(&p, o))
+		return -1;
 	return check_bounds(&p, o);
 }
 

@@ -74,6 +74,7 @@ static int snapshot(struct gd_session *s)
 void session_service(struct gd_session *s, int64_t now)
 {
 	sup_service(s->sup, now, on_record, s);
+	s->serviced = now;
 }
 
 int session_calibrate(struct gd_session *s, char *err, size_t errlen)
@@ -110,14 +111,53 @@ static void calibration_check(struct gd_session *s)
 		sup_pause(s->sup, false);
 }
 
+/* Records the reader could not use, summed over the supervisor's workers. */
+static uint64_t lost_now(const struct gd_session *s)
+{
+	uint64_t lost = 0;
+	for (int i = 0; i < sup_count(s->sup); i++) {
+		struct gd_worker_info w;
+		sup_worker(s->sup, i, &w);
+		lost += w.lost;
+	}
+	return lost;
+}
+
+/* The end of the open window: the next boundary, or --duration's end; for a window that
+ * holds a time not observed, the first boundary at or after that time's end. */
+static int64_t window_end(const struct gd_session *s)
+{
+	int64_t b = s->win_end;
+	if (s->unobserved && s->gap_end > b)
+		b += (s->gap_end - b + s->interval - 1) / s->interval * s->interval;
+	return b < s->end ? b : s->end;
+}
+
 bool session_poll(struct gd_session *s, int64_t now)
 {
+	/* Away for several polls: the supervisor did not run (stopped, or starved). What its
+	 * workers published meanwhile waited in their rings; where a ring overflowed, records of
+	 * that time are gone and no window of it can be told. That time, from the open window's
+	 * start to the first boundary after it, becomes one window that says so; the regular
+	 * schedule resumes after it. Without an overflow every record is still there, and overdue
+	 * windows are closed one by one as usual. */
+	bool away = s->serviced && now - s->serviced > 4 * s->poll;
+	uint64_t lost = away ? lost_now(s) : 0;
 	session_service(s, now);
+	if (away && lost_now(s) > lost) {
+		s->unobserved = true;
+		s->gap_end = now;
+	}
 	calibration_check(s);
-	int64_t b = s->win_end < s->end ? s->win_end : s->end;
+	int64_t b = window_end(s);
 	if (now < b + s->settle || s->win_start >= s->end)
 		return false;
-	collect_window(s->col, s->info, snapshot(s), s->t0, b, &s->frame);
+	if (s->unobserved) {
+		collect_skip(s->col, s->info, snapshot(s), s->t0, b, &s->frame);
+		s->unobserved = false;
+	} else {
+		collect_window(s->col, s->info, snapshot(s), s->t0, b, &s->frame);
+	}
 	s->frame.profile = s->o.profile;
 	s->frame.ceiling = s->ceiling.mbit_s;
 	s->frame.of_ceiling = s->frame.agg.mbit_s / s->ceiling.mbit_s;
@@ -130,7 +170,7 @@ bool session_poll(struct gd_session *s, int64_t now)
 
 int64_t session_wait(const struct gd_session *s, int64_t now)
 {
-	int64_t b = s->win_end < s->end ? s->win_end : s->end;
+	int64_t b = window_end(s);
 	int64_t due = b + s->settle - now;
 	return due < s->poll ? (due > 0 ? due : 0) : s->poll;
 }
@@ -157,6 +197,7 @@ void session_restart_clock(struct gd_session *s, int64_t now)
 	session_service(s, now); /* read what completed so far, then forget it */
 	collect_reset(s->col, s->info, snapshot(s), now);
 	session_prune(s);
+	s->unobserved = false;
 	s->win_start = now;
 	s->win_end = now + s->interval;
 }

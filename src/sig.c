@@ -19,6 +19,7 @@ void sig_install_supervisor(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL); /* Ctrl-\ stops like Ctrl-C: terminal restored, workers reaped */
 	signal(SIGPIPE, SIG_IGN);
 	/* A file size limit (ulimit -f) must not kill us mid-line: the write fails with EFBIG
 	 * instead, which the sink reports ("File too large"). */

@@ -3,7 +3,6 @@
 #include "gputop/sink.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -58,7 +57,7 @@ static void json_string(struct buf *b, const char *s)
 /* The rows of a frame: one per worker, then the aggregate. */
 enum row { ROW_WORKER = 1, ROW_AGG = 2, ROW_BOTH = ROW_WORKER | ROW_AGG };
 
-enum print { PRINT_INT, PRINT_FIXED, PRINT_STRING };
+enum print { PRINT_INT, PRINT_FIXED, PRINT_STRING, PRINT_BOOL };
 
 struct field {
 	const char *name;
@@ -101,6 +100,9 @@ static void put_value(struct buf *b, const struct field *t, const struct value *
 			json_string(b, v->str);
 		else
 			put(b, "%s", v->str);
+		break;
+	case PRINT_BOOL: /* JSON true or false, CSV 1 or 0 */
+		put(b, "%s", v->num != 0 ? (json ? "true" : "1") : (json ? "false" : "0"));
 		break;
 	}
 }
@@ -179,6 +181,7 @@ enum frame_field {
 	F_SAMPLE_EVERY,
 	F_OBSERVER_SHARE,
 	F_GEN_BUSY,
+	F_OBSERVED,
 	F_WINDOW_S,
 	F_TIMEBASE,
 	F_DEVICE_BUSY_METHOD,
@@ -224,6 +227,7 @@ static const struct field frame_fields[] = {
 	                       .print = PRINT_FIXED,
 	                       .prec = 4 },
 	[F_GEN_BUSY] = { .name = "gen_busy", .rows = ROW_WORKER, .print = PRINT_FIXED, .prec = 3 },
+	[F_OBSERVED] = { .name = "observed", .rows = ROW_BOTH, .print = PRINT_BOOL },
 	[F_WINDOW_S] = { .name = "window_s",
 	                 .rows = ROW_AGG,
 	                 .print = PRINT_FIXED,
@@ -301,6 +305,8 @@ static struct value frame_value(enum frame_field id, const struct gd_frame *f, c
 		return num(s->observer_share);
 	case F_GEN_BUSY:
 		return num(s->gen_busy);
+	case F_OBSERVED:
+		return num(f->observed);
 	case F_WINDOW_S:
 		return num(f->window_s);
 	case F_TIMEBASE:
@@ -308,7 +314,7 @@ static struct value frame_value(enum frame_field id, const struct gd_frame *f, c
 	case F_DEVICE_BUSY_METHOD:
 		return str(f->profile == GD_PROF_OFF ? "none" : f->busy_from_sum ? "sum-capped" : "union");
 	case F_WINDOW_BATCHES:
-		return num((double)s->win_batches);
+		return num(f->observed ? (double)s->win_batches : NAN);
 	case F_ERROR:
 		return str(s->error);
 	case F_COUNT:
@@ -392,19 +398,11 @@ struct gd_sink {
 	char err[256];
 };
 
-struct gd_sink *sink_open(const char *path, enum gd_format fmt, char *err, size_t errlen)
+struct gd_sink *sink_new(int fd, bool own_fd, enum gd_format fmt)
 {
-	int fd = 1;
-	if (path) {
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd < 0) {
-			snprintf(err, errlen, "--output: cannot open '%s': %s", path, strerror(errno));
-			return NULL;
-		}
-	}
 	struct gd_sink *s = xcalloc(1, sizeof(*s));
 	s->fd = fd;
-	s->own_fd = path != NULL;
+	s->own_fd = own_fd;
 	s->fmt = &formats[fmt];
 	return s;
 }

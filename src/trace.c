@@ -1,18 +1,29 @@
-/* trace.c: the --trace writer. Every event is one line; the array is closed on every exit
- * that runs (signals included), and Chrome's array format tolerates a missing ']' anyway. */
+/* trace.c: the --trace writer. Every event is one line ending with a comma, and lines reach
+ * the file whole: they are built in a buffer and written with write(2) once a window, or when
+ * the buffer is full, never cut between two writes. A trace whose writer was killed (SIGKILL)
+ * is therefore the opening '[' and whole events, and the one-liner in the man page closes it;
+ * on every exit that runs (signals included) the writer closes it itself with a last event,
+ * "end of trace", and the ']'. */
 #include "gputop/trace.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gputop/common.h"
 
+#define TRACE_BUF_WRITE ((size_t)64 * 1024) /* the buffer is written out once it holds this much */
+
 struct gd_trace {
-	FILE *f;
+	int fd;
+	bool own_fd;
 	char path[256];
+	char *buf; /* whole lines not yet written */
+	size_t n, cap;
 	uint64_t limit, events;
 	int64_t t0;
 	struct named {
@@ -20,22 +31,58 @@ struct gd_trace {
 		uint64_t gen; /* generation threads (bit k-1: thread k) whose track is named */
 	} * named;            /* workers whose track has its name event */
 	size_t nnamed, capnamed;
-	int error;
+	int error; /* the first write error (errno); nothing is written after it */
 };
 
-struct gd_trace *trace_open(const char *path, uint64_t limit, char *err, size_t errlen)
+/* Writes the buffered lines; a short write goes on with the rest. */
+static void write_out(struct gd_trace *t)
 {
-	FILE *f = fopen(path, "we");
-	if (!f) {
-		snprintf(err, errlen, "--trace: cannot create '%s': %s", path, strerror(errno));
-		return NULL;
+	size_t off = 0;
+	while (off < t->n && !t->error) {
+		ssize_t w = write(t->fd, t->buf + off, t->n - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			t->error = w < 0 ? errno : EIO;
+		else
+			off += (size_t)w;
 	}
+	t->n = 0;
+}
+
+/* Appends one whole line to the buffer. */
+__attribute__((format(printf, 2, 3))) static void line(struct gd_trace *t, const char *fmt, ...)
+{
+	for (;;) {
+		va_list ap;
+		va_start(ap, fmt);
+		int len = vsnprintf(t->buf + t->n, t->cap - t->n, fmt, ap);
+		va_end(ap);
+		if (len < 0)
+			return;
+		if (t->n + (size_t)len < t->cap) {
+			t->n += (size_t)len;
+			break;
+		}
+		t->cap = 2 * (t->cap + (size_t)len);
+		t->buf = xreallocarray(t->buf, t->cap, 1);
+	}
+	if (t->n >= TRACE_BUF_WRITE)
+		write_out(t);
+}
+
+struct gd_trace *trace_open(int fd, bool own_fd, const char *path, uint64_t limit)
+{
 	struct gd_trace *t = xcalloc(1, sizeof(*t));
-	t->f = f;
+	t->fd = fd;
+	t->own_fd = own_fd;
 	str_copy(t->path, sizeof(t->path), path);
 	t->limit = limit;
-	fprintf(f,
-	        "[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"args\":{\"name\":\"" GD_NAME "\"}}");
+	t->cap = 2 * TRACE_BUF_WRITE;
+	t->buf = xmalloc(t->cap);
+	line(t,
+	     "[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"args\":{\"name\":\"" GD_NAME "\"}},\n");
+	write_out(t); /* a trace of a run killed at once is still "[" and whole lines */
 	return t;
 }
 
@@ -55,17 +102,16 @@ static void event(struct gd_trace *t, unsigned worker, int tid, const char *name
 	if (t->events >= t->limit)
 		return;
 	if (++t->events == t->limit) {
-		fprintf(t->f,
-		        ",\n{\"name\":\"trace limit reached (%" PRIu64 " events): later batches are not "
-		        "traced\",\"ph\":\"i\",\"s\":\"g\",\"pid\":0,\"tid\":0,\"ts\":%.3f}",
-		        t->limit, us(t, s));
+		line(t,
+		     "{\"name\":\"trace limit reached (%" PRIu64 " events): later batches are not "
+		     "traced\",\"ph\":\"i\",\"s\":\"g\",\"pid\":0,\"tid\":0,\"ts\":%.3f},\n",
+		     t->limit, us(t, s));
 		return;
 	}
-	fprintf(
-	    t->f,
-	    ",\n{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%u,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,"
-	    "\"args\":{\"batch\":%" PRIu64 "}}",
-	    name, cat, worker, tid, us(t, s), (double)(e - s) / 1e3, batch);
+	line(t,
+	     "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%u,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,"
+	     "\"args\":{\"batch\":%" PRIu64 "}},\n",
+	     name, cat, worker, tid, us(t, s), (double)(e - s) / 1e3, batch);
 }
 
 /* The worker's entry of named tracks, naming its process and threads the first time. */
@@ -80,13 +126,16 @@ static struct named *name_track(struct gd_trace *t, unsigned worker, pid_t pid)
 	}
 	struct named *n = &t->named[t->nnamed++];
 	*n = (struct named){ .worker = worker };
-	fprintf(
-	    t->f,
-	    ",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"args\":{\"name\":\"worker %u (pid "
-	    "%d)\"}}"
-	    ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":1,\"args\":{\"name\":\"host\"}}"
-	    ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":2,\"args\":{\"name\":\"device\"}}",
-	    worker, worker, (int)pid, worker, worker);
+	line(t,
+	     "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"args\":{\"name\":\"worker %u (pid "
+	     "%d)\"}},\n",
+	     worker, worker, (int)pid);
+	line(t,
+	     "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":1,\"args\":{\"name\":\"host\"}},\n",
+	     worker);
+	line(t,
+	     "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":2,\"args\":{\"name\":\"device\"}},\n",
+	     worker);
 	return n;
 }
 
@@ -98,11 +147,10 @@ static int gen_track(struct gd_trace *t, struct named *n, const struct gd_rec *r
 		return 1;
 	if (k <= 64 && !(n->gen & (1ull << (k - 1)))) {
 		n->gen |= 1ull << (k - 1);
-		fprintf(t->f,
-		        ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":"
-		        "\"gen "
-		        "%u\"}}",
-		        n->worker, 10 + k, k);
+		line(t,
+		     "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":\"gen "
+		     "%u\"}},\n",
+		     n->worker, 10 + k, k);
 	}
 	return 10 + (int)k;
 }
@@ -127,20 +175,23 @@ void trace_batch(struct gd_trace *t, unsigned worker, pid_t pid, const struct gd
 
 void trace_flush(struct gd_trace *t)
 {
-	if (fflush(t->f) != 0 && !t->error)
-		t->error = errno;
+	write_out(t);
 }
 
 int trace_close(struct gd_trace *t, char *why, size_t whylen)
 {
 	if (!t)
 		return 0;
-	fputs("\n]\n", t->f);
-	if (fclose(t->f) != 0 && !t->error)
+	/* The last event carries no comma: the array ends here. */
+	line(t, "{\"name\":\"end of trace\",\"ph\":\"i\",\"s\":\"g\",\"pid\":0,\"tid\":0,\"ts\":%.3f}\n]\n",
+	     us(t, now_ns()));
+	write_out(t);
+	if (t->own_fd && close(t->fd) != 0 && !t->error)
 		t->error = errno;
 	int error = t->error;
 	if (error)
 		snprintf(why, whylen, "--trace: writing '%s' failed: %s", t->path, strerror(error));
+	free(t->buf);
 	free(t->named);
 	free(t);
 	return error ? -1 : 0;

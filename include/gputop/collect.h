@@ -32,6 +32,7 @@ struct gd_sample {
 
 struct gd_frame {
 	double t_s;      /* end of the window, seconds since start */
+	bool observed;   /* false: the supervisor was not running through it (collect_skip) */
 	double window_s; /* its length */
 	int procs;       /* live workers */
 	struct gd_sample agg;
@@ -68,6 +69,11 @@ void collect_reset(struct gd_collector *c, const struct gd_worker_info *w, int n
  * run's start, for t_s. */
 void collect_window(struct gd_collector *c, const struct gd_worker_info *w, int n, int64_t t0, int64_t end,
                     struct gd_frame *f);
+/* Closes the open window at end as one that was not observed (the supervisor was stopped or
+ * starved through it): no rate is measured (NAN), the records that completed before end count
+ * as lost, totals and states are as in collect_window, f->observed is false. */
+void collect_skip(struct gd_collector *c, const struct gd_worker_info *w, int n, int64_t t0, int64_t end,
+                  struct gd_frame *f);
 void collect_frame_free(struct gd_frame *f);
 
 #endif

@@ -2,11 +2,17 @@
 #ifndef GPUTOP_DASHBOARD_H
 #define GPUTOP_DASHBOARD_H
 
+#include <stddef.h>
+
 #include "gputop/device.h"
 #include "gputop/opts.h"
 
 struct gd_trace;
 
+/* 0 if the terminal named by TERM can host the dashboard (it is known and can address the
+ * cursor), else -1 with a one-line reason in err. Opens nothing and leaves no state behind:
+ * it is checked before any file is opened. */
+int dashboard_check_terminal(char *err, size_t errlen);
 /* Runs until q, F10, --duration or a quit signal; returns the process exit status. The
  * terminal is restored on every path before anything is printed. Takes ownership of trace
  * (NULL: none). */

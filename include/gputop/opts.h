@@ -78,6 +78,18 @@ enum gd_optkind {
 	GD_OPT_WORKER,  /* the worker role's arguments (struct gd_worker_args) */
 };
 
+/* The uses of a command line an option can apply to (bits of gd_optdef.applies). An option
+ * given where it does not apply is refused; --help and --version end parsing, and the
+ * internal roles' options are written by the supervisor. */
+enum gd_use {
+	GD_USE_DASHBOARD = 1u << 0,
+	GD_USE_HEADLESS = 1u << 1, /* --headless without --sweep */
+	GD_USE_SWEEP = 1u << 2,
+	GD_USE_LIST = 1u << 3,
+};
+#define GD_USE_RUN (GD_USE_DASHBOARD | GD_USE_HEADLESS | GD_USE_SWEEP)
+#define GD_USE_LOG (GD_USE_HEADLESS | GD_USE_SWEEP)
+
 /* One option of the table. */
 struct gd_optdef {
 	const char *name; /* long name, without "--" */
@@ -91,6 +103,7 @@ struct gd_optdef {
 	const char *def_text;     /* the default in words, where it is no typed value */
 	const char *const *names; /* CHOICE: the names, indexed by value */
 	enum gd_role role;        /* the role it asks for, or GD_ROLE_DASHBOARD: none */
+	unsigned applies;         /* the uses it applies to: bits of enum gd_use */
 	size_t offset, bytes;     /* its field in struct gd_opts (FLAG, WHOLE, SECONDS, CHOICE, FILE) */
 };
 

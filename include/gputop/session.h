@@ -27,6 +27,9 @@ struct gd_session {
 	                  /* completed inside it have been read */
 	int64_t end;      /* stop after the window ending here; INT64_MAX: never */
 	int64_t poll;     /* ring polling period */
+	int64_t serviced; /* when the workers' rings were last read */
+	bool unobserved;  /* records were lost while the supervisor did not run, until gap_end: */
+	int64_t gap_end;  /* the open window runs to the boundary after it (collect_skip) */
 	struct gd_collector *col;
 	struct gd_trace *trace;
 	struct gd_worker_info *info; /* scratch: the supervisor's workers at a window's end */

@@ -4,7 +4,7 @@
 
 #include <signal.h>
 
-extern volatile sig_atomic_t gd_quit_signal; /* SIGINT, SIGTERM or SIGHUP received: which */
+extern volatile sig_atomic_t gd_quit_signal; /* SIGINT, SIGTERM, SIGHUP or SIGQUIT received: which */
 
 /* SIGINT, SIGTERM, SIGHUP set gd_quit_signal; SIGPIPE and SIGXFSZ are ignored, so a write
  * fails with an error instead. SIGWINCH is left to curses, which turns it into KEY_RESIZE. */

@@ -3,6 +3,8 @@
 #ifndef GPUTOP_SINK_H
 #define GPUTOP_SINK_H
 
+#include <stdbool.h>
+
 #include "gputop/collect.h"
 #include "gputop/opts.h"
 
@@ -14,8 +16,8 @@ struct gd_sweep_row {
 
 struct gd_sink;
 
-/* path NULL: standard output. NULL with err filled when the file cannot be opened. */
-struct gd_sink *sink_open(const char *path, enum gd_format fmt, char *err, size_t errlen);
+/* A sink writing to fd, which the caller opened (outputs.h); sink_close closes it if own_fd. */
+struct gd_sink *sink_new(int fd, bool own_fd, enum gd_format fmt);
 /* Each returns 0, or -1 with the reason in sink_error(). */
 int sink_frame(struct gd_sink *s, const struct gd_frame *f);
 int sink_sweep_row(struct gd_sink *s, const struct gd_sweep_row *r);

@@ -3,6 +3,7 @@
 #ifndef GPUTOP_TRACE_H
 #define GPUTOP_TRACE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -11,14 +12,16 @@
 
 struct gd_trace;
 
-/* Opens path for writing; NULL with err filled when it cannot be created. */
-struct gd_trace *trace_open(const char *path, uint64_t limit, char *err, size_t errlen);
+/* A trace written to fd, which the caller opened (outputs.h) and trace_close closes if own_fd;
+ * path names it in messages. Every event is one line, and lines reach the file whole. */
+struct gd_trace *trace_open(int fd, bool own_fd, const char *path, uint64_t limit);
 /* Timestamps are written relative to t0 (host CLOCK_MONOTONIC ns), the run's start. */
 void trace_set_origin(struct gd_trace *t, int64_t t0);
 void trace_batch(struct gd_trace *t, unsigned worker, pid_t pid, const struct gd_rec *r);
-/* Pushes what is buffered to the file (called once per window). */
+/* Writes the whole lines buffered so far (called once per window). */
 void trace_flush(struct gd_trace *t);
-/* Terminates the JSON and closes; returns 0, or -1 with the first write error in why. */
+/* Ends the array with an "end of trace" event and closes; returns 0, or -1 with the first
+ * write error in why. */
 int trace_close(struct gd_trace *t, char *why, size_t whylen);
 
 #endif

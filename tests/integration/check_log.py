@@ -8,7 +8,7 @@ import sys
 
 FIELDS = ("t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_kernel_us,gap_batch_us,"
           "gen_us,h2d_us,kernel_us,d2h_us,other_us,device_busy,headroom,lost,queue_wait_us,profile,"
-          "ceiling,of_ceiling,sample_every,observer_share,gen_busy").split(",")
+          "ceiling,of_ceiling,sample_every,observer_share,gen_busy,observed").split(",")
 NUMERIC = set(FIELDS) - {"kind", "state", "profile"}
 WORKER_ONLY = {"id", "pid", "state", "kernel_busy", "gap_kernel_us", "gap_batch_us", "gen_us", "h2d_us",
                "kernel_us", "d2h_us", "other_us", "queue_wait_us", "sample_every",
@@ -81,6 +81,11 @@ def check(rows, procs):
     if len(wins) < 2:
         fail("only %d windows" % len(wins))
     for t, ws, agg in wins:
+        if any(r.get("observed") not in (True, 1) for r in ws + [agg]):
+            # Not observed (the supervisor was stopped or starved): no rate may be shown.
+            if any(k in r for r in ws + [agg] for k in ("mbit_s", "kernel_busy", "device_busy")):
+                fail("t=%s: an unobserved window carries rates" % t)
+            continue
         for key in ("mbit_s", "batches", "symbols", "lost"):
             total = sum(w[key] for w in ws)
             if abs(total - agg[key]) > 1e-3 * max(1, abs(total)) + 2e-4 * len(ws):
@@ -114,6 +119,9 @@ def check_breakdown(wins, tolerance=0.05):
     covered, elapsed, seen = {}, {}, set()
     for i, (t, ws, agg) in enumerate(wins):
         span = agg.get("window_s", t - wins[i - 1][0] if i else t)
+        if agg.get("observed") not in (True, 1):
+            seen.clear()  # its batches are not in any window: start again after it
+            continue
         for w in ws:
             wid = w["id"]
             if wid in seen and "gen_us" in w:

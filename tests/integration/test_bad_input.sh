@@ -17,6 +17,8 @@ bad() {
 	shift
 	"$BIN" "$@" </dev/null >"$TMP/stdout" 2>"$TMP/stderr" &
 	local pid=$!
+	# Bounded: a command line wrongly accepted runs; it must not hang the test.
+	timeout 60 tail -s 0.01 --pid=$pid -f /dev/null || kill -9 $pid 2>/dev/null
 	wait $pid
 	local rc=$? lines last
 	lines=$(wc -l <"$TMP/stderr")
@@ -117,7 +119,63 @@ bad "Is a directory" "${H[@]}" -n 1 --trace "$OUT"
 bad "$OUT/nodir/log.csv" --headless -n 1 --trace "$OUT/t.json" -o "$OUT/nodir/log.csv"
 # The dashboard without a terminal.
 bad "terminal" -n 1
-bad "terminal" -n 2 -s 1000 -i 0.5 -o "$OUT/log.csv"
+bad "-o: does not apply to the dashboard" -n 2 -s 1000 -i 0.5 -o "$OUT/log.csv"
+
+# ---- Options that cannot apply to what was asked for ----
+bad "-n: does not apply to --sweep" --sweep 1 -n 3 -D 0.5 -s 1000
+bad "does not apply to --list-devices" --list-devices -o "$OUT/x" --sweep 1
+bad "--headless: does not apply to --list-devices" --list-devices --headless
+bad "-f: does not apply to the dashboard" -f jsonl -D 0.5
+
+# ---- Internal options: only in full, only from a supervisor ----
+bad "--w: unknown option" --w x,1,1,1
+bad "unknown option" --wor=x,1,1,1
+bad "--worker" --worker="/gputop-decode.$UID_.$$.1.0000000000000001,1,1,$$"
+bad "--worker" --worker="/x,1,1,$$"
+bad "unknown option" --measure
+bad "--measure-ceiling" --measure-ceiling
+rm -f /dev/shm/gputop-decode."$UID_".$$.* /dev/shm/x # where a wrongly accepted worker left one
+
+# ---- One rule for every number: no surrounding whitespace, no sign ----
+bad "-n" "${H[@]}" -D 0.5 -n $'\t2'
+bad "-n" "${H[@]}" -D 0.5 -n '2 '
+bad "-i" "${H[@]}" -D 0.5 -i ' 0.3'
+bad "-i" "${H[@]}" -D 0.5 -i '+0.3'
+bad "-i" "${H[@]}" -D 0.5 -i 0x1p-2
+bad "-d" "${H[@]}" -D 0.5 -d ' 0:0'
+bad "-d" "${H[@]}" -D 0.5 -d +0:0
+bad "-d" "${H[@]}" -D 0.5 -d '0: 0'
+bad "-s" "${H[@]}" -D 0.5 -s +5000
+bad "--procs" "${H[@]}" -D 0.5 --procs -0
+bad "--duration" "${H[@]}" --duration ' 1'
+
+# ---- Prefixes and flags ----
+bad "--tr: ambiguous option (could be --trace, --trace-limit)" "${H[@]}" --tr x
+bad "--m: ambiguous option (could be --max-procs, --mode)" "${H[@]}" --m 2
+bad "--headless: takes no value" --headless=yes -o "$OUT/log.csv"
+bad "--verify: takes no value" "${H[@]}" --verif=1
+
+# ---- Outputs: refused together before any is opened; two outputs never share a file ----
+KEEP="$TMP/keep" # files that exist before the run: a refused run must leave them as they were
+mkdir -p "$KEEP"
+kept() { [ "$(cat "$KEEP/$1" 2>/dev/null)" = "kept $1" ]; }
+keep() { printf 'kept %s' "$1" >"$KEEP/$1"; }
+keep t.json
+bad "$OUT/nodir/log.csv" --headless -n 1 -o "$OUT/nodir/log.csv" --trace "$KEEP/t.json"
+check "an existing trace is left untouched when --output is refused" kept t.json
+bad "same file" --headless -n 1 -D 0.5 -s 1000 -o "$OUT/same" --trace "$OUT/same"
+bad "same file" --headless -n 1 -D 0.5 -s 1000 -o "$OUT/same" --trace "$OUT/./same"
+keep both
+bad "same file" --headless -n 1 -D 0.5 -s 1000 -o "$KEEP/both" --trace "$KEEP/../keep/both"
+check "a file named by two outputs is left untouched" kept both
+ln -s both "$KEEP/link"
+bad "same file" --headless -n 1 -D 0.5 -s 1000 -o "$KEEP/both" --trace "$KEEP/link"
+check "a file reached through a symbolic link too" kept both
+cd "$OUT" # a file named '-' would land here
+bad "same file" --headless -n 1 -D 0.5 -s 1000 --trace -
+bad "same file" --headless -n 1 -D 0.5 -s 1000 -o - --trace -
+bad "same file" --sweep 1 -D 0.5 -s 1000 --trace -
+cd "$ROOT"
 
 # A log that fills the disk at run time: reported on stderr, non-zero exit, no leftovers.
 "$BIN" --headless -n 2 -s 20000 -l 2 -i 0.2 -D 30 -o /dev/full 2>"$TMP/full.err" &

@@ -147,4 +147,27 @@ check "vt100: no colour" eval '! coloured'
 remember_kids
 check_clean_exit "vt100 --duration"
 
+# ---- Ctrl-\ (SIGQUIT) ends the dashboard like SIGTERM ----
+launch "$BIN" $ARGS -n 2
+see "Ctrl-\\ run: two workers" 60 eval 'kids_are 2 && rows_are running 2'
+remember_kids
+"${TM[@]}" send-keys -t main 'C-\'
+check_clean_exit "Ctrl-\\ (SIGQUIT)"
+
+# ---- terminals that cannot host the dashboard: refused before anything starts ----
+printf kept >"$TMP/keep.json"
+for t in "dumb new.json" "nonesuch keep.json"; do
+	term=${t% *} file=${t#* }
+	RUN=$((RUN + 1))
+	"${TM[@]}" send-keys -t main "clear; TERM=$term $BIN $ARGS --trace $TMP/$file 2>$TMP/term.err; echo END$RUN=\$?" Enter
+	see "TERM=$term: refused with exit status 2" 20 screen_has "^END$RUN=2\$"
+	find_dash && kill -TERM "$DPID" && wait_for 10 gone "$DPID" # only if it wrongly started
+	DPID=
+	check "TERM=$term: one line on stderr naming the terminal type" \
+		eval '[ "$(wc -l <"$TMP/term.err")" -eq 1 ] && grep -q "$term" "$TMP/term.err"'
+	diag "$TMP/term.err"
+done
+check "TERM=dumb: no trace file is created" test ! -e "$TMP/new.json"
+check "an unknown TERM: an existing trace file is left untouched" test "$(cat "$TMP/keep.json")" = kept
+
 check "no worker of this test is left" kids_gone

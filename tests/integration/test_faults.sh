@@ -144,7 +144,8 @@ victims = {l.split()[0] for l in open(sys.argv[2])}
 startup = running = 0
 for slot in victims:
     mine = [r for r in rows if r["id"] == slot]
-    read = sum(round(float(r["mbit_s"]) * 0.2 * 1e6 / 20000) for r in mine)
+    # A window the supervisor could not observe has no mbit_s; its batches count as lost.
+    read = sum(round(float(r["mbit_s"] or 0) * 0.2 * 1e6 / 20000) for r in mine)
     last = mine[-1]
     b, lost = int(last["batches"]), int(last["lost"])
     assert last["state"] == "failed", "worker %s ends %s" % (slot, last["state"])

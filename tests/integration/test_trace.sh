@@ -67,3 +67,41 @@ assert sum(1 for e in ev if e.get("ph") == "X") <= 50
 assert any("trace limit reached" in e.get("name", "") for e in ev)
 PY
 ok $? "--trace-limit 50: at most 50 intervals and a note that the limit was reached"
+
+# Killed by SIGKILL: the file holds whole lines (one event per line), and the one-liner of the
+# man page and doc/fields.md turns it into valid JSON.
+"$BIN" --headless -n 1 -s 20000 -l 2 -i 0.2 -o /dev/null --trace "$TMP/kill.json" &
+pid=$!
+wait_for 60 grep -qs '"cat":"kernel"' "$TMP/kill.json"
+kill -KILL $pid
+wait $pid 2>/dev/null
+python3 - "$TMP/kill.json" >"$TMP/kill.out" 2>&1 <<'PY'
+import json, sys
+text = open(sys.argv[1]).read()
+assert text.endswith("\n"), "the file ends mid-line: %r" % text[-80:]
+lines = text.splitlines()
+assert lines[0] == "[", "first line %r" % lines[0]
+for n, line in enumerate(lines[1:], 2):
+    assert line.endswith(","), "line %d is not one event and a comma: %r" % (n, line[-80:])
+    json.loads(line[:-1])
+print("# %d whole events" % (len(lines) - 1))
+PY
+ok $? "after SIGKILL the trace ends with a whole line, one event per line"
+diag "$TMP/kill.out"
+python3 -c 'import sys; t = open(sys.argv[1]).read(); print(t[:max(t.rfind("},\n") + 1, 1)] + "\n]")' \
+	"$TMP/kill.json" >"$TMP/fixed.json"
+python3 -c 'import json,sys; assert any(e.get("cat") == "kernel" for e in json.load(open(sys.argv[1])))' "$TMP/fixed.json"
+ok $? "the documented one-liner makes it valid JSON with its kernel events"
+
+# Standard output closed: the trace never takes descriptor 1, so the log cannot land in it.
+"$BIN" --headless -n 1 -s 20000 -l 2 -i 0.2 -D 1 --trace "$TMP/closed.json" >&- 2>"$TMP/closed.err"
+ok $? "a run with standard output closed exits 0"
+python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMP/closed.json" 2>"$TMP/closed.out" &&
+	! grep -q 't_s,kind' "$TMP/closed.json"
+ok $? "its trace is valid JSON without the log inside"
+diag "$TMP/closed.out" "$TMP/closed.err"
+
+# Every output is created the same way: 0644 less the umask, also under umask 000.
+(umask 000 && "$BIN" --headless -n 1 -s 20000 -l 2 -i 0.2 -D 0.5 -o "$TMP/u.csv" --trace "$TMP/u.json")
+modes="$(stat -c %a "$TMP/u.csv") $(stat -c %a "$TMP/u.json")"
+check "umask 000: the log and the trace are both created 644 ($modes)" test "$modes" = "644 644"

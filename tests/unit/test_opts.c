@@ -1,6 +1,8 @@
 /* test_opts.c: the option parser: every bad-input case of a table is refused with a message
- * that names the option; good command lines give the documented values; every option of the
- * option table keeps its range, default and --help line. */
+ * that names the option (options that do not apply, abbreviated internal options, ambiguous
+ * prefixes, values given to flags, numbers with whitespace or a sign among them); good command
+ * lines give the documented values; every option of the option table keeps its range, default,
+ * --help line and the uses it applies to. */
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
@@ -9,6 +11,8 @@
 #include "tap.h"
 
 #define MAXARGS 40
+
+static int parse_args(struct gd_opts *o, char *err, size_t errlen, ...);
 
 static int parse(const char *line, struct gd_opts *o, char *err, size_t errlen)
 {
@@ -81,6 +85,44 @@ static const struct {
 	{ "--sweep 1x -m kernel-only", "comma-separated" },
 	{ "--sweep x2 -m kernel-only", "comma-separated" },
 	{ "--sample-every 0", "out of range" },
+	/* Options that do not apply to what the command line asks for. */
+	{ "--sweep 1 -n 3", "-n: does not apply to --sweep" },
+	{ "--sweep 1 --procs=3", "--procs: does not apply to --sweep" },
+	{ "--list-devices -o x --sweep 1", "does not apply to --list-devices" },
+	{ "--list-devices --headless", "--headless: does not apply to --list-devices" },
+	{ "--list-devices -n 2", "-n: does not apply to --list-devices" },
+	{ "-o x", "-o: does not apply to the dashboard" },
+	{ "-f jsonl", "-f: does not apply to the dashboard" },
+	/* Internal options: never abbreviated. */
+	{ "--w x,1,1,1", "unknown option" },
+	{ "--work=x,1,1,1", "unknown option" },
+	{ "--measure", "unknown option" },
+	{ "--measure-c", "unknown option" },
+	/* Prefixes and flags. */
+	{ "--tr x", "--tr: ambiguous option (could be --trace, --trace-limit)" },
+	{ "--m 2", "--m: ambiguous option (could be --max-procs, --mode)" },
+	{ "--ver", "--ver: ambiguous option (could be --verify, --version)" },
+	{ "--headless=yes", "--headless: takes no value" },
+	{ "--head=yes", "--headless: takes no value" },
+	{ "--verif=1", "--verify: takes no value" },
+	{ "--calibrate=", "--calibrate: takes no value" },
+	{ "--nonesuch=1", "--nonesuch: unknown option" },
+	/* Numbers: no sign where the range has no negative values. */
+	{ "--procs -0", "out of range" },
+	{ "--size +5", "not a whole number" },
+	{ "--interval +0.5", "not a number" },
+	{ "--interval 0x1p-2", "not a number" },
+	{ "--interval .", "not a number" },
+	{ "--interval 1e", "not a number" },
+	{ "--device +0:0", "PLATFORM:DEVICE" },
+	{ "--device 0:+0", "PLATFORM:DEVICE" },
+	{ "--device 0:99999999999999999999", "PLATFORM:DEVICE" },
+	{ "--sweep +1", "comma-separated" },
+	{ "--worker x,1,1,1 --worker=/a,-1,1,1", "malformed" },
+	{ "--worker=/a,+1,1,1", "malformed" },
+	{ "--worker=/a,1,-1,1", "malformed" },
+	{ "--worker=/a,1,1,+1", "malformed" },
+	{ "--worker=/a,,1,1", "malformed" },
 };
 
 static void test_bad(void)
@@ -93,6 +135,96 @@ static void test_bad(void)
 		if (!tap_ok(rc == -1 && strstr(err, bad[i].mentions) && one_line, "refused: %s", bad[i].args))
 			printf("#   rc %d, message: %s\n", rc, err);
 	}
+}
+
+/* The one rule for every number: what strtol and strtod would skip or accept around the digits
+ * (whitespace, a sign) is refused, for every numeric option alike. */
+static void test_number_rule(void)
+{
+	static const struct {
+		const char *opt, *value;
+	} cases[] = {
+		{ "-n", "\t2" },         { "-n", " 2" },        { "-n", "2 " },
+		{ "-n", "\n2" },         { "-n", "+2" },        { "-s", " 5" },
+		{ "-s", "5\t" },         { "-l", "\v3" },       { "-i", " 0.3" },
+		{ "-i", "0.3 " },        { "-i", "+0.3" },      { "-i", "\f1" },
+		{ "-D", " 1" },          { "-D", "+1" },        { "-d", " 0:0" },
+		{ "-d", "+0:0" },        { "-d", "0: 0" },      { "-d", "0:0 " },
+		{ "-d", "0 :0" },        { "--sweep", " 1" },   { "--sweep", "1 " },
+		{ "--sweep", "1, 2" },   { "--sweep", "1x 2" }, { "--trace-limit", " 5" },
+		{ "--max-procs", "+8" }, { "--queues", " 2" },  { "--sample-every", "4 " },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct gd_opts o;
+		char err[256];
+		int rc = parse_args(&o, err, sizeof(err), "--headless", "-m", "pipelined", cases[i].opt,
+		                    cases[i].value, (char *)NULL);
+		if (strcmp(cases[i].opt, "--sweep") == 0)
+			rc = parse_args(&o, err, sizeof(err), "-m", "pipelined", cases[i].opt, cases[i].value,
+			                (char *)NULL);
+		char shown[32]; /* the value on one line: control characters as '?' */
+		snprintf(shown, sizeof(shown), "%s", cases[i].value);
+		for (char *c = shown; *c; c++)
+			*c = (unsigned char)*c < 0x20 ? '?' : *c;
+		if (!tap_ok(rc == -1 && strstr(err, cases[i].opt) && !strchr(err, '\n'), "refused: %s '%s'",
+		            cases[i].opt, shown))
+			printf("#   rc %d, message: %s\n", rc, err);
+	}
+	struct gd_opts o;
+	char err[256];
+	tap_ok(parse_args(&o, err, sizeof(err), "--headless", "-n", "2", "-i", "0.3", "-d", "0:0", "-D", ".5",
+	                  "-s", "007", (char *)NULL) == 0 &&
+	           o.procs == 2 && o.interval == 0.3 && o.duration == 0.5 && o.size == 7,
+	       "plain numbers parse (%s)", err);
+	tap_ok(parse_args(&o, err, sizeof(err), "--headless", "-i", "5e-1", "-D", "1.", (char *)NULL) == 0 &&
+	           o.interval == 0.5 && o.duration == 1,
+	       "seconds with an exponent or a trailing point parse (%s)", err);
+}
+
+/* Which options apply to which use: the dashboard, --headless, --sweep, --list-devices. */
+static void test_applies(void)
+{
+	struct gd_opts o;
+	char err[256];
+	tap_ok(parse("--sweep 1,2 -o x -f jsonl --trace t --trace-limit 5 --max-procs 4 -i 0.5 -D 1 --verify "
+	             "--calibrate -d 0:0 -s 10 -l 2 -t f32 -m pipelined --queues 2 --profile full --headless",
+	             &o, err, sizeof(err)) == 0,
+	       "every option of a sweep applies to it (%s)", err);
+	tap_ok(parse("--headless -n 2 -o - -f csv --trace t -D 1", &o, err, sizeof(err)) == 0 &&
+	           strcmp(o.output, "-") == 0,
+	       "-o - is accepted for standard output (%s)", err);
+	tap_ok(parse("-n 2 --max-procs 4 --trace t --trace-limit 9 -D 3 --calibrate --verify", &o, err,
+	             sizeof(err)) == 0 &&
+	           o.role == GD_ROLE_DASHBOARD,
+	       "the dashboard takes workers, a trace and a duration (%s)", err);
+	tap_ok(parse("--list-devices", &o, err, sizeof(err)) == 0, "--list-devices alone");
+	tap_ok(parse("--help -n 3 -o x", &o, err, sizeof(err)) == 0 && o.role == GD_ROLE_HELP,
+	       "--help wins over everything else (the man page says so)");
+	size_t n;
+	const struct gd_optdef *t = opts_table(&n);
+	int none = 0;
+	for (size_t i = 0; i < n; i++)
+		if (t[i].help && t[i].role != GD_ROLE_HELP && t[i].role != GD_ROLE_VERSION && !t[i].applies) {
+			printf("# --%s applies to nothing\n", t[i].name);
+			none++;
+		}
+	tap_ok(none == 0, "every listed option applies to some use");
+}
+
+/* Internal options are spelled in full, and only then. */
+static void test_internal(void)
+{
+	struct gd_opts o;
+	char err[256];
+	tap_ok(parse_args(&o, err, sizeof(err), "--worker", "/gputop-decode.0.1.2.3,1,2,3", (char *)NULL) ==
+	               0 &&
+	           o.role == GD_ROLE_WORKER && o.worker.id == 2 && o.worker.supervisor == 3,
+	       "--worker with its value apart (%s)", err);
+	tap_ok(parse_args(&o, err, sizeof(err), "--wor", "--worker", (char *)NULL) == -1,
+	       "an abbreviation whose value is the full name is still refused");
+	tap_ok(parse_args(&o, err, sizeof(err), "--worker=/gputop-decode.0.1.2.3,1,2,3", "--measure-ceilin",
+	                  (char *)NULL) == -1,
+	       "an abbreviated internal option after a full one is refused");
 }
 
 static void test_defaults(void)
@@ -282,8 +414,9 @@ static void test_table_default(const struct gd_optdef *d)
 	struct gd_opts given, none;
 	char err[256], arg[64];
 	snprintf(arg, sizeof(arg), "--%s=%s", d->name, d->def);
-	int rc = parse_args(&given, err, sizeof(err), arg, (char *)NULL);
-	parse_args(&none, err, sizeof(err), (char *)NULL);
+	/* --headless: the use every option with a default applies to. */
+	int rc = parse_args(&given, err, sizeof(err), "--headless", arg, (char *)NULL);
+	parse_args(&none, err, sizeof(err), "--headless", (char *)NULL);
 	tap_ok(rc == 0 && memcmp((char *)&given + d->offset, (char *)&none + d->offset, d->bytes) == 0,
 	       "--%s: the default %s is what no option gives", d->name, d->def);
 }
@@ -295,11 +428,12 @@ static void test_table_choice(const struct gd_optdef *d)
 	int good = 0;
 	for (int i = (int)d->min; i <= (int)d->max; i++) {
 		snprintf(arg, sizeof(arg), "--%s=%s", d->name, d->names[i]);
-		good += parse_args(&o, err, sizeof(err), arg, (char *)NULL) == 0;
+		good += parse_args(&o, err, sizeof(err), "--headless", arg, (char *)NULL) == 0;
 	}
 	tap_ok(good == (int)(d->max - d->min) + 1, "--%s: every name parses", d->name);
 	snprintf(arg, sizeof(arg), "--%s=nonesuch", d->name);
-	tap_ok(parse_args(&o, err, sizeof(err), arg, (char *)NULL) == -1 && strstr(err, "nonesuch"),
+	tap_ok(parse_args(&o, err, sizeof(err), "--headless", arg, (char *)NULL) == -1 &&
+	           strstr(err, "nonesuch"),
 	       "--%s: an unknown name is refused", d->name);
 }
 
@@ -369,6 +503,9 @@ static void test_table(void)
 int main(void)
 {
 	test_bad();
+	test_number_rule();
+	test_applies();
+	test_internal();
 	test_defaults();
 	test_good();
 	test_worker_roundtrip();
