@@ -197,24 +197,29 @@ static void add_to(struct gd_sample *agg, const struct gd_sample *cw)
 	agg->lost += cw->lost;
 }
 
-void collect_window(struct gd_collector *c, const struct gd_worker_info *info, int n, int64_t t0, int64_t end,
-                    struct gd_frame *f)
+/* Makes room for n workers' samples and clears the aggregate. */
+static void frame_begin(struct gd_frame *f, int n)
 {
-	int64_t a = c->start, b = end;
 	if (f->capworkers < n) {
 		f->capworkers = n + 16;
 		f->workers = xreallocarray(f->workers, (size_t)f->capworkers, sizeof(*f->workers));
 	}
-	size_t niv = 0;
-	double sum_busy = 0;
-	bool mapped = true;
-
-	struct gd_sample *agg = &f->agg;
-	memset(agg, 0, sizeof(*agg));
-	agg->state = GD_ST_RUNNING;
+	memset(&f->agg, 0, sizeof(f->agg));
+	f->agg.state = GD_ST_RUNNING;
 	f->nworkers = n;
 	f->procs = 0;
 	f->timebase = GD_TB_NONE;
+}
+
+void collect_window(struct gd_collector *c, const struct gd_worker_info *info, int n, int64_t t0, int64_t end,
+                    struct gd_frame *f)
+{
+	int64_t a = c->start, b = end;
+	size_t niv = 0;
+	double sum_busy = 0;
+	bool mapped = true;
+	struct gd_sample *agg = &f->agg;
+	frame_begin(f, n);
 	for (int i = 0; i < n; i++) {
 		struct gd_sample *smp = &f->workers[i];
 		size_t before = niv;
@@ -244,16 +249,8 @@ void collect_window(struct gd_collector *c, const struct gd_worker_info *info, i
 void collect_skip(struct gd_collector *c, const struct gd_worker_info *info, int n, int64_t t0, int64_t end,
                   struct gd_frame *f)
 {
-	if (f->capworkers < n) {
-		f->capworkers = n + 16;
-		f->workers = xreallocarray(f->workers, (size_t)f->capworkers, sizeof(*f->workers));
-	}
 	struct gd_sample *agg = &f->agg;
-	memset(agg, 0, sizeof(*agg));
-	agg->state = GD_ST_RUNNING;
-	f->nworkers = n;
-	f->procs = 0;
-	f->timebase = GD_TB_NONE;
+	frame_begin(f, n);
 	for (int i = 0; i < n; i++) {
 		worker_gap(get(c, info[i].id), &info[i], end, &f->workers[i]);
 		f->procs += info[i].alive;

@@ -41,6 +41,30 @@ tap_cleanup() {
 	rm -rf "$TMP"
 }
 
+UID_=$(id -u)
+SUPS=() # supervisors this script started with start
+
+# start NAME ARGS...: a headless supervisor in the background logging to $TMP/NAME.log (its
+# standard error to $TMP/NAME.err); sets SUP to its pid.
+start() {
+	local name=$1
+	shift
+	"$BIN" --headless "$@" -o "$TMP/$name.log" 2>"$TMP/$name.err" &
+	SUP=$!
+	SUPS+=("$SUP")
+}
+# Workers of supervisor $1, by their hidden argument.
+workers_of() { pgrep -f -- "--worker=/gputop-decode\.$UID_\.$1\." | wc -l; }
+gone() { ! kill -0 "$1" 2>/dev/null; }
+# Ends every supervisor start started, its workers and their segments, whatever state they are in.
+stop_started() {
+	for s in "${SUPS[@]}"; do
+		kill -CONT "$s" 2>/dev/null
+		kill -9 "$s" $(pgrep -f -- "--worker=/gputop-decode\.$UID_\.$s\.") 2>/dev/null
+		rm -f /dev/shm/gputop-decode."$UID_"."$s".*
+	done
+}
+
 # Segments of this uid in /dev/shm.
 segments() { ls /dev/shm 2>/dev/null | grep -c "^gputop-decode\.$(id -u)\." ; }
 # Segments that belong to supervisor pid $1.

@@ -3,34 +3,17 @@
 # SIGKILLs, a stopped worker, every quit signal and SIGKILL to the supervisor, stale segments
 # of dead instances, and device faults (a kernel that does not build, a batch too large).
 . "$(dirname "$0")/lib.sh"
-UID_=$(id -u)
 W=(-s 20000 -l 2 -i 0.2) # a small workload: the machine may be a loaded 2-core box
-SUPS=()                   # every supervisor this script started
 FAKES=()                  # segments this script made by hand
 
 cleanup() {
-	for s in "${SUPS[@]}"; do
-		kill -9 "$s" $(pgrep -f -- "--worker=/gputop-decode\.$UID_\.$s\.") 2>/dev/null
-		rm -f /dev/shm/gputop-decode."$UID_"."$s".*
-	done
+	stop_started
 	for f in "${FAKES[@]}"; do rm -f "/dev/shm/$f"; done
 	[ -n "${SLEEPER:-}" ] && kill "$SLEEPER" 2>/dev/null
 	tap_cleanup
 }
 trap cleanup EXIT
 
-# start NAME ARGS...: a headless supervisor in the background logging to $TMP/NAME.log;
-# sets SUP to its pid.
-start() {
-	local name=$1
-	shift
-	"$BIN" --headless "$@" -o "$TMP/$name.log" 2>"$TMP/$name.err" &
-	SUP=$!
-	SUPS+=("$SUP")
-}
-
-workers_of() { pgrep -f -- "--worker=/gputop-decode\.$UID_\.$1\." | wc -l; }
-gone() { ! kill -0 "$1" 2>/dev/null; }
 # worker_list SUP: "pid slot segment" for each live worker of SUP.
 worker_list() {
 	pgrep -af -- "--worker=/gputop-decode\.$UID_\.$1\." |

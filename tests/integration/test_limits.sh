@@ -6,30 +6,14 @@
 # -n and -v, a full or read-only /dev/shm, and a kernel source that is empty, a directory, or
 # does not build. Every wait is bounded (wait_for); nothing asserts on speed.
 . "$(dirname "$0")/lib.sh"
-UID_=$(id -u)
 W=(-s 20000 -l 2 -i 0.2) # a small workload: the machine may be a loaded 2-core box
-SUPS=()
 
 cleanup() {
-	for s in "${SUPS[@]}"; do
-		kill -CONT "$s" 2>/dev/null
-		kill -9 "$s" $(pgrep -f -- "--worker=/gputop-decode\.$UID_\.$s\.") 2>/dev/null
-		rm -f /dev/shm/gputop-decode."$UID_"."$s".*
-	done
+	stop_started
 	tap_cleanup
 }
 trap cleanup EXIT
 
-# start NAME ARGS...: a headless supervisor in the background logging to $TMP/NAME.log.
-start() {
-	local name=$1
-	shift
-	"$BIN" --headless "$@" -o "$TMP/$name.log" 2>"$TMP/$name.err" &
-	SUP=$!
-	SUPS+=("$SUP")
-}
-workers_of() { pgrep -f -- "--worker=/gputop-decode\.$UID_\.$1\." | wc -l; }
-gone() { ! kill -0 "$1" 2>/dev/null; }
 # worker_of SUP: "pid segment-name" of SUP's first worker, once it has been exec'd.
 worker_of() {
 	pgrep -af -- "--worker=/gputop-decode\.$UID_\.$1\." |
