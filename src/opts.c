@@ -122,7 +122,7 @@ static const struct gd_optdef table[] = {
 	  .min = 0,
 	  .max = GD_PROF_COUNT - 1,
 	  .def = "sampled",
-	  .help = "profiling: every command, some batches (observer cost at most 2%), or none",
+	  .help = "profiling: every command, two batches in every N (N adapts to the measured cost), or none",
 	  .applies = GD_USE_RUN,
 	  FIELD(profile) },
 	{ .name = "sample-every",
