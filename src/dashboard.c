@@ -919,7 +919,7 @@ static void ui_colours(struct ui *u)
 /* Returns 0, or -1 with u->fatal set when the terminal cannot be driven. */
 static int ui_begin(struct ui *u)
 {
-	setlocale(LC_ALL, "");
+	setlocale(LC_CTYPE, ""); /* characters only: numbers in the log and trace stay "C" */
 	u->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 	ui_capture_stderr(u);
 	/* newterm, not initscr: an unusable TERM is reported instead of ending the process. */

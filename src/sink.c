@@ -64,7 +64,7 @@ struct field {
 	unsigned rows; /* rows of a frame that carry it; the others leave it empty or out */
 	enum print print;
 	int prec;        /* PRINT_FIXED: digits after the point */
-	bool keep_nan;   /* printed even when NAN, as "nan" */
+	bool always;     /* in every row it belongs to: JSON null, CSV empty, when not a number */
 	bool jsonl_only; /* no CSV column */
 	bool jsonl_lead; /* JSONL writes it before the others: what the row is */
 };
@@ -88,6 +88,10 @@ static struct value str(const char *s)
 
 static void put_value(struct buf *b, const struct field *t, const struct value *v, bool json)
 {
+	if (!v->str && isnan(v->num)) { /* JSON has no NaN; numbers never depend on a printf "nan" */
+		put(b, "%s", json ? "null" : "");
+		return;
+	}
 	switch (t->print) {
 	case PRINT_INT:
 		put(b, "%.0f", v->num);
@@ -144,10 +148,10 @@ static void jsonl_line(struct buf *b, const struct field *t, const struct value 
 	put(b, "}\n");
 }
 
-/* v with .shown set: a string unless empty, a number unless NAN (or keep_nan). */
+/* v with .shown set: a string unless empty, a number unless NAN (unless always). */
 static struct value show(const struct field *t, struct value v)
 {
-	v.shown = v.str ? v.str[0] != '\0' : t->keep_nan || !isnan(v.num);
+	v.shown = v.str ? v.str[0] != '\0' : t->always || !isnan(v.num);
 	return v;
 }
 
@@ -196,7 +200,7 @@ static const struct field frame_fields[] = {
 	            .rows = ROW_BOTH,
 	            .print = PRINT_FIXED,
 	            .prec = 3,
-	            .keep_nan = true,
+	            .always = true,
 	            .jsonl_lead = true },
 	[F_KIND] = { .name = "kind", .rows = ROW_BOTH, .print = PRINT_STRING, .jsonl_lead = true },
 	[F_ID] = { .name = "id", .rows = ROW_WORKER, .print = PRINT_INT },
@@ -232,7 +236,7 @@ static const struct field frame_fields[] = {
 	                 .rows = ROW_AGG,
 	                 .print = PRINT_FIXED,
 	                 .prec = 3,
-	                 .keep_nan = true,
+	                 .always = true,
 	                 .jsonl_only = true },
 	[F_TIMEBASE] = { .name = "timebase", .rows = ROW_AGG, .print = PRINT_STRING, .jsonl_only = true },
 	[F_DEVICE_BUSY_METHOD] = { .name = "device_busy_method",
@@ -342,8 +346,8 @@ static const struct field sweep_fields[] = {
 	[S_KIND] = { .name = "kind", .print = PRINT_STRING, .jsonl_only = true },
 	[S_PROCS] = { .name = "procs", .print = PRINT_INT },
 	[S_QUEUES] = { .name = "queues", .print = PRINT_INT },
-	[S_MBIT_S] = { .name = "mbit_s", .print = PRINT_FIXED, .prec = 4, .keep_nan = true },
-	[S_SPEEDUP] = { .name = "speedup", .print = PRINT_FIXED, .prec = 4, .keep_nan = true },
+	[S_MBIT_S] = { .name = "mbit_s", .print = PRINT_FIXED, .prec = 4, .always = true },
+	[S_SPEEDUP] = { .name = "speedup", .print = PRINT_FIXED, .prec = 4, .always = true },
 	[S_DEVICE_BUSY] = { .name = "device_busy", .print = PRINT_FIXED, .prec = 4 },
 	[S_GAP_BATCH_US] = { .name = "gap_batch_us", .print = PRINT_FIXED, .prec = 4 },
 	[S_HEADROOM] = { .name = "headroom", .print = PRINT_FIXED, .prec = 4 },

@@ -112,7 +112,8 @@ static void write_sweep(struct gd_sink *s)
 	const struct gd_sweep_row rows[] = {
 		{ 1, 1, 100.5, 1.0, 0.5, 12.25, 201.0, 0.1675 },
 		{ 2, 4, 190.25, 1.893, 0.95, 3.125, 200.263158, NAN },
-		/* A first step at 0 Mbit/s leaves the speedup NAN: it is printed, as nan. */
+		/* A first step at 0 Mbit/s leaves the speedup NAN: JSON null, an empty CSV cell (JSON has no
+		   NaN). */
 		{ 4, 1, 0.0, NAN, NAN, NAN, NAN, NAN },
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
@@ -189,14 +190,14 @@ static const char frames_jsonl[] =
 static const char sweep_csv[] = "procs,queues,mbit_s,speedup,device_busy,gap_batch_us,headroom,of_ceiling\n"
                                 "1,1,100.5000,1.0000,0.5000,12.2500,201.0000,0.1675\n"
                                 "2,4,190.2500,1.8930,0.9500,3.1250,200.2632,\n"
-                                "4,1,0.0000,nan,,,,\n";
+                                "4,1,0.0000,,,,,\n";
 
 static const char sweep_jsonl[] =
     "{\"kind\":\"sweep\",\"procs\":1,\"queues\":1,\"mbit_s\":100.5000,\"speedup\":1.0000,\"device_busy\":0."
     "5000,\"gap_batch_us\":12.2500,\"headroom\":201.0000,\"of_ceiling\":0.1675}\n"
     "{\"kind\":\"sweep\",\"procs\":2,\"queues\":4,\"mbit_s\":190.2500,\"speedup\":1.8930,\"device_busy\":0."
     "9500,\"gap_batch_us\":3.1250,\"headroom\":200.2632}\n"
-    "{\"kind\":\"sweep\",\"procs\":4,\"queues\":1,\"mbit_s\":0.0000,\"speedup\":nan}\n";
+    "{\"kind\":\"sweep\",\"procs\":4,\"queues\":1,\"mbit_s\":0.0000,\"speedup\":null}\n";
 
 int main(void)
 {
