@@ -18,6 +18,7 @@ have_cmd tmux || need+=(tmux)
 have_cmd python3 || need+=(python3)
 have_cmd timeout || need+=(coreutils)
 have_cmd ps || need+=(procps)
+have_cmd localedef || need+=(locales) # the locale test generates de_DE.UTF-8
 if [ "${1:-}" = dev ]; then
 	have_cmd clang || need+=(clang)
 	[ -n "$(ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a 2>/dev/null)" ] ||

@@ -16,7 +16,6 @@ dash_cleanup() {
 }
 trap dash_cleanup EXIT
 
-gone() { ! kill -0 "$1" 2>/dev/null; }
 # see DESCRIPTION SECONDS COMMAND...: waits (bounded) for the command to succeed, as one TAP
 # line; shows the screen when it does not.
 see() {

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# test_locale.sh: numbers in every file format are the same under a comma-decimal locale:
+# de_DE.UTF-8 is generated into the test's directory (localedef), then the headless log, a
+# sweep's rows and the trace, and the dashboard's trace, are parsed as CSV and JSON.
+. "$(dirname "$0")/lib.sh"
+
+mkdir -p "$TMP/loc"
+localedef -i de_DE -f UTF-8 "$TMP/loc/de_DE.UTF-8" >/dev/null 2>&1
+export LOCPATH="$TMP/loc"
+check "de_DE.UTF-8 is generated and writes a decimal comma" \
+	eval '[ "$(LC_ALL=de_DE.UTF-8 locale decimal_point)" = "," ]'
+export LC_ALL=de_DE.UTF-8
+
+A=(-s 20000 -l 2 -i 0.5)
+"$BIN" --headless -n 1 -D 1.5 "${A[@]}" -f jsonl -o "$TMP/log.jsonl" --trace "$TMP/h.trace" 2>/dev/null
+"$BIN" --headless -n 1 -D 1.5 "${A[@]}" -o "$TMP/log.csv" 2>/dev/null
+"$BIN" --sweep 1 -D 1 "${A[@]}" -f jsonl -o "$TMP/sweep.jsonl" >"$TMP/table" 2>/dev/null
+python3 - "$TMP" <<'PY'
+import csv, json, sys
+d = sys.argv[1]
+rows = [json.loads(l) for l in open(d + "/log.jsonl")]
+assert rows and all(isinstance(r["t_s"], float) for r in rows)
+json.load(open(d + "/h.trace"))
+for r in csv.DictReader(open(d + "/log.csv")):
+    float(r["t_s"]), float(r["mbit_s"])
+json.loads(open(d + "/sweep.jsonl").readline())
+PY
+ok $? "headless: JSONL, CSV, sweep rows and the trace parse with '.' decimals"
+check "the sweep table prints '.' decimals" grep -qE '^ +1 +1 +[0-9]+\.[0-9]{2} ' "$TMP/table"
+
+# The dashboard sets a locale for its characters: its trace must not take the comma.
+TM=(tmux -S "$TMP/tmux.sock" -f /dev/null)
+touch "$TMP/tmux.conf"
+"${TM[@]}" new-session -d -x 100 -y 30 -s main \
+	"env LOCPATH=$LOCPATH LC_ALL=de_DE.UTF-8 TERM=xterm $BIN ${A[*]} -n 1 -D 2 --trace $TMP/d.trace; sleep 30"
+wait_for 60 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMP/d.trace" 2>/dev/null
+ok $? "the dashboard's trace parses as JSON under de_DE.UTF-8"
+"${TM[@]}" kill-server >/dev/null 2>&1
