@@ -47,6 +47,14 @@ int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * GD_NS_PER_S + ts.tv_nsec;
 }
 
+double unix_seconds(int64_t mono_ns)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	double real = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return real - (double)(now_ns() - mono_ns) / 1e9;
+}
+
 void sleep_ns(int64_t ns)
 {
 	if (ns <= 0)

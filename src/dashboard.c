@@ -22,6 +22,7 @@
 #include "gputop/layout.h"
 #include "gputop/session.h"
 #include "gputop/sig.h"
+#include "gputop/sink.h"
 #include "gputop/trace.h"
 
 #define UI_SPAN_S     120.0 /* a graph covers at least this much time */
@@ -88,6 +89,7 @@ static const enum ui_pair ui_state_pair[GD_ST_COUNT] = {
 
 struct ui {
 	struct gd_session s;
+	struct gd_sink *log; /* -o: every frame and every action, or NULL */
 	SCREEN *scr;
 	struct layout lay;
 	bool have_windows;
@@ -250,6 +252,24 @@ static void ui_draw_busy(struct ui *u, WINDOW *w)
 
 /* ---- actions ---- */
 
+/* An event row in the log for an action on worker w (NULL: on all of them). A log that cannot
+ * be written ends the dashboard, as it ends a headless run. */
+static void ui_log(struct ui *u, const char *action, const struct gd_worker_info *w)
+{
+	if (!u->log || u->fatal[0])
+		return;
+	int64_t now = now_ns();
+	struct gd_event e = { .t_s = (double)(now - u->s.t0) / 1e9,
+		              .unix_s = unix_seconds(now),
+		              .action = action,
+		              .id = w ? w->id : 0,
+		              .pid = w ? w->pid : 0 };
+	if (sink_event(u->log, &e)) {
+		snprintf(u->fatal, sizeof(u->fatal), "%s", sink_error(u->log));
+		u->quit = true;
+	}
+}
+
 static int ui_selected_index(struct ui *u)
 {
 	return sup_find(u->s.sup, u->sel_id);
@@ -266,6 +286,7 @@ static void ui_act_spawn(struct ui *u)
 	struct gd_worker_info w;
 	sup_worker(u->s.sup, i, &w);
 	ui_message(u, "started worker %u (pid %d)", w.id, (int)w.pid);
+	ui_log(u, "add", &w);
 }
 
 static void ui_act_stop_newest(struct ui *u)
@@ -279,6 +300,7 @@ static void ui_act_stop_newest(struct ui *u)
 	sup_worker(u->s.sup, i, &w);
 	sup_stop(u->s.sup, i, false);
 	ui_message(u, "stopping worker %u", w.id);
+	ui_log(u, "stop", &w);
 }
 
 static void ui_stop_selected(struct ui *u, bool kill)
@@ -293,6 +315,7 @@ static void ui_stop_selected(struct ui *u, bool kill)
 	}
 	sup_stop(u->s.sup, i, kill);
 	ui_message(u, kill ? "killed worker %u (SIGKILL)" : "stopping worker %u", u->sel_id);
+	ui_log(u, kill ? "kill" : "stop", &w);
 }
 
 static void ui_act_stop(struct ui *u)
@@ -328,6 +351,7 @@ static void ui_act_pause(struct ui *u)
 {
 	sup_pause(u->s.sup, !sup_paused(u->s.sup));
 	ui_message(u, sup_paused(u->s.sup) ? "paused every worker (p resumes)" : "resumed every worker");
+	ui_log(u, sup_paused(u->s.sup) ? "pause" : "resume", NULL);
 }
 
 static void ui_act_reset(struct ui *u)
@@ -336,6 +360,7 @@ static void ui_act_reset(struct ui *u)
 	memset(&u->mbit, 0, sizeof(u->mbit));
 	memset(&u->busy, 0, sizeof(u->busy));
 	ui_message(u, "statistics and history reset");
+	ui_log(u, "reset", NULL);
 }
 
 static void ui_act_calibrate(struct ui *u)
@@ -343,8 +368,10 @@ static void ui_act_calibrate(struct ui *u)
 	char err[256];
 	if (session_calibrate(&u->s, err, sizeof(err)))
 		ui_message(u, "%s", err);
-	else
+	else {
 		ui_message(u, "calibrating: workers paused for about two seconds");
+		ui_log(u, "calibrate", NULL);
+	}
 }
 
 static void ui_act_help(struct ui *u)
@@ -961,6 +988,10 @@ static void ui_end(struct ui *u)
 static void ui_frame(struct ui *u)
 {
 	const struct gd_frame *f = &u->s.frame;
+	if (u->log && !u->fatal[0] && sink_frame(u->log, f)) {
+		snprintf(u->fatal, sizeof(u->fatal), "%s", sink_error(u->log));
+		u->quit = true;
+	}
 	chart_push(&u->mbit, f->agg.mbit_s);
 	chart_push(&u->busy, f->device_busy);
 	if (!f->observed)
@@ -997,15 +1028,18 @@ static void ui_loop(struct ui *u)
 	}
 }
 
-int dashboard_run(const struct gd_opts *o, const struct gd_device *dev, struct gd_trace *trace)
+int dashboard_run(const struct gd_opts *o, const struct gd_device *dev, struct gd_sink *sink,
+                  struct gd_trace *trace)
 {
 	struct ui *u = xcalloc(1, sizeof(*u));
 	char err[256];
 	int status = GD_EXIT_OK;
+	u->log = sink;
 	if (ui_begin(u)) {
 		ui_end(u);
 		fprintf(stderr, GD_NAME ": %s\n", u->fatal);
 		trace_close(trace, err, sizeof(err));
+		sink_close(sink, err, sizeof(err));
 		free(u);
 		return GD_EXIT_USAGE;
 	}
@@ -1022,6 +1056,10 @@ int dashboard_run(const struct gd_opts *o, const struct gd_device *dev, struct g
 		fprintf(stderr, GD_NAME ": %s\n", u->fatal);
 	char why[512];
 	if (session_stop(&u->s, why, sizeof(why)) != 0) {
+		fprintf(stderr, GD_NAME ": %s\n", why);
+		status = GD_EXIT_FAIL;
+	}
+	if (sink_close(u->log, why, sizeof(why)) != 0) {
 		fprintf(stderr, GD_NAME ": %s\n", why);
 		status = GD_EXIT_FAIL;
 	}

@@ -47,8 +47,8 @@ static int finish(struct gd_session *s, struct gd_sink *sink, int status)
 		fprintf(stderr, GD_NAME ": %s\n", why);
 		status = GD_EXIT_FAIL;
 	}
-	if (sink_close(sink) != 0) {
-		fprintf(stderr, GD_NAME ": %s\n", sink_error(sink));
+	if (sink_close(sink, why, sizeof(why)) != 0) {
+		fprintf(stderr, GD_NAME ": %s\n", why);
 		status = GD_EXIT_FAIL;
 	}
 	return status;

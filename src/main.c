@@ -98,7 +98,8 @@ static int plan_outputs(const struct gd_opts *o, struct gd_output *out, int *log
 		out[n++] = (struct gd_output){ .what = "the dashboard's terminal", .path = "-" };
 	else if (o->nsweep)
 		out[n++] = (struct gd_output){ .what = "the sweep table on standard output", .path = "-" };
-	if (o->role == GD_ROLE_HEADLESS && (o->output || !o->nsweep)) { /* a sweep logs only with -o */
+	/* A sweep logs only with -o, the dashboard too; headless logs to standard output by default. */
+	if (o->output || (o->role == GD_ROLE_HEADLESS && !o->nsweep)) {
 		*log = n;
 		out[n++] = (struct gd_output){ .what = o->output ? "--output" : "the log on standard output",
 			                       .path = o->output ? o->output : "-" };
@@ -164,6 +165,6 @@ int main(int argc, char **argv)
 	struct gd_sink *sink = ilog < 0 ? NULL : sink_new(out[ilog].fd, out[ilog].own, o.format);
 	sig_install_supervisor();
 	if (o.role == GD_ROLE_DASHBOARD)
-		return dashboard_run(&o, &dev, trace);
+		return dashboard_run(&o, &dev, sink, trace);
 	return o.nsweep ? headless_sweep(&o, &dev, sink, trace) : headless_run(&o, &dev, sink, trace);
 }

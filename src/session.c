@@ -158,6 +158,7 @@ bool session_poll(struct gd_session *s, int64_t now)
 	} else {
 		collect_window(s->col, s->info, snapshot(s), s->t0, b, &s->frame);
 	}
+	s->frame.unix_s = unix_seconds(b);
 	s->frame.profile = s->o.profile;
 	s->frame.ceiling = s->ceiling.mbit_s;
 	s->frame.of_ceiling = s->frame.agg.mbit_s / s->ceiling.mbit_s;

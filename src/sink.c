@@ -186,6 +186,7 @@ enum frame_field {
 	F_OBSERVER_SHARE,
 	F_GEN_BUSY,
 	F_OBSERVED,
+	F_UNIX_S,
 	F_WINDOW_S,
 	F_TIMEBASE,
 	F_DEVICE_BUSY_METHOD,
@@ -232,6 +233,7 @@ static const struct field frame_fields[] = {
 	                       .prec = 4 },
 	[F_GEN_BUSY] = { .name = "gen_busy", .rows = ROW_WORKER, .print = PRINT_FIXED, .prec = 3 },
 	[F_OBSERVED] = { .name = "observed", .rows = ROW_BOTH, .print = PRINT_BOOL },
+	[F_UNIX_S] = { .name = "unix_s", .rows = ROW_BOTH, .print = PRINT_FIXED, .prec = 3 },
 	[F_WINDOW_S] = { .name = "window_s",
 	                 .rows = ROW_AGG,
 	                 .print = PRINT_FIXED,
@@ -311,6 +313,8 @@ static struct value frame_value(enum frame_field id, const struct gd_frame *f, c
 		return num(s->gen_busy);
 	case F_OBSERVED:
 		return num(f->observed);
+	case F_UNIX_S:
+		return num(f->unix_s);
 	case F_WINDOW_S:
 		return num(f->window_s);
 	case F_TIMEBASE:
@@ -478,6 +482,23 @@ int sink_frame(struct gd_sink *s, const struct gd_frame *f)
 	return flush(s);
 }
 
+int sink_event(struct gd_sink *s, const struct gd_event *e)
+{
+	struct value v[F_COUNT];
+	for (enum frame_field i = 0; i < F_COUNT; i++)
+		v[i] = (struct value){ .shown = false };
+	v[F_T_S] = show(&frame_fields[F_T_S], num(e->t_s));
+	v[F_KIND] = show(&frame_fields[F_KIND], str("event"));
+	v[F_STATE] = show(&frame_fields[F_STATE], str(e->action));
+	v[F_UNIX_S] = show(&frame_fields[F_UNIX_S], num(e->unix_s));
+	if (e->id) {
+		v[F_ID] = show(&frame_fields[F_ID], num(e->id));
+		v[F_PID] = show(&frame_fields[F_PID], num(e->pid));
+	}
+	sink_line(s, frame_fields, v, F_COUNT);
+	return flush(s);
+}
+
 int sink_sweep_row(struct gd_sink *s, const struct gd_sweep_row *r)
 {
 	struct value v[S_COUNT];
@@ -492,13 +513,13 @@ const char *sink_error(const struct gd_sink *s)
 	return s->err;
 }
 
-int sink_close(struct gd_sink *s)
+int sink_close(struct gd_sink *s, char *why, size_t whylen)
 {
 	if (!s)
 		return 0;
 	int rc = 0;
 	if (s->own_fd && close(s->fd) != 0) {
-		snprintf(s->err, sizeof(s->err), "closing the log: %s", strerror(errno));
+		snprintf(why, whylen, "closing the log: %s", strerror(errno));
 		rc = -1;
 	}
 	free(s->b.p);

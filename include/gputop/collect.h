@@ -32,6 +32,7 @@ struct gd_sample {
 
 struct gd_frame {
 	double t_s;      /* end of the window, seconds since start */
+	double unix_s;   /* the same instant as wall-clock Unix seconds */
 	bool observed;   /* false: the supervisor was not running through it (collect_skip) */
 	double window_s; /* its length */
 	int procs;       /* live workers */

@@ -29,6 +29,8 @@ void *xreallocarray(void *p, size_t nmemb, size_t size);
 
 /* CLOCK_MONOTONIC in nanoseconds: the one host clock of the tool. */
 int64_t now_ns(void);
+/* The wall-clock time (Unix seconds) of a CLOCK_MONOTONIC instant, for logs that join others. */
+double unix_seconds(int64_t mono_ns);
 /* Sleep for ns nanoseconds, returning early on a signal. */
 void sleep_ns(int64_t ns);
 

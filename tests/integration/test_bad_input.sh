@@ -119,13 +119,13 @@ bad "Is a directory" "${H[@]}" -n 1 --trace "$OUT"
 bad "$OUT/nodir/log.csv" --headless -n 1 --trace "$OUT/t.json" -o "$OUT/nodir/log.csv"
 # The dashboard without a terminal.
 bad "terminal" -n 1
-bad "-o: does not apply to the dashboard" -n 2 -s 1000 -i 0.5 -o "$OUT/log.csv"
+bad "terminal" -n 2 -s 1000 -i 0.5 -o "$OUT/log.csv"
 
 # ---- Options that cannot apply to what was asked for ----
 bad "-n: does not apply to --sweep" --sweep 1 -n 3 -D 0.5 -s 1000
 bad "does not apply to --list-devices" --list-devices -o "$OUT/x" --sweep 1
 bad "--headless: does not apply to --list-devices" --list-devices --headless
-bad "-f: does not apply to the dashboard" -f jsonl -D 0.5
+bad "terminal" -f jsonl -D 0.5
 
 # ---- Internal options: only in full, only from a supervisor ----
 bad "--w: unknown option" --w x,1,1,1

@@ -75,7 +75,7 @@ check "without a terminal: the message suggests --headless" grep -q -- --headles
 printf 'set -g status off\nset -g default-terminal screen\n' >"$TMP/tmux.conf"
 "${TM[@]}" new-session -d -x 100 -y 30 -s main "env PS1='$ ' bash --norc --noprofile"
 SHPID=$("${TM[@]}" display -p -t main '#{pane_pid}')
-check "dashboard starts in the terminal" launch "$BIN" $ARGS
+check "dashboard starts in the terminal" launch "$BIN" $ARGS -f jsonl -o "$TMP/dash.jsonl"
 see "header: tool, device and settings" 20 screen_has "^gputop-decode .*elapsed"
 check "header: size, dtype, launches, mode, interval, timebase" \
 	screen_has "size 20000  dtype f(32|64)  launches 2  mode seed  interval 0.2 s  timebase "
@@ -123,9 +123,29 @@ see "130x40: the breakdown in microseconds too" 10 screen_has "lost +qwait_us +g
 "${TM[@]}" resize-window -t main -x 100 -y 30
 see "back to 100x30: the table again" 10 eval 'screen_has "kbusy%" && ! screen_has "too small"'
 
+"${TM[@]}" send-keys -t main p
+see "p pauses" 10 screen_has "PAUSED"
+"${TM[@]}" send-keys -t main p r
+see "p resumes, r resets" 10 eval '! screen_has "PAUSED" && screen_has "statistics and history reset"'
+
 remember_kids
 "${TM[@]}" send-keys -t main q
 check_clean_exit "q"
+python3 - "$TMP/dash.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+kinds = {r["kind"] for r in rows}
+assert kinds == {"worker", "aggregate", "event"}, kinds
+assert all("unix_s" in r and r["unix_s"] > 1.6e9 for r in rows)
+ev = [(r["state"], r.get("id")) for r in rows if r["kind"] == "event"]
+want = [("add", 2), ("add", 3), ("stop", 3), ("kill", 2), ("calibrate", None), ("pause", None),
+        ("resume", None), ("reset", None)]
+assert ev == want, ev
+t = [r["t_s"] for r in rows if r["kind"] == "event"]
+assert t == sorted(t), "events out of order"
+# A window is written once it has closed: its frame may follow events of the moments after it.
+PY
+ok $? "-o with the dashboard: its frames and an event row for every action (add, stop, kill, calibrate, pause, resume, reset), in their order, each with unix_s"
 
 # ---- signals: SIGTERM; SIGHUP with NO_COLOR ----
 for how in TERM HUP; do

@@ -91,8 +91,6 @@ static const struct {
 	{ "--list-devices -o x --sweep 1", "does not apply to --list-devices" },
 	{ "--list-devices --headless", "--headless: does not apply to --list-devices" },
 	{ "--list-devices -n 2", "-n: does not apply to --list-devices" },
-	{ "-o x", "-o: does not apply to the dashboard" },
-	{ "-f jsonl", "-f: does not apply to the dashboard" },
 	/* Internal options: never abbreviated. */
 	{ "--w x,1,1,1", "unknown option" },
 	{ "--work=x,1,1,1", "unknown option" },

@@ -55,6 +55,7 @@ static void write_frames(struct gd_sink *s)
 	};
 	struct gd_frame f = {
 		.t_s = 12.3456,
+		.unix_s = 1795968000.25,
 		.observed = true,
 		.window_s = 1.0,
 		.procs = 2,
@@ -105,6 +106,11 @@ static void write_frames(struct gd_sink *s)
 	f.agg.batches = 900;
 	f.agg.lost = 880;
 	sink_frame(s, &f);
+	/* What the user did, between frames: an action on one worker and one on all of them. */
+	struct gd_event add = { .t_s = 16.5, .unix_s = 1795968004.4, .action = "add", .id = 3, .pid = 4300 };
+	struct gd_event pause = { .t_s = 16.75, .unix_s = 1795968004.65, .action = "pause" };
+	sink_event(s, &add);
+	sink_event(s, &pause);
 }
 
 static void write_sweep(struct gd_sink *s)
@@ -123,7 +129,7 @@ static void write_sweep(struct gd_sink *s)
 /* What the sink wrote to a temporary file, or NULL. The caller frees it. */
 static char *sink_text(enum gd_format fmt, void (*write)(struct gd_sink *s))
 {
-	char path[] = "/tmp/gputop-decode-test-sink.XXXXXX";
+	char path[] = "/tmp/gputop-decode-test-sink.XXXXXX", err[256];
 	int fd = mkstemp(path);
 	if (fd < 0)
 		return NULL;
@@ -132,7 +138,7 @@ static char *sink_text(enum gd_format fmt, void (*write)(struct gd_sink *s))
 	FILE *in = NULL;
 	if (s) {
 		write(s);
-		if (sink_close(s) == 0)
+		if (sink_close(s, err, sizeof(err)) == 0)
 			in = fopen(path, "r");
 	}
 	if (in) {
@@ -156,36 +162,42 @@ static void check(enum gd_format fmt, void (*write)(struct gd_sink *s), const ch
 static const char frames_csv[] =
     "t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_kernel_us,gap_batch_us,gen_us,h2d_us,"
     "kernel_us,d2h_us,other_us,device_busy,headroom,lost,queue_wait_us,profile,ceiling,of_ceiling,sample_"
-    "every,observer_share,gen_busy,observed\n"
+    "every,observer_share,gen_busy,observed,unix_s\n"
     "12.346,worker,1,4242,running,,123.4568,10,5000000,0.5123,1.50,2.25,100.12,20.50,300.75,10.00,5.33,,,0,4."
-    "50,,,,16,0.0123,0.250,1\n"
-    "12.346,worker,2,4243,failed,,,0,0,,,,,,,,,,,7,,,,,,,,1\n"
-    "12.346,aggregate,,,,2,123.4568,10,5000000,,,,,,,,,0.7500,164.6091,7,,sampled,600.0000,0.2058,,,,1\n"
-    "13.346,aggregate,,,,0,0.0000,10,5000000,,,,,,,,,,,7,,full,,,,,,1\n"
-    "16.346,worker,1,4242,running,,,900,5000000,,,,,,,,,,,880,,,,,16,0.0123,,0\n"
-    "16.346,aggregate,,,,1,,900,5000000,,,,,,,,,,,880,,full,,,,,,0\n";
+    "50,,,,16,0.0123,0.250,1,1795968000.250\n"
+    "12.346,worker,2,4243,failed,,,0,0,,,,,,,,,,,7,,,,,,,,1,1795968000.250\n"
+    "12.346,aggregate,,,,2,123.4568,10,5000000,,,,,,,,,0.7500,164.6091,7,,sampled,600.0000,0.2058,,,,1,"
+    "1795968000.250\n"
+    "13.346,aggregate,,,,0,0.0000,10,5000000,,,,,,,,,,,7,,full,,,,,,1,1795968000.250\n"
+    "16.346,worker,1,4242,running,,,900,5000000,,,,,,,,,,,880,,,,,16,0.0123,,0,1795968000.250\n"
+    "16.346,aggregate,,,,1,,900,5000000,,,,,,,,,,,880,,full,,,,,,0,1795968000.250\n"
+    "16.500,event,3,4300,add,,,,,,,,,,,,,,,,,,,,,,,,1795968004.400\n"
+    "16.750,event,,,pause,,,,,,,,,,,,,,,,,,,,,,,,1795968004.650\n";
 
 static const char frames_jsonl[] =
     "{\"t_s\":12.346,\"kind\":\"worker\",\"state\":\"running\",\"id\":1,\"pid\":4242,\"mbit_s\":123.4568,"
     "\"batches\":10,\"symbols\":5000000,\"kernel_busy\":0.5123,\"gap_kernel_us\":1.50,\"gap_batch_us\":2.25,"
     "\"gen_us\":100.12,\"h2d_us\":20.50,\"kernel_us\":300.75,\"d2h_us\":10.00,\"other_us\":5.33,\"lost\":0,"
     "\"queue_wait_us\":4.50,\"sample_every\":16,\"observer_share\":0.0123,\"gen_busy\":0.250,\"observed\":"
-    "true,\"window_batches\":3}\n"
+    "true,\"unix_s\":1795968000.250,\"window_batches\":3}\n"
     "{\"t_s\":12.346,\"kind\":\"worker\",\"state\":\"failed\",\"id\":2,\"pid\":4243,\"batches\":0,"
-    "\"symbols\":0,\"lost\":7,\"observed\":true,\"window_batches\":0,\"error\":\"clBuildProgram: "
-    "\\\"decode\\\" failed\\u000aline 2\\\\\"}\n"
+    "\"symbols\":0,\"lost\":7,\"observed\":true,\"unix_s\":1795968000.250,\"window_batches\":0,\"error\":"
+    "\"clBuildProgram: \\\"decode\\\" failed\\u000aline 2\\\\\"}\n"
     "{\"t_s\":12.346,\"kind\":\"aggregate\",\"procs\":2,\"mbit_s\":123.4568,\"batches\":10,\"symbols\":"
     "5000000,\"device_busy\":0.7500,\"headroom\":164.6091,\"lost\":7,\"profile\":\"sampled\",\"ceiling\":600."
-    "0000,\"of_ceiling\":0.2058,\"observed\":true,\"window_s\":1.000,\"timebase\":\"host-timer\",\"device_"
-    "busy_method\":\"union\"}\n"
+    "0000,\"of_ceiling\":0.2058,\"observed\":true,\"unix_s\":1795968000.250,\"window_s\":1.000,\"timebase\":"
+    "\"host-timer\",\"device_busy_method\":\"union\"}\n"
     "{\"t_s\":13.346,\"kind\":\"aggregate\",\"procs\":0,\"mbit_s\":0.0000,\"batches\":10,\"symbols\":5000000,"
-    "\"lost\":7,\"profile\":\"full\",\"observed\":true,\"window_s\":1.000,\"timebase\":\"none\",\"device_"
-    "busy_method\":\"sum-capped\"}\n"
+    "\"lost\":7,\"profile\":\"full\",\"observed\":true,\"unix_s\":1795968000.250,\"window_s\":1.000,"
+    "\"timebase\":\"none\",\"device_busy_method\":\"sum-capped\"}\n"
     "{\"t_s\":16.346,\"kind\":\"worker\",\"state\":\"running\",\"id\":1,\"pid\":4242,\"batches\":900,"
-    "\"symbols\":5000000,\"lost\":880,\"sample_every\":16,\"observer_share\":0.0123,\"observed\":false}\n"
+    "\"symbols\":5000000,\"lost\":880,\"sample_every\":16,\"observer_share\":0.0123,\"observed\":false,"
+    "\"unix_s\":1795968000.250}\n"
     "{\"t_s\":16.346,\"kind\":\"aggregate\",\"procs\":1,\"batches\":900,\"symbols\":5000000,\"lost\":880,"
-    "\"profile\":\"full\",\"observed\":false,\"window_s\":3.000,\"timebase\":\"none\",\"device_busy_method\":"
-    "\"sum-capped\"}\n";
+    "\"profile\":\"full\",\"observed\":false,\"unix_s\":1795968000.250,\"window_s\":3.000,\"timebase\":"
+    "\"none\",\"device_busy_method\":\"sum-capped\"}\n"
+    "{\"t_s\":16.500,\"kind\":\"event\",\"state\":\"add\",\"id\":3,\"pid\":4300,\"unix_s\":1795968004.400}\n"
+    "{\"t_s\":16.750,\"kind\":\"event\",\"state\":\"pause\",\"unix_s\":1795968004.650}\n";
 
 static const char sweep_csv[] = "procs,queues,mbit_s,speedup,device_busy,gap_batch_us,headroom,of_ceiling\n"
                                 "1,1,100.5000,1.0000,0.5000,12.2500,201.0000,0.1675\n"
