@@ -101,9 +101,9 @@ static void put_value(struct buf *b, const struct field *t, const struct value *
 		break;
 	case PRINT_STRING:
 		if (json)
-			json_string(b, v->str);
+			json_string(b, v->str ? v->str : "");
 		else
-			put(b, "%s", v->str);
+			put(b, "%s", v->str ? v->str : "");
 		break;
 	case PRINT_BOOL: /* JSON true or false, CSV 1 or 0 */
 		put(b, "%s", v->num != 0 ? (json ? "true" : "1") : (json ? "false" : "0"));
