@@ -78,13 +78,7 @@ static int setup(struct ceil_ctx *c)
 		return -1;
 	if (!(c->ctx = clCreateContext(NULL, 1, &c->dev.id, NULL, NULL, &rc)))
 		return fail(c, "clCreateContext", rc);
-	char *src = device_kernel_source(c->err, sizeof(c->err));
-	if (!src)
-		return -1;
-	c->prog = clx_build(c->ctx, c->dev.id, src, elem == 8 ? "-DREAL=double -DUSE_FP64" : "-DREAL=float",
-	                    c->err, sizeof(c->err));
-	free(src);
-	if (!c->prog)
+	if (!(c->prog = clx_build_decode(c->ctx, c->dev.id, (int)elem, c->err, sizeof(c->err))))
 		return -1;
 	struct gd_rng rng;
 	rng_seed(&rng, 1);
@@ -104,7 +98,7 @@ static int setup(struct ceil_ctx *c)
 			return fail(c, "clCreateCommandQueueWithProperties", rc);
 		if (!(c->out[i] = clCreateBuffer(c->ctx, CL_MEM_WRITE_ONLY, bytes, NULL, &rc)))
 			return fail(c, "clCreateBuffer", rc);
-		if (!(c->kern[i] = clCreateKernel(c->prog, "decode", &rc)))
+		if (!(c->kern[i] = clCreateKernel(c->prog, CLX_KERNEL, &rc)))
 			return fail(c, "clCreateKernel", rc);
 		if ((rc = clSetKernelArg(c->kern[i], 0, sizeof(cl_mem), &c->in)) ||
 		    (rc = clSetKernelArg(c->kern[i], 1, sizeof(cl_mem), &c->perm)) ||

@@ -256,11 +256,6 @@ int clx_pick(int pi, int di, struct clx_device *d, char *err, size_t errlen)
 	return 0;
 }
 
-const char *clx_build_options(int elem)
-{
-	return elem == 8 ? "-DREAL=double -DUSE_FP64" : "-DREAL=float";
-}
-
 struct probe_msg {
 	enum gd_probe_result rc;
 	struct gd_device dev;
@@ -270,19 +265,14 @@ struct probe_msg {
 /* Builds the decode kernel for d as a worker will; 0, or -1 with the reason in err. */
 static int probe_build(const struct clx_device *d, int elem, char *err, size_t errlen)
 {
-	char *src = device_kernel_source(err, errlen);
-	if (!src)
-		return -1;
 	cl_int rc;
 	cl_context ctx = clCreateContext(NULL, 1, &d->id, NULL, NULL, &rc);
 	if (!ctx) {
 		snprintf(err, errlen, "clCreateContext: %s", clx_err(rc));
-		free(src);
 		return -1;
 	}
 	char why[1024];
-	cl_program prog = clx_build(ctx, d->id, src, clx_build_options(elem), why, sizeof(why));
-	free(src);
+	cl_program prog = clx_build_decode(ctx, d->id, elem, why, sizeof(why));
 	if (!prog)
 		snprintf(err, errlen, "the decode kernel does not build on %s: %.800s", d->info.name, why);
 	cl_kernel k = prog ? clCreateKernel(prog, CLX_KERNEL, &rc) : NULL;
@@ -463,8 +453,10 @@ char *device_kernel_source(char *err, size_t errlen)
 	return NULL;
 }
 
-cl_program clx_build(cl_context ctx, cl_device_id dev, const char *src, const char *opts, char *err,
-                     size_t errlen)
+/* Builds src for dev with opts; on failure err holds the call, the error name and the start
+ * of the build log, on one line. */
+static cl_program build(cl_context ctx, cl_device_id dev, const char *src, const char *opts, char *err,
+                        size_t errlen)
 {
 	cl_int rc;
 	cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &rc);
@@ -492,4 +484,16 @@ cl_program clx_build(cl_context ctx, cl_device_id dev, const char *src, const ch
 	snprintf(err, errlen, "clBuildProgram: %s: %s", clx_err(rc), j ? flat : "(empty build log)");
 	clReleaseProgram(prog);
 	return NULL;
+}
+
+cl_program clx_build_decode(cl_context ctx, cl_device_id dev, int elem, char *err, size_t errlen)
+{
+	char *src = device_kernel_source(err, errlen);
+	if (!src)
+		return NULL;
+	/* The element type matches the host buffers exactly (kernels/decode.cl). */
+	cl_program prog =
+	    build(ctx, dev, src, elem == 8 ? "-DREAL=double -DUSE_FP64" : "-DREAL=float", err, errlen);
+	free(src);
+	return prog;
 }

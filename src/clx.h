@@ -27,11 +27,9 @@ enum {
 /* The device P:D, or with platform < 0 the first GPU of any platform, else the first device.
  * Returns 0, or CLX_NO_RUNTIME / CLX_NO_DEVICE with a message in err. */
 int clx_pick(int platform, int index, struct clx_device *d, char *err, size_t errlen);
-/* The build options of the decode program for elements of elem bytes (4 or 8). */
-const char *clx_build_options(int elem);
-/* Builds src for dev with opts; on failure err holds the call, the error name and the start
- * of the build log. */
-cl_program clx_build(cl_context ctx, cl_device_id dev, const char *src, const char *opts, char *err,
-                     size_t errlen);
+/* Reads kernels/decode.cl (device_kernel_source) and builds it for dev with elements of elem
+ * bytes (4: float, 8: double). NULL with err holding the reason: the source not found, or the
+ * call, the error name and the start of the build log. */
+cl_program clx_build_decode(cl_context ctx, cl_device_id dev, int elem, char *err, size_t errlen);
 
 #endif

@@ -1009,6 +1009,11 @@ static void ui_loop(struct ui *u)
 		int64_t now = now_ns();
 		if (session_poll(&u->s, now))
 			ui_frame(u);
+		if (u->s.calib_msg[0]) { /* a calibration ended: its figure, or why it failed */
+			ui_message(u, "%s", u->s.calib_msg);
+			u->s.calib_msg[0] = '\0';
+			u->dirty = true;
+		}
 		if (ui_windows(u)) {
 			snprintf(u->fatal, sizeof(u->fatal), "cannot create curses windows (%dx%d)", COLS,
 			         LINES);

@@ -1,7 +1,6 @@
 /* sampler.c: the profiling policy of one worker (see sampler.h). */
 #include "gputop/sampler.h"
 
-#include <math.h>
 #include <string.h>
 
 /* The shortest period that leaves clean completions between runs of profiled batches. */

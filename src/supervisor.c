@@ -218,11 +218,17 @@ static struct sup_worker *add_worker(struct gd_sup *sup)
  * prefixed: one pipe for all of them, so a worker costs the supervisor no descriptor. Lines up
  * to PIPE_BUF bytes, each written at once, arrive whole. The dashboard keeps our standard error
  * off the screen and replays it at exit. */
+static void relay_line(struct gd_sup *sup)
+{
+	fprintf(stderr, GD_NAME ": from a worker: %.*s\n", (int)sup->errn, sup->errline);
+	sup->errn = 0;
+}
+
 static void relay_stderr(struct gd_sup *sup)
 {
 	char buf[1024];
 	ssize_t n;
-	while (sup->errr >= 0 && (n = read(sup->errr, buf, sizeof(buf))) != 0) {
+	while ((n = read(sup->errr, buf, sizeof(buf))) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -233,11 +239,8 @@ static void relay_stderr(struct gd_sup *sup)
 			bool end = c == '\n' || sup->errn == sizeof(sup->errline) - 1;
 			if (c != '\n')
 				sup->errline[sup->errn++] = (unsigned char)c < 0x20 && c != '\t' ? '?' : c;
-			if (end) {
-				fprintf(stderr, GD_NAME ": from a worker: %.*s\n", (int)sup->errn,
-				        sup->errline);
-				sup->errn = 0;
-			}
+			if (end)
+				relay_line(sup);
 		}
 	}
 }
@@ -545,8 +548,8 @@ void sup_free(struct gd_sup *sup, gd_record_fn on_record, void *ctx)
 	}
 	close(sup->errw); /* then the pipe ends once every worker has gone */
 	relay_stderr(sup);
-	if (sup->errn)
-		fprintf(stderr, GD_NAME ": from a worker: %.*s\n", (int)sup->errn, sup->errline);
+	if (sup->errn) /* the last line had no newline */
+		relay_line(sup);
 	close(sup->errr);
 	free(sup->workers);
 	free(sup);

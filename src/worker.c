@@ -358,13 +358,7 @@ static int setup_cl(struct gd_worker *w)
 	w->ctx = clCreateContext(NULL, 1, &w->dev.id, NULL, NULL, &rc);
 	if (!w->ctx)
 		return worker_fail(w, "clCreateContext", rc);
-	char *src = device_kernel_source(msg, sizeof(msg));
-	if (!src) {
-		str_copy(w->err, sizeof(w->err), msg);
-		return -1;
-	}
-	w->prog = clx_build(w->ctx, w->dev.id, src, clx_build_options((int)w->elem), msg, sizeof(msg));
-	free(src);
+	w->prog = clx_build_decode(w->ctx, w->dev.id, (int)w->elem, msg, sizeof(msg));
 	if (!w->prog) {
 		str_copy(w->err, sizeof(w->err), msg);
 		return -1;

@@ -37,7 +37,8 @@ struct gd_session {
 	struct gd_ceiling ceiling; /* mbit_s NAN until calibrated */
 	struct gd_calib *calib;    /* a calibration in progress, or NULL */
 	bool calib_paused;         /* the workers were paused for it */
-	char calib_msg[256];       /* the latest calibration's outcome, for the dashboard */
+	char calib_msg[256];       /* how the latest calibration ended; the dashboard shows it once
+	                            * and clears it */
 };
 
 /* Starts the supervisor and the first --procs workers; takes ownership of trace (or NULL).

@@ -111,7 +111,8 @@ see "any key closes the help" 5 eval 'screen_has "kbusy%" && ! screen_has "keys$
 
 "${TM[@]}" send-keys -t main c
 see "c calibrates, pausing the workers" 10 screen_has "calibrating"
-see "  and the summary then shows the ceiling" 60 screen_has "ceiling [0-9.]+ Mbit/s, at"
+see "  and the key bar says how it ended" 60 screen_has "ceiling [0-9.]+ Mbit/s \\([0-9]+ queues?\\)"
+see "  and the summary then shows the ceiling" 10 screen_has "ceiling [0-9.]+ Mbit/s, at"
 
 "${TM[@]}" resize-window -t main -x 60 -y 20
 see "60x20: the too-small screen" 10 screen_has "terminal too small: need 80x24"
