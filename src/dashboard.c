@@ -20,6 +20,7 @@
 #include "gputop/chart.h"
 #include "gputop/common.h"
 #include "gputop/layout.h"
+#include "gputop/prom.h"
 #include "gputop/session.h"
 #include "gputop/sig.h"
 #include "gputop/sink.h"
@@ -1034,7 +1035,7 @@ static void ui_loop(struct ui *u)
 }
 
 int dashboard_run(const struct gd_opts *o, const struct gd_device *dev, struct gd_sink *sink,
-                  struct gd_trace *trace)
+                  struct gd_trace *trace, struct gd_prom *prom)
 {
 	struct ui *u = xcalloc(1, sizeof(*u));
 	char err[256];
@@ -1044,11 +1045,12 @@ int dashboard_run(const struct gd_opts *o, const struct gd_device *dev, struct g
 		ui_end(u);
 		fprintf(stderr, GD_NAME ": %s\n", u->fatal);
 		trace_close(trace, err, sizeof(err));
+		prom_close(prom, NULL, 0);
 		sink_close(sink, err, sizeof(err));
 		free(u);
 		return GD_EXIT_USAGE;
 	}
-	if (session_start(&u->s, o, dev, trace, err, sizeof(err))) {
+	if (session_start(&u->s, o, dev, trace, prom, err, sizeof(err))) {
 		snprintf(u->fatal, sizeof(u->fatal), "%s", err);
 		status = GD_EXIT_FAIL;
 	} else {

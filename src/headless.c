@@ -55,12 +55,12 @@ static int finish(struct gd_session *s, struct gd_sink *sink, int status)
 }
 
 int headless_run(const struct gd_opts *o, const struct gd_device *dev, struct gd_sink *sink,
-                 struct gd_trace *trace)
+                 struct gd_trace *trace, struct gd_prom *prom)
 {
 	struct gd_session s;
 	char err[256];
 	struct reported reported = { 0 };
-	if (session_start(&s, o, dev, trace, err, sizeof(err))) {
+	if (session_start(&s, o, dev, trace, prom, err, sizeof(err))) {
 		fprintf(stderr, GD_NAME ": %s\n", err);
 		return finish(&s, sink, GD_EXIT_FAIL);
 	}
@@ -208,14 +208,14 @@ static void print_sweep(FILE *out, const struct gd_sweep_row *rows, int n)
 }
 
 int headless_sweep(const struct gd_opts *o, const struct gd_device *dev, struct gd_sink *sink,
-                   struct gd_trace *trace)
+                   struct gd_trace *trace, struct gd_prom *prom)
 {
 	struct gd_opts so = *o;
 	so.procs = 0;
 	so.duration = 0; /* each step sets its own end */
 	struct gd_session s;
 	char err[256];
-	if (session_start(&s, &so, dev, trace, err, sizeof(err))) {
+	if (session_start(&s, &so, dev, trace, prom, err, sizeof(err))) {
 		fprintf(stderr, GD_NAME ": %s\n", err);
 		return finish(&s, sink, GD_EXIT_FAIL);
 	}

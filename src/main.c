@@ -12,6 +12,7 @@
 #include "gputop/headless.h"
 #include "gputop/opts.h"
 #include "gputop/outputs.h"
+#include "gputop/prom.h"
 #include "gputop/ring.h"
 #include "gputop/sig.h"
 #include "gputop/sink.h"
@@ -154,17 +155,25 @@ int main(int argc, char **argv)
 	int status = resolve_device(&o, &dev);
 	if (status != GD_EXIT_OK)
 		return status;
+	/* The Prometheus exporter's checks (its file's directory, its address; a port in use)
+	 * refuse the command line like any other: before the outputs and every worker. */
+	struct gd_prom *prom = prom_open(&o, err, sizeof(err));
+	if (!prom && err[0])
+		return usage_error(err);
 	/* The outputs last: nothing after them refuses the command line, and a refused set
 	 * leaves no file behind and existing files untouched. */
 	struct gd_output out[GD_OUTPUTS_MAX];
 	int ilog, itrace, nout = plan_outputs(&o, out, &ilog, &itrace);
-	if (outputs_open(out, nout, err, sizeof(err)))
+	if (outputs_open(out, nout, err, sizeof(err))) {
+		prom_close(prom, NULL, 0);
 		return usage_error(err);
+	}
 	struct gd_trace *trace =
 	    itrace < 0 ? NULL : trace_open(out[itrace].fd, out[itrace].own, o.trace, o.trace_limit);
 	struct gd_sink *sink = ilog < 0 ? NULL : sink_new(out[ilog].fd, out[ilog].own, o.format);
 	sig_install_supervisor();
 	if (o.role == GD_ROLE_DASHBOARD)
-		return dashboard_run(&o, &dev, sink, trace);
-	return o.nsweep ? headless_sweep(&o, &dev, sink, trace) : headless_run(&o, &dev, sink, trace);
+		return dashboard_run(&o, &dev, sink, trace, prom);
+	return o.nsweep ? headless_sweep(&o, &dev, sink, trace, prom)
+	                : headless_run(&o, &dev, sink, trace, prom);
 }

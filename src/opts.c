@@ -3,6 +3,7 @@
  * page (doc/gputop-decode.1) states the same options, ranges and defaults. */
 #include "gputop/opts.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -212,6 +213,17 @@ static const struct gd_optdef table[] = {
 	  .help = "stop tracing after N events",
 	  .applies = GD_USE_RUN,
 	  FIELD(trace_limit) },
+	{ .name = "prom-file",
+	  .metavar = "FILE",
+	  .kind = GD_OPT_FILE,
+	  .help = "the latest samples in the Prometheus text format, replaced every interval",
+	  .applies = GD_USE_RUN,
+	  FIELD(prom_file) },
+	{ .name = "listen",
+	  .metavar = "ADDR:PORT",
+	  .kind = GD_OPT_LISTEN,
+	  .help = "serve GET /metrics (Prometheus) there; PORT alone: on loopback; port 0: any free one",
+	  .applies = GD_USE_RUN },
 	{ .name = "list-devices",
 	  .kind = GD_OPT_ROLE,
 	  .role = GD_ROLE_LIST,
@@ -553,6 +565,44 @@ static int set_worker(struct parser *p, const char *s, struct gd_worker_args *w)
 	return 0;
 }
 
+/* ADDR:PORT (an IPv4 literal), [ADDR6]:PORT, :PORT or PORT (the last two on 127.0.0.1); no
+ * host names, so nothing is looked up. */
+static int set_listen(struct parser *p, const char *s, struct gd_listen *l)
+{
+	char host[64] = "";
+	const char *port = s;
+	l->family = AF_INET;
+	if (s[0] == '[') {
+		const char *close = strchr(s, ']');
+		size_t n = close ? (size_t)(close - s - 1) : 0;
+		if (!close || close[1] != ':' || n == 0 || n >= sizeof(host))
+			return fail(p, "'%s' is not [IPV6-ADDRESS]:PORT", s);
+		memcpy(host, s + 1, n);
+		host[n] = '\0';
+		l->family = AF_INET6;
+		port = close + 2;
+	} else if (strrchr(s, ':')) {
+		size_t n = (size_t)(strrchr(s, ':') - s);
+		if (n >= sizeof(host) || memchr(s, ':', n))
+			return fail(p, "'%s' is not ADDR:PORT (an IPv6 address goes in brackets: [::1]:9400)",
+			            s);
+		memcpy(host, s, n);
+		host[n] = '\0';
+		port = s + n + 1;
+	}
+	memset(l->addr, 0, sizeof(l->addr));
+	if (host[0] == '\0')
+		l->addr[0] = 127, l->addr[3] = 1; /* loopback unless an address is given */
+	else if (inet_pton(l->family, host, l->addr) != 1)
+		return fail(p, "'%s' is not an IP address (such as 127.0.0.1, 0.0.0.0 or [::1])", host);
+	if (!all_digits(port) || strlen(port) > 5 || strtol(port, NULL, 10) > 65535)
+		return fail(p, "'%s': the port is not a number from 0 to 65535", s);
+	l->port = (unsigned)strtol(port, NULL, 10);
+	l->text = s;
+	l->set = true;
+	return 0;
+}
+
 static int set_value(struct parser *p, const struct gd_optdef *d, const char *s, struct gd_opts *o)
 {
 	switch (d->kind) {
@@ -575,6 +625,8 @@ static int set_value(struct parser *p, const struct gd_optdef *d, const char *s,
 		return set_sweep(p, d, s, o);
 	case GD_OPT_WORKER:
 		return set_worker(p, s, &o->worker);
+	case GD_OPT_LISTEN:
+		return set_listen(p, s, &o->listen);
 	}
 	return 0;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gputop/common.h"
+#include "gputop/prom.h"
 #include "gputop/trace.h"
 
 static void on_record(void *ctx, const struct gd_worker_info *w, const struct gd_rec *r)
@@ -31,12 +32,13 @@ static int calibrate_now(struct gd_session *s, char *err, size_t errlen)
 }
 
 int session_start(struct gd_session *s, const struct gd_opts *o, const struct gd_device *dev,
-                  struct gd_trace *trace, char *err, size_t errlen)
+                  struct gd_trace *trace, struct gd_prom *prom, char *err, size_t errlen)
 {
 	memset(s, 0, sizeof(*s));
 	s->o = *o;
 	s->dev = *dev;
 	s->trace = trace;
+	s->prom = prom;
 	s->ceiling.mbit_s = NAN;
 	if (!(s->sup = sup_new(o, err, errlen)))
 		return -1;
@@ -164,6 +166,7 @@ bool session_poll(struct gd_session *s, int64_t now)
 	s->frame.of_ceiling = s->frame.agg.mbit_s / s->ceiling.mbit_s;
 	if (s->trace)
 		trace_flush(s->trace);
+	prom_update(s->prom, &s->frame, &s->dev);
 	s->win_start = b;
 	s->win_end = b + s->interval;
 	return true;
@@ -216,5 +219,9 @@ int session_stop(struct gd_session *s, char *why, size_t whylen)
 	s->info = NULL;
 	int rc = trace_close(s->trace, why, whylen);
 	s->trace = NULL;
+	/* The server stops with the workers; a trace error is the one reported when both fail. */
+	if (prom_close(s->prom, rc ? NULL : why, whylen))
+		rc = -1;
+	s->prom = NULL;
 	return rc;
 }

@@ -7,6 +7,7 @@
 #include "gputop/device.h"
 #include "gputop/opts.h"
 
+struct gd_prom;
 struct gd_sink;
 struct gd_trace;
 
@@ -16,9 +17,9 @@ struct gd_trace;
 int dashboard_check_terminal(char *err, size_t errlen);
 /* Runs until q, F10, --duration or a quit signal; returns the process exit status. The
  * terminal is restored on every path before anything is printed. Takes ownership of trace
- * (NULL: none), and of sink (NULL: no log), which gets
+ * and prom (NULL: none), and of sink (NULL: no log), which gets
  * every frame and an event row for every action. */
 int dashboard_run(const struct gd_opts *o, const struct gd_device *dev, struct gd_sink *sink,
-                  struct gd_trace *trace);
+                  struct gd_trace *trace, struct gd_prom *prom);
 
 #endif

@@ -6,12 +6,13 @@
 #include "gputop/opts.h"
 #include "gputop/sink.h"
 
+struct gd_prom;
 struct gd_trace;
 
-/* Both take ownership of sink and trace (NULL: none). Return the process exit status. */
+/* Both take ownership of sink, trace and prom (NULL: none). Return the process exit status. */
 int headless_run(const struct gd_opts *o, const struct gd_device *dev, struct gd_sink *sink,
-                 struct gd_trace *trace);
+                 struct gd_trace *trace, struct gd_prom *prom);
 int headless_sweep(const struct gd_opts *o, const struct gd_device *dev, struct gd_sink *sink,
-                   struct gd_trace *trace);
+                   struct gd_trace *trace, struct gd_prom *prom);
 
 #endif

@@ -32,6 +32,15 @@ enum gd_profile { GD_PROF_FULL, GD_PROF_SAMPLED, GD_PROF_OFF, GD_PROF_COUNT };
 #define GD_SAMPLE_MAX      4096       /* --sample-every */
 #define GD_GEN_THREADS_MAX 64         /* --gen-threads */
 
+/* --listen ADDR:PORT: where the Prometheus exporter serves /metrics (a literal address). */
+struct gd_listen {
+	bool set;
+	int family;             /* AF_INET or AF_INET6 */
+	unsigned char addr[16]; /* network order: 4 bytes (IPv4) or 16 (IPv6) */
+	unsigned port;          /* 0: a free port, chosen at start */
+	const char *text;       /* as typed, for messages */
+};
+
 /* The worker role's own arguments: --worker NAME,GENERATION,ID,SUPERVISOR-PID. */
 struct gd_worker_args {
 	char shm[128];    /* its shared-memory segment */
@@ -62,6 +71,8 @@ struct gd_opts {
 	int queues;            /* 0: the mode's own (pipelined 4, kernel-only 1) */
 	int gen_threads;       /* pipelined: generation threads; 0 inline; -1: a fair share */
 	bool calibrate;
+	const char *prom_file;        /* --prom-file: Prometheus text, replaced every interval */
+	struct gd_listen listen;      /* --listen: GET /metrics */
 	struct gd_worker_args worker; /* worker role only */
 };
 
@@ -76,6 +87,7 @@ enum gd_optkind {
 	GD_OPT_DEVICE,  /* PLATFORM:DEVICE, each index in [min, max] */
 	GD_OPT_SWEEP,   /* comma-separated steps P or PxQ: P in [min, max], Q in 1..GD_QUEUES_MAX */
 	GD_OPT_WORKER,  /* the worker role's arguments (struct gd_worker_args) */
+	GD_OPT_LISTEN,  /* ADDR:PORT, [ADDR6]:PORT, :PORT or PORT (loopback): struct gd_listen */
 };
 
 /* The uses of a command line an option can apply to (bits of gd_optdef.applies). An option

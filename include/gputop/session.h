@@ -12,6 +12,7 @@
 #include "gputop/opts.h"
 #include "gputop/supervisor.h"
 
+struct gd_prom;
 struct gd_trace;
 
 struct gd_session {
@@ -32,6 +33,7 @@ struct gd_session {
 	int64_t gap_end;  /* the open window runs to the boundary after it (collect_skip) */
 	struct gd_collector *col;
 	struct gd_trace *trace;
+	struct gd_prom *prom;        /* --prom-file, --listen: updated as each window closes */
 	struct gd_worker_info *info; /* scratch: the supervisor's workers at a window's end */
 	int capinfo;
 	struct gd_ceiling ceiling; /* mbit_s NAN until calibrated */
@@ -41,10 +43,10 @@ struct gd_session {
 	                            * and clears it */
 };
 
-/* Starts the supervisor and the first --procs workers; takes ownership of trace (or NULL).
- * Returns 0 or -1 (err); session_stop must be called either way. */
+/* Starts the supervisor and the first --procs workers; takes ownership of trace and prom
+ * (either may be NULL). Returns 0 or -1 (err); session_stop must be called either way. */
 int session_start(struct gd_session *s, const struct gd_opts *o, const struct gd_device *dev,
-                  struct gd_trace *trace, char *err, size_t errlen);
+                  struct gd_trace *trace, struct gd_prom *prom, char *err, size_t errlen);
 /* Services the workers; when a window is due, fills s->frame and returns true. */
 bool session_poll(struct gd_session *s, int64_t now);
 /* Services the workers without closing a window. */
@@ -62,7 +64,7 @@ void session_prune(struct gd_session *s);
  * sets s->ceiling). Returns 0, or -1 with err filled (one is already running, or no spawn). */
 int session_calibrate(struct gd_session *s, char *err, size_t errlen);
 /* Stops every worker and releases everything; returns -1 with the reason in why if the trace
- * could not be written. */
+ * or the --prom-file could not be written. */
 int session_stop(struct gd_session *s, char *why, size_t whylen);
 
 #endif

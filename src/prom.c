@@ -1,0 +1,551 @@
+/* prom.c: the Prometheus exposition (prom.h): one table of metrics rendered once per window,
+ * written to --prom-file by rename and served on --listen by libmicrohttpd.
+ *
+ * Threads: libmicrohttpd answers every connection from its own polling thread, which never
+ * blocks on a client (a slow or stalled one is dropped after GD_PROM_TIMEOUT_S idle seconds,
+ * at most GD_PROM_CONNECTIONS at once). The session thread only swaps in a new rendering under
+ * `lock`; the polling thread only copies the current one under it. Neither waits on I/O while
+ * holding it, so no client can hold up a window. */
+#include "gputop/prom.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gputop/common.h"
+
+#define GD_PROM_CONNECTIONS 16 /* clients served at once; more wait in the listen queue */
+#define GD_PROM_TIMEOUT_S   5  /* a connection idle this long is closed */
+
+struct gd_prom {
+	pthread_mutex_t lock;
+	char *text; /* under lock: the latest rendering ("" before the first window) */
+	size_t len;
+	struct MHD_Daemon *mhd; /* NULL without --listen */
+	unsigned port;
+	char *file, *tmp; /* --prom-file and its temporary name beside it; NULL without */
+	unsigned failed;  /* windows whose file could not be written */
+	char why[256];    /* the latest failure's reason */
+};
+
+/* ---- The text ---- */
+
+struct text {
+	char *p;
+	size_t n, cap;
+};
+
+__attribute__((format(printf, 2, 3))) static void put(struct text *t, const char *fmt, ...)
+{
+	for (;;) {
+		va_list ap;
+		va_start(ap, fmt);
+		int len = vsnprintf(t->p ? t->p + t->n : NULL, t->p ? t->cap - t->n : 0, fmt, ap);
+		va_end(ap);
+		if (len < 0)
+			return;
+		if (t->p && t->n + (size_t)len < t->cap) {
+			t->n += (size_t)len;
+			return;
+		}
+		t->cap = (t->cap + (size_t)len) * 2 + 1024;
+		t->p = xreallocarray(t->p, t->cap, 1);
+	}
+}
+
+/* A label value as the text format quotes it: backslash, double quote and newline escaped. */
+static void put_label(struct text *t, const char *name, const char *v, bool first)
+{
+	put(t, "%s%s=\"", first ? "" : ",", name);
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '"')
+			put(t, "\\%c", *v);
+		else if (*v == '\n')
+			put(t, "\\n");
+		else
+			put(t, "%c", *v);
+	}
+	put(t, "\"");
+}
+
+/* Whole values as integers (counters read exactly), others with 15 significant digits; the
+ * C locale's '.' always (the dashboard takes only LC_CTYPE from the environment). */
+static void put_value(struct text *t, double v)
+{
+	if (v == floor(v) && fabs(v) < 1e15)
+		put(t, " %.0f\n", v);
+	else
+		put(t, " %.15g\n", v);
+}
+
+/* The device label of a sample: the session's one device, P:D as --device takes it. Every
+ * metric takes it from here, so a worker's own device changes only this function. */
+static void device_label(char *s, size_t n, const struct gd_device *dev, const struct gd_sample *w)
+{
+	(void)w;
+	snprintf(s, n, "%d:%d", dev->platform, dev->index);
+}
+
+/* ---- The metrics: one row each, in the order they are written ---- */
+
+enum scope {
+	PER_WORKER,   /* labels worker, pid, device */
+	PER_DEVICE,   /* label device */
+	PER_RUN,      /* no label */
+	WORKER_STATE, /* a state set: one sample per state, 1 for the worker's own */
+	DEVICE_INFO,  /* 1, with the device's name and platform as labels */
+};
+
+struct metric {
+	const char *name, *type, *help;
+	enum scope scope;
+	double (*worker)(const struct gd_sample *w); /* PER_WORKER */
+	double (*frame)(const struct gd_frame *f);   /* PER_DEVICE, PER_RUN */
+};
+
+static double w_symbols(const struct gd_sample *w)
+{
+	return (double)w->symbols;
+}
+static double w_batches(const struct gd_sample *w)
+{
+	return (double)w->batches;
+}
+static double w_lost(const struct gd_sample *w)
+{
+	return (double)w->lost;
+}
+static double w_rate(const struct gd_sample *w)
+{
+	return w->mbit_s * 1e6;
+}
+static double w_kernel_busy(const struct gd_sample *w)
+{
+	return w->kernel_busy;
+}
+static double w_gap_kernel(const struct gd_sample *w)
+{
+	return w->bd.gap_kernel_us * 1e-6;
+}
+static double w_gap_batch(const struct gd_sample *w)
+{
+	return w->bd.gap_batch_us * 1e-6;
+}
+static double w_queue_wait(const struct gd_sample *w)
+{
+	return w->bd.queue_wait_us * 1e-6;
+}
+static double f_workers(const struct gd_frame *f)
+{
+	return f->procs;
+}
+static double f_rate(const struct gd_frame *f)
+{
+	return f->agg.mbit_s * 1e6;
+}
+static double f_device_busy(const struct gd_frame *f)
+{
+	return f->device_busy;
+}
+static double f_ceiling(const struct gd_frame *f)
+{
+	return f->ceiling * 1e6;
+}
+static double f_window(const struct gd_frame *f)
+{
+	return f->window_s;
+}
+static double f_window_end(const struct gd_frame *f)
+{
+	return f->unix_s;
+}
+static double f_observed(const struct gd_frame *f)
+{
+	return f->observed;
+}
+
+static const struct metric metrics[] = {
+	{ "gputop_decode_symbols_total", "counter",
+	  "Symbols decoded by the worker since it started or the statistics were last reset.", PER_WORKER,
+	  w_symbols, NULL },
+	{ "gputop_decode_batches_total", "counter",
+	  "Batches the worker completed since it started or the statistics were last reset.", PER_WORKER,
+	  w_batches, NULL },
+	{ "gputop_decode_throughput_symbols_per_second", "gauge",
+	  "Symbols decoded per second over the latest window (one symbol is one bit: Mbit/s times 1e6).",
+	  PER_WORKER, w_rate, NULL },
+	{ "gputop_decode_kernel_busy_ratio", "gauge",
+	  "Share of the latest window in which the worker's kernels ran on the device (0 to 1).", PER_WORKER,
+	  w_kernel_busy, NULL },
+	{ "gputop_decode_gap_kernel_seconds", "gauge",
+	  "Mean idle time between consecutive kernels of one batch in the latest window.", PER_WORKER,
+	  w_gap_kernel, NULL },
+	{ "gputop_decode_gap_batch_seconds", "gauge",
+	  "Mean time from a batch's last kernel to the next batch's first kernel in the latest window.",
+	  PER_WORKER, w_gap_batch, NULL },
+	{ "gputop_decode_queue_wait_seconds", "gauge",
+	  "Mean time a batch's commands waited in the queue before they ran, in the latest window.",
+	  PER_WORKER, w_queue_wait, NULL },
+	{ "gputop_decode_lost_records_total", "counter",
+	  "Batch records of the worker that the tool could not use (overwritten, malformed or late).",
+	  PER_WORKER, w_lost, NULL },
+	{ "gputop_decode_worker_state", "gauge", "1 for the worker's current state, 0 for the others.",
+	  WORKER_STATE, NULL, NULL },
+	{ "gputop_decode_workers", "gauge", "Live workers on the device.", PER_DEVICE, NULL, f_workers },
+	{ "gputop_decode_device_throughput_symbols_per_second", "gauge",
+	  "Symbols decoded per second by all the device's workers over the latest window.", PER_DEVICE, NULL,
+	  f_rate },
+	{ "gputop_decode_device_busy_ratio", "gauge",
+	  "Share of the latest window in which any worker's kernel ran on the device (0 to 1).", PER_DEVICE,
+	  NULL, f_device_busy },
+	{ "gputop_decode_ceiling_symbols_per_second", "gauge",
+	  "The device's ceiling in symbols per second, as measured by --calibrate or the c key.", PER_DEVICE,
+	  NULL, f_ceiling },
+	{ "gputop_decode_device_info", "gauge", "The OpenCL device, by name and platform; always 1.",
+	  DEVICE_INFO, NULL, NULL },
+	{ "gputop_decode_window_seconds", "gauge", "Length of the latest window.", PER_RUN, NULL, f_window },
+	{ "gputop_decode_window_end_timestamp_seconds", "gauge", "End of the latest window, in Unix seconds.",
+	  PER_RUN, NULL, f_window_end },
+	{ "gputop_decode_window_observed", "gauge",
+	  "1 when the tool ran through the latest window; 0: it was stopped or starved and measured nothing.",
+	  PER_RUN, NULL, f_observed },
+};
+
+static void put_worker_labels(struct text *t, const struct gd_device *dev, const struct gd_sample *w)
+{
+	char id[16], pid[16], device[32];
+	snprintf(id, sizeof(id), "%u", w->id);
+	snprintf(pid, sizeof(pid), "%d", (int)w->pid);
+	device_label(device, sizeof(device), dev, w);
+	put_label(t, "worker", id, true);
+	put_label(t, "pid", pid, false);
+	put_label(t, "device", device, false);
+}
+
+/* The samples of one metric; returns how many. */
+static int put_samples(struct text *t, const struct metric *m, const struct gd_frame *f,
+                       const struct gd_device *dev)
+{
+	char device[32];
+	device_label(device, sizeof(device), dev, &f->agg);
+	int n = 0;
+	switch (m->scope) {
+	case PER_WORKER:
+		for (int i = 0; i < f->nworkers; i++) {
+			double v = m->worker(&f->workers[i]);
+			if (!isfinite(v))
+				continue; /* not measured in this window: no sample */
+			put(t, "%s{", m->name);
+			put_worker_labels(t, dev, &f->workers[i]);
+			put(t, "}");
+			put_value(t, v);
+			n++;
+		}
+		break;
+	case WORKER_STATE:
+		for (int i = 0; i < f->nworkers; i++)
+			for (int st = 0; st < GD_ST_COUNT; st++, n++) {
+				put(t, "%s{", m->name);
+				put_worker_labels(t, dev, &f->workers[i]);
+				put_label(t, "state", gd_state_name((enum gd_state)st), false);
+				put(t, "}");
+				put_value(t, f->workers[i].state == (enum gd_state)st);
+			}
+		break;
+	case PER_DEVICE:
+	case PER_RUN:
+		if (!isfinite(m->frame(f)))
+			break;
+		put(t, "%s", m->name);
+		if (m->scope == PER_DEVICE) {
+			put(t, "{");
+			put_label(t, "device", device, true);
+			put(t, "}");
+		}
+		put_value(t, m->frame(f));
+		n++;
+		break;
+	case DEVICE_INFO:
+		put(t, "%s{", m->name);
+		put_label(t, "device", device, true);
+		put_label(t, "name", dev->name, false);
+		put_label(t, "platform", dev->platform_name, false);
+		put(t, "}");
+		put_value(t, 1);
+		n++;
+		break;
+	}
+	return n;
+}
+
+char *prom_render(const struct gd_frame *f, const struct gd_device *dev, size_t *len)
+{
+	struct text t = { 0 }, family = { 0 };
+	put(&t, "%s", "");
+	for (size_t i = 0; i < GD_ARRAY_LEN(metrics); i++) {
+		const struct metric *m = &metrics[i];
+		family.n = 0;
+		if (put_samples(&family, m, f, dev) == 0)
+			continue; /* HELP and TYPE only over samples */
+		put(&t, "# HELP %s %s\n# TYPE %s %s\n%s", m->name, m->help, m->name, m->type, family.p);
+	}
+	free(family.p);
+	*len = t.n;
+	return t.p;
+}
+
+/* ---- --prom-file ---- */
+
+/* Writes text to the temporary file and renames it over the file: a reader sees the old
+ * contents or the new, never a part. 0, or -1 with the reason in p->why. */
+static int write_file(struct gd_prom *p, const char *text, size_t len)
+{
+	const char *step = "create", *name = p->tmp;
+	int fd = open(p->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0644);
+	if (fd >= 0) {
+		step = "write";
+		size_t done = 0;
+		ssize_t w = 1;
+		while (done < len &&
+		       ((w = write(fd, text + done, len - done)) > 0 || (w < 0 && errno == EINTR)))
+			done += w > 0 ? (size_t)w : 0;
+		if (w == 0)
+			errno = EIO;
+		int saved = errno;
+		bool failed = done < len;
+		if (close(fd) != 0)
+			failed = true;
+		else if (failed)
+			errno = saved;
+		if (!failed) {
+			step = "rename";
+			name = p->file;
+			if (rename(p->tmp, p->file) == 0)
+				return 0;
+		}
+	}
+	snprintf(p->why, sizeof(p->why), "--prom-file: cannot %s '%s': %s", step, name, strerror(errno));
+	unlink(p->tmp);
+	return -1;
+}
+
+/* The same file as path: the same name, or the same existing file. */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	if (!b || strcmp(b, "-") == 0)
+		return false;
+	return strcmp(a, b) == 0 ||
+	       (stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino);
+}
+
+/* --prom-file's checks: a regular file or none, none of the other outputs, and a directory that
+ * takes the temporary file (created and removed here). */
+static int file_open(struct gd_prom *p, const struct gd_opts *o, char *err, size_t errlen)
+{
+	const char *path = o->prom_file;
+	struct stat st;
+	if (strcmp(path, "-") == 0) {
+		snprintf(err, errlen, "--prom-file: '-' is no file (the file is replaced by a rename)");
+		return -1;
+	}
+	if (same_file(path, o->output) || same_file(path, o->trace)) {
+		snprintf(err, errlen, "--prom-file: '%s' is the same file as %s", path,
+		         same_file(path, o->output) ? "--output" : "--trace");
+		return -1;
+	}
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "--prom-file: '%s' is not a regular file", path);
+		return -1;
+	}
+	size_t n = strlen(path) + 32;
+	p->file = xmalloc(n);
+	p->tmp = xmalloc(n);
+	snprintf(p->file, n, "%s", path);
+	snprintf(p->tmp, n, "%s.tmp.%d", path, (int)getpid());
+	int fd = open(p->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0644);
+	if (fd < 0) {
+		snprintf(err, errlen, "--prom-file: cannot create '%s': %s", p->tmp, strerror(errno));
+		return -1;
+	}
+	close(fd);
+	unlink(p->tmp);
+	return 0;
+}
+
+/* ---- --listen ---- */
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *body, size_t len)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+	                        status == MHD_HTTP_OK ? "text/plain; version=0.0.4; charset=utf-8"
+	                                              : "text/plain; charset=utf-8");
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	enum MHD_Result rc = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return rc;
+}
+
+/* GET /metrics: a copy of the latest rendering, taken under the lock. */
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                                  const char *version, const char *upload, size_t *upload_size, void **state)
+{
+	struct gd_prom *p = cls;
+	(void)version, (void)upload, (void)upload_size, (void)state;
+	static const char not_allowed[] = "only GET and HEAD\n", not_found[] = "not found: see /metrics\n";
+	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, not_allowed, sizeof(not_allowed) - 1);
+	if (strcmp(url, "/metrics") != 0)
+		return reply(c, MHD_HTTP_NOT_FOUND, not_found, sizeof(not_found) - 1);
+	pthread_mutex_lock(&p->lock);
+	enum MHD_Result rc = reply(c, MHD_HTTP_OK, p->text, p->len);
+	pthread_mutex_unlock(&p->lock);
+	return rc;
+}
+
+/* "127.0.0.1:9400" or "[::1]:9400". */
+static void address_text(const struct gd_listen *l, unsigned port, char *s, size_t n)
+{
+	char host[INET6_ADDRSTRLEN];
+	inet_ntop(l->family, l->addr, host, sizeof(host));
+	snprintf(s, n, l->family == AF_INET6 ? "[%s]:%u" : "%s:%u", host, port);
+}
+
+/* A listening socket on --listen's address, close-on-exec (workers never hold it). */
+static int bind_socket(const struct gd_listen *l, unsigned *port, char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	memset(&ss, 0, sizeof(ss));
+	socklen_t len;
+	if (l->family == AF_INET6) {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons((uint16_t)l->port);
+		memcpy(&a->sin6_addr, l->addr, 16);
+		len = sizeof(*a);
+	} else {
+		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+		a->sin_family = AF_INET;
+		a->sin_port = htons((uint16_t)l->port);
+		memcpy(&a->sin_addr, l->addr, 4);
+		len = sizeof(*a);
+	}
+	int one = 1;
+	int fd = socket(l->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+	    bind(fd, (struct sockaddr *)&ss, len) != 0 || listen(fd, 64) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&ss, &len) != 0) {
+		snprintf(err, errlen, "--listen %s: %s", l->text, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	*port = ntohs(l->family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+	                                    : ((struct sockaddr_in *)&ss)->sin_port);
+	return fd;
+}
+
+/* Binds --listen's address and starts libmicrohttpd's polling thread on it, with every signal
+ * blocked (the flags the supervisor's handlers set belong to its own thread). */
+static int serve(struct gd_prom *p, const struct gd_listen *l, char *err, size_t errlen)
+{
+	int fd = bind_socket(l, &p->port, err, errlen);
+	if (fd < 0)
+		return -1;
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	p->mhd = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, on_request, p,
+	                          MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_CONNECTION_LIMIT,
+	                          (unsigned)GD_PROM_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT,
+	                          (unsigned)GD_PROM_TIMEOUT_S, MHD_OPTION_END);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!p->mhd) {
+		close(fd);
+		snprintf(err, errlen, "--listen %s: the HTTP server did not start", l->text);
+		return -1;
+	}
+	char where[80];
+	address_text(l, p->port, where, sizeof(where));
+	fprintf(stderr, GD_NAME ": metrics on http://%s/metrics\n", where);
+	return 0;
+}
+
+/* ---- The exporter ---- */
+
+struct gd_prom *prom_open(const struct gd_opts *o, char *err, size_t errlen)
+{
+	err[0] = '\0';
+	if (!o->prom_file && !o->listen.set)
+		return NULL;
+	struct gd_prom *p = xcalloc(1, sizeof(*p));
+	pthread_mutex_init(&p->lock, NULL);
+	p->text = xmalloc(1);
+	p->text[0] = '\0';
+	if ((o->prom_file && file_open(p, o, err, errlen)) ||
+	    (o->listen.set && serve(p, &o->listen, err, errlen))) {
+		prom_close(p, NULL, 0);
+		return NULL;
+	}
+	return p;
+}
+
+void prom_update(struct gd_prom *p, const struct gd_frame *f, const struct gd_device *dev)
+{
+	if (!p)
+		return;
+	size_t len;
+	char *text = prom_render(f, dev, &len);
+	if (p->file) {
+		if (write_file(p, text, len) != 0)
+			p->failed++;
+	}
+	pthread_mutex_lock(&p->lock);
+	char *old = p->text;
+	p->text = text;
+	p->len = len;
+	pthread_mutex_unlock(&p->lock);
+	free(old);
+}
+
+unsigned prom_port(const struct gd_prom *p)
+{
+	return p ? p->port : 0;
+}
+
+int prom_close(struct gd_prom *p, char *why, size_t whylen)
+{
+	if (!p)
+		return 0;
+	if (p->mhd)
+		MHD_stop_daemon(p->mhd); /* joins its thread; closes the socket and every connection */
+	int rc = 0;
+	if (p->failed && why) {
+		snprintf(why, whylen, "%s (%u window%s not written)", p->why[0] ? p->why : "--prom-file",
+		         p->failed, p->failed > 1 ? "s" : "");
+		rc = -1;
+	}
+	pthread_mutex_destroy(&p->lock);
+	free(p->text);
+	free(p->file);
+	free(p->tmp);
+	free(p);
+	return rc;
+}
