@@ -151,15 +151,21 @@ format:
 format-check:
 	clang-format --dry-run --Werror src/*.c include/gputop/*.h tests/unit/*.c tests/unit/*.h fuzz/*.c bench/*.c
 
+# Every file under kernels/ (subdirectories too) goes to $(DATADIR)/kernels, where the binary
+# looks for them (from $(BINDIR): ../share/gputop-decode/kernels). uninstall removes exactly
+# the files kernels/ holds, then the directories that are left empty.
 install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/kernels $(DESTDIR)$(MANDIR)
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/$(BIN)
-	install -m 644 kernels/decode.cl $(DESTDIR)$(DATADIR)/kernels/decode.cl
+	find kernels -type f | while IFS= read -r f; do \
+		install -D -m 644 "$$f" "$(DESTDIR)$(DATADIR)/$$f" || exit 1; done
 	install -m 644 doc/gputop-decode.1 $(DESTDIR)$(MANDIR)/gputop-decode.1
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/$(BIN) $(DESTDIR)$(DATADIR)/kernels/decode.cl $(DESTDIR)$(MANDIR)/gputop-decode.1
-	-rmdir $(DESTDIR)$(DATADIR)/kernels $(DESTDIR)$(DATADIR)
+	rm -f $(DESTDIR)$(BINDIR)/$(BIN) $(DESTDIR)$(MANDIR)/gputop-decode.1
+	find kernels -type f | while IFS= read -r f; do rm -f "$(DESTDIR)$(DATADIR)/$$f"; done
+	find kernels -depth -type d | while IFS= read -r d; do rmdir "$(DESTDIR)$(DATADIR)/$$d" 2>/dev/null; done; true
+	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null; true
 
 clean:
 	rm -rf build $(BIN)

@@ -12,6 +12,7 @@ have_cmd pkg-config || need+=(pkg-config)
 have_pc ncursesw || need+=(libncurses-dev)
 [ -e /usr/include/CL/cl.h ] || need+=(opencl-headers)
 have_pc OpenCL || need+=(ocl-icd-opencl-dev)
+have_pc libmicrohttpd || need+=(libmicrohttpd-dev) # --listen serves /metrics through it
 # An OpenCL device to run on: PoCL (the CPU) unless some other ICD is registered.
 ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1 || need+=(pocl-opencl-icd)
 have_cmd tmux || need+=(tmux)
@@ -19,6 +20,8 @@ have_cmd python3 || need+=(python3)
 have_cmd timeout || need+=(coreutils)
 have_cmd ps || need+=(procps)
 have_cmd localedef || need+=(locales) # the locale test generates de_DE.UTF-8
+# The Prometheus tests: promtool checks both outputs, a real server scrapes --listen.
+{ have_cmd prometheus && have_cmd promtool; } || need+=(prometheus)
 if [ "${1:-}" = dev ]; then
 	have_cmd clang || need+=(clang)
 	[ -n "$(ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a 2>/dev/null)" ] ||

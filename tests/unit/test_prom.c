@@ -1,0 +1,415 @@
+/* test_prom.c: the Prometheus exposition. The exact text of a synthetic frame (a running worker,
+ * a failed one with unmeasured numbers, a device name that needs escaping), --listen's parser,
+ * the real libmicrohttpd server on a loopback port (GET /metrics, 404, 405, a port in use, a
+ * stalled client that does not hold up another), and --prom-file (replaced whole, no
+ * temporary file left, bad paths refused, a failed write reported at close). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "gputop/prom.h"
+#include "tap.h"
+
+static const struct gd_breakdown unmeasured = { .gen_us = NAN,
+	                                        .h2d_us = NAN,
+	                                        .kernel_us = NAN,
+	                                        .d2h_us = NAN,
+	                                        .queue_wait_us = NAN,
+	                                        .other_us = NAN,
+	                                        .gap_kernel_us = NAN,
+	                                        .gap_batch_us = NAN };
+
+static struct gd_sample workers[2];
+static const struct gd_device dev = {
+	.platform = 0, .index = 1, .name = "a \"quoted\" \\ name", .platform_name = "Portable"
+};
+
+static struct gd_frame frame_of(int n)
+{
+	workers[0] = (struct gd_sample){ .id = 1,
+		                         .pid = 4242,
+		                         .state = GD_ST_RUNNING,
+		                         .mbit_s = 123.456789,
+		                         .batches = 10,
+		                         .symbols = 5000000,
+		                         .kernel_busy = 0.5,
+		                         .lost = 2,
+		                         .bd = unmeasured };
+	workers[0].bd.gap_kernel_us = 1.5;
+	workers[0].bd.gap_batch_us = 250;
+	workers[0].bd.queue_wait_us = 12;
+	workers[1] = (struct gd_sample){
+		.id = 7, .pid = 99, .state = GD_ST_FAILED, .mbit_s = NAN, .kernel_busy = NAN, .bd = unmeasured
+	};
+	return (struct gd_frame){ .t_s = 2,
+		                  .unix_s = 1700000000.25,
+		                  .observed = true,
+		                  .window_s = 1,
+		                  .procs = n > 0,
+		                  .agg = { .mbit_s = n ? 123.456789 : 0, .bd = unmeasured },
+		                  .device_busy = n ? 0.75 : NAN,
+		                  .ceiling = NAN,
+		                  .nworkers = n,
+		                  .workers = workers };
+}
+
+static bool has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+	for (const char *p = text; (p = strstr(p, line)); p += n)
+		if ((p == text || p[-1] == '\n') && p[n] == '\n')
+			return true;
+	return false;
+}
+
+/* Every family is one block: HELP, TYPE, then only its own samples. */
+static bool families_grouped(const char *text, int *families)
+{
+	char seen[64][96];
+	int ns = 0;
+	char cur[96] = "";
+	const char *p = text;
+	*families = 0;
+	while (*p) {
+		const char *e = strchr(p, '\n');
+		if (!e)
+			return false;
+		char line[512];
+		snprintf(line, sizeof(line), "%.*s", (int)(e - p), p);
+		char name[96];
+		if (sscanf(line, "# HELP %95s", name) == 1) {
+			for (int i = 0; i < ns; i++)
+				if (strcmp(seen[i], name) == 0)
+					return false; /* a family twice */
+			snprintf(seen[ns++], sizeof(seen[0]), "%s", name);
+			snprintf(cur, sizeof(cur), "%s", name);
+			(*families)++;
+			const char *t = e + 1;
+			char want[128];
+			snprintf(want, sizeof(want), "# TYPE %s ", cur);
+			if (strncmp(t, want, strlen(want)) != 0)
+				return false;
+			p = strchr(t, '\n') + 1;
+			continue;
+		}
+		size_t len = strcspn(line, "{ ");
+		if (len != strlen(cur) || strncmp(line, cur, len) != 0)
+			return false;
+		p = e + 1;
+	}
+	return true;
+}
+
+static void test_render(void)
+{
+	struct gd_frame f = frame_of(2);
+	size_t len;
+	char *t = prom_render(&f, &dev, &len);
+	tap_ok(len == strlen(t), "the length returned is the text's");
+	const char *w1 = "{worker=\"1\",pid=\"4242\",device=\"0:1\"}";
+	char line[256];
+	snprintf(line, sizeof(line), "gputop_decode_symbols_total%s 5000000", w1);
+	tap_ok(has_line(t, line), "a worker's symbols: a counter, exact, labelled worker, pid, device");
+	snprintf(line, sizeof(line), "gputop_decode_throughput_symbols_per_second%s 123456789", w1);
+	tap_ok(has_line(t, line), "throughput in symbols per second (Mbit/s x 1e6)");
+	snprintf(line, sizeof(line), "gputop_decode_gap_batch_seconds%s 0.00025", w1);
+	tap_ok(has_line(t, line), "gaps in seconds");
+	snprintf(line, sizeof(line), "gputop_decode_lost_records_total%s 2", w1);
+	tap_ok(has_line(t, line), "lost records");
+	tap_ok(
+	    has_line(
+	        t,
+	        "gputop_decode_worker_state{worker=\"1\",pid=\"4242\",device=\"0:1\",state=\"running\"} 1") &&
+	        has_line(t, "gputop_decode_worker_state{worker=\"7\",pid=\"99\",device=\"0:1\",state="
+	                    "\"failed\"} 1") &&
+	        has_line(
+	            t,
+	            "gputop_decode_worker_state{worker=\"7\",pid=\"99\",device=\"0:1\",state=\"running\"} 0"),
+	    "worker state: 1 for the current state, 0 for the others");
+	int ones = 0;
+	for (const char *p = t; (p = strstr(p, "gputop_decode_worker_state{")); p++)
+		ones += strncmp(strchr(p, '}'), "} 1\n", 4) == 0;
+	TAP_EQ_U(ones, 2, "one state set to 1 per worker");
+	tap_ok(!strstr(t, "gputop_decode_gap_batch_seconds{worker=\"7\"") &&
+	           !strstr(t, "gputop_decode_throughput_symbols_per_second{worker=\"7\"") &&
+	           strstr(t, "gputop_decode_symbols_total{worker=\"7\""),
+	       "a value that was not measured (NaN) has no sample; the worker's counters stay");
+	tap_ok(!strstr(t, " NaN\n") && !strstr(t, " nan\n") && !strstr(t, "Inf\n") && !strstr(t, "inf\n"),
+	       "no NaN or Inf value anywhere");
+	tap_ok(!strstr(t, "gputop_decode_ceiling_symbols_per_second"),
+	       "an uncalibrated ceiling leaves its whole family out, HELP and TYPE too");
+	tap_ok(has_line(t, "# TYPE gputop_decode_symbols_total counter") &&
+	           has_line(t, "# TYPE gputop_decode_device_busy_ratio gauge"),
+	       "TYPE lines: counters and gauges");
+	tap_ok(has_line(t, "gputop_decode_device_busy_ratio{device=\"0:1\"} 0.75") &&
+	           has_line(t, "gputop_decode_workers{device=\"0:1\"} 1"),
+	       "device figures carry the device label only");
+	tap_ok(has_line(t, "gputop_decode_device_info{device=\"0:1\",name=\"a \\\"quoted\\\" \\\\ name\","
+	                   "platform=\"Portable\"} 1"),
+	       "label values escape quotes and backslashes");
+	tap_ok(has_line(t, "gputop_decode_window_end_timestamp_seconds 1700000000.25"),
+	       "the window's end in Unix seconds, to the fraction");
+	int families;
+	bool grouped = families_grouped(t, &families);
+	if (!tap_ok(grouped && families >= 12,
+	            "every family is one block: HELP, TYPE, its samples (%d families)", families))
+		printf("%s", t);
+	free(t);
+
+	f = frame_of(0);
+	t = prom_render(&f, &dev, &len);
+	tap_ok(!strstr(t, "worker=") && has_line(t, "gputop_decode_workers{device=\"0:1\"} 0") &&
+	           !strstr(t, "gputop_decode_device_busy_ratio"),
+	       "without workers: no worker family, zero workers, busy (not measured) left out");
+	grouped = families_grouped(t, &families);
+	tap_ok(grouped, "still one block per family (%d)", families);
+	free(t);
+}
+
+/* ---- --listen ---- */
+
+static int parse(struct gd_opts *o, char *err, size_t errlen, const char *listen)
+{
+	char a0[] = "gputop-decode", a1[] = "--headless", a2[] = "--listen", a3[128];
+	snprintf(a3, sizeof(a3), "%s", listen);
+	char *argv[] = { a0, a1, a2, a3, NULL };
+	return opts_parse(4, argv, o, err, errlen);
+}
+
+static void test_listen_parse(void)
+{
+	static const struct {
+		const char *in;
+		int family;
+		const char *addr;
+		unsigned port;
+	} good[] = {
+		{ "9400", AF_INET, "127.0.0.1", 9400 },   { ":0", AF_INET, "127.0.0.1", 0 },
+		{ "0.0.0.0:80", AF_INET, "0.0.0.0", 80 }, { "10.1.2.3:65535", AF_INET, "10.1.2.3", 65535 },
+		{ "[::1]:9400", AF_INET6, "::1", 9400 },  { "[::]:1", AF_INET6, "::", 1 },
+	};
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		struct gd_opts o;
+		char err[256], addr[64] = "";
+		int rc = parse(&o, err, sizeof(err), good[i].in);
+		if (rc == 0)
+			inet_ntop(o.listen.family, o.listen.addr, addr, sizeof(addr));
+		if (!tap_ok(rc == 0 && o.listen.set && o.listen.family == good[i].family &&
+		                strcmp(addr, good[i].addr) == 0 && o.listen.port == good[i].port,
+		            "--listen %s: %s port %u", good[i].in, good[i].addr, good[i].port))
+			printf("#   rc %d: %s; got %s %u\n", rc, err, addr, o.listen.port);
+	}
+	static const char *const bad[] = { "",           "::1:80",      "localhost:80", "1.2.3.4:65536",
+		                           "1.2.3.4:",   "[::1]",       "[::1]9400",    "1.2.3:80",
+		                           "1.2.3.4:-1", "1.2.3.4:+8",  "[]:80",        "80 ",
+		                           "999999",     "[1.2.3.4]:80" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct gd_opts o;
+		char err[256];
+		int rc = parse(&o, err, sizeof(err), bad[i]);
+		if (!tap_ok(rc == -1 && strncmp(err, "--listen: ", 10) == 0 && !strchr(err, '\n'),
+		            "--listen '%s' is refused in one line naming --listen", bad[i]))
+			printf("#   rc %d: %s\n", rc, err);
+	}
+	struct gd_opts o;
+	char err[256];
+	char a0[] = "gputop-decode", a1[] = "--headless";
+	char *argv[] = { a0, a1, NULL };
+	tap_ok(opts_parse(2, argv, &o, err, sizeof(err)) == 0 && !o.listen.set && !o.prom_file,
+	       "without the options: no exporter asked for");
+	char errp[256] = "x";
+	tap_ok(prom_open(&o, errp, sizeof(errp)) == NULL && errp[0] == '\0',
+	       "prom_open without them: NULL and no error");
+}
+
+/* One HTTP exchange on 127.0.0.1:port: the status and the body (into body). */
+static int http(unsigned port, const char *request, char *body, size_t n)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	struct timeval tv = { .tv_sec = 20 };
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+	    write(fd, request, strlen(request)) != (ssize_t)strlen(request)) {
+		close(fd);
+		return -1;
+	}
+	static char buf[1 << 16];
+	size_t len = 0;
+	ssize_t r;
+	while (len < sizeof(buf) - 1 && (r = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)r;
+	buf[len] = '\0';
+	close(fd);
+	int status = -1;
+	sscanf(buf, "HTTP/1.%*d %d", &status);
+	const char *b = strstr(buf, "\r\n\r\n");
+	snprintf(body, n, "%s", b ? b + 4 : "");
+	return status;
+}
+
+static struct gd_prom *open_listen(const char *listen, const char *file, char *err, size_t errlen)
+{
+	struct gd_opts o;
+	if (parse(&o, err, errlen, listen))
+		return NULL;
+	o.prom_file = file;
+	return prom_open(&o, err, errlen);
+}
+
+static void test_server(void)
+{
+	char err[256];
+	struct gd_prom *p = open_listen("127.0.0.1:0", NULL, err, sizeof(err));
+	unsigned port = prom_port(p);
+	if (!tap_ok(p && port > 0, "--listen 127.0.0.1:0 serves on a port of its choosing (%u)", port)) {
+		printf("#   %s\n", err);
+		return;
+	}
+	static char body[1 << 16];
+	const char *get = "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+	int st = http(port, get, body, sizeof(body));
+	tap_ok(st == 200 && body[0] == '\0', "before the first window: 200 and no samples (status %d)", st);
+
+	struct gd_frame f = frame_of(2);
+	prom_update(p, &f, &dev);
+	size_t len;
+	char *want = prom_render(&f, &dev, &len);
+	st = http(port, get, body, sizeof(body));
+	tap_ok(st == 200 && strcmp(body, want) == 0, "GET /metrics: the latest window's text (status %d)",
+	       st);
+	free(want);
+	st = http(port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", body, sizeof(body));
+	TAP_EQ_U(st, 404, "another path: 404");
+	st = http(port, "POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+	          body, sizeof(body));
+	TAP_EQ_U(st, 405, "POST: 405");
+
+	/* A client that sends half a request and stalls holds up neither another client nor an
+	 * update. */
+	int stall = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	bool stalled =
+	    connect(stall, (struct sockaddr *)&a, sizeof(a)) == 0 && write(stall, "GET /met", 8) == 8;
+	f.workers[0].symbols = 6000000;
+	prom_update(p, &f, &dev);
+	st = http(port, get, body, sizeof(body));
+	tap_ok(stalled && st == 200 && strstr(body, "} 6000000\n"),
+	       "with a stalled client connected, another gets the updated text");
+	close(stall);
+
+	char err2[256];
+	char spec[32];
+	snprintf(spec, sizeof(spec), "127.0.0.1:%u", port);
+	struct gd_prom *q = open_listen(spec, NULL, err2, sizeof(err2));
+	if (!tap_ok(!q && strstr(err2, "--listen 127.0.0.1:") && strstr(err2, strerror(EADDRINUSE)),
+	            "a port in use is refused, saying so"))
+		printf("#   %s\n", err2);
+	prom_close(q, NULL, 0);
+	tap_ok(prom_close(p, err, sizeof(err)) == 0, "closing the server reports no error");
+	st = http(port, get, body, sizeof(body));
+	tap_ok(st == -1, "after close nothing listens on the port");
+}
+
+/* ---- --prom-file ---- */
+
+static bool only_file(const char *dir, const char *name)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "test \"$(ls -A '%s')\" = '%s'", dir, name);
+	return system(cmd) == 0;
+}
+
+static void test_file(void)
+{
+	char dir[] = "/tmp/gputop-decode-prom.XXXXXX";
+	if (!mkdtemp(dir)) {
+		tap_ok(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	char path[256], err[256], sub[256];
+	snprintf(path, sizeof(path), "%s/m.prom", dir);
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	mode_t old = umask(027);
+	struct gd_opts o;
+	parse(&o, err, sizeof(err), "0");
+	o.listen.set = false;
+	o.prom_file = path;
+	struct gd_prom *p = prom_open(&o, err, sizeof(err));
+	tap_ok(p && only_file(dir, ""), "prom_open checks the directory and leaves nothing there");
+	struct gd_frame f = frame_of(2);
+	prom_update(p, &f, &dev);
+	size_t len;
+	char *want = prom_render(&f, &dev, &len);
+	static char got[1 << 16];
+	FILE *in = fopen(path, "r");
+	size_t n = in ? fread(got, 1, sizeof(got) - 1, in) : 0;
+	got[n] = '\0';
+	if (in)
+		fclose(in);
+	tap_ok(n == len && strcmp(got, want) == 0, "the file holds the window's text");
+	struct stat st;
+	tap_ok(stat(path, &st) == 0 && (st.st_mode & 0777) == 0640, "created 0644 less the umask (%o)",
+	       (unsigned)(st.st_mode & 0777));
+	tap_ok(only_file(dir, "m.prom"), "no temporary file is left beside it");
+	free(want);
+
+	/* A write that fails (the directory is gone) is reported when the exporter closes. */
+	unlink(path);
+	rmdir(dir);
+	prom_update(p, &f, &dev);
+	char why[512] = "";
+	int rc = prom_close(p, why, sizeof(why));
+	if (!tap_ok(rc == -1 && strstr(why, "--prom-file: cannot create") &&
+	                strstr(why, "1 window not written"),
+	            "a failed write is reported at close"))
+		printf("#   %s\n", why);
+	umask(old);
+
+	mkdir(dir, 0700);
+	mkdir(sub, 0700);
+	static const struct {
+		const char *path, *msg;
+	} bad[] = {
+		{ "-", "'-' is no file" },
+		{ "/nonexistent-dir/m.prom", "No such file or directory" },
+		{ NULL, "not a regular file" }, /* the directory sub */
+		{ "/dev/null", "not a regular file" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		o.prom_file = bad[i].path ? bad[i].path : sub;
+		err[0] = '\0';
+		struct gd_prom *q = prom_open(&o, err, sizeof(err));
+		if (!tap_ok(!q && strncmp(err, "--prom-file: ", 13) == 0 && strstr(err, bad[i].msg),
+		            "--prom-file %s is refused: %s", o.prom_file, bad[i].msg))
+			printf("#   %s\n", err);
+		prom_close(q, NULL, 0);
+	}
+	o.prom_file = path;
+	o.output = path;
+	struct gd_prom *q = prom_open(&o, err, sizeof(err));
+	tap_ok(!q && strstr(err, "the same file as --output"), "--prom-file on --output's file is refused");
+	prom_close(q, NULL, 0);
+	rmdir(sub);
+	tap_ok(rmdir(dir) == 0, "a refused --prom-file leaves nothing in its directory");
+}
+
+int main(void)
+{
+	test_render();
+	test_listen_parse();
+	test_server();
+	test_file();
+	return tap_done();
+}
