@@ -1,11 +1,14 @@
 /* prom.c: the Prometheus exposition (prom.h): one table of metrics rendered once per window,
  * written to --prom-file by rename and served on --listen by libmicrohttpd.
  *
- * Threads: libmicrohttpd answers every connection from its own polling thread, which never
- * blocks on a client (a slow or stalled one is dropped after GD_PROM_TIMEOUT_S idle seconds,
- * at most GD_PROM_CONNECTIONS at once). The session thread only swaps in a new rendering under
- * `lock`; the polling thread only copies the current one under it. Neither waits on I/O while
- * holding it, so no client can hold up a window. */
+ * Threads: the session thread renders each window and only swaps the text in under `lock`;
+ * it never does I/O here. libmicrohttpd answers every connection from its own polling thread,
+ * which never blocks on a client (a slow or stalled one is dropped after GD_PROM_TIMEOUT_S idle
+ * seconds, at most GD_PROM_CONNECTIONS at once) and copies the text under `lock`. The writer
+ * thread copies the newest text under `lock` and writes --prom-file without it: a file system
+ * that stalls (a rename took seconds on a loaded machine) delays only the file, and windows
+ * that close meanwhile are folded into the next write. Nobody holds `lock` across I/O, so
+ * neither a client nor the disk can hold up a window. */
 #include "gputop/prom.h"
 
 #include <arpa/inet.h>
@@ -32,13 +35,20 @@
 
 struct gd_prom {
 	pthread_mutex_t lock;
-	char *text; /* under lock: the latest rendering ("" before the first window) */
+	pthread_cond_t wake; /* the writer: a new rendering, or stop */
+	/* Under lock: */
+	char *text; /* the latest rendering ("" before the first window) */
 	size_t len;
+	uint64_t gen;    /* renderings so far */
+	bool stop;       /* the writer writes what is new, then ends */
+	unsigned failed; /* writes of the file that failed */
+	char why[256];   /* the latest failure's reason */
+	/* Set before the threads start, read-only after: */
 	struct MHD_Daemon *mhd; /* NULL without --listen */
 	unsigned port;
 	char *file, *tmp; /* --prom-file and its temporary name beside it; NULL without */
-	unsigned failed;  /* windows whose file could not be written */
-	char why[256];    /* the latest failure's reason */
+	pthread_t writer;
+	bool writing; /* the writer thread runs */
 };
 
 /* ---- The text ---- */
@@ -310,8 +320,8 @@ char *prom_render(const struct gd_frame *f, const struct gd_device *dev, size_t 
 /* ---- --prom-file ---- */
 
 /* Writes text to the temporary file and renames it over the file: a reader sees the old
- * contents or the new, never a part. 0, or -1 with the reason in p->why. */
-static int write_file(struct gd_prom *p, const char *text, size_t len)
+ * contents or the new, never a part. 0, or -1 with the reason in why. */
+static int write_file(const struct gd_prom *p, const char *text, size_t len, char *why, size_t whylen)
 {
 	const char *step = "create", *name = p->tmp;
 	int fd = open(p->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0644);
@@ -337,9 +347,54 @@ static int write_file(struct gd_prom *p, const char *text, size_t len)
 				return 0;
 		}
 	}
-	snprintf(p->why, sizeof(p->why), "--prom-file: cannot %s '%s': %s", step, name, strerror(errno));
+	snprintf(why, whylen, "--prom-file: cannot %s '%s': %s", step, name, strerror(errno));
 	unlink(p->tmp);
 	return -1;
+}
+
+/* The writer thread: writes the newest rendering whenever there is one it has not written. */
+static void *writer_main(void *arg)
+{
+	struct gd_prom *p = arg;
+	char *copy = NULL, why[256];
+	size_t cap = 0;
+	uint64_t done = 0;
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		while (!p->stop && p->gen == done)
+			pthread_cond_wait(&p->wake, &p->lock);
+		if (p->gen == done)
+			break; /* stopped, everything written */
+		done = p->gen;
+		size_t len = p->len;
+		if (len + 1 > cap) {
+			cap = 2 * (len + 1);
+			copy = xreallocarray(copy, cap, 1);
+		}
+		memcpy(copy, p->text, len);
+		pthread_mutex_unlock(&p->lock);
+		int rc = write_file(p, copy, len, why, sizeof(why));
+		pthread_mutex_lock(&p->lock);
+		if (rc != 0) {
+			p->failed++;
+			str_copy(p->why, sizeof(p->why), why);
+		}
+	}
+	pthread_mutex_unlock(&p->lock);
+	free(copy);
+	return NULL;
+}
+
+/* Threads started here block every signal: the flags the supervisor's handlers set belong to
+ * its own thread. */
+static int start_blocked(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int rc = pthread_create(t, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
 }
 
 /* The same file as path: the same name, or the same existing file. */
@@ -383,6 +438,12 @@ static int file_open(struct gd_prom *p, const struct gd_opts *o, char *err, size
 	}
 	close(fd);
 	unlink(p->tmp);
+	int rc = start_blocked(&p->writer, writer_main, p);
+	if (rc != 0) {
+		snprintf(err, errlen, "--prom-file: cannot start its writer thread: %s", strerror(rc));
+		return -1;
+	}
+	p->writing = true;
 	return 0;
 }
 
@@ -403,9 +464,12 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const ch
 	return rc;
 }
 
-/* GET /metrics: a copy of the latest rendering, taken under the lock. */
+/* GET /metrics: a copy of the latest rendering, taken under the lock. The parameters are
+ * libmicrohttpd's MHD_AccessHandlerCallback. */
+/* NOLINTBEGIN(readability-non-const-parameter) */
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                                   const char *version, const char *upload, size_t *upload_size, void **state)
+/* NOLINTEND(readability-non-const-parameter) */
 {
 	struct gd_prom *p = cls;
 	(void)version, (void)upload, (void)upload_size, (void)state;
@@ -497,6 +561,7 @@ struct gd_prom *prom_open(const struct gd_opts *o, char *err, size_t errlen)
 		return NULL;
 	struct gd_prom *p = xcalloc(1, sizeof(*p));
 	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->wake, NULL);
 	p->text = xmalloc(1);
 	p->text[0] = '\0';
 	if ((o->prom_file && file_open(p, o, err, errlen)) ||
@@ -513,18 +578,18 @@ void prom_update(struct gd_prom *p, const struct gd_frame *f, const struct gd_de
 		return;
 	size_t len;
 	char *text = prom_render(f, dev, &len);
-	if (p->file) {
-		if (write_file(p, text, len) != 0)
-			p->failed++;
-	}
 	pthread_mutex_lock(&p->lock);
 	char *old = p->text;
 	p->text = text;
 	p->len = len;
+	p->gen++;
+	pthread_cond_signal(&p->wake);
 	pthread_mutex_unlock(&p->lock);
 	free(old);
 }
 
+/* For the tests, which listen on port 0; the tool itself announces the port when it binds. */
+/* cppcheck-suppress unusedFunction */
 unsigned prom_port(const struct gd_prom *p)
 {
 	return p ? p->port : 0;
@@ -536,12 +601,19 @@ int prom_close(struct gd_prom *p, char *why, size_t whylen)
 		return 0;
 	if (p->mhd)
 		MHD_stop_daemon(p->mhd); /* joins its thread; closes the socket and every connection */
+	if (p->writing) {                /* the last window is written before the run ends */
+		pthread_mutex_lock(&p->lock);
+		p->stop = true;
+		pthread_cond_signal(&p->wake);
+		pthread_mutex_unlock(&p->lock);
+		pthread_join(p->writer, NULL);
+	}
 	int rc = 0;
 	if (p->failed && why) {
-		snprintf(why, whylen, "%s (%u window%s not written)", p->why[0] ? p->why : "--prom-file",
-		         p->failed, p->failed > 1 ? "s" : "");
+		snprintf(why, whylen, "%s (%u write%s failed)", p->why, p->failed, p->failed > 1 ? "s" : "");
 		rc = -1;
 	}
+	pthread_cond_destroy(&p->wake);
 	pthread_mutex_destroy(&p->lock);
 	free(p->text);
 	free(p->file);

@@ -20,14 +20,15 @@ struct gd_prom;
  * where /metrics is served (the chosen port, where --listen asked for port 0). */
 struct gd_prom *prom_open(const struct gd_opts *o, char *err, size_t errlen);
 /* Renders f (a window of the workers on dev) once: the text /metrics serves from now on and,
- * with --prom-file, the file's new contents. A file that cannot be written is tried again at
- * the next window; prom_close reports how many windows failed and the latest reason. */
+ * with --prom-file, the file's next contents, which a thread of the exporter writes (the
+ * caller never waits on the file system). A file that cannot be written is tried again with
+ * the next window; prom_close reports how many writes failed and the latest reason. */
 void prom_update(struct gd_prom *p, const struct gd_frame *f, const struct gd_device *dev);
 /* The port /metrics is served on; 0 without --listen. */
 unsigned prom_port(const struct gd_prom *p);
-/* Stops serving and frees p (NULL is fine). Returns -1 with the reason in why (when why is not
- * NULL) if the file could not be written for some window, else 0. The last file written
- * stays: node_exporter reports its age. */
+/* Stops serving, writes the latest rendering to the file if it is not there yet, and frees p
+ * (NULL is fine). Returns -1 with the reason in why (when why is not NULL) if some write of
+ * the file failed, else 0. The last file written stays: node_exporter reports its age. */
 int prom_close(struct gd_prom *p, char *why, size_t whylen);
 
 /* The text format of f: a string to free, its length in *len. Samples whose value is not a
