@@ -9,11 +9,40 @@ static struct layout_rect rect(int y, int x, int h, int w)
 	return r;
 }
 
-/* A graph region: the label on the left, the graph filling the rest of the width. */
-static void layout_graph(struct layout_rect *region, struct layout_rect *graph, int y, int h, int cols)
+/* A graph region at (y, x), h x w: the label on the left, the graph filling the rest. */
+static void layout_graph(struct layout_rect *region, struct layout_rect *graph, int y, int x, int h, int w)
 {
-	*region = rect(y, 0, h, cols);
-	*graph = rect(y, LAYOUT_LABEL_W, h, cols - LAYOUT_LABEL_W);
+	*region = rect(y, x, h, w);
+	*graph = rect(y, x + LAYOUT_LABEL_W, h, w - LAYOUT_LABEL_W);
+}
+
+/* The four graphs from line y, each gh rows; returns the line after them. */
+static int layout_graphs(struct layout *out, int y, int gh)
+{
+	struct layout_rect *part = out->part;
+	int cols = out->cols;
+	if (out->split) {
+		int lw = cols - cols / 2; /* the aggregate's half, the wider one when cols is odd */
+		layout_graph(&part[LAYOUT_TPUT], &out->tput_graph, y, 0, gh, lw);
+		layout_graph(&part[LAYOUT_WTPUT], &out->wtput_graph, y, lw, gh, cols - lw);
+		y += gh;
+		layout_graph(&part[LAYOUT_BUSY], &out->busy_graph, y, 0, gh, lw);
+		layout_graph(&part[LAYOUT_WBUSY], &out->wbusy_graph, y, lw, gh, cols - lw);
+		return y + gh;
+	}
+	layout_graph(&part[LAYOUT_TPUT], &out->tput_graph, y, 0, gh, cols);
+	y += gh;
+	layout_graph(&part[LAYOUT_BUSY], &out->busy_graph, y, 0, gh, cols);
+	y += gh;
+	if (!out->worker_graphs) {
+		part[LAYOUT_WTPUT] = part[LAYOUT_WBUSY] = rect(y, 0, 0, 0);
+		out->wtput_graph = out->wbusy_graph = rect(y, 0, 0, 0);
+		return y;
+	}
+	layout_graph(&part[LAYOUT_WTPUT], &out->wtput_graph, y, 0, gh, cols);
+	y += gh;
+	layout_graph(&part[LAYOUT_WBUSY], &out->wbusy_graph, y, 0, gh, cols);
+	return y + gh;
 }
 
 void layout_compute(int cols, int lines, int nworkers, struct layout *out)
@@ -27,23 +56,16 @@ void layout_compute(int cols, int lines, int nworkers, struct layout *out)
 	}
 	if (nworkers < 1)
 		nworkers = 1; /* an empty table still shows its heads and one row */
-	/* Fixed lines: header 2, summary 1, keybar 1, table heads 1, graphs 1 each at least. */
-	int fixed = 2 + 1 + 1 + 1 + 2;
-	int spare = lines - fixed - nworkers; /* what is left once every worker has a row */
-	int gh = 1;
-	if (spare > 0) {
-		gh += spare / 2;
-		if (gh > LAYOUT_GRAPH_MAX_H)
-			gh = LAYOUT_GRAPH_MAX_H;
-	}
+	/* Fixed lines: header 2, summary 1, keybar 1, table heads 1. */
+	int spare = lines - 5 - nworkers; /* what is left once every worker has a row */
+	out->split = cols >= LAYOUT_SPLIT_W;
+	out->worker_graphs = out->split || spare >= 4;
+	int stacked = out->split || !out->worker_graphs ? 2 : 4; /* graphs one above the other */
+	int gh = spare / stacked;
+	out->graph_h = gh < 1 ? 1 : gh;
 	struct layout_rect *part = out->part;
-	int y = 0;
-	part[LAYOUT_HEADER] = rect(y, 0, 2, cols);
-	y += 2;
-	layout_graph(&part[LAYOUT_TPUT], &out->tput_graph, y, gh, cols);
-	y += gh;
-	layout_graph(&part[LAYOUT_BUSY], &out->busy_graph, y, gh, cols);
-	y += gh;
+	part[LAYOUT_HEADER] = rect(0, 0, 2, cols);
+	int y = layout_graphs(out, 2, out->graph_h);
 	part[LAYOUT_SUMMARY] = rect(y, 0, 1, cols);
 	y += 1;
 	part[LAYOUT_TABLE] = rect(y, 0, lines - 1 - y, cols);

@@ -5,20 +5,23 @@
 
 #include <stdbool.h>
 
-#define LAYOUT_MIN_W       80
-#define LAYOUT_MIN_H       24
-#define LAYOUT_LABEL_W     30 /* text to the left of each history graph */
-#define LAYOUT_GRAPH_MAX_H 6  /* rows of one history graph at most */
+#define LAYOUT_MIN_W   80
+#define LAYOUT_MIN_H   24
+#define LAYOUT_LABEL_W 30  /* text to the left of each history graph */
+#define LAYOUT_SPLIT_W 140 /* from this width the selected worker's graphs sit beside the
+                            * aggregate's; below it they are stacked under them when there is room */
 
 struct layout_rect {
 	int y, x, h, w; /* top-left corner and size, in cells; h or w 0: empty */
 };
 
-/* The parts, top to bottom: together they tile the screen. */
+/* The parts: together they tile the screen. Only WTPUT and WBUSY may be empty. */
 enum layout_part {
-	LAYOUT_HEADER,  /* device and run settings, 2 lines */
+	LAYOUT_HEADER,  /* device, run settings, sort and interval: 2 lines */
 	LAYOUT_TPUT,    /* aggregate Mbit/s: label and graph */
 	LAYOUT_BUSY,    /* device busy and idle: label and graph */
+	LAYOUT_WTPUT,   /* the selected worker's Mbit/s: beside TPUT, or under BUSY, or empty */
+	LAYOUT_WBUSY,   /* the selected worker's kernel busy: beside BUSY, or under WTPUT, or empty */
 	LAYOUT_SUMMARY, /* headroom, workers, lost: 1 line */
 	LAYOUT_TABLE,   /* column heads on its first line, then worker rows */
 	LAYOUT_KEYBAR,  /* last line */
@@ -27,15 +30,21 @@ enum layout_part {
 
 struct layout {
 	bool too_small; /* below LAYOUT_MIN_W x LAYOUT_MIN_H: only a notice is drawn */
+	bool split;     /* the worker's graphs beside the aggregate's (LAYOUT_SPLIT_W and wider) */
+	bool worker_graphs; /* WTPUT and WBUSY are not empty */
 	int cols, lines;
 	struct layout_rect part[LAYOUT_NPARTS];
-	struct layout_rect tput_graph, busy_graph; /* inside the tput and busy parts */
-	int table_rows;                            /* worker rows visible: the table's h - 1 */
+	/* The graphs inside the TPUT, BUSY, WTPUT and WBUSY parts (screen coordinates). */
+	struct layout_rect tput_graph, busy_graph, wtput_graph, wbusy_graph;
+	int graph_h;    /* rows of every graph shown */
+	int table_rows; /* worker rows visible: the table's h - 1 */
 };
 
 /* Places every part for a cols x lines terminal that has nworkers rows to show. The table
- * gets rows for every worker first; what is left makes the graphs taller, up to
- * LAYOUT_GRAPH_MAX_H, and the rest goes back to the table. */
+ * gets a row for every worker first; the graphs share what is left, however tall (each at
+ * least one row), and what their equal shares leave over goes back to the table. Narrower
+ * than LAYOUT_SPLIT_W the worker's pair of graphs is shown only when every one of the four
+ * graphs gets a row. */
 void layout_compute(int cols, int lines, int nworkers, struct layout *out);
 
 #endif

@@ -1,5 +1,7 @@
 /* test_layout.c: the dashboard layout for every terminal size from 80x24 to 300x100: every
- * part inside the screen, no two parts sharing a cell, the minimum size enforced. */
+ * part inside the screen, no two parts sharing a cell, together covering it, the minimum size
+ * enforced; graphs as tall as the terminal allows; the selected worker's graphs beside the
+ * aggregate's on wide terminals, under them on narrow ones with room, else absent. */
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -30,18 +32,20 @@ static bool within(const struct layout_rect *in, const struct layout_rect *out)
 	       in->x + in->w <= out->x + out->w;
 }
 
-/* One layout: returns a description of the first broken rule, or NULL. */
-static const char *check_one(int cols, int lines, int n)
+static bool empty(const struct layout_rect *r)
 {
-	struct layout l;
-	layout_compute(cols, lines, n, &l);
-	if (l.too_small)
-		return "too small at or above the minimum";
-	const struct layout_rect *p = l.part, *tput = &p[LAYOUT_TPUT], *busy = &p[LAYOUT_BUSY];
+	return r->h == 0 || r->w == 0;
+}
+
+/* The parts: inside the screen, apart, covering it; only the worker's graphs may be empty. */
+static const char *check_tiling(const struct layout *l, int cols, int lines)
+{
+	const struct layout_rect *p = l->part;
 	int area = 0;
 	for (int i = 0; i < LAYOUT_NPARTS; i++) {
-		if (p[i].h <= 0 || p[i].w <= 0)
-			return "empty part";
+		bool may_be_empty = (i == LAYOUT_WTPUT || i == LAYOUT_WBUSY) && !l->worker_graphs;
+		if (empty(&p[i]) != may_be_empty)
+			return may_be_empty ? "worker graph shown without room" : "empty part";
 		if (!inside(&p[i], cols, lines))
 			return "part outside the screen";
 		for (int j = i + 1; j < LAYOUT_NPARTS; j++)
@@ -49,19 +53,61 @@ static const char *check_one(int cols, int lines, int n)
 				return "parts overlap";
 		area += p[i].h * p[i].w;
 	}
-	if (area != cols * lines)
-		return "parts do not cover the screen";
-	if (!within(&l.tput_graph, tput) || !within(&l.busy_graph, busy) || l.tput_graph.w < 40)
-		return "graph outside its region or too narrow";
+	return area == cols * lines ? NULL : "parts do not cover the screen";
+}
+
+/* Each graph in its region, wide enough, every one shown graph_h rows tall. */
+static const char *check_graphs(const struct layout *l)
+{
+	const struct layout_rect *g[] = { &l->tput_graph, &l->busy_graph, &l->wtput_graph, &l->wbusy_graph };
+	const int in[] = { LAYOUT_TPUT, LAYOUT_BUSY, LAYOUT_WTPUT, LAYOUT_WBUSY };
+	for (int i = 0; i < (l->worker_graphs ? 4 : 2); i++) {
+		const struct layout_rect *r = &l->part[in[i]];
+		if (!within(g[i], r) || g[i]->w < 40 || g[i]->x != r->x + LAYOUT_LABEL_W)
+			return "graph outside its region or too narrow";
+		if (r->h != l->graph_h || g[i]->h != l->graph_h || l->graph_h < 1)
+			return "graph heights";
+	}
+	const struct layout_rect *p = l->part;
+	if (l->split && (p[LAYOUT_WTPUT].y != p[LAYOUT_TPUT].y || p[LAYOUT_WBUSY].y != p[LAYOUT_BUSY].y ||
+	                 p[LAYOUT_WTPUT].x != p[LAYOUT_TPUT].w || p[LAYOUT_TPUT].w < p[LAYOUT_WTPUT].w))
+		return "split: the worker's graphs not beside the aggregate's";
+	if (!l->split && l->worker_graphs &&
+	    (p[LAYOUT_WTPUT].y != p[LAYOUT_BUSY].y + l->graph_h || p[LAYOUT_WTPUT].w != l->cols))
+		return "stacked: the worker's graphs not under the aggregate's";
+	return NULL;
+}
+
+/* One layout: returns a description of the first broken rule, or NULL. */
+static const char *check_one(int cols, int lines, int n)
+{
+	struct layout l;
+	layout_compute(cols, lines, n, &l);
+	if (l.too_small)
+		return "too small at or above the minimum";
+	const char *why = check_tiling(&l, cols, lines);
+	if (!why)
+		why = check_graphs(&l);
+	if (why)
+		return why;
+	const struct layout_rect *p = l.part;
+	if (l.split != (cols >= LAYOUT_SPLIT_W) || (l.split && !l.worker_graphs))
+		return "split from the wrong width";
 	if (p[LAYOUT_KEYBAR].y != lines - 1 || p[LAYOUT_HEADER].y != 0 || p[LAYOUT_HEADER].h != 2)
 		return "header not on top or key bar not at the bottom";
 	if (l.table_rows != p[LAYOUT_TABLE].h - 1 || l.table_rows < 1)
 		return "no worker row";
 	int want = n < 1 ? 1 : n;
-	if (l.table_rows < want && tput->h > 1)
+	if (l.table_rows < want && l.graph_h > 1)
 		return "graphs grew while workers had no row";
-	if (tput->h != busy->h || tput->h > LAYOUT_GRAPH_MAX_H)
-		return "graph heights";
+	int stacked = l.split || !l.worker_graphs ? 2 : 4;
+	if (l.table_rows >= want + stacked)
+		return "rows left over that the graphs could have taken";
+	/* One line more gives the graphs a row more once the workers' rows are all shown. */
+	struct layout t;
+	layout_compute(cols, lines + stacked, n, &t);
+	if (l.table_rows >= want && t.worker_graphs == l.worker_graphs && t.graph_h != l.graph_h + 1)
+		return "graphs do not grow with the terminal";
 	return NULL;
 }
 
@@ -101,14 +147,28 @@ static void check_growth(void)
 {
 	struct layout a, b;
 	layout_compute(120, 60, 4, &a);
-	tap_ok(a.part[LAYOUT_TPUT].h == LAYOUT_GRAPH_MAX_H,
-	       "a tall terminal with few workers gets tall graphs");
+	tap_ok(!a.split && a.worker_graphs && a.graph_h == (60 - 5 - 4) / 4 && a.graph_h > 6,
+	       "120x60 with 4 workers: four stacked graphs of %d rows, not a fixed 6", a.graph_h);
+	layout_compute(120, 100, 4, &b);
+	tap_ok(b.graph_h > a.graph_h, "a taller terminal gets taller graphs (%d rows at 100 lines)",
+	       b.graph_h);
 	layout_compute(120, 60, 200, &b);
-	tap_ok(b.part[LAYOUT_TPUT].h == 1 && b.table_rows == 60 - 7,
-	       "many workers take the rows from the graphs");
+	tap_ok(b.graph_h == 1 && !b.worker_graphs && b.table_rows == 60 - 7,
+	       "many workers take the rows from the graphs, the worker's graphs first");
+	layout_compute(80, 24, 16, &b);
+	tap_ok(!b.worker_graphs && b.graph_h == 1 && b.table_rows == 17,
+	       "80x24 with 16 workers: every row shown, no room for the worker's graphs");
+	layout_compute(80, 24, 3, &b);
+	tap_ok(b.worker_graphs && b.graph_h == 4 && b.part[LAYOUT_WBUSY].y == 2 + 3 * 4,
+	       "80x24 with 3 workers: the worker's graphs under the aggregate's");
 	layout_compute(300, 100, 4, &a);
-	tap_ok(a.part[LAYOUT_TABLE].w == 300 && a.tput_graph.w == 300 - LAYOUT_LABEL_W,
-	       "wide terminals widen table and graph");
+	tap_ok(a.part[LAYOUT_TABLE].w == 300 && a.split && a.tput_graph.w == 150 - LAYOUT_LABEL_W &&
+	           a.wtput_graph.x == 150 + LAYOUT_LABEL_W && a.graph_h == (100 - 5 - 4) / 2,
+	       "300x100: the worker's graphs beside the aggregate's, each pair half the width");
+	layout_compute(LAYOUT_SPLIT_W - 1, 40, 4, &a);
+	layout_compute(LAYOUT_SPLIT_W, 40, 4, &b);
+	tap_ok(!a.split && b.split && a.graph_h == 31 / 4 && b.graph_h == 31 / 2,
+	       "%d columns split, one fewer stacks", LAYOUT_SPLIT_W);
 }
 
 int main(void)
