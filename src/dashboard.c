@@ -9,6 +9,7 @@
 #include <langinfo.h>
 #include <locale.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -88,6 +89,15 @@ static const enum ui_pair ui_state_pair[GD_ST_COUNT] = {
 
 /* ---- state ---- */
 
+enum ui_menu { UI_MENU_NONE, UI_MENU_SIGNAL, UI_MENU_SORT };
+
+/* One worker's history, one value per frame, aligned with the aggregate's: value k of both
+ * is frame k, NAN before the worker was listed. */
+struct ui_whist {
+	unsigned id;
+	struct chart_hist mbit, busy; /* its Mbit/s and kernel busy (0..1) */
+};
+
 struct ui {
 	struct gd_session s;
 	struct gd_sink *log; /* -o: every frame and every action, or NULL */
@@ -97,8 +107,19 @@ struct ui {
 	WINDOW *part[LAYOUT_NPARTS];
 	WINDOW *full; /* the help and too-small screens */
 	bool colour, utf8, help, quit, dirty;
-	unsigned sel_id;              /* selected worker, by id: rows come and go */
-	int sel, top;                 /* selected row and first visible row */
+	int help_top;      /* first help line shown, when the help does not fit */
+	enum ui_menu menu; /* the menu open over the screen, or UI_MENU_NONE */
+	int menu_sel;      /* its highlighted item */
+	unsigned sel_id;   /* selected worker, by id: rows come and go */
+	int sel, top;      /* selected row and first visible row, in display order */
+	int sort;          /* the column rows are sorted by (index in ui_cols) */
+	bool sort_desc;    /* largest first */
+	int *order;        /* display row -> index in s.frame.workers */
+	int caporder;
+	unsigned *tags; /* ids of the tagged workers: x, k and K act on them */
+	int ntags;
+	struct ui_whist **wh; /* every listed worker's history, by id */
+	int nwh, capwh;
 	struct chart_hist mbit, busy; /* the aggregate's, one value per frame */
 	double cols[UI_GRAPH_MAXW];
 	char msg[GD_ERR_LEN + 64];
@@ -123,428 +144,7 @@ static void ui_message(struct ui *u, const char *fmt, ...)
 	u->msg_until = now_ns() + UI_MSG_NS;
 }
 
-/* ---- text helpers: every write is clipped to its line, where curses would wrap ---- */
-
-static void ui_put(WINDOW *w, int y, int x, attr_t a, const char *s)
-{
-	int room = getmaxx(w) - x;
-	if (room <= 0 || y < 0 || y >= getmaxy(w) || x < 0)
-		return;
-	wattrset(w, a);
-	mvwaddnstr(w, y, x, s, room);
-	wattrset(w, A_NORMAL);
-}
-
-static void ui_putf(WINDOW *w, int y, int x, attr_t a, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static void ui_putf(WINDOW *w, int y, int x, attr_t a, const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	ui_put(w, y, x, a, buf);
-}
-
-static void ui_put_right(WINDOW *w, int y, attr_t a, const char *s)
-{
-	int x = getmaxx(w) - (int)strlen(s);
-	ui_put(w, y, x > 0 ? x : 0, a, s);
-}
-
-/* Writes pieces left to right, two spaces apart, leaving out those that no longer fit
- * before `limit`: a field is shown whole or not at all. */
-static void ui_pieces(WINDOW *w, int y, int x, int limit, attr_t a, char pieces[][96], int n)
-{
-	for (int i = 0; i < n; i++) {
-		int len = (int)strlen(pieces[i]);
-		if (len == 0)
-			continue;
-		if (x + len > limit)
-			continue;
-		ui_put(w, y, x, a, pieces[i]);
-		x += len + 2;
-	}
-}
-
-/* ---- drawing: graphs ---- */
-
-/* Frames per graph column, so that a graph of width columns spans at least UI_SPAN_S. */
-static uint64_t ui_per_column(const struct ui *u, int width)
-{
-	return chart_per_column(UI_SPAN_S, (double)u->s.interval / 1e9, width);
-}
-
-/* Fills u->cols with h's columns for a graph width wide; returns their maximum. */
-static double ui_columns(struct ui *u, const struct chart_hist *h, int width, uint64_t per)
-{
-	return chart_columns(h, per, u->cols, width < UI_GRAPH_MAXW ? width : UI_GRAPH_MAXW);
-}
-
-static const wchar_t ui_blocks[] = L" \u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588";
-static const char ui_ascii[] = " ._-~=+*#";
-
-/* Column bars of height rows, eighths of a cell with block characters (ASCII levels
- * otherwise); a value above zero always shows at least its lowest level. */
-static void ui_graph(struct ui *u, WINDOW *w, const struct layout_rect *g, int rows, double scale,
-                     enum ui_pair p)
-{
-	int width = g->w < UI_GRAPH_MAXW ? g->w : UI_GRAPH_MAXW;
-	int x0 = g->x + g->w - width;
-	wattrset(w, ui_attr(u, p));
-	for (int c = 0; c < width; c++) {
-		double v = u->cols[c];
-		if (isnan(v))
-			continue;
-		long eighths = scale > 0 ? lround(v / scale * rows * 8) : 0;
-		if (eighths < 1 && v > 0)
-			eighths = 1;
-		for (int r = 0; r < rows; r++) {
-			long lv = eighths - 8L * (rows - 1 - r);
-			lv = lv < 0 ? 0 : lv > 8 ? 8 : lv;
-			if (u->utf8)
-				mvwaddnwstr(w, r, x0 + c, &ui_blocks[lv], 1);
-			else
-				mvwaddch(w, r, x0 + c, (chtype)ui_ascii[lv]);
-		}
-	}
-	wattrset(w, A_NORMAL);
-}
-
-static void ui_draw_tput(struct ui *u, WINDOW *w)
-{
-	const struct layout *l = &u->lay;
-	int rows = l->part[LAYOUT_TPUT].h;
-	const struct gd_frame *f = &u->s.frame;
-	uint64_t per = ui_per_column(u, l->tput_graph.w);
-	double max = ui_columns(u, &u->mbit, l->tput_graph.w, per);
-	char now[32], top[32];
-	chart_num(now, sizeof(now), 10, u->mbit.n ? f->agg.mbit_s : NAN, 2);
-	chart_num(top, sizeof(top), 9, max, 1);
-	ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "Mbit/s %9s", now);
-	if (rows > 1)
-		ui_putf(w, 1, 0, A_NORMAL, "graph top %s Mbit/s", top);
-	else
-		ui_putf(w, 0, 17, A_NORMAL, "top %s", top);
-	ui_graph(u, w, &l->tput_graph, rows, max, UI_P_TPUT);
-	if (rows > 2)
-		ui_putf(w, rows - 1, 0, ui_attr(u, UI_P_DIM), "last %.1f min",
-		        (double)per * l->tput_graph.w * (double)u->s.interval / 1e9 / 60);
-}
-
-static void ui_draw_busy(struct ui *u, WINDOW *w)
-{
-	const struct layout *l = &u->lay;
-	int rows = l->part[LAYOUT_BUSY].h;
-	const struct gd_frame *f = &u->s.frame;
-	ui_columns(u, &u->busy, l->busy_graph.w, ui_per_column(u, l->busy_graph.w));
-	double busy = u->busy.n ? f->device_busy : NAN;
-	char b[16], idle[16];
-	chart_num(b, sizeof(b), 7, 100 * busy, 1);
-	chart_num(idle, sizeof(idle), 7, 100 * (1 - busy), 1);
-	ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "busy %6s %%", b);
-	ui_putf(w, 0, 15, A_NORMAL, "idle %6s %%", idle);
-	if (rows > 1)
-		ui_put(w, 1, 0, A_NORMAL,
-		       f->busy_from_sum ? "sum of workers, capped" : "union of kernel intervals");
-	ui_graph(u, w, &l->busy_graph, rows, 1.0, UI_P_BUSY);
-}
-
-/* ---- actions ---- */
-
-/* An event row in the log for an action on worker w (NULL: on all of them). A log that cannot
- * be written ends the dashboard, as it ends a headless run. */
-static void ui_log(struct ui *u, const char *action, const struct gd_worker_info *w)
-{
-	if (!u->log || u->fatal[0])
-		return;
-	int64_t now = now_ns();
-	struct gd_event e = { .t_s = (double)(now - u->s.t0) / 1e9,
-		              .unix_s = unix_seconds(now),
-		              .action = action,
-		              .id = w ? w->id : 0,
-		              .pid = w ? w->pid : 0 };
-	if (sink_event(u->log, &e)) {
-		snprintf(u->fatal, sizeof(u->fatal), "%s", sink_error(u->log));
-		u->quit = true;
-	}
-}
-
-static int ui_selected_index(struct ui *u)
-{
-	return sup_find(u->s.sup, u->sel_id);
-}
-
-static void ui_act_spawn(struct ui *u)
-{
-	char err[GD_ERR_LEN];
-	int i = sup_spawn(u->s.sup, err, sizeof(err));
-	if (i < 0) {
-		ui_message(u, "cannot start a worker: %s", err);
-		return;
-	}
-	struct gd_worker_info w;
-	sup_worker(u->s.sup, i, &w);
-	ui_message(u, "started worker %u (pid %d)", w.id, (int)w.pid);
-	ui_log(u, "add", &w);
-}
-
-static void ui_act_stop_newest(struct ui *u)
-{
-	int i = sup_newest(u->s.sup);
-	if (i < 0) {
-		ui_message(u, "no running worker to stop");
-		return;
-	}
-	struct gd_worker_info w;
-	sup_worker(u->s.sup, i, &w);
-	sup_stop(u->s.sup, i, false);
-	ui_message(u, "stopping worker %u", w.id);
-	ui_log(u, "stop", &w);
-}
-
-static void ui_stop_selected(struct ui *u, bool kill)
-{
-	int i = ui_selected_index(u);
-	struct gd_worker_info w = { .alive = false };
-	if (i >= 0)
-		sup_worker(u->s.sup, i, &w);
-	if (!w.alive) {
-		ui_message(u, u->sel_id ? "worker %u has already ended" : "no worker selected", u->sel_id);
-		return;
-	}
-	sup_stop(u->s.sup, i, kill);
-	ui_message(u, kill ? "killed worker %u (SIGKILL)" : "stopping worker %u", u->sel_id);
-	ui_log(u, kill ? "kill" : "stop", &w);
-}
-
-static void ui_act_stop(struct ui *u)
-{
-	ui_stop_selected(u, false);
-}
-
-static void ui_act_kill(struct ui *u)
-{
-	ui_stop_selected(u, true);
-}
-
-static void ui_move(struct ui *u, int by)
-{
-	int n = u->s.frame.nworkers;
-	if (n == 0)
-		return;
-	u->sel = u->sel + by < 0 ? 0 : u->sel + by >= n ? n - 1 : u->sel + by;
-	u->sel_id = u->s.frame.workers[u->sel].id;
-}
-
-static void ui_act_up(struct ui *u)
-{
-	ui_move(u, -1);
-}
-
-static void ui_act_down(struct ui *u)
-{
-	ui_move(u, 1);
-}
-
-static void ui_act_pause(struct ui *u)
-{
-	sup_pause(u->s.sup, !sup_paused(u->s.sup));
-	ui_message(u, sup_paused(u->s.sup) ? "paused every worker (p resumes)" : "resumed every worker");
-	ui_log(u, sup_paused(u->s.sup) ? "pause" : "resume", NULL);
-}
-
-static void ui_act_reset(struct ui *u)
-{
-	session_restart_clock(&u->s, now_ns());
-	memset(&u->mbit, 0, sizeof(u->mbit));
-	memset(&u->busy, 0, sizeof(u->busy));
-	ui_message(u, "statistics and history reset");
-	ui_log(u, "reset", NULL);
-}
-
-static void ui_act_calibrate(struct ui *u)
-{
-	char err[256];
-	if (session_calibrate(&u->s, err, sizeof(err)))
-		ui_message(u, "%s", err);
-	else {
-		ui_message(u, "calibrating: workers paused for about two seconds");
-		ui_log(u, "calibrate", NULL);
-	}
-}
-
-static void ui_act_help(struct ui *u)
-{
-	u->help = true;
-}
-
-static void ui_act_quit(struct ui *u)
-{
-	u->quit = true;
-}
-
-/* The key table: the keys, how the help and the key bar name them, and what they do. */
-struct ui_key {
-	int keys[3];       /* 0 ends the list */
-	const char *label; /* in the help screen */
-	const char *bar;   /* in the key bar; NULL: not there */
-	const char *word;
-	const char *help;
-	void (*act)(struct ui *u);
-};
-
-static const struct ui_key ui_keys[] = {
-	{ .keys = { '+', '=' },
-	  .label = "+ =",
-	  .bar = "+",
-	  .word = "more",
-	  .help = "start one more worker",
-	  .act = ui_act_spawn },
-	{ .keys = { '-' },
-	  .label = "-",
-	  .bar = "-",
-	  .word = "fewer",
-	  .help = "stop the newest worker (it finishes its batch)",
-	  .act = ui_act_stop_newest },
-	{ .keys = { KEY_UP },
-	  .label = "Up",
-	  .bar = "Up/Dn",
-	  .word = "select",
-	  .help = "select the worker above",
-	  .act = ui_act_up },
-	{ .keys = { KEY_DOWN }, .label = "Down", .help = "select the worker below", .act = ui_act_down },
-	{ .keys = { 'x' },
-	  .label = "x",
-	  .bar = "x",
-	  .word = "stop",
-	  .help = "stop the selected worker (it finishes its batch)",
-	  .act = ui_act_stop },
-	{ .keys = { 'K' },
-	  .label = "K",
-	  .bar = "K",
-	  .word = "kill",
-	  .help = "kill the selected worker (SIGKILL)",
-	  .act = ui_act_kill },
-	{ .keys = { 'p' },
-	  .label = "p",
-	  .bar = "p",
-	  .word = "pause",
-	  .help = "pause or resume every worker",
-	  .act = ui_act_pause },
-	{ .keys = { 'c' },
-	  .label = "c",
-	  .help = "calibrate: pause the workers, measure the device's ceiling, resume",
-	  .act = ui_act_calibrate },
-	{ .keys = { 'r' },
-	  .label = "r",
-	  .bar = "r",
-	  .word = "reset",
-	  .help = "reset statistics and history",
-	  .act = ui_act_reset },
-	{ .keys = { 'h', '?' },
-	  .label = "h ?",
-	  .bar = "h",
-	  .word = "help",
-	  .help = "this help; any key closes it",
-	  .act = ui_act_help },
-	{ .keys = { 'q', KEY_F(10) },
-	  .label = "q F10",
-	  .bar = "q",
-	  .word = "quit",
-	  .help = "quit: stop every worker, restore the terminal",
-	  .act = ui_act_quit },
-};
-static const size_t ui_nkeys = GD_ARRAY_LEN(ui_keys);
-
-/* ---- drawing: header, summary, key bar ---- */
-
-static void ui_clock(char *buf, size_t n, int64_t ns)
-{
-	long s = (long)(ns / GD_NS_PER_S);
-	snprintf(buf, n, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
-}
-
-/* The run's settings; the compact form where the long one does not fit in width. */
-static int ui_settings(const struct ui *u, char p[][96], int width)
-{
-	const struct gd_opts *o = &u->s.o;
-	for (int c = 0; c < 2; c++) {
-		snprintf(p[0], 96, c ? "%u sym" : "size %u", (unsigned)o->size);
-		snprintf(p[1], 96, c ? "%s" : "dtype %s", gd_dtype_name(o->dtype));
-		snprintf(p[2], 96, c ? "%u launches" : "launches %u", (unsigned)o->launches);
-		snprintf(p[3], 96, c ? "%s" : "mode %s", gd_mode_name(o->mode));
-		snprintf(p[4], 96, c ? "every %g s" : "interval %g s", o->interval);
-		snprintf(p[5], 96, "timebase %s", gd_timebase_name(u->s.frame.timebase));
-		int len = 0;
-		for (int i = 0; i < 6; i++)
-			len += (int)strlen(p[i]) + 2;
-		if (len - 2 <= width)
-			break;
-	}
-	return 6;
-}
-
-static void ui_draw_header(struct ui *u, WINDOW *w, int64_t now)
-{
-	char clock[32], right[64], dev[160], p[6][96];
-	ui_clock(clock, sizeof(clock), now - u->s.t0);
-	snprintf(right, sizeof(right), "%selapsed %s", sup_paused(u->s.sup) ? "PAUSED  " : "", clock);
-	/* The device's name and version give way to the clock on the right. */
-	int limit = getmaxx(w) - (int)strlen(right) - 2;
-	ui_put(w, 0, 0, ui_attr(u, UI_P_HEAD), GD_NAME);
-	int x = (int)strlen(GD_NAME) + 2;
-	snprintf(dev, sizeof(dev), "%d:%d %s", u->s.dev.platform, u->s.dev.index, u->s.dev.name);
-	if (x < limit)
-		ui_putf(w, 0, x, ui_attr(u, UI_P_HEAD), "%.*s", limit - x, dev);
-	x += (int)strlen(dev) + 2;
-	if (x < limit)
-		ui_putf(w, 0, x, A_NORMAL, "%.*s", limit - x, u->s.dev.version);
-	ui_put_right(w, 0, ui_attr(u, sup_paused(u->s.sup) ? UI_P_WARN : UI_P_NONE), right);
-	ui_pieces(w, 1, 0, getmaxx(w), A_NORMAL, p, ui_settings(u, p, getmaxx(w)));
-}
-
-static void ui_draw_summary(struct ui *u, WINDOW *w)
-{
-	const struct gd_frame *f = &u->s.frame;
-	char head[32], ceil[32], pct[32], p[6][96];
-	chart_num(head, sizeof(head), 12, u->mbit.n ? f->headroom : NAN, 1);
-	chart_num(ceil, sizeof(ceil), 12, u->s.ceiling.mbit_s, 1);
-	chart_num(pct, sizeof(pct), 8, u->mbit.n ? 100 * f->of_ceiling : NAN, 1);
-	if (isnan(u->s.ceiling.mbit_s))
-		snprintf(p[0], sizeof(p[0]), "headroom~ %s Mbit/s (estimate; c calibrates)", head);
-	else
-		snprintf(p[0], sizeof(p[0]), "ceiling %s Mbit/s, at %s%%", ceil, pct);
-	snprintf(p[1], sizeof(p[1]), "workers %d/%d", sup_live(u->s.sup), u->s.o.max_procs);
-	snprintf(p[2], sizeof(p[2]), "lost %llu", (unsigned long long)f->agg.lost);
-	snprintf(p[3], sizeof(p[3]), "profile %s", gd_profile_name(u->s.o.profile));
-	snprintf(p[4], sizeof(p[4]), "timebase %s", gd_timebase_name(f->timebase));
-	snprintf(p[5], sizeof(p[5]), "%s", f->busy_from_sum ? "busy: sum of workers (no clock mapping)" : "");
-	ui_pieces(w, 0, 0, getmaxx(w), A_NORMAL, p, 6);
-}
-
-static void ui_draw_keybar(struct ui *u, WINDOW *w, int64_t now)
-{
-	if (now < u->msg_until) {
-		ui_put(w, 0, 0, ui_attr(u, UI_P_WARN), u->msg);
-		return;
-	}
-	int x = 0;
-	for (size_t i = 0; i < ui_nkeys; i++) {
-		const struct ui_key *k = &ui_keys[i];
-		if (!k->bar)
-			continue;
-		int len = (int)(strlen(k->bar) + 1 + strlen(k->word));
-		if (x + len > getmaxx(w))
-			break;
-		ui_put(w, 0, x, ui_attr(u, UI_P_KEY), k->bar);
-		ui_put(w, 0, x + (int)strlen(k->bar) + 1, A_NORMAL, k->word);
-		x += len + 2;
-	}
-}
-
-/* ---- drawing: the worker table ---- */
+/* ---- the worker table's columns: drawn, sorted by ---- */
 
 enum ui_kind { UI_K_ID, UI_K_PID, UI_K_STATE, UI_K_F, UI_K_PCT, UI_K_U64 };
 
@@ -646,6 +246,900 @@ static void ui_cell(char *buf, size_t n, const struct ui_col *c, const struct gd
 	}
 }
 
+#define UI_NCOLS ((int)GD_ARRAY_LEN(ui_cols))
+
+/* ---- sorting, tags, the workers' histories ---- */
+
+/* A column's value as a number, for sorting. */
+static double ui_value(const struct ui_col *c, const struct gd_sample *s)
+{
+	const char *p = (const char *)s + c->off;
+	double d;
+	switch (c->kind) {
+	case UI_K_ID:
+		return *(const unsigned *)(const void *)p;
+	case UI_K_PID:
+		return *(const pid_t *)(const void *)p;
+	case UI_K_STATE:
+		return (double)*(const enum gd_state *)(const void *)p;
+	case UI_K_U64:
+		return (double)*(const uint64_t *)(const void *)p;
+	case UI_K_F:
+	case UI_K_PCT:
+		break;
+	}
+	memcpy(&d, p, sizeof(d));
+	return d;
+}
+
+/* Numbers sort largest first, as in htop; id, pid and state smallest first. */
+static bool ui_col_desc(int col)
+{
+	enum ui_kind k = ui_cols[col].kind;
+	return k != UI_K_ID && k != UI_K_PID && k != UI_K_STATE;
+}
+
+/* Whether a goes above b: by the sort column, n/a last either way, then by id. */
+static bool ui_before(const struct ui *u, const struct gd_sample *a, const struct gd_sample *b)
+{
+	double x = ui_value(&ui_cols[u->sort], a), y = ui_value(&ui_cols[u->sort], b);
+	if (isnan(x) != isnan(y))
+		return isnan(y);
+	if (!isnan(x) && x != y)
+		return u->sort_desc ? x > y : x < y;
+	return a->id < b->id;
+}
+
+/* u->order for the current frame: an insertion sort, stable and in place (256 rows at most). */
+static void ui_sort(struct ui *u)
+{
+	const struct gd_frame *f = &u->s.frame;
+	if (f->nworkers > u->caporder) {
+		u->caporder = f->nworkers + 16;
+		u->order = xreallocarray(u->order, (size_t)u->caporder, sizeof(*u->order));
+	}
+	for (int i = 0; i < f->nworkers; i++) {
+		int v = i, j = i;
+		for (; j > 0 && ui_before(u, &f->workers[v], &f->workers[u->order[j - 1]]); j--)
+			u->order[j] = u->order[j - 1];
+		u->order[j] = v;
+	}
+}
+
+/* The sample on display row r (rows as sorted by the last ui_sort). */
+static const struct gd_sample *ui_row(const struct ui *u, int r)
+{
+	return &u->s.frame.workers[u->order[r]];
+}
+
+static int ui_tag_index(const struct ui *u, unsigned id)
+{
+	for (int i = 0; i < u->ntags; i++)
+		if (u->tags[i] == id)
+			return i;
+	return -1;
+}
+
+/* Tags stay on live workers only: an ended worker's tag is dropped. */
+static void ui_drop_ended_tags(struct ui *u)
+{
+	int k = 0;
+	for (int i = 0; i < u->ntags; i++) {
+		int w = sup_find(u->s.sup, u->tags[i]);
+		struct gd_worker_info info = { .alive = false };
+		if (w >= 0)
+			sup_worker(u->s.sup, w, &info);
+		if (info.alive)
+			u->tags[k++] = u->tags[i];
+	}
+	u->ntags = k;
+}
+
+static struct ui_whist *ui_whist_find(const struct ui *u, unsigned id)
+{
+	for (int i = 0; i < u->nwh; i++)
+		if (u->wh[i]->id == id)
+			return u->wh[i];
+	return NULL;
+}
+
+static void ui_whist_clear(struct ui *u)
+{
+	for (int i = 0; i < u->nwh; i++)
+		free(u->wh[i]);
+	u->nwh = 0;
+}
+
+/* A new history for worker id, aligned with the aggregate's before this frame's value. */
+static struct ui_whist *ui_whist_add(struct ui *u, unsigned id)
+{
+	if (u->nwh == u->capwh) {
+		u->capwh = u->capwh ? 2 * u->capwh : 16;
+		u->wh = xreallocarray(u->wh, (size_t)u->capwh, sizeof(*u->wh));
+	}
+	struct ui_whist *h = xmalloc(sizeof(*h));
+	h->id = id;
+	for (int i = 0; i < CHART_HIST; i++)
+		h->mbit.v[i] = h->busy.v[i] = NAN;
+	h->mbit.n = h->busy.n = u->mbit.n ? u->mbit.n - 1 : 0;
+	u->wh[u->nwh++] = h;
+	return h;
+}
+
+/* After the aggregate's value of a frame: every listed worker's values; the histories of
+ * workers no longer listed are dropped. */
+static void ui_whist_push(struct ui *u)
+{
+	const struct gd_frame *f = &u->s.frame;
+	int k = 0;
+	for (int i = 0; i < u->nwh; i++) {
+		bool listed = false;
+		for (int j = 0; j < f->nworkers && !listed; j++)
+			listed = f->workers[j].id == u->wh[i]->id;
+		if (listed)
+			u->wh[k++] = u->wh[i];
+		else
+			free(u->wh[i]);
+	}
+	u->nwh = k;
+	for (int j = 0; j < f->nworkers; j++) {
+		const struct gd_sample *w = &f->workers[j];
+		struct ui_whist *h = ui_whist_find(u, w->id);
+		if (!h)
+			h = ui_whist_add(u, w->id);
+		chart_push(&h->mbit, w->mbit_s);
+		chart_push(&h->busy, w->kernel_busy);
+	}
+}
+
+/* ---- text helpers: every write is clipped to its line, where curses would wrap ---- */
+
+static void ui_put(WINDOW *w, int y, int x, attr_t a, const char *s)
+{
+	int room = getmaxx(w) - x;
+	if (room <= 0 || y < 0 || y >= getmaxy(w) || x < 0)
+		return;
+	wattrset(w, a);
+	mvwaddnstr(w, y, x, s, room);
+	wattrset(w, A_NORMAL);
+}
+
+static void ui_putf(WINDOW *w, int y, int x, attr_t a, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void ui_putf(WINDOW *w, int y, int x, attr_t a, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	ui_put(w, y, x, a, buf);
+}
+
+static void ui_put_right(WINDOW *w, int y, attr_t a, const char *s)
+{
+	int x = getmaxx(w) - (int)strlen(s);
+	ui_put(w, y, x > 0 ? x : 0, a, s);
+}
+
+/* Writes pieces left to right, two spaces apart, leaving out those that no longer fit
+ * before `limit`: a field is shown whole or not at all. */
+static void ui_pieces(WINDOW *w, int y, int x, int limit, attr_t a, char pieces[][96], int n)
+{
+	for (int i = 0; i < n; i++) {
+		int len = (int)strlen(pieces[i]);
+		if (len == 0)
+			continue;
+		if (x + len > limit)
+			continue;
+		ui_put(w, y, x, a, pieces[i]);
+		x += len + 2;
+	}
+}
+
+/* ---- drawing: graphs ---- */
+
+/* Frames per graph column, so that a graph of width columns spans at least UI_SPAN_S. */
+static uint64_t ui_per_column(const struct ui *u, int width)
+{
+	return chart_per_column(UI_SPAN_S, (double)u->s.interval / 1e9, width);
+}
+
+/* Fills u->cols with h's columns for a graph width wide; returns their maximum. */
+static double ui_columns(struct ui *u, const struct chart_hist *h, int width, uint64_t per)
+{
+	return chart_columns(h, per, u->cols, width < UI_GRAPH_MAXW ? width : UI_GRAPH_MAXW);
+}
+
+static const wchar_t ui_blocks[] = L" \u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588";
+static const char ui_ascii[] = " ._-~=+*#";
+
+/* Column bars of height rows, eighths of a cell with block characters (ASCII levels
+ * otherwise); a value above zero always shows at least its lowest level. */
+static void ui_graph(struct ui *u, WINDOW *w, const struct layout_rect *g, int rows, double scale,
+                     enum ui_pair p)
+{
+	int width = g->w < UI_GRAPH_MAXW ? g->w : UI_GRAPH_MAXW;
+	int x0 = g->x - getbegx(w) + g->w - width; /* g is on the screen, w a part of it */
+	wattrset(w, ui_attr(u, p));
+	for (int c = 0; c < width; c++) {
+		double v = u->cols[c];
+		if (isnan(v))
+			continue;
+		long eighths = scale > 0 ? lround(v / scale * rows * 8) : 0;
+		if (eighths < 1 && v > 0)
+			eighths = 1;
+		for (int r = 0; r < rows; r++) {
+			long lv = eighths - 8L * (rows - 1 - r);
+			lv = lv < 0 ? 0 : lv > 8 ? 8 : lv;
+			if (u->utf8)
+				mvwaddnwstr(w, r, x0 + c, &ui_blocks[lv], 1);
+			else
+				mvwaddch(w, r, x0 + c, (chtype)ui_ascii[lv]);
+		}
+	}
+	wattrset(w, A_NORMAL);
+}
+
+static void ui_draw_tput(struct ui *u, WINDOW *w)
+{
+	const struct layout *l = &u->lay;
+	int rows = l->part[LAYOUT_TPUT].h;
+	const struct gd_frame *f = &u->s.frame;
+	uint64_t per = ui_per_column(u, l->tput_graph.w);
+	double max = ui_columns(u, &u->mbit, l->tput_graph.w, per);
+	char now[32], top[32];
+	chart_num(now, sizeof(now), 10, u->mbit.n ? f->agg.mbit_s : NAN, 2);
+	chart_num(top, sizeof(top), 9, max, 1);
+	ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "Mbit/s %9s", now);
+	if (rows > 1)
+		ui_putf(w, 1, 0, A_NORMAL, "graph top %s Mbit/s", top);
+	else
+		ui_putf(w, 0, 17, A_NORMAL, "top %s", top);
+	ui_graph(u, w, &l->tput_graph, rows, max, UI_P_TPUT);
+	if (rows > 2)
+		ui_putf(w, rows - 1, 0, ui_attr(u, UI_P_DIM), "last %.1f min",
+		        (double)per * l->tput_graph.w * (double)u->s.interval / 1e9 / 60);
+}
+
+/* The selected worker's graph: its Mbit/s (busy false) or its kernel busy, labelled with its id. */
+static void ui_draw_worker(struct ui *u, WINDOW *w, const struct layout_rect *g, bool busy)
+{
+	const struct ui_whist *h = ui_whist_find(u, u->sel_id);
+	const struct gd_sample *s = NULL;
+	for (int i = 0; i < u->s.frame.nworkers; i++)
+		if (u->s.frame.workers[i].id == u->sel_id)
+			s = &u->s.frame.workers[i];
+	if (!h || !s) {
+		ui_put(w, 0, 0, ui_attr(u, UI_P_DIM), busy ? "" : "no worker selected");
+		return;
+	}
+	const struct chart_hist *series = busy ? &h->busy : &h->mbit;
+	uint64_t per = ui_per_column(u, g->w);
+	double max = ui_columns(u, series, g->w, per);
+	char now[32], top[32];
+	if (busy) {
+		chart_num(now, sizeof(now), 7, 100 * s->kernel_busy, 1);
+		ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "worker %u kbusy %6s %%", s->id, now);
+		if (g->h > 1)
+			ui_put(w, 1, 0, A_NORMAL, "its kernels' device time");
+	} else {
+		chart_num(now, sizeof(now), 10, s->mbit_s, 2);
+		chart_num(top, sizeof(top), 9, max, 1);
+		ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "worker %u Mbit/s %9s", s->id, now);
+		if (g->h > 1)
+			ui_putf(w, 1, 0, A_NORMAL, "graph top %s Mbit/s", top);
+	}
+	ui_graph(u, w, g, g->h, busy ? 1.0 : max, busy ? UI_P_BUSY : UI_P_TPUT);
+}
+
+static void ui_draw_busy(struct ui *u, WINDOW *w)
+{
+	const struct layout *l = &u->lay;
+	int rows = l->part[LAYOUT_BUSY].h;
+	const struct gd_frame *f = &u->s.frame;
+	ui_columns(u, &u->busy, l->busy_graph.w, ui_per_column(u, l->busy_graph.w));
+	double busy = u->busy.n ? f->device_busy : NAN;
+	char b[16], idle[16];
+	chart_num(b, sizeof(b), 7, 100 * busy, 1);
+	chart_num(idle, sizeof(idle), 7, 100 * (1 - busy), 1);
+	ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "busy %6s %%", b);
+	ui_putf(w, 0, 15, A_NORMAL, "idle %6s %%", idle);
+	if (rows > 1)
+		ui_put(w, 1, 0, A_NORMAL,
+		       f->busy_from_sum ? "sum of workers, capped" : "union of kernel intervals");
+	ui_graph(u, w, &l->busy_graph, rows, 1.0, UI_P_BUSY);
+}
+
+/* ---- actions ---- */
+
+/* An event row in the log for an action on worker w (NULL: on all of them). A log that cannot
+ * be written ends the dashboard, as it ends a headless run. */
+static void ui_log(struct ui *u, const char *action, const struct gd_worker_info *w)
+{
+	if (!u->log || u->fatal[0])
+		return;
+	int64_t now = now_ns();
+	struct gd_event e = { .t_s = (double)(now - u->s.t0) / 1e9,
+		              .unix_s = unix_seconds(now),
+		              .action = action,
+		              .id = w ? w->id : 0,
+		              .pid = w ? w->pid : 0 };
+	if (sink_event(u->log, &e)) {
+		snprintf(u->fatal, sizeof(u->fatal), "%s", sink_error(u->log));
+		u->quit = true;
+	}
+}
+
+/* Sorts the rows and keeps the selection on its worker (by id) and in view. */
+static void ui_follow(struct ui *u)
+{
+	const struct gd_frame *f = &u->s.frame;
+	ui_sort(u);
+	for (int r = 0; r < f->nworkers; r++)
+		if (ui_row(u, r)->id == u->sel_id)
+			u->sel = r;
+	if (u->sel >= f->nworkers)
+		u->sel = f->nworkers - 1;
+	if (u->sel < 0)
+		u->sel = 0;
+	u->sel_id = f->nworkers ? ui_row(u, u->sel)->id : 0;
+	int rows = u->lay.table_rows > 0 ? u->lay.table_rows : 1;
+	if (u->sel < u->top)
+		u->top = u->sel;
+	if (u->sel >= u->top + rows)
+		u->top = u->sel - rows + 1;
+	if (u->top > f->nworkers - rows)
+		u->top = f->nworkers - rows > 0 ? f->nworkers - rows : 0;
+}
+
+static void ui_act_spawn(struct ui *u, int key)
+{
+	(void)key;
+	char err[GD_ERR_LEN];
+	int i = sup_spawn(u->s.sup, err, sizeof(err));
+	if (i < 0) {
+		ui_message(u, "cannot start a worker: %s", err);
+		return;
+	}
+	struct gd_worker_info w;
+	sup_worker(u->s.sup, i, &w);
+	ui_message(u, "started worker %u (pid %d)", w.id, (int)w.pid);
+	ui_log(u, "add", &w);
+}
+
+static void ui_act_stop_newest(struct ui *u, int key)
+{
+	(void)key;
+	int i = sup_newest(u->s.sup);
+	if (i < 0) {
+		ui_message(u, "no running worker to stop");
+		return;
+	}
+	struct gd_worker_info w;
+	sup_worker(u->s.sup, i, &w);
+	sup_stop(u->s.sup, i, false);
+	ui_message(u, "stopping worker %u", w.id);
+	ui_log(u, "stop", &w);
+}
+
+/* The workers x, k and K act on, as supervisor indices: the tagged ones when any is tagged,
+ * else the selected one when it is alive. Returns how many. */
+static int ui_targets(struct ui *u, int idx[GD_PROCS_MAX])
+{
+	ui_drop_ended_tags(u);
+	int n = 0;
+	if (u->ntags) {
+		for (int i = 0; i < u->ntags && n < GD_PROCS_MAX; i++)
+			idx[n++] = sup_find(u->s.sup, u->tags[i]);
+		return n;
+	}
+	int i = sup_find(u->s.sup, u->sel_id);
+	struct gd_worker_info w = { .alive = false };
+	if (i >= 0)
+		sup_worker(u->s.sup, i, &w);
+	if (w.alive)
+		idx[n++] = i;
+	return n;
+}
+
+/* What a signal does to the targets, as the key bar says it and as the log names it. */
+static const struct ui_sig {
+	const char *name; /* in the menu */
+	int sig, key;     /* key: selects it in the menu */
+	const char *what, *action;
+} ui_sigs[] = {
+	{ "TERM", SIGTERM, 't', "stop: it finishes its batch", "signal-TERM" },
+	{ "KILL", SIGKILL, 'k', "end it at once", "signal-KILL" },
+	{ "STOP", SIGSTOP, 's', "freeze it: paused until CONT", "signal-STOP" },
+	{ "CONT", SIGCONT, 'c', "let a frozen worker run again", "signal-CONT" },
+};
+#define UI_NSIGS ((int)GD_ARRAY_LEN(ui_sigs))
+
+/* Sends sig to every target, logging each as action; the key bar says "<done> worker 3" or
+ * "<done> workers 3 5". */
+static void ui_signal_targets(struct ui *u, int sig, const char *action, const char *done)
+{
+	int idx[GD_PROCS_MAX], n = ui_targets(u, idx), sent = 0;
+	char list[GD_ERR_LEN] = "";
+	size_t len = 0;
+	for (int k = 0; k < n; k++) {
+		struct gd_worker_info w;
+		sup_worker(u->s.sup, idx[k], &w);
+		if (sup_signal(u->s.sup, idx[k], sig) != 0)
+			continue;
+		sent++;
+		if (len < sizeof(list))
+			len += (size_t)snprintf(list + len, sizeof(list) - len, " %u", w.id);
+		ui_log(u, action, &w);
+	}
+	if (sent == 0 && u->sel_id && !u->ntags)
+		ui_message(u, "worker %u has already ended", u->sel_id);
+	else if (sent == 0)
+		ui_message(u, "no worker selected");
+	else
+		ui_message(u, "%s worker%s%s", done, sent > 1 ? "s" : "", list);
+}
+
+static void ui_act_stop(struct ui *u, int key)
+{
+	(void)key;
+	ui_signal_targets(u, SIGTERM, "stop", "stopping");
+}
+
+static void ui_act_kill(struct ui *u, int key)
+{
+	(void)key;
+	ui_signal_targets(u, SIGKILL, "kill", "SIGKILL sent to");
+}
+
+static void ui_act_signal_menu(struct ui *u, int key)
+{
+	(void)key;
+	int idx[GD_PROCS_MAX];
+	if (ui_targets(u, idx) == 0) {
+		ui_message(u, u->sel_id ? "worker %u has already ended" : "no worker selected", u->sel_id);
+		return;
+	}
+	u->menu = UI_MENU_SIGNAL;
+	u->menu_sel = 0; /* TERM, as htop's default */
+}
+
+static void ui_move(struct ui *u, int by)
+{
+	ui_follow(u);
+	int n = u->s.frame.nworkers;
+	if (n == 0)
+		return;
+	u->sel = u->sel + by < 0 ? 0 : u->sel + by >= n ? n - 1 : u->sel + by;
+	u->sel_id = ui_row(u, u->sel)->id;
+}
+
+static void ui_act_move(struct ui *u, int key)
+{
+	int page = u->lay.table_rows > 1 ? u->lay.table_rows : 1;
+	switch (key) {
+	case KEY_UP:
+		ui_move(u, -1);
+		break;
+	case KEY_DOWN:
+		ui_move(u, 1);
+		break;
+	case KEY_PPAGE:
+		ui_move(u, -page);
+		break;
+	case KEY_NPAGE:
+		ui_move(u, page);
+		break;
+	case KEY_HOME:
+		ui_move(u, -GD_PROCS_MAX);
+		break;
+	case KEY_END:
+		ui_move(u, GD_PROCS_MAX);
+		break;
+	}
+}
+
+static void ui_act_tag(struct ui *u, int key)
+{
+	(void)key;
+	ui_follow(u);
+	int i = sup_find(u->s.sup, u->sel_id);
+	struct gd_worker_info w = { .alive = false };
+	if (i >= 0)
+		sup_worker(u->s.sup, i, &w);
+	int t = ui_tag_index(u, u->sel_id);
+	if (t >= 0)
+		u->tags[t] = u->tags[--u->ntags];
+	else if (!w.alive) {
+		ui_message(u, u->sel_id ? "worker %u has ended: nothing to tag" : "no worker selected",
+		           u->sel_id);
+		return;
+	} else {
+		u->tags = xreallocarray(u->tags, (size_t)u->ntags + 1, sizeof(*u->tags));
+		u->tags[u->ntags++] = u->sel_id;
+	}
+	ui_move(u, 1); /* as in htop: Space again tags the next one */
+}
+
+static void ui_act_untag(struct ui *u, int key)
+{
+	(void)key;
+	u->ntags = 0;
+	ui_message(u, "no worker tagged");
+}
+
+static void ui_set_sort(struct ui *u, int col)
+{
+	u->sort = col;
+	u->sort_desc = ui_col_desc(col);
+}
+
+/* s: the next column, round; < and >: the one to the left or right. */
+static void ui_act_sort(struct ui *u, int key)
+{
+	if (key == 's')
+		ui_set_sort(u, (u->sort + 1) % UI_NCOLS);
+	else if (key == '<' && u->sort > 0)
+		ui_set_sort(u, u->sort - 1);
+	else if (key == '>' && u->sort < UI_NCOLS - 1)
+		ui_set_sort(u, u->sort + 1);
+}
+
+static void ui_act_sort_menu(struct ui *u, int key)
+{
+	(void)key;
+	u->menu = UI_MENU_SORT;
+	u->menu_sel = u->sort;
+}
+
+static void ui_act_invert(struct ui *u, int key)
+{
+	(void)key;
+	u->sort_desc = !u->sort_desc;
+}
+
+/* [ halves the interval, ] doubles it, within the bounds of -i in the option table. */
+static void ui_act_interval(struct ui *u, int key)
+{
+	size_t n;
+	const struct gd_optdef *t = opts_table(&n);
+	double lo = 0, hi = 0, now = u->s.o.interval;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(t[i].name, "interval") == 0) {
+			lo = t[i].min;
+			hi = t[i].max;
+		}
+	double next = key == ']' ? now * 2 : now / 2;
+	next = next < lo ? lo : next > hi ? hi : next;
+	if (next == now) {
+		ui_message(u, "the interval is already the %s, %g s", key == ']' ? "longest" : "shortest",
+		           now);
+		return;
+	}
+	session_set_interval(&u->s, next);
+	ui_message(u, "interval %g s from now on", next);
+	char action[48];
+	snprintf(action, sizeof(action), "interval-%g", next);
+	ui_log(u, action, NULL);
+}
+
+static void ui_act_pause(struct ui *u, int key)
+{
+	(void)key;
+	sup_pause(u->s.sup, !sup_paused(u->s.sup));
+	ui_message(u, sup_paused(u->s.sup) ? "paused every worker (p resumes)" : "resumed every worker");
+	ui_log(u, sup_paused(u->s.sup) ? "pause" : "resume", NULL);
+}
+
+static void ui_act_reset(struct ui *u, int key)
+{
+	(void)key;
+	session_restart_clock(&u->s, now_ns());
+	memset(&u->mbit, 0, sizeof(u->mbit));
+	memset(&u->busy, 0, sizeof(u->busy));
+	ui_whist_clear(u);
+	ui_message(u, "statistics and history reset");
+	ui_log(u, "reset", NULL);
+}
+
+static void ui_act_calibrate(struct ui *u, int key)
+{
+	(void)key;
+	char err[256];
+	if (session_calibrate(&u->s, err, sizeof(err)))
+		ui_message(u, "%s", err);
+	else {
+		ui_message(u, "calibrating: workers paused for about two seconds");
+		ui_log(u, "calibrate", NULL);
+	}
+}
+
+static void ui_act_help(struct ui *u, int key)
+{
+	(void)key;
+	u->help = true;
+	u->help_top = 0;
+}
+
+static void ui_act_none(struct ui *u, int key)
+{
+	(void)u;
+	(void)key; /* Esc with nothing open */
+}
+
+static void ui_act_quit(struct ui *u, int key)
+{
+	(void)key;
+	u->quit = true;
+}
+
+#define UI_KEY_ESC 27
+
+/* The key table: the keys, how the help and the key bar name them, and what they do. The help
+ * screen lists it in this order; the key bar shows the entries with a bar name, in this order,
+ * as many as fit (the last one always). The man page's KEYS section states the same list. */
+struct ui_key {
+	int keys[4];       /* 0 ends the list */
+	const char *label; /* in the help screen */
+	const char *bar;   /* in the key bar; NULL: not there */
+	const char *word;
+	const char *help;
+	void (*act)(struct ui *u, int key);
+};
+
+static const struct ui_key ui_keys[] = {
+	{ .keys = { 'h', '?', KEY_F(1) },
+	  .label = "h ? F1",
+	  .bar = "h",
+	  .word = "help",
+	  .help = "this help; Esc or any other key closes it",
+	  .act = ui_act_help },
+	{ .keys = { '+', '=' },
+	  .label = "+ =",
+	  .bar = "+",
+	  .word = "more",
+	  .help = "start one more worker",
+	  .act = ui_act_spawn },
+	{ .keys = { '-' },
+	  .label = "-",
+	  .bar = "-",
+	  .word = "fewer",
+	  .help = "stop the newest worker (it finishes its batch)",
+	  .act = ui_act_stop_newest },
+	{ .keys = { KEY_UP, KEY_DOWN },
+	  .label = "Up Down",
+	  .bar = "Up/Dn",
+	  .word = "select",
+	  .help = "select the worker above or below",
+	  .act = ui_act_move },
+	{ .keys = { KEY_PPAGE, KEY_NPAGE },
+	  .label = "PgUp PgDn",
+	  .help = "select a page of rows up or down",
+	  .act = ui_act_move },
+	{ .keys = { KEY_HOME, KEY_END },
+	  .label = "Home End",
+	  .help = "select the first or the last worker",
+	  .act = ui_act_move },
+	{ .keys = { ' ' },
+	  .label = "Space",
+	  .bar = "Spc",
+	  .word = "tag",
+	  .help = "tag or untag the selected worker (*) and select the next",
+	  .act = ui_act_tag },
+	{ .keys = { 'U' }, .label = "U", .help = "untag every worker", .act = ui_act_untag },
+	{ .keys = { 'x' },
+	  .label = "x",
+	  .bar = "x",
+	  .word = "stop",
+	  .help = "stop the tagged workers, else the selected one (graceful)",
+	  .act = ui_act_stop },
+	{ .keys = { 'k', KEY_F(9) },
+	  .label = "k F9",
+	  .bar = "k",
+	  .word = "signal",
+	  .help = "a menu: TERM, KILL, STOP or CONT to the tagged, else the selected",
+	  .act = ui_act_signal_menu },
+	{ .keys = { 'K' },
+	  .label = "K",
+	  .bar = "K",
+	  .word = "kill",
+	  .help = "kill the tagged workers, else the selected one (SIGKILL)",
+	  .act = ui_act_kill },
+	{ .keys = { 's' },
+	  .label = "s",
+	  .bar = "s",
+	  .word = "sort",
+	  .help = "sort the rows by the next column",
+	  .act = ui_act_sort },
+	{ .keys = { '<', '>' },
+	  .label = "< >",
+	  .help = "sort by the column to the left or the right",
+	  .act = ui_act_sort },
+	{ .keys = { KEY_F(6) },
+	  .label = "F6",
+	  .help = "choose the sort column from a menu",
+	  .act = ui_act_sort_menu },
+	{ .keys = { 'I' }, .label = "I", .help = "invert the sort order", .act = ui_act_invert },
+	{ .keys = { '[', ']' },
+	  .label = "[ ]",
+	  .bar = "[]",
+	  .word = "interval",
+	  .help = "halve or double the interval (within the bounds of -i)",
+	  .act = ui_act_interval },
+	{ .keys = { 'p' },
+	  .label = "p",
+	  .bar = "p",
+	  .word = "pause",
+	  .help = "pause or resume every worker",
+	  .act = ui_act_pause },
+	{ .keys = { 'c' },
+	  .label = "c",
+	  .help = "calibrate: pause the workers, measure the device's ceiling, resume",
+	  .act = ui_act_calibrate },
+	{ .keys = { 'r' },
+	  .label = "r",
+	  .bar = "r",
+	  .word = "reset",
+	  .help = "reset statistics and history",
+	  .act = ui_act_reset },
+	{ .keys = { UI_KEY_ESC },
+	  .label = "Esc",
+	  .help = "close the help or a menu (n too, in a menu)",
+	  .act = ui_act_none },
+	{ .keys = { 'q', KEY_F(10) },
+	  .label = "q F10",
+	  .bar = "q",
+	  .word = "quit",
+	  .help = "quit: stop every worker, restore the terminal",
+	  .act = ui_act_quit },
+};
+static const size_t ui_nkeys = GD_ARRAY_LEN(ui_keys);
+
+/* ---- menus: a signal for the targets, a sort column ---- */
+
+static int ui_menu_len(const struct ui *u)
+{
+	return u->menu == UI_MENU_SIGNAL ? UI_NSIGS : UI_NCOLS;
+}
+
+static void ui_menu_accept(struct ui *u)
+{
+	if (u->menu == UI_MENU_SORT) {
+		ui_set_sort(u, u->menu_sel);
+		return;
+	}
+	const struct ui_sig *g = &ui_sigs[u->menu_sel];
+	char done[32];
+	snprintf(done, sizeof(done), "SIG%s sent to", g->name);
+	ui_signal_targets(u, g->sig, g->action, done);
+}
+
+/* A key while a menu is open: nothing is done before Enter or y. */
+static void ui_menu_key(struct ui *u, int ch)
+{
+	int n = ui_menu_len(u);
+	enum ui_menu m = u->menu;
+	if (ch == KEY_UP || ch == KEY_DOWN) {
+		u->menu_sel = (u->menu_sel + (ch == KEY_UP ? n - 1 : 1)) % n;
+	} else if (ch == KEY_HOME || ch == KEY_END) {
+		u->menu_sel = ch == KEY_HOME ? 0 : n - 1;
+	} else if (ch == '\r' || ch == '\n' || ch == KEY_ENTER || ch == 'y') {
+		u->menu = UI_MENU_NONE;
+		ui_menu_accept(u);
+	} else if (ch == UI_KEY_ESC || ch == 'n') {
+		u->menu = UI_MENU_NONE;
+		ui_message(u, "%s: nothing done", m == UI_MENU_SIGNAL ? "no signal sent" : "sort unchanged");
+	} else if (ch >= '1' && ch < '1' + n && ch <= '9') {
+		u->menu_sel = ch - '1';
+	} else if (m == UI_MENU_SIGNAL) {
+		for (int i = 0; i < UI_NSIGS; i++)
+			if (ui_sigs[i].key == ch)
+				u->menu_sel = i;
+	}
+}
+
+/* ---- drawing: header, summary, key bar ---- */
+
+static void ui_clock(char *buf, size_t n, int64_t ns)
+{
+	long s = (long)(ns / GD_NS_PER_S);
+	snprintf(buf, n, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+}
+
+/* The run's settings; the compact form where the long one does not fit in width. */
+static int ui_settings(const struct ui *u, char p[][96], int width)
+{
+	const struct gd_opts *o = &u->s.o;
+	for (int c = 0; c < 2; c++) {
+		snprintf(p[0], 96, c ? "%u sym" : "size %u", (unsigned)o->size);
+		snprintf(p[1], 96, c ? "%s" : "dtype %s", gd_dtype_name(o->dtype));
+		snprintf(p[2], 96, c ? "%u launches" : "launches %u", (unsigned)o->launches);
+		snprintf(p[3], 96, c ? "%s" : "mode %s", gd_mode_name(o->mode));
+		snprintf(p[4], 96, c ? "every %g s" : "interval %g s", o->interval);
+		snprintf(p[5], 96, "timebase %s", gd_timebase_name(u->s.frame.timebase));
+		int len = 0;
+		for (int i = 0; i < 6; i++)
+			len += (int)strlen(p[i]) + 2;
+		if (len - 2 <= width)
+			break;
+	}
+	return 6;
+}
+
+static void ui_draw_header(struct ui *u, WINDOW *w, int64_t now)
+{
+	char clock[32], right[64], dev[160], p[6][96];
+	ui_clock(clock, sizeof(clock), now - u->s.t0);
+	snprintf(right, sizeof(right), "%selapsed %s", sup_paused(u->s.sup) ? "PAUSED  " : "", clock);
+	/* The device's name and version give way to the clock on the right. */
+	int limit = getmaxx(w) - (int)strlen(right) - 2;
+	ui_put(w, 0, 0, ui_attr(u, UI_P_HEAD), GD_NAME);
+	int x = (int)strlen(GD_NAME) + 2;
+	snprintf(dev, sizeof(dev), "%d:%d %s", u->s.dev.platform, u->s.dev.index, u->s.dev.name);
+	if (x < limit)
+		ui_putf(w, 0, x, ui_attr(u, UI_P_HEAD), "%.*s", limit - x, dev);
+	x += (int)strlen(dev) + 2;
+	if (x < limit)
+		ui_putf(w, 0, x, A_NORMAL, "%.*s", limit - x, u->s.dev.version);
+	ui_put_right(w, 0, ui_attr(u, sup_paused(u->s.sup) ? UI_P_WARN : UI_P_NONE), right);
+	/* The sort on the right of the settings line; the arrow points the way values grow down. */
+	char sort[64];
+	snprintf(sort, sizeof(sort), "sort: %s ", ui_cols[u->sort].head);
+	int sx = getmaxx(w) - (int)strlen(sort) - 1;
+	ui_put(w, 1, sx, A_NORMAL, sort);
+	wattrset(w, A_BOLD);
+	if (u->utf8)
+		mvwaddnwstr(w, 1, getmaxx(w) - 1, u->sort_desc ? L"\u25bc" : L"\u25b2", 1);
+	else
+		mvwaddch(w, 1, getmaxx(w) - 1, u->sort_desc ? 'v' : '^');
+	wattrset(w, A_NORMAL);
+	ui_pieces(w, 1, 0, sx - 2, A_NORMAL, p, ui_settings(u, p, sx - 2));
+}
+
+static void ui_draw_summary(struct ui *u, WINDOW *w)
+{
+	const struct gd_frame *f = &u->s.frame;
+	char head[32], ceil[32], pct[32], p[6][96];
+	chart_num(head, sizeof(head), 12, u->mbit.n ? f->headroom : NAN, 1);
+	chart_num(ceil, sizeof(ceil), 12, u->s.ceiling.mbit_s, 1);
+	chart_num(pct, sizeof(pct), 8, u->mbit.n ? 100 * f->of_ceiling : NAN, 1);
+	if (isnan(u->s.ceiling.mbit_s))
+		snprintf(p[0], sizeof(p[0]), "headroom~ %s Mbit/s (estimate; c calibrates)", head);
+	else
+		snprintf(p[0], sizeof(p[0]), "ceiling %s Mbit/s, at %s%%", ceil, pct);
+	snprintf(p[1], sizeof(p[1]), "workers %d/%d", sup_live(u->s.sup), u->s.o.max_procs);
+	snprintf(p[2], sizeof(p[2]), "lost %llu", (unsigned long long)f->agg.lost);
+	snprintf(p[3], sizeof(p[3]), "profile %s", gd_profile_name(u->s.o.profile));
+	snprintf(p[4], sizeof(p[4]), "timebase %s", gd_timebase_name(f->timebase));
+	snprintf(p[5], sizeof(p[5]), "%s", f->busy_from_sum ? "busy: sum of workers (no clock mapping)" : "");
+	ui_pieces(w, 0, 0, getmaxx(w), A_NORMAL, p, 6);
+}
+
+static void ui_draw_keybar(struct ui *u, WINDOW *w, int64_t now)
+{
+	if (now < u->msg_until) {
+		ui_put(w, 0, 0, ui_attr(u, UI_P_WARN), u->msg);
+		return;
+	}
+	int x = 0, last = 0;
+	for (size_t i = 0; i < ui_nkeys; i++)
+		if (ui_keys[i].bar)
+			last = (int)i;
+	int keep = (int)(strlen(ui_keys[last].bar) + 1 + strlen(ui_keys[last].word));
+	for (int i = 0; i < (int)ui_nkeys; i++) {
+		const struct ui_key *k = &ui_keys[i];
+		if (!k->bar)
+			continue;
+		int len = (int)(strlen(k->bar) + 1 + strlen(k->word));
+		if (x + len + (i == last ? 0 : 2 + keep) > getmaxx(w))
+			continue;
+		ui_put(w, 0, x, ui_attr(u, UI_P_KEY), k->bar);
+		ui_put(w, 0, x + (int)strlen(k->bar) + 1, A_NORMAL, k->word);
+		x += len + 2;
+	}
+}
+
 /* x of each shown column (-1: hidden); returns where the breakdown bar starts. */
 static int ui_col_x(int cols, int *xs)
 {
@@ -694,16 +1188,20 @@ static void ui_bar(struct ui *u, WINDOW *w, int y, int x, int width, attr_t base
 	}
 }
 
+/* One worker's row. Column 0: * when tagged, else > when selected; the selected row is
+ * drawn in reverse video either way. */
 static void ui_draw_row(struct ui *u, WINDOW *w, int y, const struct gd_sample *s, bool sel)
 {
 	int xs[GD_ARRAY_LEN(ui_cols)];
 	int bar = ui_col_x(getmaxx(w), xs);
 	attr_t base = sel ? A_REVERSE : A_NORMAL;
+	bool tagged = ui_tag_index(u, s->id) >= 0;
 	if (sel) {
 		wattrset(w, base);
 		mvwhline(w, y, 0, ' ', getmaxx(w));
-		ui_put(w, y, 0, base | A_BOLD, ">");
 	}
+	if (sel || tagged)
+		ui_put(w, y, 0, base | A_BOLD, tagged ? "*" : ">");
 	enum ui_pair sp = (unsigned)s->state < GD_ST_COUNT ? ui_state_pair[s->state] : UI_P_BAD;
 	for (size_t i = 0; i < GD_ARRAY_LEN(ui_cols); i++) {
 		if (xs[i] < 0)
@@ -728,27 +1226,6 @@ static void ui_draw_row(struct ui *u, WINDOW *w, int y, const struct gd_sample *
 		ui_put(w, y, bar, base | ui_attr(u, UI_P_DIM), s->error);
 	else if (bw >= 3)
 		ui_bar(u, w, y, bar, bw, base, &s->bd);
-}
-
-/* Keeps the selection on its worker (by id) and in view. */
-static void ui_follow(struct ui *u)
-{
-	const struct gd_frame *f = &u->s.frame;
-	for (int i = 0; i < f->nworkers; i++)
-		if (f->workers[i].id == u->sel_id)
-			u->sel = i;
-	if (u->sel >= f->nworkers)
-		u->sel = f->nworkers - 1;
-	if (u->sel < 0)
-		u->sel = 0;
-	u->sel_id = f->nworkers ? f->workers[u->sel].id : 0;
-	int rows = u->lay.table_rows > 0 ? u->lay.table_rows : 1;
-	if (u->sel < u->top)
-		u->top = u->sel;
-	if (u->sel >= u->top + rows)
-		u->top = u->sel - rows + 1;
-	if (u->top > f->nworkers - rows)
-		u->top = f->nworkers - rows > 0 ? f->nworkers - rows : 0;
 }
 
 static void ui_draw_table(struct ui *u, WINDOW *w)
@@ -776,7 +1253,7 @@ static void ui_draw_table(struct ui *u, WINDOW *w)
 		ui_put(w, 1, 1, ui_attr(u, UI_P_DIM),
 		       u->mbit.n ? "no workers: press + to start one" : "waiting for the first interval");
 	for (int r = 0; r < rows && u->top + r < f->nworkers; r++)
-		ui_draw_row(u, w, 1 + r, &f->workers[u->top + r], u->top + r == u->sel);
+		ui_draw_row(u, w, 1 + r, ui_row(u, u->top + r), u->top + r == u->sel);
 }
 
 /* ---- drawing: whole screens ---- */
@@ -800,21 +1277,119 @@ static const char *const ui_help_notes[] = {
 	"Breakdown of a batch's wall time: g generate on the host, w host-to-device copy,",
 	"q queued, k kernels, r device-to-host copy, o the rest. n/a: not measured.",
 	"headroom~: Mbit/s / device busy, an estimate; c measures the ceiling instead.",
+	"Rows: > selected, * tagged. The header shows the sort column and its direction.",
+	"The graphs headed \"worker N\" are the selected worker's own history.",
 };
 
+/* The help is one list of lines: a title, the key table, the notes. */
+static int ui_help_len(void)
+{
+	return 3 + (int)ui_nkeys + (int)GD_ARRAY_LEN(ui_help_notes);
+}
+
+static void ui_help_line(struct ui *u, WINDOW *w, int y, int i)
+{
+	int nk = (int)ui_nkeys;
+	if (i == 0) {
+		ui_put(w, y, 0, ui_attr(u, UI_P_HEAD), GD_NAME " " GD_VERSION ": keys");
+	} else if (i >= 2 && i < 2 + nk) {
+		ui_put(w, y, 2, ui_attr(u, UI_P_KEY), ui_keys[i - 2].label);
+		ui_put(w, y, 14, A_NORMAL, ui_keys[i - 2].help);
+	} else if (i >= 3 + nk) {
+		ui_put(w, y, 0, A_NORMAL, ui_help_notes[i - 3 - nk]);
+	}
+}
+
+/* The help from line help_top; where it does not fit, the arrows and pages scroll it. */
 static void ui_draw_help(struct ui *u, WINDOW *w)
 {
-	int y = 0;
-	ui_put(w, y++, 0, ui_attr(u, UI_P_HEAD), GD_NAME " " GD_VERSION ": keys");
-	y++;
-	for (size_t i = 0; i < ui_nkeys; i++, y++) {
-		ui_put(w, y, 2, ui_attr(u, UI_P_KEY), ui_keys[i].label);
-		ui_put(w, y, 14, A_NORMAL, ui_keys[i].help);
+	int rows = getmaxy(w) - 1, total = ui_help_len();
+	int most = total - rows > 0 ? total - rows : 0;
+	u->help_top = u->help_top < 0 ? 0 : u->help_top > most ? most : u->help_top;
+	for (int y = 0; y < rows && u->help_top + y < total; y++)
+		ui_help_line(u, w, y, u->help_top + y);
+	if (most == 0)
+		ui_put(w, rows, 0, ui_attr(u, UI_P_DIM), "Press any key to close this screen.");
+	else
+		ui_putf(w, rows, 0, ui_attr(u, UI_P_DIM),
+		        "lines %d-%d of %d: Up/Down/PgUp/PgDn scroll, Esc or any other key closes",
+		        u->help_top + 1, u->help_top + rows, total);
+}
+
+static void ui_help_key(struct ui *u, int ch)
+{
+	int page = LINES > 3 ? LINES - 2 : 1;
+	switch (ch) {
+	case KEY_UP:
+		u->help_top--;
+		break;
+	case KEY_DOWN:
+		u->help_top++;
+		break;
+	case KEY_PPAGE:
+		u->help_top -= page;
+		break;
+	case KEY_NPAGE:
+		u->help_top += page;
+		break;
+	case KEY_HOME:
+		u->help_top = 0;
+		break;
+	case KEY_END:
+		u->help_top = ui_help_len();
+		break;
+	default:
+		u->help = false;
 	}
-	y++;
-	for (size_t i = 0; i < GD_ARRAY_LEN(ui_help_notes); i++)
-		ui_put(w, y++, 0, A_NORMAL, ui_help_notes[i]);
-	ui_put(w, getmaxy(w) - 1, 0, ui_attr(u, UI_P_DIM), "Press any key to close this screen.");
+}
+
+/* The open menu, in a box over the middle of the screen; the highlighted item in reverse. */
+static void ui_draw_menu(struct ui *u)
+{
+	char title[96], items[UI_NCOLS > UI_NSIGS ? UI_NCOLS : UI_NSIGS][80];
+	int n = ui_menu_len(u);
+	const char *foot;
+	if (u->menu == UI_MENU_SIGNAL) {
+		int i = sup_find(u->s.sup, u->sel_id);
+		struct gd_worker_info w = { .pid = 0 };
+		if (i >= 0)
+			sup_worker(u->s.sup, i, &w);
+		if (u->ntags)
+			snprintf(title, sizeof(title), "signal to %d tagged worker%s", u->ntags,
+			         u->ntags > 1 ? "s" : "");
+		else
+			snprintf(title, sizeof(title), "signal to worker %u (pid %d)", u->sel_id, (int)w.pid);
+		for (int k = 0; k < n; k++)
+			snprintf(items[k], sizeof(items[k]), "%c  %s  %s", ui_sigs[k].key, ui_sigs[k].name,
+			         ui_sigs[k].what);
+		foot = "Enter/y send  Esc/n cancel";
+	} else {
+		snprintf(title, sizeof(title), "sort by (now %s)", ui_cols[u->sort].head);
+		for (int k = 0; k < n; k++)
+			snprintf(items[k], sizeof(items[k]), "%s", ui_cols[k].head);
+		foot = "Enter/y sort  Esc/n cancel";
+	}
+	int width = (int)strlen(foot) > (int)strlen(title) ? (int)strlen(foot) : (int)strlen(title);
+	for (int k = 0; k < n; k++)
+		width = (int)strlen(items[k]) > width ? (int)strlen(items[k]) : width;
+	width = width + 4 < COLS ? width + 4 : COLS;
+	int height = n + 4 < LINES ? n + 4 : LINES;
+	int shown = height - 4, top = u->menu_sel >= shown ? u->menu_sel - shown + 1 : 0;
+	WINDOW *m = newwin(height, width, (LINES - height) / 2, (COLS - width) / 2);
+	if (!m)
+		return;
+	werase(m);
+	box(m, 0, 0);
+	ui_put(m, 1, 2, ui_attr(u, UI_P_HEAD), title);
+	for (int r = 0; r < shown && top + r < n; r++) {
+		attr_t a = top + r == u->menu_sel ? A_REVERSE : A_NORMAL;
+		wattrset(m, a);
+		mvwhline(m, 2 + r, 1, ' ', width - 2);
+		ui_put(m, 2 + r, 2, a, items[top + r]);
+	}
+	ui_put(m, height - 2, 2, ui_attr(u, UI_P_DIM), foot);
+	wnoutrefresh(m);
+	delwin(m);
 }
 
 static void ui_draw(struct ui *u, int64_t now)
@@ -830,15 +1405,23 @@ static void ui_draw(struct ui *u, int64_t now)
 		wnoutrefresh(u->full);
 	} else {
 		for (int i = 0; i < LAYOUT_NPARTS; i++)
-			werase(u->part[i]);
+			if (u->part[i])
+				werase(u->part[i]);
 		ui_draw_header(u, u->part[LAYOUT_HEADER], now);
+		ui_draw_table(u, u->part[LAYOUT_TABLE]); /* first: it settles the selection */
 		ui_draw_tput(u, u->part[LAYOUT_TPUT]);
 		ui_draw_busy(u, u->part[LAYOUT_BUSY]);
+		if (u->lay.worker_graphs) {
+			ui_draw_worker(u, u->part[LAYOUT_WTPUT], &u->lay.wtput_graph, false);
+			ui_draw_worker(u, u->part[LAYOUT_WBUSY], &u->lay.wbusy_graph, true);
+		}
 		ui_draw_summary(u, u->part[LAYOUT_SUMMARY]);
-		ui_draw_table(u, u->part[LAYOUT_TABLE]);
 		ui_draw_keybar(u, u->part[LAYOUT_KEYBAR], now);
 		for (int i = 0; i < LAYOUT_NPARTS; i++)
-			wnoutrefresh(u->part[i]);
+			if (u->part[i])
+				wnoutrefresh(u->part[i]);
+		if (u->menu != UI_MENU_NONE)
+			ui_draw_menu(u);
 	}
 	doupdate(); /* one screen update per frame: no flicker */
 	u->last_draw = now;
@@ -864,8 +1447,7 @@ static int ui_windows(struct ui *u)
 {
 	struct layout l;
 	layout_compute(COLS, LINES, u->s.frame.nworkers, &l);
-	if (u->have_windows && l.cols == u->lay.cols && l.lines == u->lay.lines &&
-	    l.too_small == u->lay.too_small && l.part[LAYOUT_TPUT].h == u->lay.part[LAYOUT_TPUT].h)
+	if (u->have_windows && memcmp(&l, &u->lay, sizeof(l)) == 0)
 		return 0;
 	ui_free_windows(u);
 	u->lay = l;
@@ -875,6 +1457,8 @@ static int ui_windows(struct ui *u)
 	if (!l.too_small)
 		for (int i = 0; i < LAYOUT_NPARTS; i++) {
 			const struct layout_rect *r = &l.part[i];
+			if (r->h == 0 || r->w == 0)
+				continue; /* an empty part has no window (newwin would make it full-screen) */
 			if (!(u->part[i] = newwin(r->h, r->w, r->y, r->x)))
 				return -1;
 		}
@@ -888,13 +1472,17 @@ static void ui_key(struct ui *u, int ch)
 	if (ch == KEY_RESIZE)
 		return; /* the windows follow in the loop */
 	if (u->help) {
-		u->help = false; /* any key closes the help */
+		ui_help_key(u, ch);
+		return;
+	}
+	if (u->menu != UI_MENU_NONE) {
+		ui_menu_key(u, ch);
 		return;
 	}
 	for (size_t i = 0; i < ui_nkeys; i++)
-		for (int j = 0; j < 3 && ui_keys[i].keys[j]; j++)
+		for (int j = 0; j < 4 && ui_keys[i].keys[j]; j++)
 			if (ui_keys[i].keys[j] == ch) {
-				ui_keys[i].act(u);
+				ui_keys[i].act(u, ch);
 				return;
 			}
 }
@@ -995,6 +1583,8 @@ static void ui_frame(struct ui *u)
 	}
 	chart_push(&u->mbit, f->agg.mbit_s);
 	chart_push(&u->busy, f->device_busy);
+	ui_whist_push(u);
+	ui_drop_ended_tags(u);
 	if (!f->observed)
 		ui_message(u, "%.1f s not observed (the dashboard was stopped): no figures for it",
 		           f->window_s);
@@ -1039,6 +1629,7 @@ int dashboard_run(const struct gd_opts *o, const struct gd_device *dev, struct g
 {
 	struct ui *u = xcalloc(1, sizeof(*u));
 	char err[256];
+	ui_set_sort(u, 0); /* by id, as started */
 	int status = GD_EXIT_OK;
 	u->log = sink;
 	if (ui_begin(u)) {
@@ -1070,6 +1661,10 @@ int dashboard_run(const struct gd_opts *o, const struct gd_device *dev, struct g
 		fprintf(stderr, GD_NAME ": %s\n", why);
 		status = GD_EXIT_FAIL;
 	}
+	ui_whist_clear(u);
+	free(u->wh);
+	free(u->tags);
+	free(u->order);
 	free(u);
 	return status;
 }

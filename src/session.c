@@ -31,6 +31,15 @@ static int calibrate_now(struct gd_session *s, char *err, size_t errlen)
 	return rc;
 }
 
+/* The interval and what follows from it. */
+static void set_periods(struct gd_session *s, double interval_s)
+{
+	s->o.interval = interval_s;
+	s->interval = (int64_t)(interval_s * 1e9);
+	s->settle = s->interval / 2 < GD_NS_PER_S / 4 ? s->interval / 2 : GD_NS_PER_S / 4;
+	s->poll = s->interval < GD_NS_PER_S / 20 ? s->interval : GD_NS_PER_S / 20;
+}
+
 int session_start(struct gd_session *s, const struct gd_opts *o, const struct gd_device *dev,
                   struct gd_trace *trace, struct gd_prom *prom, char *err, size_t errlen)
 {
@@ -46,9 +55,7 @@ int session_start(struct gd_session *s, const struct gd_opts *o, const struct gd
 		return -1;
 	s->t0 = now_ns();
 	s->col = collect_new(s->t0, o->profile != GD_PROF_OFF);
-	s->interval = (int64_t)(o->interval * 1e9);
-	s->settle = s->interval / 2 < GD_NS_PER_S / 4 ? s->interval / 2 : GD_NS_PER_S / 4;
-	s->poll = s->interval < GD_NS_PER_S / 20 ? s->interval : GD_NS_PER_S / 20;
+	set_periods(s, o->interval);
 	s->end = o->duration > 0 ? s->t0 + (int64_t)(o->duration * 1e9) : INT64_MAX;
 	s->win_start = s->t0;
 	s->win_end = s->t0 + s->interval;
@@ -204,6 +211,14 @@ void session_restart_clock(struct gd_session *s, int64_t now)
 	s->unobserved = false;
 	s->win_start = now;
 	s->win_end = now + s->interval;
+}
+
+void session_set_interval(struct gd_session *s, double interval_s)
+{
+	set_periods(s, interval_s);
+	/* The open window keeps its start and ends one new interval after it: when that is past
+	 * already it closes at the next poll, and the windows after it follow the new clock. */
+	s->win_end = s->win_start + s->interval;
 }
 
 int session_stop(struct gd_session *s, char *why, size_t whylen)

@@ -31,6 +31,7 @@ struct sup_worker {
 	char shm[128];
 	bool attached; /* segment mapped */
 	bool stop_sent, kill_sent;
+	bool sigstopped; /* stopped by SIGSTOP (ours or anyone's) and not continued since */
 	int64_t stop_ns;
 	int64_t spawn_ns; /* when it was started: the attach deadline counts from here */
 	char notyet[120]; /* why the last attach was "not yet", when not a missing name */
@@ -319,10 +320,30 @@ void sup_stop(struct gd_sup *sup, int i, bool hard)
 	}
 	kill(sw->info.pid, SIGTERM);
 	kill(sw->info.pid, SIGCONT); /* a stopped worker must run to see SIGTERM */
+	sw->sigstopped = false;
 	if (!sw->stop_sent)
 		sw->stop_ns = now_ns();
 	sw->stop_sent = true;
 	sw->info.state = GD_ST_STOPPING;
+}
+
+int sup_signal(struct gd_sup *sup, int i, int sig)
+{
+	struct sup_worker *sw = at(sup, i);
+	if (!sw->info.alive)
+		return -1;
+	if (sig == SIGTERM || sig == SIGKILL) {
+		sup_stop(sup, i, sig == SIGKILL); /* so that its end counts as ours */
+		return 0;
+	}
+	if (kill(sw->info.pid, sig) != 0)
+		return -1;
+	/* Known at once; waitpid confirms it, and reports stops and continues by anyone else. */
+	if (sig == SIGSTOP)
+		sw->sigstopped = true;
+	else if (sig == SIGCONT)
+		sw->sigstopped = false;
+	return 0;
 }
 
 void sup_pause(struct gd_sup *sup, bool pause)
@@ -404,6 +425,8 @@ static void update_state(const struct gd_sup *sup, struct sup_worker *sw, int64_
 	}
 	if (sw->stop_sent && *st != GD_ST_EXITED)
 		*st = GD_ST_STOPPING;
+	else if (sw->sigstopped && *st != GD_ST_EXITED)
+		*st = GD_ST_PAUSED; /* its heartbeat stopped because it was told to, not stalled */
 	else if ((*st == GD_ST_RUNNING || *st == GD_ST_PAUSED) && now - sw->view.heartbeat_ns > sup->stall_ns)
 		*st = GD_ST_STALLED;
 }
@@ -477,9 +500,15 @@ void sup_service(struct gd_sup *sup, int64_t now, gd_record_fn on_record, void *
 {
 	int status;
 	pid_t pid;
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+	while ((pid = waitpid(-1, &status, WNOHANG | WUNTRACED | WCONTINUED)) > 0) {
 		struct sup_worker *sw = by_pid(sup, pid);
-		if (sw)
+		if (!sw)
+			continue;
+		if (WIFSTOPPED(status))
+			sw->sigstopped = true;
+		else if (WIFCONTINUED(status))
+			sw->sigstopped = false;
+		else
 			reaped(sup, sw, status, on_record, ctx);
 	}
 	relay_stderr(sup);

@@ -7,9 +7,10 @@
 
 #define LAYOUT_MIN_W   80
 #define LAYOUT_MIN_H   24
-#define LAYOUT_LABEL_W 30  /* text to the left of each history graph */
-#define LAYOUT_SPLIT_W 140 /* from this width the selected worker's graphs sit beside the
-                            * aggregate's; below it they are stacked under them when there is room */
+#define LAYOUT_LABEL_W 30 /* text to the left of each history graph */
+#define LAYOUT_SPLIT_W                                                     \
+	140 /* from this width the selected worker's graphs sit beside the \
+	     * aggregate's; below it they are stacked under them when there is room */
 
 struct layout_rect {
 	int y, x, h, w; /* top-left corner and size, in cells; h or w 0: empty */
@@ -29,8 +30,8 @@ enum layout_part {
 };
 
 struct layout {
-	bool too_small; /* below LAYOUT_MIN_W x LAYOUT_MIN_H: only a notice is drawn */
-	bool split;     /* the worker's graphs beside the aggregate's (LAYOUT_SPLIT_W and wider) */
+	bool too_small;     /* below LAYOUT_MIN_W x LAYOUT_MIN_H: only a notice is drawn */
+	bool split;         /* the worker's graphs beside the aggregate's (LAYOUT_SPLIT_W and wider) */
 	bool worker_graphs; /* WTPUT and WBUSY are not empty */
 	int cols, lines;
 	struct layout_rect part[LAYOUT_NPARTS];

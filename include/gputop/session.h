@@ -58,6 +58,10 @@ bool session_done(const struct gd_session *s);
 /* Forgets the statistics so far and starts the window clock again at now (the `r` key,
  * each sweep step). */
 void session_restart_clock(struct gd_session *s, int64_t now);
+/* Changes the interval from now on (the dashboard's [ and ] keys), keeping the statistics:
+ * the open window ends one new interval after its start. interval_s is within the option's
+ * bounds. */
+void session_set_interval(struct gd_session *s, double interval_s);
 /* Forgets ended workers whose every record has been reported. */
 void session_prune(struct gd_session *s);
 /* Starts a calibration: the workers are paused while it runs (session_poll resumes them and

@@ -41,6 +41,10 @@ void sup_free(struct gd_sup *sup, gd_record_fn on_record, void *ctx);
 int sup_spawn(struct gd_sup *sup, char *err, size_t errlen);
 /* Graceful stop of worker i (it finishes its batch), or SIGKILL when hard is set. */
 void sup_stop(struct gd_sup *sup, int i, bool hard);
+/* Sends sig to worker i: SIGTERM and SIGKILL as sup_stop does (graceful, hard), anything else
+ * as it is. A worker stopped by SIGSTOP (from here or anyone) is paused until continued.
+ * Returns 0, or -1 when it has ended or the signal could not be sent. */
+int sup_signal(struct gd_sup *sup, int i, int sig);
 /* Pauses or resumes every worker between batches. */
 void sup_pause(struct gd_sup *sup, bool pause);
 bool sup_paused(const struct gd_sup *sup);
