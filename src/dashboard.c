@@ -1003,9 +1003,9 @@ static int ui_menu_len(const struct ui *u)
 	return u->menu == UI_MENU_SIGNAL ? UI_NSIGS : UI_NCOLS;
 }
 
-static void ui_menu_accept(struct ui *u)
+static void ui_menu_accept(struct ui *u, enum ui_menu m)
 {
-	if (u->menu == UI_MENU_SORT) {
+	if (m == UI_MENU_SORT) {
 		ui_set_sort(u, u->menu_sel);
 		return;
 	}
@@ -1026,7 +1026,7 @@ static void ui_menu_key(struct ui *u, int ch)
 		u->menu_sel = ch == KEY_HOME ? 0 : n - 1;
 	} else if (ch == '\r' || ch == '\n' || ch == KEY_ENTER || ch == 'y') {
 		u->menu = UI_MENU_NONE;
-		ui_menu_accept(u);
+		ui_menu_accept(u, m);
 	} else if (ch == UI_KEY_ESC || ch == 'n') {
 		u->menu = UI_MENU_NONE;
 		ui_message(u, "%s: nothing done", m == UI_MENU_SIGNAL ? "no signal sent" : "sort unchanged");

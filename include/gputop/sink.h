@@ -17,7 +17,8 @@ struct gd_sweep_row {
 /* Something the user did, for a log that replays a session's decisions. */
 struct gd_event {
 	double t_s, unix_s; /* when: seconds since start, and wall-clock Unix seconds */
-	const char *action; /* add, stop, kill, pause, resume, reset, calibrate */
+	const char *action; /* add, stop, kill, pause, resume, reset, calibrate, signal-TERM (KILL, STOP,
+	                     * CONT), interval-S (doc/fields.md) */
 	unsigned id;        /* the worker acted on, or 0: all of them */
 	pid_t pid;
 };

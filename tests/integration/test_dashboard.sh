@@ -105,7 +105,7 @@ see "K: one worker process left" 10 kids_are 1
 
 "${TM[@]}" send-keys -t main h
 see "h shows the help" 5 eval 'screen_has "keys$" && screen_has "^ +q F10 +quit"'
-check "the help lists every key" eval 'pane | grep -cE "^  (\+ =|-|Up|Down|x|K|p|c|r|h \?|q F10) " | grep -qx 11'
+check "the help lists the keys (test_keys.sh checks all of them)" eval 'pane | grep -cE "^  (\+ =|-|Up Down|x|K|p|c|r|h \? F1|q F10) " | grep -qx 10'
 "${TM[@]}" send-keys -t main Space
 see "any key closes the help" 5 eval 'screen_has "kbusy%" && ! screen_has "keys$"'
 

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# test_keys.sh: the dashboard's keys in a real terminal (a private tmux server) with six real
+# workers: help by F1 and ?, Esc; the signal menu (nothing before Enter; KILL ends a worker,
+# STOP and CONT show in its state and in the process); Home, End and PgDn; the sort by s, < >,
+# F6 and I, shown in the header, the selection following its worker; [ and ] change the
+# interval shown; Space tags two workers and x stops both; the selected worker's graphs; the
+# event rows these actions log.
+. "$(dirname "$0")/lib.sh"
+
+TM=(tmux -S "$TMP/tmux.sock" -f "$TMP/tmux.conf")
+DPID=
+
+keys_cleanup() {
+	[ -n "$DPID" ] && kill -CONT $(ps -o pid= --ppid "$DPID") 2>/dev/null
+	[ -n "$DPID" ] && kill -TERM "$DPID" 2>/dev/null && wait_for 10 gone "$DPID"
+	"${TM[@]}" kill-server >/dev/null 2>&1
+	tap_cleanup
+}
+trap keys_cleanup EXIT
+
+pane() { "${TM[@]}" capture-pane -p -t main 2>/dev/null; }
+screen_has() { pane | grep -qE -- "$1"; }
+see() { # see DESCRIPTION SECONDS COMMAND...: bounded wait, one TAP line, the screen on failure
+	local desc=$1 secs=$2
+	shift 2
+	wait_for "$secs" "$@"
+	local rc=$?
+	ok $rc "$desc"
+	[ $rc -eq 0 ] || pane | diag
+}
+keys() { "${TM[@]}" send-keys -t main "$@"; }
+rows_in() { pane | grep -cE "^[>* ] *[0-9]+ +[0-9]+ +($1) "; }
+rows_are() { [ "$(rows_in "$1")" -eq "$2" ]; }
+kids_are() { [ "$(children_of "$DPID")" -eq "$1" ]; }
+# The pid on worker id $1's row; the kernel's state letter of a process (T: stopped).
+pid_of() { pane | sed -nE "s/^[>* ] *$1 +([0-9]+) .*/\\1/p" | head -1; }
+proc_state() { sed -E 's/^[0-9]+ \(.*\) (.) .*/\1/' "/proc/$1/stat" 2>/dev/null; }
+# The display line of worker id $1's row (1: the first row).
+row_of() { pane | grep -E "^[>* ] *[0-9]+ +[0-9]+ " | grep -nE "^[>* ] *$1 " | cut -d: -f1; }
+arrow_down='[▼v]'
+arrow_up='[▲^]'
+
+printf 'set -g status off\nset -g default-terminal screen\n' >"$TMP/tmux.conf"
+"${TM[@]}" new-session -d -x 100 -y 30 -s main "env PS1='$ ' LC_ALL=C.UTF-8 bash --norc --noprofile"
+SHPID=$("${TM[@]}" display -p -t main '#{pane_pid}')
+keys "clear; nice -n 10 $BIN -n 6 -s 2000 -l 1 -i 0.2 -f jsonl -o $TMP/keys.jsonl; echo END=\$?" Enter
+find_dash() { DPID=$(pgrep -P "$SHPID" -f gputop-decode | head -1); [ -n "$DPID" ]; }
+see "the dashboard starts" 60 find_dash
+see "six worker rows, running" 90 rows_are running 6
+check "the header shows the sort, by id ascending" screen_has "sort: id $arrow_up\$"
+# Paused (they sleep) while only the screen is looked at: a loaded machine keeps its cores.
+keys p
+see "p: six paused rows" 60 rows_are paused 6
+
+# ---- help: F1 and ?, Esc closes ----
+for k in F1 '?'; do
+	keys "$k"
+	see "$k shows the help" 60 eval 'screen_has "keys$" && screen_has "^  k F9 +a menu"'
+	keys Escape
+	see "  Esc closes it" 60 eval 'screen_has "kbusy%" && ! screen_has "keys$"'
+done
+keys h
+see "the help lists every key of the table" 60 eval \
+	'[ "$(pane | grep -cE "^  (h \? F1|\+ =|-|Up Down|PgUp PgDn|Home End|Space|U|x|k F9|K|s|< >|F6|I|\[ \]|p|c|r|Esc|q F10) ")" -eq 21 ]'
+keys Escape
+
+# ---- moving: End, Home, PgDn; the selected worker's graphs follow ----
+keys End
+see "End selects the last worker" 60 screen_has "^> +6 +[0-9]+ "
+see "  its own graphs are headed worker 6" 60 screen_has "^worker 6 Mbit/s"
+keys Home
+see "Home selects the first" 60 eval 'screen_has "^> +1 +[0-9]+ " && screen_has "^worker 1 Mbit/s" && screen_has "^worker 1 kbusy"'
+keys NPage
+see "PgDn goes a page down (to the last of six)" 60 screen_has "^> +6 +[0-9]+ "
+keys Home
+
+# ---- sorting ----
+keys s
+see "s: sort by the next column (pid)" 60 screen_has "sort: pid $arrow_up\$"
+keys '>'
+see ">: the column to the right (state)" 60 screen_has "sort: state $arrow_up\$"
+keys '<'
+see "<: back to pid" 60 screen_has "sort: pid $arrow_up\$"
+keys I
+see "I inverts: pid descending, worker 1 still selected and now on the last row" 60 \
+	eval 'screen_has "sort: pid $arrow_down\$" && [ "$(row_of 1)" = 6 ] && [ "$(row_of 6)" = 1 ] && screen_has "^> +1 "'
+keys F6
+see "F6 opens the sort menu" 60 screen_has "sort by \\(now pid\\)"
+keys Down Down Enter
+see "  Down Down Enter: sort by Mbit/s, largest first" 60 \
+	eval 'screen_has "sort: Mbit/s $arrow_down\$" && ! screen_has "sort by \\("'
+keys F6 Home Enter
+see "  F6 Home Enter: by id again" 60 eval 'screen_has "sort: id $arrow_up\$" && [ "$(row_of 1)" = 1 ]'
+
+# ---- the interval ----
+check "the header shows the interval" screen_has "interval 0.2 s"
+keys ']'
+see "]: doubled" 60 screen_has "interval 0.4 s"
+keys '[' '['
+see "[ [: halved twice" 60 screen_has "interval 0.1 s"
+keys '[' '['
+see "[ at the bound of -i: 0.05 s, and no further" 60 \
+	eval 'screen_has "interval 0.05 s" && screen_has "already the shortest"'
+keys ']' ']'
+see "] ]: back to 0.2 s" 60 screen_has "interval 0.2 s"
+
+# ---- the signal menu ----
+keys p
+see "p again: six running rows" 60 rows_are running 6
+keys End k
+see "k opens the signal menu for the selected worker" 60 screen_has "signal to worker 6 \\(pid [0-9]+\\)"
+keys Down
+check "  nothing is sent before Enter: six workers, six running rows" eval 'kids_are 6 && rows_are running 6'
+keys Escape
+see "  Esc closes it with nothing sent" 60 eval '! screen_has "signal to worker" && screen_has "no signal sent"'
+check "  still six workers" kids_are 6
+keys F9 Down Enter
+see "F9, KILL, Enter: worker 6 is killed (exited, killed by SIGKILL)" 60 \
+	screen_has "^> +6 +[0-9]+ +exited .*killed by SIGKILL"
+see "  five worker processes left" 60 kids_are 5
+
+keys Home
+see "Home: worker 1 selected" 60 screen_has "^> +1 +[0-9]+ +running"
+P1=$(pid_of 1)
+keys k s Enter
+see "STOP: worker 1 shows paused" 60 screen_has "^> +1 +[0-9]+ +paused "
+see "  and its process is stopped" 60 eval '[ "$(proc_state "$P1")" = T ]'
+keys k c y
+see "CONT (c, y): worker 1 runs again" 60 screen_has "^> +1 +[0-9]+ +running "
+check "  its process is no longer stopped" eval '[ "$(proc_state "$P1")" != T ]'
+
+# ---- tags ----
+keys Space
+see "Space tags worker 1 and selects worker 2" 60 eval 'screen_has "^\\* +1 " && screen_has "^> +2 "'
+keys Space
+see "Space again tags worker 2" 60 eval 'screen_has "^\\* +1 " && screen_has "^\\* +2 "'
+keys x
+see "x stops both tagged workers" 60 eval 'screen_has "^[ >] +1 +[0-9]+ +exited" && screen_has "^[ >] +2 +[0-9]+ +exited"'
+see "  three worker processes left, workers 3 to 5 running" 60 eval 'kids_are 3 && rows_are running 3'
+check "  the ended workers' tags are dropped" eval '! screen_has "^\\* "'
+
+keys q
+see "q quits with status 0" 60 screen_has "^END=0\$"
+DPID=
+python3 - "$TMP/keys.jsonl" <<'PY'
+import json, sys
+ev = [(r["state"], r.get("id")) for r in map(json.loads, open(sys.argv[1])) if r["kind"] == "event"]
+want = [("pause", None), ("interval-0.4", None), ("interval-0.2", None), ("interval-0.1", None),
+        ("interval-0.05", None), ("interval-0.1", None), ("interval-0.2", None),
+        ("resume", None), ("signal-KILL", 6), ("signal-STOP", 1), ("signal-CONT", 1), ("stop", 1), ("stop", 2)]
+assert ev == want, ev
+PY
+ok $? "the log has an event row for each interval change, signal and stop, in order"
+check "no segment left" test "$(segments_of "$SHPID")" -eq 0
