@@ -1069,11 +1069,14 @@ static int ui_settings(const struct ui *u, char p[][96], int width)
 
 static void ui_draw_header(struct ui *u, WINDOW *w, int64_t now)
 {
-	char clock[32], right[64], dev[160], p[6][96];
+	char clock[32], right[64], dev[160], sort[64], p[6][96];
 	ui_clock(clock, sizeof(clock), now - u->s.t0);
 	snprintf(right, sizeof(right), "%selapsed %s", sup_paused(u->s.sup) ? "PAUSED  " : "", clock);
-	/* The device's name and version give way to the clock on the right. */
-	int limit = getmaxx(w) - (int)strlen(right) - 2;
+	snprintf(sort, sizeof(sort), "sort: %s ", ui_cols[u->sort].head);
+	/* Right to left: the clock, the sort with its arrow (one cell, pointing the way values grow
+	 * down the table); the device's name and version give way to both. */
+	int sx = getmaxx(w) - (int)strlen(right) - 2 - 1 - (int)strlen(sort);
+	int limit = sx - 2;
 	ui_put(w, 0, 0, ui_attr(u, UI_P_HEAD), GD_NAME);
 	int x = (int)strlen(GD_NAME) + 2;
 	snprintf(dev, sizeof(dev), "%d:%d %s", u->s.dev.platform, u->s.dev.index, u->s.dev.name);
@@ -1082,19 +1085,16 @@ static void ui_draw_header(struct ui *u, WINDOW *w, int64_t now)
 	x += (int)strlen(dev) + 2;
 	if (x < limit)
 		ui_putf(w, 0, x, A_NORMAL, "%.*s", limit - x, u->s.dev.version);
-	ui_put_right(w, 0, ui_attr(u, sup_paused(u->s.sup) ? UI_P_WARN : UI_P_NONE), right);
-	/* The sort on the right of the settings line; the arrow points the way values grow down. */
-	char sort[64];
-	snprintf(sort, sizeof(sort), "sort: %s ", ui_cols[u->sort].head);
-	int sx = getmaxx(w) - (int)strlen(sort) - 1;
-	ui_put(w, 1, sx, A_NORMAL, sort);
+	ui_put(w, 0, sx, A_NORMAL, sort);
 	wattrset(w, A_BOLD);
+	int ax = sx + (int)strlen(sort);
 	if (u->utf8)
-		mvwaddnwstr(w, 1, getmaxx(w) - 1, u->sort_desc ? L"\u25bc" : L"\u25b2", 1);
+		mvwaddnwstr(w, 0, ax, u->sort_desc ? L"\u25bc" : L"\u25b2", 1);
 	else
-		mvwaddch(w, 1, getmaxx(w) - 1, u->sort_desc ? 'v' : '^');
+		mvwaddch(w, 0, ax, u->sort_desc ? 'v' : '^');
 	wattrset(w, A_NORMAL);
-	ui_pieces(w, 1, 0, sx - 2, A_NORMAL, p, ui_settings(u, p, sx - 2));
+	ui_put_right(w, 0, ui_attr(u, sup_paused(u->s.sup) ? UI_P_WARN : UI_P_NONE), right);
+	ui_pieces(w, 1, 0, getmaxx(w), A_NORMAL, p, ui_settings(u, p, getmaxx(w)));
 }
 
 static void ui_draw_summary(struct ui *u, WINDOW *w)
@@ -1442,12 +1442,25 @@ static void ui_free_windows(struct ui *u)
 	u->have_windows = false;
 }
 
+/* The same size and the same rectangles: the windows can stay. */
+static bool ui_same_layout(const struct layout *a, const struct layout *b)
+{
+	if (a->cols != b->cols || a->lines != b->lines || a->too_small != b->too_small)
+		return false;
+	for (int i = 0; i < LAYOUT_NPARTS; i++) {
+		const struct layout_rect *x = &a->part[i], *y = &b->part[i];
+		if (x->y != y->y || x->x != y->x || x->h != y->h || x->w != y->w)
+			return false;
+	}
+	return true;
+}
+
 /* Recomputes the layout and makes new windows when it changed. Returns -1 on failure. */
 static int ui_windows(struct ui *u)
 {
 	struct layout l;
 	layout_compute(COLS, LINES, u->s.frame.nworkers, &l);
-	if (u->have_windows && memcmp(&l, &u->lay, sizeof(l)) == 0)
+	if (u->have_windows && ui_same_layout(&l, &u->lay))
 		return 0;
 	ui_free_windows(u);
 	u->lay = l;

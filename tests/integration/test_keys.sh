@@ -47,7 +47,7 @@ keys "clear; nice -n 10 $BIN -n 6 -s 2000 -l 1 -i 0.2 -f jsonl -o $TMP/keys.json
 find_dash() { DPID=$(pgrep -P "$SHPID" -f gputop-decode | head -1); [ -n "$DPID" ]; }
 see "the dashboard starts" 60 find_dash
 see "six worker rows, running" 90 rows_are running 6
-check "the header shows the sort, by id ascending" screen_has "sort: id $arrow_up\$"
+check "the header shows the sort, by id ascending" screen_has "sort: id $arrow_up "
 # Paused (they sleep) while only the screen is looked at: a loaded machine keeps its cores.
 keys p
 see "p: six paused rows" 60 rows_are paused 6
@@ -76,21 +76,21 @@ keys Home
 
 # ---- sorting ----
 keys s
-see "s: sort by the next column (pid)" 60 screen_has "sort: pid $arrow_up\$"
+see "s: sort by the next column (pid)" 60 screen_has "sort: pid $arrow_up "
 keys '>'
-see ">: the column to the right (state)" 60 screen_has "sort: state $arrow_up\$"
+see ">: the column to the right (state)" 60 screen_has "sort: state $arrow_up "
 keys '<'
-see "<: back to pid" 60 screen_has "sort: pid $arrow_up\$"
+see "<: back to pid" 60 screen_has "sort: pid $arrow_up "
 keys I
 see "I inverts: pid descending, worker 1 still selected and now on the last row" 60 \
-	eval 'screen_has "sort: pid $arrow_down\$" && [ "$(row_of 1)" = 6 ] && [ "$(row_of 6)" = 1 ] && screen_has "^> +1 "'
+	eval 'screen_has "sort: pid $arrow_down " && [ "$(row_of 1)" = 6 ] && [ "$(row_of 6)" = 1 ] && screen_has "^> +1 "'
 keys F6
 see "F6 opens the sort menu" 60 screen_has "sort by \\(now pid\\)"
 keys Down Down Enter
 see "  Down Down Enter: sort by Mbit/s, largest first" 60 \
-	eval 'screen_has "sort: Mbit/s $arrow_down\$" && ! screen_has "sort by \\("'
+	eval 'screen_has "sort: Mbit/s $arrow_down " && ! screen_has "sort by \\("'
 keys F6 Home Enter
-see "  F6 Home Enter: by id again" 60 eval 'screen_has "sort: id $arrow_up\$" && [ "$(row_of 1)" = 1 ]'
+see "  F6 Home Enter: by id again" 60 eval 'screen_has "sort: id $arrow_up " && [ "$(row_of 1)" = 1 ]'
 
 # ---- the interval ----
 check "the header shows the interval" screen_has "interval 0.2 s"
