@@ -355,7 +355,7 @@ static struct ui_whist *ui_whist_add(struct ui *u, unsigned id)
 {
 	if (u->nwh == u->capwh) {
 		u->capwh = u->capwh ? 2 * u->capwh : 16;
-		u->wh = xreallocarray(u->wh, (size_t)u->capwh, sizeof(*u->wh));
+		u->wh = xreallocarray(u->wh, (size_t)u->capwh, sizeof(struct ui_whist *));
 	}
 	struct ui_whist *h = xmalloc(sizeof(*h));
 	h->id = id;

@@ -115,7 +115,7 @@ keys Escape
 see "  Esc closes it with nothing sent" 60 eval '! screen_has "signal to worker" && screen_has "no signal sent"'
 check "  still six workers" kids_are 6
 keys F9 Down Enter
-see "F9, KILL, Enter: worker 6 is killed (exited, killed by SIGKILL)" 60 \
+see "F9, KILL, Enter: worker 6 is killed (exited, killed by SIGKILL)" 120 \
 	screen_has "^> +6 +[0-9]+ +exited .*killed by SIGKILL"
 see "  five worker processes left" 60 kids_are 5
 
@@ -126,7 +126,7 @@ keys k s Enter
 see "STOP: worker 1 shows paused" 60 screen_has "^> +1 +[0-9]+ +paused "
 see "  and its process is stopped" 60 eval '[ "$(proc_state "$P1")" = T ]'
 keys k c y
-see "CONT (c, y): worker 1 runs again" 60 screen_has "^> +1 +[0-9]+ +running "
+see "CONT (c, y): worker 1 runs again" 120 screen_has "^> +1 +[0-9]+ +running "
 check "  its process is no longer stopped" eval '[ "$(proc_state "$P1")" != T ]'
 
 # ---- tags ----
