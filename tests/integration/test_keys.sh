@@ -17,6 +17,7 @@ keys_cleanup() {
 	tap_cleanup
 }
 trap keys_cleanup EXIT
+trap "exit 143" TERM INT # a timeout still ends the dashboard and its workers
 
 pane() { "${TM[@]}" capture-pane -p -t main 2>/dev/null; }
 screen_has() { pane | grep -qE -- "$1"; }
