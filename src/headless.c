@@ -318,7 +318,7 @@ int headless_sweep(const struct gd_opts *o, const struct gd_device *dev, struct 
 		}
 		r->rep = pass + 1;
 		r->speedup = run[pass].mbit_s > 0 ? r->mbit_s / run[pass].mbit_s : NAN;
-		char of[32] = "";
+		char of[64] = "";
 		if (runs > 1)
 			snprintf(of, sizeof(of), " (run %d of %d)", pass + 1, runs);
 		fprintf(stderr, GD_NAME ": sweep %d/%d: %dx%d%s, %.2f Mbit/s\n", done + 1, total, n,
