@@ -611,7 +611,7 @@ static void run_json(struct buf *j, const struct gd_opts *o, const struct gd_dev
 	const struct {
 		const char *key, *val;
 	} facts[] = {
-		{ "version", GD_VERSION },          { "host", host },          { "device", dev->name },
+		{ "version", GD_VERSION },          { "host", host },          { "device_name", dev->name },
 		{ "platform", dev->platform_name }, { "driver", dev->driver }, { "opencl", dev->version },
 	};
 	put(j, "{");
@@ -619,8 +619,8 @@ static void run_json(struct buf *j, const struct gd_opts *o, const struct gd_dev
 		put(j, "%s\"%s\":", i ? "," : "", facts[i].key);
 		json_string(j, facts[i].val);
 	}
-	put(j, ",\"device_index\":\"%d:%d\",\"gpu\":%s,\"fp64\":%s,\"options\":{", dev->platform, dev->index,
-	    dev->gpu ? "true" : "false", dev->fp64 ? "true" : "false");
+	put(j, ",\"gpu\":%s,\"fp64\":%s,\"options\":{", dev->gpu ? "true" : "false",
+	    dev->fp64 ? "true" : "false");
 	size_t n;
 	const struct gd_optdef *t = opts_table(&n);
 	const char *sep = "";

@@ -157,7 +157,7 @@ unsigned stats_hist_bucket(int64_t v)
 {
 	if (v >= 0)
 		return GD_HIST_HALF + (v ? log2_bucket((uint64_t)v) : 0);
-	return GD_HIST_HALF - 1 - log2_bucket((uint64_t)0 - (uint64_t)v);
+	return GD_HIST_HALF - log2_bucket((uint64_t)0 - (uint64_t)v);
 }
 
 void stats_hist_edges(unsigned b, double *lo, double *hi)
@@ -168,34 +168,37 @@ void stats_hist_edges(unsigned b, double *lo, double *hi)
 		*hi = ldexp(1, (int)k);
 		return;
 	}
-	unsigned k = GD_HIST_HALF - 1 - b; /* v in (-2^k, -2^(k-1)]: integers [-2^k + 1, -2^(k-1) + 1) */
+	unsigned k = GD_HIST_HALF - b; /* v in (-2^k, -2^(k-1)]: integers [1 - 2^k, 1 - 2^(k-1)) */
 	*lo = 1 - ldexp(1, (int)k);
-	*hi = k ? 1 - ldexp(1, (int)k - 1) : 1;
+	*hi = 1 - ldexp(1, (int)k - 1);
+}
+
+/* Counts times values from lo to hi (lo == hi for one value) in bucket b. */
+static void hist_put(struct gd_hist *h, unsigned b, int64_t lo, int64_t hi, uint64_t times)
+{
+	if (!h->n || lo < h->min)
+		h->min = lo;
+	if (!h->n || hi > h->max)
+		h->max = hi;
+	if (!h->count[b] || lo < h->lo[b])
+		h->lo[b] = lo;
+	if (!h->count[b] || hi > h->hi[b])
+		h->hi[b] = hi;
+	h->n += times;
+	h->count[b] += times;
 }
 
 void stats_hist_add(struct gd_hist *h, int64_t v, uint64_t times)
 {
-	if (!times)
-		return;
-	if (!h->n || v < h->min)
-		h->min = v;
-	if (!h->n || v > h->max)
-		h->max = v;
-	h->n += times;
-	h->count[stats_hist_bucket(v)] += times;
+	if (times)
+		hist_put(h, stats_hist_bucket(v), v, v, times);
 }
 
 void stats_hist_merge(struct gd_hist *into, const struct gd_hist *from)
 {
-	if (!from->n)
-		return;
-	if (!into->n || from->min < into->min)
-		into->min = from->min;
-	if (!into->n || from->max > into->max)
-		into->max = from->max;
-	into->n += from->n;
 	for (unsigned b = 0; b < 2 * GD_HIST_HALF; b++)
-		into->count[b] += from->count[b];
+		if (from->count[b])
+			hist_put(into, b, from->lo[b], from->hi[b], from->count[b]);
 }
 
 double stats_hist_percentile(const struct gd_hist *h, double p)
@@ -207,10 +210,9 @@ double stats_hist_percentile(const struct gd_hist *h, double p)
 	unsigned b = 0;
 	while (below + h->count[b] < rank)
 		below += h->count[b++];
-	double lo, hi;
-	stats_hist_edges(b, &lo, &hi);
-	double v = lo + (hi - lo) * ((double)(rank - below) - 0.5) / (double)h->count[b];
-	return v < (double)h->min ? (double)h->min : v > (double)h->max ? (double)h->max : v;
+	uint64_t c = h->count[b], j = rank - below; /* the j-th of the bucket's c values */
+	double lo = (double)h->lo[b], hi = (double)h->hi[b];
+	return c > 1 ? lo + (hi - lo) * (double)(j - 1) / (double)(c - 1) : lo;
 }
 
 /* ---- the batch breakdown ---- */

@@ -24,13 +24,15 @@ int64_t stats_rec_busy(const struct gd_rec *r, int64_t a, int64_t b);
 
 /* A log2 histogram of durations in ns, for percentiles of gaps. Values >= 0 go to buckets
  * GD_HIST_HALF + k: k = 0 holds [0, 1), k >= 1 holds [2^(k-1), 2^k). A negative value v (batches
- * that overlap) mirrors -v: bucket GD_HIST_HALF - 1 - k holds (-2^k, -2^(k-1)]. Bucket index
- * order is value order. min and max are exact. */
+ * that overlap) mirrors -v: bucket GD_HIST_HALF - k holds (-2^k, -2^(k-1)]; bucket 0 is not used.
+ * Bucket index order is value order. Each bucket keeps its least and greatest value, so a
+ * bucket of one distinct value gives it exactly. */
 #define GD_HIST_HALF 64
 struct gd_hist {
 	uint64_t n;
-	int64_t min, max;
+	int64_t min, max; /* over every bucket; meaningful when n > 0 */
 	uint64_t count[2 * GD_HIST_HALF];
+	int64_t lo[2 * GD_HIST_HALF], hi[2 * GD_HIST_HALF]; /* least and greatest value in each */
 };
 /* The bucket of v, and the value range [lo, hi) bucket b covers (doubles: 2^63 does not fit). */
 unsigned stats_hist_bucket(int64_t v);
@@ -38,8 +40,8 @@ void stats_hist_edges(unsigned b, double *lo, double *hi);
 /* Adds v, times times. */
 void stats_hist_add(struct gd_hist *h, int64_t v, uint64_t times);
 void stats_hist_merge(struct gd_hist *into, const struct gd_hist *from);
-/* The p-quantile (0 < p <= 1) by nearest rank: the rank's bucket, interpolated linearly by rank
- * inside it and kept within [min, max]; NAN when h is empty. Monotonic in p. */
+/* The p-quantile (0 < p <= 1) by nearest rank: in the rank's bucket, interpolated linearly by
+ * rank between the bucket's least and greatest value; NAN when h is empty. Monotonic in p. */
 double stats_hist_percentile(const struct gd_hist *h, double p);
 
 /* Running means over the batches of one window. */
