@@ -800,8 +800,8 @@ static const char *const ui_help_notes[] = {
 	"Breakdown of a batch's wall time: g generate on the host, w host-to-device copy,",
 	"q queued, k kernels, r device-to-host copy, o the rest. n/a: not measured.",
 	"headroom~: Mbit/s / device busy, an estimate; c measures the ceiling instead.",
-	"Logs (-o) also give gap_kernel/gap_batch p50 and p99: the median and 99th percentile",
-	"of each interval's gaps (log2 buckets), per worker and over all of them.",
+	"Logs also give p50 and p99 of kgap and bgap (gap_kernel_p50_us ...): the median",
+	"and 99th percentile of each interval's gaps, per worker and over all workers.",
 };
 
 static void ui_draw_help(struct ui *u, WINDOW *w)
