@@ -929,7 +929,8 @@ enum gd_optval opts_value(const struct gd_opts *o, const struct gd_optdef *d, ch
 	case GD_OPT_WHOLE:
 		return whole_value(o, d, buf, n);
 	case GD_OPT_SECONDS: {
-		double v = *(const double *)((const char *)o + d->offset);
+		double v;
+		memcpy(&v, (const char *)o + d->offset, sizeof(v));
 		if (strcmp(d->name, "duration") == 0 && v <= 0 && !o->nsweep)
 			return GD_VAL_NONE; /* until stopped */
 		snprintf(buf, n, "%.15g", v > 0 ? v : GD_SWEEP_STEP_S);
