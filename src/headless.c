@@ -307,7 +307,7 @@ int headless_sweep(const struct gd_opts *o, const struct gd_device *dev, struct 
 	for (; done < total && status == GD_EXIT_OK; done++) {
 		int pass = done / steps, i = done % steps;
 		const struct gd_step *st = &o->sweep[i];
-		struct gd_sweep_row *r = &run[i * runs + pass];
+		struct gd_sweep_row *r = &run[(size_t)i * (size_t)runs + (size_t)pass];
 		int n = st->procs;
 		if (set_workers(&s, n, step_queues(o, st), err, sizeof(err)) ||
 		    warm_up(&s, n, err, sizeof(err)) || measure(&s, &step, st, r)) {
@@ -335,7 +335,7 @@ int headless_sweep(const struct gd_opts *o, const struct gd_device *dev, struct 
 	int nrows = done < steps ? done : steps;
 	for (int i = 0; i < nrows; i++) {
 		int k = done / steps + (i < done % steps);
-		summarise(&run[i * runs], run, k, i ? &rows[i - 1] : NULL, &rows[i]);
+		summarise(&run[(size_t)i * (size_t)runs], run, k, i ? &rows[i - 1] : NULL, &rows[i]);
 		if (runs > 1 && status == GD_EXIT_OK && log_row(o, sink, &rows[i]))
 			status = GD_EXIT_FAIL;
 	}

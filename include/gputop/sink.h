@@ -15,12 +15,12 @@
  * figures are means over the runs and the spreads say how far the runs were apart. */
 struct gd_sweep_row {
 	int procs, queues;
-	double mbit_s, speedup, device_busy, gap_batch_us, headroom;
-	double of_ceiling;                     /* mbit_s / the calibrated ceiling; NAN without --calibrate */
-	int rep;                               /* the run, from 1; 0: the summary */
-	struct gd_spread mbit, speedup_spread; /* summary: over the runs */
+	int rep;           /* the run, from 1; 0: the summary */
 	int within_spread; /* summary: 1 when it differs from the step before by less than their
 	                      spread (stats_within_spread), 0 when not, -1: n/a (first, one run) */
+	double mbit_s, speedup, device_busy, gap_batch_us, headroom;
+	double of_ceiling;                     /* mbit_s / the calibrated ceiling; NAN without --calibrate */
+	struct gd_spread mbit, speedup_spread; /* summary: over the runs */
 };
 
 /* Something the user did, for a log that replays a session's decisions. */

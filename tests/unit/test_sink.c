@@ -128,6 +128,12 @@ static void write_frames(struct gd_sink *s)
 	sink_event(s, &pause);
 }
 
+/* A sweep row's figures in their order: procs, queues, Mbit/s, speedup, busy, gap, headroom,
+ * share of the ceiling. */
+#define ROW(p, q, m, s, b, g, h, c)                                                                          \
+	.procs = (p), .queues = (q), .mbit_s = (m), .speedup = (s), .device_busy = (b), .gap_batch_us = (g), \
+	.headroom = (h), .of_ceiling = (c)
+
 /* The summary of one run (--repeat 1): min = max = mean, no sd, no noise note. */
 static struct gd_sweep_row once(struct gd_sweep_row r)
 {
@@ -140,11 +146,11 @@ static struct gd_sweep_row once(struct gd_sweep_row r)
 static void write_sweep(struct gd_sink *s)
 {
 	const struct gd_sweep_row rows[] = {
-		once((struct gd_sweep_row){ 1, 1, 100.5, 1.0, 0.5, 12.25, 201.0, 0.1675, .rep = 0 }),
-		once((struct gd_sweep_row){ 2, 4, 190.25, 1.893, 0.95, 3.125, 200.263158, NAN, .rep = 0 }),
+		once((struct gd_sweep_row){ ROW(1, 1, 100.5, 1.0, 0.5, 12.25, 201.0, 0.1675) }),
+		once((struct gd_sweep_row){ ROW(2, 4, 190.25, 1.893, 0.95, 3.125, 200.263158, NAN) }),
 		/* A first step at 0 Mbit/s leaves the speedup NAN: JSON null, an empty CSV cell (JSON has no
 		   NaN). */
-		once((struct gd_sweep_row){ 4, 1, 0.0, NAN, NAN, NAN, NAN, NAN, .rep = 0 }),
+		once((struct gd_sweep_row){ ROW(4, 1, 0.0, NAN, NAN, NAN, NAN, NAN) }),
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		sink_sweep_row(s, &rows[i]);
@@ -154,18 +160,18 @@ static void write_sweep(struct gd_sink *s)
 static void write_repeats(struct gd_sink *s)
 {
 	const struct gd_sweep_row runs[] = {
-		{ 1, 1, 100.0, 1.0, 0.5, 12.0, 200.0, NAN, .rep = 1 },
-		{ 2, 1, 118.0, 1.18, 0.6, 10.0, 196.666667, NAN, .rep = 1 },
-		{ 1, 1, 110.0, 1.0, 0.5, 12.0, 220.0, NAN, .rep = 2 },
-		{ 2, 1, 99.0, 0.9, 0.6, 10.0, 165.0, NAN, .rep = 2 },
+		{ ROW(1, 1, 100.0, 1.0, 0.5, 12.0, 200.0, NAN), .rep = 1 },
+		{ ROW(2, 1, 118.0, 1.18, 0.6, 10.0, 196.666667, NAN), .rep = 1 },
+		{ ROW(1, 1, 110.0, 1.0, 0.5, 12.0, 220.0, NAN), .rep = 2 },
+		{ ROW(2, 1, 99.0, 0.9, 0.6, 10.0, 165.0, NAN), .rep = 2 },
 	};
 	for (size_t i = 0; i < GD_ARRAY_LEN(runs); i++)
 		sink_sweep_row(s, &runs[i]);
 	const struct gd_sweep_row sum[] = {
-		{ 1, 1, 105.0, 1.0, 0.5, 12.0, 210.0, NAN, .rep = 0,
+		{ ROW(1, 1, 105.0, 1.0, 0.5, 12.0, 210.0, NAN), .rep = 0,
 		  .mbit = { 2, 105.0, 100.0, 110.0, 7.071068 }, .speedup_spread = { 2, 1.0, 1.0, 1.0, 0.0 },
 		  .within_spread = -1 },
-		{ 2, 1, 108.5, 1.033333, 0.6, 10.0, 180.833333, NAN, .rep = 0,
+		{ ROW(2, 1, 108.5, 1.033333, 0.6, 10.0, 180.833333, NAN), .rep = 0,
 		  .mbit = { 2, 108.5, 99.0, 118.0, 13.435029 },
 		  .speedup_spread = { 2, 1.04, 0.9, 1.18, 0.19799 }, .within_spread = 1 },
 	};
