@@ -900,16 +900,23 @@ static void sweep_text(const struct gd_opts *o, char *buf, size_t n)
 	}
 }
 
-/* A whole number, or where 0 or -1 means "decided later", the value decided. */
+/* Whether a whole-number option is left to the run: --gen-threads as a fair share of cores
+ * (set at start; only pipelined uses it), --sample-every while it adapts (only sampled). */
+static bool decided_later(const struct gd_opts *o, const struct gd_optdef *d, long long v)
+{
+	if (strcmp(d->name, "gen-threads") == 0)
+		return v < 0 || o->mode != GD_MODE_PIPELINED;
+	if (strcmp(d->name, "sample-every") == 0)
+		return v == 0 || o->profile != GD_PROF_SAMPLED;
+	return false;
+}
+
+/* A whole number; the mode's own queues where --queues was not given. */
 static enum gd_optval whole_value(const struct gd_opts *o, const struct gd_optdef *d, char *buf, size_t n)
 {
-	long long v = read_whole(o, d);
-	if (strcmp(d->name, "queues") == 0)
-		v = opts_queues(o);
-	else if (strcmp(d->name, "gen-threads") == 0 && (v < 0 || o->mode != GD_MODE_PIPELINED))
-		return GD_VAL_NONE; /* a fair share of cores, set at start; not used but pipelined */
-	else if (strcmp(d->name, "sample-every") == 0 && (v == 0 || o->profile != GD_PROF_SAMPLED))
-		return GD_VAL_NONE; /* adapts while running; not used but sampled */
+	long long v = strcmp(d->name, "queues") == 0 ? opts_queues(o) : read_whole(o, d);
+	if (decided_later(o, d, v))
+		return GD_VAL_NONE;
 	snprintf(buf, n, "%lld", v);
 	return GD_VAL_NUMBER;
 }
