@@ -963,6 +963,11 @@ enum gd_optval opts_value(const struct gd_opts *o, const struct gd_optdef *d, ch
 			return GD_VAL_NONE;
 		sweep_text(o, buf, n);
 		return GD_VAL_TEXT;
+	case GD_OPT_LISTEN: /* as typed: a port 0 is chosen at start */
+		if (!o->listen.set || !o->listen.text)
+			return GD_VAL_NONE;
+		snprintf(buf, n, "%s", o->listen.text);
+		return GD_VAL_TEXT;
 	case GD_OPT_WORKER:
 		break;
 	}
