@@ -110,6 +110,7 @@ static void fill(struct clx_device *d, cl_platform_id p, cl_device_id dev, int p
 	cl_device_fp_config fp = 0;
 	clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof(info->name) - 1, info->name, NULL);
 	clGetDeviceInfo(dev, CL_DEVICE_VERSION, sizeof(info->version) - 1, info->version, NULL);
+	clGetDeviceInfo(dev, CL_DRIVER_VERSION, sizeof(info->driver) - 1, info->driver, NULL);
 	clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof(type), &type, NULL);
 	clGetDeviceInfo(dev, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof(fp), &fp, NULL);
 	clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof(info->platform_name) - 1, info->platform_name, NULL);

@@ -130,9 +130,10 @@ static void worker_totals(const struct col_worker *cw, const struct gd_worker_in
 	str_copy(out->error, sizeof(out->error), info->error);
 }
 
-/* Worker cw's statistics of [a, b); appends its kernel intervals to the scratch list. */
+/* Worker cw's statistics of [a, b); appends its kernel intervals to the scratch list and its
+ * batches to *all (the aggregate's gaps). */
 static void worker_sample(struct gd_collector *c, struct col_worker *cw, const struct gd_worker_info *info,
-                          int64_t a, int64_t b, size_t *niv, struct gd_sample *out)
+                          int64_t a, int64_t b, size_t *niv, struct gd_batch_acc *all, struct gd_sample *out)
 {
 	struct gd_batch_acc acc;
 	memset(&acc, 0, sizeof(acc));
@@ -162,6 +163,7 @@ static void worker_sample(struct gd_collector *c, struct col_worker *cw, const s
 	out->mbit_s = (double)acc.symbols / win / 1e6;
 	out->kernel_busy = c->profiled ? (double)busy / (double)(b - a) : NAN;
 	stats_breakdown(&acc, &out->bd);
+	stats_batch_merge(all, &acc);
 }
 
 /* Worker cw in a window that was not observed, ending at b: the records that completed in it
@@ -219,11 +221,13 @@ void collect_window(struct gd_collector *c, const struct gd_worker_info *info, i
 	double sum_busy = 0;
 	bool mapped = true;
 	struct gd_sample *agg = &f->agg;
+	struct gd_batch_acc all; /* every worker's batches: the aggregate's breakdown and gaps */
+	memset(&all, 0, sizeof(all));
 	frame_begin(f, n);
 	for (int i = 0; i < n; i++) {
 		struct gd_sample *smp = &f->workers[i];
 		size_t before = niv;
-		worker_sample(c, get(c, info[i].id), &info[i], a, b, &niv, smp);
+		worker_sample(c, get(c, info[i].id), &info[i], a, b, &niv, &all, smp);
 		f->procs += info[i].alive;
 		add_to(agg, smp);
 		sum_busy += smp->kernel_busy;
@@ -232,6 +236,7 @@ void collect_window(struct gd_collector *c, const struct gd_worker_info *info, i
 		else if (niv > before)
 			mapped = false;
 	}
+	stats_breakdown(&all, &agg->bd);
 	f->t_s = (double)(b - t0) / 1e9;
 	f->window_s = (double)(b - a) / 1e9;
 	f->busy_from_sum = !mapped;
@@ -258,6 +263,9 @@ void collect_skip(struct gd_collector *c, const struct gd_worker_info *info, int
 		if (info[i].timebase != GD_TB_NONE)
 			f->timebase = info[i].timebase;
 	}
+	struct gd_batch_acc none;
+	memset(&none, 0, sizeof(none));
+	stats_breakdown(&none, &agg->bd);
 	agg->mbit_s = NAN;
 	agg->kernel_busy = NAN;
 	f->t_s = (double)(end - t0) / 1e9;

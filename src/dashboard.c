@@ -1279,6 +1279,8 @@ static const char *const ui_help_notes[] = {
 	"headroom~: Mbit/s / device busy, an estimate; c measures the ceiling instead.",
 	"Rows: > selected, * tagged. The header shows the sort column and its direction.",
 	"The graphs headed \"worker N\" are the selected worker's own history.",
+	"Logs also give p50 and p99 of kgap and bgap (gap_kernel_p50_us ...): the median",
+	"and 99th percentile of each interval's gaps, per worker and over all workers.",
 };
 
 /* The help is one list of lines: a title, the key table, the notes. */

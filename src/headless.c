@@ -2,6 +2,7 @@
 #include "gputop/headless.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,30 +182,105 @@ static void cell(FILE *out, int width, int prec, double v)
 		fprintf(out, " %*.*f", width, prec, v);
 }
 
-/* The sweep's text table: one line per row, with a bar for Mbit/s. */
-static void print_sweep(FILE *out, const struct gd_sweep_row *rows, int n)
+/* The columns after the speedup, and the bar for Mbit/s. */
+static void row_tail(FILE *out, const struct gd_sweep_row *r, double max, const char *note)
+{
+	int bar = max > 0 ? (int)lround(30.0 * r->mbit_s / max) : 0;
+	char bars[31];
+	memset(bars, '#', (size_t)bar);
+	bars[bar] = '\0';
+	cell(out, 7, 1, 100 * r->device_busy);
+	cell(out, 9, 1, 100 * r->of_ceiling);
+	cell(out, 12, 1, r->gap_batch_us);
+	cell(out, 11, 1, r->headroom);
+	fprintf(out, "%s  %s\n", note, bars);
+}
+
+/* The sweep's text table: one line per step (the summary of its runs), with a bar for Mbit/s.
+ * With more than one run, the spread of Mbit/s and speedup and the noise note too. */
+static void print_sweep(FILE *out, const struct gd_sweep_row *rows, int n, int runs)
 {
 	double max = 0;
 	for (int i = 0; i < n; i++)
 		max = rows[i].mbit_s > max ? rows[i].mbit_s : max;
-	fprintf(out, "%5s %6s %10s %8s %7s %9s %12s %11s  %s\n", "procs", "queues", "Mbit/s", "speedup",
-	        "busy%", "%ceiling", "gap_batch_us", "headroom~", "Mbit/s");
+	if (runs > 1)
+		fprintf(out, "%5s %6s %10s %8s %10s %10s %8s %12s %7s %9s %12s %11s %1s  %s\n", "procs",
+		        "queues", "Mbit/s", "sd", "min", "max", "speedup", "min..max", "busy%", "%ceiling",
+		        "gap_batch_us", "headroom~", "~", "Mbit/s");
+	else
+		fprintf(out, "%5s %6s %10s %8s %7s %9s %12s %11s  %s\n", "procs", "queues", "Mbit/s",
+		        "speedup", "busy%", "%ceiling", "gap_batch_us", "headroom~", "Mbit/s");
 	for (int i = 0; i < n; i++) {
 		const struct gd_sweep_row *r = &rows[i];
-		int bar = max > 0 ? (int)lround(30.0 * r->mbit_s / max) : 0;
-		char bars[31];
-		memset(bars, '#', (size_t)bar);
-		bars[bar] = '\0';
 		fprintf(out, "%5d %6d %10.2f", r->procs, r->queues, r->mbit_s);
+		if (runs > 1) {
+			cell(out, 8, 2, r->mbit.sd);
+			cell(out, 10, 2, r->mbit.min);
+			cell(out, 10, 2, r->mbit.max);
+		}
 		cell(out, 7, 2, r->speedup);
 		fputc('x', out);
-		cell(out, 7, 1, 100 * r->device_busy);
-		cell(out, 9, 1, 100 * r->of_ceiling);
-		cell(out, 12, 1, r->gap_batch_us);
-		cell(out, 11, 1, r->headroom);
-		fprintf(out, "  %s\n", bars);
+		if (runs > 1) {
+			char range[32];
+			snprintf(range, sizeof(range), "%.2f..%.2f", r->speedup_spread.min,
+			         r->speedup_spread.max);
+			fprintf(out, " %12s", isnan(r->speedup_spread.min) ? "n/a" : range);
+		}
+		row_tail(out, r, max, runs > 1 ? (r->within_spread == 1 ? " ~" : "  ") : "");
+	}
+	if (runs > 1) {
+		fprintf(out,
+		        "Mbit/s: mean of %d runs of each step (the list run %d times over), sd, min and max; "
+		        "speedup: over the first step in the same run\n",
+		        runs, runs);
+		fprintf(out,
+		        "~: differs from the step above by less than their spread (the wider max - min): "
+		        "not a measured difference\n");
 	}
 	fprintf(out, "headroom~ is an estimate: Mbit/s / device busy, the rate if the device never idled\n");
+}
+
+/* A step's summary over its k runs in run[0..k) (one row each); first holds the first step's
+ * runs (for the speedup), prev the summary of the step before or NULL. */
+static void summarise(const struct gd_sweep_row *run, const struct gd_sweep_row *first, int k,
+                      const struct gd_sweep_row *prev, struct gd_sweep_row *sum)
+{
+	double v[GD_REPEAT_MAX], ratio[GD_REPEAT_MAX], f[GD_REPEAT_MAX];
+	struct gd_spread sp;
+	*sum = run[0];
+	sum->rep = 0;
+	for (int r = 0; r < k; r++) {
+		v[r] = run[r].mbit_s;
+		f[r] = first[r].mbit_s;
+		ratio[r] = run[r].speedup;
+	}
+	stats_spread(v, k, &sum->mbit);
+	stats_spread(ratio, k, &sum->speedup_spread);
+	stats_spread(f, k, &sp);
+	sum->mbit_s = sum->mbit.mean;
+	sum->speedup = sp.mean > 0 ? sum->mbit_s / sp.mean : NAN; /* within min..max of the runs' */
+	/* The other figures: means over the runs that measured them. */
+	const size_t off[] = { offsetof(struct gd_sweep_row, device_busy),
+		               offsetof(struct gd_sweep_row, gap_batch_us),
+		               offsetof(struct gd_sweep_row, headroom),
+		               offsetof(struct gd_sweep_row, of_ceiling) };
+	for (size_t j = 0; j < GD_ARRAY_LEN(off); j++) {
+		for (int r = 0; r < k; r++)
+			memcpy(&v[r], (const char *)&run[r] + off[j], sizeof(double));
+		stats_spread(v, k, &sp);
+		memcpy((char *)sum + off[j], &sp.mean, sizeof(double));
+	}
+	sum->within_spread =
+	    prev && k > 1 && prev->mbit.n > 1 ? stats_within_spread(&prev->mbit, &sum->mbit) : -1;
+}
+
+/* Writes a row to the log, if there is one; -1 after saying why. */
+static int log_row(const struct gd_opts *o, struct gd_sink *sink, const struct gd_sweep_row *r)
+{
+	if (!o->output || !sink_sweep_row(sink, r))
+		return 0;
+	fprintf(stderr, GD_NAME ": %s\n", sink_error(sink));
+	return -1;
 }
 
 int headless_sweep(const struct gd_opts *o, const struct gd_device *dev, struct gd_sink *sink,
@@ -221,30 +297,50 @@ int headless_sweep(const struct gd_opts *o, const struct gd_device *dev, struct 
 	}
 	struct gd_opts step = *o;
 	if (step.duration <= 0)
-		step.duration = 10;
+		step.duration = GD_SWEEP_STEP_S;
+	/* The list runs `runs` times over, so that slow drift (the machine's other load, its
+	 * clocks) spreads over every step alike; speedups compare steps of the same pass. */
+	int runs = o->repeat > 1 ? o->repeat : 1, steps = o->nsweep, total = runs * steps, done = 0;
+	struct gd_sweep_row *run = xcalloc((size_t)total, sizeof(*run)); /* [step * runs + pass] */
 	struct gd_sweep_row rows[GD_SWEEP_MAX];
-	int status = GD_EXIT_OK, done = 0;
-	for (int i = 0; i < o->nsweep; i++) {
+	int status = GD_EXIT_OK;
+	for (; done < total && status == GD_EXIT_OK; done++) {
+		int pass = done / steps, i = done % steps;
 		const struct gd_step *st = &o->sweep[i];
+		struct gd_sweep_row *r = &run[(size_t)i * (size_t)runs + (size_t)pass];
 		int n = st->procs;
 		if (set_workers(&s, n, step_queues(o, st), err, sizeof(err)) ||
-		    warm_up(&s, n, err, sizeof(err)) || measure(&s, &step, st, &rows[i])) {
+		    warm_up(&s, n, err, sizeof(err)) || measure(&s, &step, st, r)) {
 			if (!gd_quit_signal)
 				fprintf(stderr, GD_NAME ": %s\n", err);
 			status = GD_EXIT_FAIL;
 			break;
 		}
-		rows[i].speedup = rows[0].mbit_s > 0 ? rows[i].mbit_s / rows[0].mbit_s : NAN;
-		done++;
-		fprintf(stderr, GD_NAME ": sweep %d/%d: %dx%d, %.2f Mbit/s\n", i + 1, o->nsweep, n,
-		        rows[i].queues, rows[i].mbit_s);
-		if (o->output && sink_sweep_row(sink, &rows[i])) {
-			fprintf(stderr, GD_NAME ": %s\n", sink_error(sink));
+		r->rep = pass + 1;
+		r->speedup = run[pass].mbit_s > 0 ? r->mbit_s / run[pass].mbit_s : NAN;
+		char of[64] = "";
+		if (runs > 1)
+			snprintf(of, sizeof(of), " (run %d of %d)", pass + 1, runs);
+		fprintf(stderr, GD_NAME ": sweep %d/%d: %dx%d%s, %.2f Mbit/s\n", done + 1, total, n,
+		        r->queues, of, r->mbit_s);
+		if (runs > 1 && log_row(o, sink, r))
 			status = GD_EXIT_FAIL;
-			break;
+		else if (runs == 1) { /* the step's summary is its one run: logged as it completes */
+			summarise(r, run, 1, NULL, &rows[i]);
+			if (log_row(o, sink, &rows[i]))
+				status = GD_EXIT_FAIL;
 		}
 	}
-	print_sweep(stdout, rows, done);
+	/* Each step's summary over the passes it completed (a failed run ends the sweep). */
+	int nrows = done < steps ? done : steps;
+	for (int i = 0; i < nrows; i++) {
+		int k = done / steps + (i < done % steps);
+		summarise(&run[(size_t)i * (size_t)runs], run, k, i ? &rows[i - 1] : NULL, &rows[i]);
+		if (runs > 1 && status == GD_EXIT_OK && log_row(o, sink, &rows[i]))
+			status = GD_EXIT_FAIL;
+	}
+	free(run);
+	print_sweep(stdout, rows, nrows, runs);
 	fflush(stdout);
 	return finish(&s, sink, status);
 }

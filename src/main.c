@@ -171,6 +171,7 @@ int main(int argc, char **argv)
 	struct gd_trace *trace =
 	    itrace < 0 ? NULL : trace_open(out[itrace].fd, out[itrace].own, o.trace, o.trace_limit);
 	struct gd_sink *sink = ilog < 0 ? NULL : sink_new(out[ilog].fd, out[ilog].own, o.format);
+	sink_run(sink, &o, &dev); /* every log opens with the run's facts */
 	sig_install_supervisor();
 	if (o.role == GD_ROLE_DASHBOARD)
 		return dashboard_run(&o, &dev, sink, trace, prom);

@@ -193,6 +193,15 @@ static const struct gd_optdef table[] = {
 	  .help = "run each step in LIST: P workers, or PxQ with Q queues each (e.g. 1,4,1x4), "
 	          "print a table",
 	  .applies = GD_USE_SWEEP },
+	{ .name = "repeat",
+	  .metavar = "N",
+	  .kind = GD_OPT_WHOLE,
+	  .min = 1,
+	  .max = GD_REPEAT_MAX,
+	  .def = "1",
+	  .help = "--sweep: run the whole list N times; the table shows mean, min, max and spread",
+	  .applies = GD_USE_SWEEP,
+	  FIELD(repeat) },
 	{ .name = "verify",
 	  .kind = GD_OPT_FLAG,
 	  .help = "check every batch against a CPU reference",
@@ -700,17 +709,22 @@ static int check_queues(struct parser *p, const struct gd_opts *o)
 
 /* Every option given applies to what the command line asks for: the dashboard, --headless,
  * --sweep or --list-devices. */
+unsigned opts_use(const struct gd_opts *o)
+{
+	if (o->role == GD_ROLE_LIST)
+		return GD_USE_LIST;
+	if (o->role == GD_ROLE_HEADLESS)
+		return o->nsweep ? GD_USE_SWEEP : GD_USE_HEADLESS;
+	return GD_USE_DASHBOARD;
+}
+
 static int check_applies(struct parser *p, const struct gd_opts *o)
 {
-	unsigned use = GD_USE_DASHBOARD;
-	const char *what = "the dashboard";
-	if (o->role == GD_ROLE_LIST) {
-		use = GD_USE_LIST;
-		what = "--list-devices";
-	} else if (o->role == GD_ROLE_HEADLESS) {
-		use = o->nsweep ? GD_USE_SWEEP : GD_USE_HEADLESS;
-		what = o->nsweep ? "--sweep" : "--headless";
-	}
+	unsigned use = opts_use(o);
+	const char *what = use == GD_USE_LIST       ? "--list-devices"
+	                   : use == GD_USE_SWEEP    ? "--sweep"
+	                   : use == GD_USE_HEADLESS ? "--headless"
+	                                            : "the dashboard";
 	for (size_t i = 0; i < NOPTS; i++)
 		if ((p->given >> i & 1) && !(table[i].applies & use)) {
 			name_option(p, &table[i], !(p->letter >> i & 1));
@@ -868,6 +882,96 @@ int opts_parse(int argc, char **argv, struct gd_opts *o, char *err, size_t errle
 	if (check_applies(&p, o))
 		return -1;
 	return check_bounds(&p, o);
+}
+
+/* ---- Values, as the log's run header states them ---- */
+
+/* A sweep list as it would be typed: 1,2x4. */
+static void sweep_text(const struct gd_opts *o, char *buf, size_t n)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < o->nsweep && len < n; i++) {
+		int w = o->sweep[i].queues
+		            ? snprintf(buf + len, n - len, "%s%dx%d", i ? "," : "", o->sweep[i].procs,
+		                       o->sweep[i].queues)
+		            : snprintf(buf + len, n - len, "%s%d", i ? "," : "", o->sweep[i].procs);
+		len += w > 0 ? (size_t)w : 0;
+	}
+}
+
+/* Whether a whole-number option is left to the run: --gen-threads as a fair share of cores
+ * (set at start; only pipelined uses it), --sample-every while it adapts (only sampled). */
+static bool decided_later(const struct gd_opts *o, const struct gd_optdef *d, long long v)
+{
+	if (strcmp(d->name, "gen-threads") == 0)
+		return v < 0 || o->mode != GD_MODE_PIPELINED;
+	if (strcmp(d->name, "sample-every") == 0)
+		return v == 0 || o->profile != GD_PROF_SAMPLED;
+	return false;
+}
+
+/* A whole number; the mode's own queues where --queues was not given. */
+static enum gd_optval whole_value(const struct gd_opts *o, const struct gd_optdef *d, char *buf, size_t n)
+{
+	long long v = strcmp(d->name, "queues") == 0 ? opts_queues(o) : read_whole(o, d);
+	if (decided_later(o, d, v))
+		return GD_VAL_NONE;
+	snprintf(buf, n, "%lld", v);
+	return GD_VAL_NUMBER;
+}
+
+enum gd_optval opts_value(const struct gd_opts *o, const struct gd_optdef *d, char *buf, size_t n)
+{
+	buf[0] = '\0';
+	switch (d->kind) {
+	case GD_OPT_FLAG:
+		snprintf(buf, n, "%s", *(const bool *)((const char *)o + d->offset) ? "true" : "false");
+		return GD_VAL_BOOL;
+	case GD_OPT_ROLE:
+		if (internal(d))
+			return GD_VAL_NONE;
+		snprintf(buf, n, "%s", o->role == d->role ? "true" : "false");
+		return GD_VAL_BOOL;
+	case GD_OPT_WHOLE:
+		return whole_value(o, d, buf, n);
+	case GD_OPT_SECONDS: {
+		double v;
+		memcpy(&v, (const char *)o + d->offset, sizeof(v));
+		if (strcmp(d->name, "duration") == 0 && v <= 0 && !o->nsweep)
+			return GD_VAL_NONE; /* until stopped */
+		snprintf(buf, n, "%.15g", v > 0 ? v : GD_SWEEP_STEP_S);
+		return GD_VAL_NUMBER;
+	}
+	case GD_OPT_CHOICE:
+		snprintf(buf, n, "%s", d->names[read_whole(o, d)]);
+		return GD_VAL_TEXT;
+	case GD_OPT_FILE: {
+		const char *f = *(const char *const *)((const char *)o + d->offset);
+		if (!f)
+			return GD_VAL_NONE;
+		snprintf(buf, n, "%s", f);
+		return GD_VAL_TEXT;
+	}
+	case GD_OPT_DEVICE:
+		if (o->platform < 0)
+			return GD_VAL_NONE;
+		snprintf(buf, n, "%d:%d", o->platform, o->device);
+		return GD_VAL_TEXT;
+	case GD_OPT_SWEEP:
+		if (!o->nsweep)
+			return GD_VAL_NONE;
+		sweep_text(o, buf, n);
+		return GD_VAL_TEXT;
+	case GD_OPT_LISTEN: /* as typed: a port 0 is chosen at start */
+		if (!o->listen.set || !o->listen.text)
+			return GD_VAL_NONE;
+		snprintf(buf, n, "%s", o->listen.text);
+		return GD_VAL_TEXT;
+	case GD_OPT_WORKER:
+		break;
+	}
+	return GD_VAL_NONE;
 }
 
 /* ---- --help ---- */

@@ -1,5 +1,5 @@
 /* sink.c: CSV and JSON-lines printers of the samples: one table of fields for frame rows, one
- * for sweep rows, one table of formats. */
+ * for sweep rows, one table of formats; the run header that opens every log. */
 #include "gputop/sink.h"
 
 #include <errno.h>
@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gputop/common.h"
@@ -52,12 +53,21 @@ static void json_string(struct buf *b, const char *s)
 	put(b, "\"");
 }
 
+/* A CSV cell in quotes, its quotes doubled (RFC 4180). */
+static void csv_quoted(struct buf *b, const char *s)
+{
+	put(b, "\"");
+	for (; *s; s++)
+		put(b, *s == '"' ? "\"\"" : "%c", *s);
+	put(b, "\"");
+}
+
 /* ---- fields: what a row holds and how each format prints it ---- */
 
 /* The rows of a frame: one per worker, then the aggregate. */
 enum row { ROW_WORKER = 1, ROW_AGG = 2, ROW_BOTH = ROW_WORKER | ROW_AGG };
 
-enum print { PRINT_INT, PRINT_FIXED, PRINT_STRING, PRINT_BOOL };
+enum print { PRINT_INT, PRINT_FIXED, PRINT_STRING, PRINT_BOOL, PRINT_JSON };
 
 struct field {
 	const char *name;
@@ -107,6 +117,12 @@ static void put_value(struct buf *b, const struct field *t, const struct value *
 		break;
 	case PRINT_BOOL: /* JSON true or false, CSV 1 or 0 */
 		put(b, "%s", v->num != 0 ? (json ? "true" : "1") : (json ? "false" : "0"));
+		break;
+	case PRINT_JSON: /* a JSON text: as it is in JSONL, one quoted CSV cell */
+		if (json)
+			put(b, "%s", v->str ? v->str : "null");
+		else
+			csv_quoted(b, v->str ? v->str : "");
 		break;
 	}
 }
@@ -187,6 +203,11 @@ enum frame_field {
 	F_GEN_BUSY,
 	F_OBSERVED,
 	F_UNIX_S,
+	F_GAP_KERNEL_P50_US,
+	F_GAP_KERNEL_P99_US,
+	F_GAP_BATCH_P50_US,
+	F_GAP_BATCH_P99_US,
+	F_RUN,
 	F_WINDOW_S,
 	F_TIMEBASE,
 	F_DEVICE_BUSY_METHOD,
@@ -234,6 +255,23 @@ static const struct field frame_fields[] = {
 	[F_GEN_BUSY] = { .name = "gen_busy", .rows = ROW_WORKER, .print = PRINT_FIXED, .prec = 3 },
 	[F_OBSERVED] = { .name = "observed", .rows = ROW_BOTH, .print = PRINT_BOOL },
 	[F_UNIX_S] = { .name = "unix_s", .rows = ROW_BOTH, .print = PRINT_FIXED, .prec = 3 },
+	[F_GAP_KERNEL_P50_US] = { .name = "gap_kernel_p50_us",
+	                          .rows = ROW_BOTH,
+	                          .print = PRINT_FIXED,
+	                          .prec = 2 },
+	[F_GAP_KERNEL_P99_US] = { .name = "gap_kernel_p99_us",
+	                          .rows = ROW_BOTH,
+	                          .print = PRINT_FIXED,
+	                          .prec = 2 },
+	[F_GAP_BATCH_P50_US] = { .name = "gap_batch_p50_us",
+	                         .rows = ROW_BOTH,
+	                         .print = PRINT_FIXED,
+	                         .prec = 2 },
+	[F_GAP_BATCH_P99_US] = { .name = "gap_batch_p99_us",
+	                         .rows = ROW_BOTH,
+	                         .print = PRINT_FIXED,
+	                         .prec = 2 },
+	[F_RUN] = { .name = "run", .print = PRINT_JSON }, /* the run header's own (sink_run) */
 	[F_WINDOW_S] = { .name = "window_s",
 	                 .rows = ROW_AGG,
 	                 .print = PRINT_FIXED,
@@ -315,6 +353,16 @@ static struct value frame_value(enum frame_field id, const struct gd_frame *f, c
 		return num(f->observed);
 	case F_UNIX_S:
 		return num(f->unix_s);
+	case F_GAP_KERNEL_P50_US:
+		return num(s->bd.gap_kernel_p50_us);
+	case F_GAP_KERNEL_P99_US:
+		return num(s->bd.gap_kernel_p99_us);
+	case F_GAP_BATCH_P50_US:
+		return num(s->bd.gap_batch_p50_us);
+	case F_GAP_BATCH_P99_US:
+		return num(s->bd.gap_batch_p99_us);
+	case F_RUN:
+		break;
 	case F_WINDOW_S:
 		return num(f->window_s);
 	case F_TIMEBASE:
@@ -334,7 +382,6 @@ static struct value frame_value(enum frame_field id, const struct gd_frame *f, c
 /* ---- sweep rows ---- */
 
 enum sweep_field {
-	S_KIND,
 	S_PROCS,
 	S_QUEUES,
 	S_MBIT_S,
@@ -343,11 +390,23 @@ enum sweep_field {
 	S_GAP_BATCH_US,
 	S_HEADROOM,
 	S_OF_CEILING,
+	S_RUNS,
+	S_REP,
+	S_MBIT_S_MIN,
+	S_MBIT_S_MAX,
+	S_MBIT_S_SD,
+	S_SPEEDUP_MIN,
+	S_SPEEDUP_MAX,
+	S_SPEEDUP_SD,
+	S_WITHIN_SPREAD,
+	S_KIND,
+	S_RUN,
 	S_COUNT
 };
 
+/* In CSV column order: the columns added since the first ones come after them, kind too (in
+ * JSONL it leads). */
 static const struct field sweep_fields[] = {
-	[S_KIND] = { .name = "kind", .print = PRINT_STRING, .jsonl_only = true },
 	[S_PROCS] = { .name = "procs", .print = PRINT_INT },
 	[S_QUEUES] = { .name = "queues", .print = PRINT_INT },
 	[S_MBIT_S] = { .name = "mbit_s", .print = PRINT_FIXED, .prec = 4, .always = true },
@@ -356,14 +415,46 @@ static const struct field sweep_fields[] = {
 	[S_GAP_BATCH_US] = { .name = "gap_batch_us", .print = PRINT_FIXED, .prec = 4 },
 	[S_HEADROOM] = { .name = "headroom", .print = PRINT_FIXED, .prec = 4 },
 	[S_OF_CEILING] = { .name = "of_ceiling", .print = PRINT_FIXED, .prec = 4 },
+	[S_RUNS] = { .name = "runs", .print = PRINT_INT },
+	[S_REP] = { .name = "rep", .print = PRINT_INT },
+	[S_MBIT_S_MIN] = { .name = "mbit_s_min", .print = PRINT_FIXED, .prec = 4 },
+	[S_MBIT_S_MAX] = { .name = "mbit_s_max", .print = PRINT_FIXED, .prec = 4 },
+	[S_MBIT_S_SD] = { .name = "mbit_s_sd", .print = PRINT_FIXED, .prec = 4 },
+	[S_SPEEDUP_MIN] = { .name = "speedup_min", .print = PRINT_FIXED, .prec = 4 },
+	[S_SPEEDUP_MAX] = { .name = "speedup_max", .print = PRINT_FIXED, .prec = 4 },
+	[S_SPEEDUP_SD] = { .name = "speedup_sd", .print = PRINT_FIXED, .prec = 4 },
+	[S_WITHIN_SPREAD] = { .name = "within_spread", .print = PRINT_BOOL },
+	[S_KIND] = { .name = "kind", .print = PRINT_STRING, .jsonl_lead = true },
+	[S_RUN] = { .name = "run", .print = PRINT_JSON },
 };
 _Static_assert(GD_ARRAY_LEN(sweep_fields) == S_COUNT, "one entry per sweep field");
 
 static struct value sweep_value(enum sweep_field id, const struct gd_sweep_row *r)
 {
+	const bool sum = r->rep == 0; /* the summary carries the spreads, a run its number */
 	switch (id) {
 	case S_KIND:
-		return str("sweep");
+		return str(sum ? "sweep" : "repeat");
+	case S_RUNS:
+		return num(sum ? r->mbit.n : NAN);
+	case S_REP:
+		return num(sum ? NAN : r->rep);
+	case S_MBIT_S_MIN:
+		return num(sum ? r->mbit.min : NAN);
+	case S_MBIT_S_MAX:
+		return num(sum ? r->mbit.max : NAN);
+	case S_MBIT_S_SD:
+		return num(sum ? r->mbit.sd : NAN);
+	case S_SPEEDUP_MIN:
+		return num(sum ? r->speedup_spread.min : NAN);
+	case S_SPEEDUP_MAX:
+		return num(sum ? r->speedup_spread.max : NAN);
+	case S_SPEEDUP_SD:
+		return num(sum ? r->speedup_spread.sd : NAN);
+	case S_WITHIN_SPREAD:
+		return num(sum && r->within_spread >= 0 ? r->within_spread : NAN);
+	case S_RUN:
+		break;
 	case S_PROCS:
 		return num(r->procs);
 	case S_QUEUES:
@@ -400,7 +491,7 @@ static const struct sink_format formats[GD_FMT_COUNT] = {
 
 struct gd_sink {
 	int fd;
-	bool own_fd, started;
+	bool own_fd, started; /* started: the CSV header is in the buffer or written */
 	const struct sink_format *fmt;
 	struct buf b;
 	char err[256];
@@ -508,6 +599,74 @@ int sink_sweep_row(struct gd_sink *s, const struct gd_sweep_row *r)
 	return flush(s);
 }
 
+/* ---- the run header ---- */
+
+/* {"version":..,"host":..,"device":..,..,"options":{"procs":1,..}}: the facts that make two
+ * logs comparable, as one JSON object. */
+static void run_json(struct buf *j, const struct gd_opts *o, const struct gd_device *dev)
+{
+	char host[256] = "";
+	if (gethostname(host, sizeof(host) - 1) != 0)
+		host[0] = '\0';
+	const struct {
+		const char *key, *val;
+	} facts[] = {
+		{ "version", GD_VERSION },          { "host", host },          { "device_name", dev->name },
+		{ "platform", dev->platform_name }, { "driver", dev->driver }, { "opencl", dev->version },
+	};
+	put(j, "{");
+	for (size_t i = 0; i < GD_ARRAY_LEN(facts); i++) {
+		put(j, "%s\"%s\":", i ? "," : "", facts[i].key);
+		json_string(j, facts[i].val);
+	}
+	put(j, ",\"gpu\":%s,\"fp64\":%s,\"options\":{", dev->gpu ? "true" : "false",
+	    dev->fp64 ? "true" : "false");
+	size_t n;
+	const struct gd_optdef *t = opts_table(&n);
+	const char *sep = "";
+	for (size_t i = 0; i < n; i++) {
+		char val[512];
+		if (!(t[i].applies & opts_use(o)))
+			continue; /* the run's own options only */
+		enum gd_optval kind = opts_value(o, &t[i], val, sizeof(val));
+		put(j, "%s\"%s\":", sep, t[i].name);
+		sep = ",";
+		if (kind == GD_VAL_TEXT)
+			json_string(j, val);
+		else
+			put(j, "%s", kind == GD_VAL_NONE ? "null" : val);
+	}
+	put(j, "}}");
+}
+
+void sink_run(struct gd_sink *s, const struct gd_opts *o, const struct gd_device *dev)
+{
+	if (!s)
+		return;
+	struct buf j = { 0 };
+	run_json(&j, o, dev);
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (o->nsweep) {
+		struct value v[S_COUNT];
+		for (enum sweep_field i = 0; i < S_COUNT; i++)
+			v[i] = (struct value){ .shown = false };
+		v[S_KIND] = show(&sweep_fields[S_KIND], str("run"));
+		v[S_RUN] = show(&sweep_fields[S_RUN], str(j.p));
+		sink_line(s, sweep_fields, v, S_COUNT);
+	} else {
+		struct value v[F_COUNT];
+		for (enum frame_field i = 0; i < F_COUNT; i++)
+			v[i] = (struct value){ .shown = false };
+		v[F_T_S] = show(&frame_fields[F_T_S], num(0));
+		v[F_KIND] = show(&frame_fields[F_KIND], str("run"));
+		v[F_UNIX_S] = show(&frame_fields[F_UNIX_S], num((double)now.tv_sec + now.tv_nsec / 1e9));
+		v[F_RUN] = show(&frame_fields[F_RUN], str(j.p));
+		sink_line(s, frame_fields, v, F_COUNT);
+	}
+	free(j.p);
+}
+
 const char *sink_error(const struct gd_sink *s)
 {
 	return s->err;
@@ -518,7 +677,11 @@ int sink_close(struct gd_sink *s, char *why, size_t whylen)
 	if (!s)
 		return 0;
 	int rc = 0;
-	if (s->own_fd && close(s->fd) != 0) {
+	if (s->b.n && flush(s) != 0) { /* a run header with no row after it */
+		snprintf(why, whylen, "%s", s->err);
+		rc = -1;
+	}
+	if (s->own_fd && close(s->fd) != 0 && rc == 0) {
 		snprintf(why, whylen, "closing the log: %s", strerror(errno));
 		rc = -1;
 	}

@@ -74,6 +74,25 @@ bool stats_rec_profiled(const struct gd_rec *r)
 	return (r->flags & GD_REC_DEVTIME) && !(r->flags & GD_REC_ESTIMATED);
 }
 
+/* The gaps between r's kernels, one count each: exact from the intervals when there is one per
+ * kernel in 1 ns units; otherwise (grouped, or coarser units) each gap counts as the batch's
+ * mean gap, the only figure the record holds. */
+static void kernel_gaps(struct gd_hist *h, const struct gd_rec *r)
+{
+	uint64_t gaps = r->kernels - 1;
+	if ((r->flags & (GD_REC_GROUPED | GD_REC_SHIFT)) || r->nkiv != r->kernels) {
+		stats_hist_add(h, r->kgap_ns / (int64_t)gaps, gaps);
+		return;
+	}
+	int64_t prev[2], cur[2];
+	gd_rec_kiv(r, 0, prev);
+	for (uint32_t i = 1; i < r->nkiv; i++) {
+		gd_rec_kiv(r, i, cur);
+		stats_hist_add(h, cur[0] - prev[1], 1);
+		prev[1] = cur[1];
+	}
+}
+
 void stats_batch_add(struct gd_batch_acc *acc, const struct gd_rec *r, int64_t prev_kend)
 {
 	int64_t gen = r->t_gen - r->t_begin;
@@ -97,12 +116,108 @@ void stats_batch_add(struct gd_batch_acc *acc, const struct gd_rec *r, int64_t p
 	if (r->kernels > 1) { /* kgap_ns is exact even when intervals are grouped */
 		acc->kgap_sum += r->kgap_ns;
 		acc->kgap_n += r->kernels - 1;
+		kernel_gaps(&acc->kgap, r);
 	}
 	if (prev_kend && r->nkiv) {
 		acc->bgap_sum += kstart - prev_kend;
 		acc->bgap_n++;
+		stats_hist_add(&acc->bgap, kstart - prev_kend, 1);
 	}
 }
+
+void stats_batch_merge(struct gd_batch_acc *into, const struct gd_batch_acc *from)
+{
+	into->n += from->n;
+	into->symbols += from->symbols;
+	into->gen += from->gen;
+	into->ndev += from->ndev;
+	into->h2d += from->h2d;
+	into->kernel += from->kernel;
+	into->d2h += from->d2h;
+	into->qwait += from->qwait;
+	into->other += from->other;
+	into->kgap_sum += from->kgap_sum;
+	into->kgap_n += from->kgap_n;
+	into->bgap_sum += from->bgap_sum;
+	into->bgap_n += from->bgap_n;
+	stats_hist_merge(&into->kgap, &from->kgap);
+	stats_hist_merge(&into->bgap, &from->bgap);
+}
+
+/* ---- log2 histogram ---- */
+
+/* Bits of x >= 1: 1 for 1, 2 for 2..3, ..., at most GD_HIST_HALF - 1. */
+static unsigned log2_bucket(uint64_t x)
+{
+	unsigned k = 64u - (unsigned)__builtin_clzll(x);
+	return k < GD_HIST_HALF ? k : GD_HIST_HALF - 1;
+}
+
+unsigned stats_hist_bucket(int64_t v)
+{
+	if (v >= 0)
+		return GD_HIST_HALF + (v ? log2_bucket((uint64_t)v) : 0);
+	return GD_HIST_HALF - log2_bucket((uint64_t)0 - (uint64_t)v);
+}
+
+/* The unit tests check every bucket with it; nothing else needs it. */
+/* cppcheck-suppress unusedFunction */
+void stats_hist_edges(unsigned b, double *lo, double *hi)
+{
+	if (b >= GD_HIST_HALF) {
+		unsigned k = b - GD_HIST_HALF;
+		*lo = k ? ldexp(1, (int)k - 1) : 0;
+		*hi = ldexp(1, (int)k);
+		return;
+	}
+	unsigned k = GD_HIST_HALF - b; /* v in (-2^k, -2^(k-1)]: integers [1 - 2^k, 1 - 2^(k-1)) */
+	*lo = 1 - ldexp(1, (int)k);
+	*hi = 1 - ldexp(1, (int)k - 1);
+}
+
+/* Counts times values from lo to hi (lo == hi for one value) in bucket b. */
+static void hist_put(struct gd_hist *h, unsigned b, int64_t lo, int64_t hi, uint64_t times)
+{
+	if (!h->n || lo < h->min)
+		h->min = lo;
+	if (!h->n || hi > h->max)
+		h->max = hi;
+	if (!h->count[b] || lo < h->lo[b])
+		h->lo[b] = lo;
+	if (!h->count[b] || hi > h->hi[b])
+		h->hi[b] = hi;
+	h->n += times;
+	h->count[b] += times;
+}
+
+void stats_hist_add(struct gd_hist *h, int64_t v, uint64_t times)
+{
+	if (times)
+		hist_put(h, stats_hist_bucket(v), v, v, times);
+}
+
+void stats_hist_merge(struct gd_hist *into, const struct gd_hist *from)
+{
+	for (unsigned b = 0; b < 2 * GD_HIST_HALF; b++)
+		if (from->count[b])
+			hist_put(into, b, from->lo[b], from->hi[b], from->count[b]);
+}
+
+double stats_hist_percentile(const struct gd_hist *h, double p)
+{
+	if (!h->n || !(p > 0))
+		return NAN;
+	double want = ceil(p * (double)h->n - 1e-9); /* nearest rank, 1-based */
+	uint64_t rank = want < 1 ? 1 : want > (double)h->n ? h->n : (uint64_t)want, below = 0;
+	unsigned b = 0;
+	while (below + h->count[b] < rank)
+		below += h->count[b++];
+	uint64_t c = h->count[b], j = rank - below; /* the j-th of the bucket's c values */
+	double lo = (double)h->lo[b], hi = (double)h->hi[b];
+	return c > 1 ? lo + (hi - lo) * (double)(j - 1) / (double)(c - 1) : lo;
+}
+
+/* ---- the batch breakdown ---- */
 
 static double mean_us(int64_t sum, uint64_t n)
 {
@@ -119,4 +234,42 @@ void stats_breakdown(const struct gd_batch_acc *acc, struct gd_breakdown *out)
 	out->other_us = mean_us(acc->other, acc->ndev);
 	out->gap_kernel_us = mean_us(acc->kgap_sum, acc->kgap_n);
 	out->gap_batch_us = mean_us(acc->bgap_sum, acc->bgap_n);
+	out->gap_kernel_p50_us = stats_hist_percentile(&acc->kgap, 0.50) / 1e3;
+	out->gap_kernel_p99_us = stats_hist_percentile(&acc->kgap, 0.99) / 1e3;
+	out->gap_batch_p50_us = stats_hist_percentile(&acc->bgap, 0.50) / 1e3;
+	out->gap_batch_p99_us = stats_hist_percentile(&acc->bgap, 0.99) / 1e3;
+}
+
+/* ---- spread over repeated runs ---- */
+
+void stats_spread(const double *v, int n, struct gd_spread *out)
+{
+	double sum = 0, sq = 0;
+	*out = (struct gd_spread){ .mean = NAN, .min = NAN, .max = NAN, .sd = NAN };
+	for (int i = 0; i < n; i++) {
+		if (isnan(v[i]))
+			continue;
+		if (!out->n || v[i] < out->min)
+			out->min = v[i];
+		if (!out->n || v[i] > out->max)
+			out->max = v[i];
+		sum += v[i];
+		out->n++;
+	}
+	if (!out->n)
+		return;
+	out->mean = sum / out->n;
+	for (int i = 0; i < n; i++)
+		if (!isnan(v[i]))
+			sq += (v[i] - out->mean) * (v[i] - out->mean);
+	if (out->n > 1)
+		out->sd = sqrt(sq / (out->n - 1));
+}
+
+bool stats_within_spread(const struct gd_spread *a, const struct gd_spread *b)
+{
+	if (!a->n || !b->n)
+		return false;
+	double ra = a->max - a->min, rb = b->max - b->min, wide = ra > rb ? ra : rb;
+	return fabs(a->mean - b->mean) < wide;
 }

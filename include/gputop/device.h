@@ -12,6 +12,7 @@ struct gd_device {
 	char name[128];
 	char platform_name[128];
 	char version[96]; /* CL_DEVICE_VERSION */
+	char driver[96];  /* CL_DRIVER_VERSION */
 	bool gpu, fp64;
 };
 

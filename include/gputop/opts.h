@@ -31,6 +31,8 @@ enum gd_profile { GD_PROF_FULL, GD_PROF_SAMPLED, GD_PROF_OFF, GD_PROF_COUNT };
 #define GD_QUEUES_MAX      16         /* in-order queues of one worker: --queues */
 #define GD_SAMPLE_MAX      4096       /* --sample-every */
 #define GD_GEN_THREADS_MAX 64         /* --gen-threads */
+#define GD_REPEAT_MAX      100        /* --repeat: runs of each sweep step */
+#define GD_SWEEP_STEP_S    10         /* a sweep step's seconds without --duration */
 
 /* --listen ADDR:PORT: where the Prometheus exporter serves /metrics (a literal address). */
 struct gd_listen {
@@ -65,6 +67,7 @@ struct gd_opts {
 		int procs, queues; /* queues 0: --queues */
 	} sweep[GD_SWEEP_MAX];
 	int nsweep;
+	int repeat; /* runs of each sweep step */
 	bool verify;
 	enum gd_profile profile;
 	uint32_t sample_every; /* --profile sampled: 0 adapts the period */
@@ -121,6 +124,19 @@ struct gd_optdef {
 
 /* The option table, read-only: n gets its length. */
 const struct gd_optdef *opts_table(size_t *n);
+/* The use the parsed options ask for: one bit of enum gd_use (dashboard, headless, sweep, list). */
+unsigned opts_use(const struct gd_opts *o);
+
+/* What opts_value wrote. */
+enum gd_optval {
+	GD_VAL_NONE,   /* not set: the run decides (an adapting period, a fair share of cores, no file) */
+	GD_VAL_NUMBER, /* digits, as %g or whole */
+	GD_VAL_BOOL,   /* true or false */
+	GD_VAL_TEXT,   /* a word, a list or a file name */
+};
+/* Option d's value in o as text in buf (n bytes), resolved where the options alone decide it
+ * (the mode's queues, a sweep step's seconds); GD_VAL_NONE for an internal option. */
+enum gd_optval opts_value(const struct gd_opts *o, const struct gd_optdef *d, char *buf, size_t n);
 
 const char *gd_mode_name(enum gd_mode m);
 const char *gd_dtype_name(enum gd_dtype d);

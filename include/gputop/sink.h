@@ -1,17 +1,26 @@
-/* sink.h: the headless log: one record per worker and one aggregate per window, in CSV or
- * JSON lines; sweep rows in the same formats. Each line reaches the file in one write(2). */
+/* sink.h: the headless log: a run header first, then one record per worker and one aggregate
+ * per window, in CSV or JSON lines; sweep rows in the same formats. Each line reaches the file
+ * in one write(2). */
 #ifndef GPUTOP_SINK_H
 #define GPUTOP_SINK_H
 
 #include <stdbool.h>
 
 #include "gputop/collect.h"
+#include "gputop/device.h"
 #include "gputop/opts.h"
+#include "gputop/stats.h"
 
+/* One run of a sweep step (rep >= 1), or a step's summary over its runs (rep 0): then the
+ * figures are means over the runs and the spreads say how far the runs were apart. */
 struct gd_sweep_row {
 	int procs, queues;
+	int rep;           /* the run, from 1; 0: the summary */
+	int within_spread; /* summary: 1 when it differs from the step before by less than their
+	                      spread (stats_within_spread), 0 when not, -1: n/a (first, one run) */
 	double mbit_s, speedup, device_busy, gap_batch_us, headroom;
-	double of_ceiling; /* mbit_s / the calibrated ceiling; NAN without --calibrate */
+	double of_ceiling;                     /* mbit_s / the calibrated ceiling; NAN without --calibrate */
+	struct gd_spread mbit, speedup_spread; /* summary: over the runs */
 };
 
 /* Something the user did, for a log that replays a session's decisions. */
@@ -27,6 +36,10 @@ struct gd_sink;
 
 /* A sink writing to fd, which the caller opened (outputs.h); sink_close closes it if own_fd. */
 struct gd_sink *sink_new(int fd, bool own_fd, enum gd_format fmt);
+/* Queues the run header (kind "run": version, host, the device's facts, every option of the run
+ * as resolved in o) as the log's first row, for a sweep log when o has a sweep; it is written
+ * with the next row, or by sink_close. Call once, before any row. NULL s: nothing. */
+void sink_run(struct gd_sink *s, const struct gd_opts *o, const struct gd_device *dev);
 /* Each returns 0, or -1 with the reason in sink_error(). */
 int sink_frame(struct gd_sink *s, const struct gd_frame *f);
 int sink_sweep_row(struct gd_sink *s, const struct gd_sweep_row *r);

@@ -22,6 +22,28 @@ void stats_rec_intervals(const struct gd_rec *r, struct gd_iv **iv, size_t *n, s
  * 4.29 s), are scaled by their true busy time over the intervals' spans. */
 int64_t stats_rec_busy(const struct gd_rec *r, int64_t a, int64_t b);
 
+/* A log2 histogram of durations in ns, for percentiles of gaps. Values >= 0 go to buckets
+ * GD_HIST_HALF + k: k = 0 holds [0, 1), k >= 1 holds [2^(k-1), 2^k). A negative value v (batches
+ * that overlap) mirrors -v: bucket GD_HIST_HALF - k holds (-2^k, -2^(k-1)]; bucket 0 is not used.
+ * Bucket index order is value order. Each bucket keeps its least and greatest value, so a
+ * bucket of one distinct value gives it exactly. */
+#define GD_HIST_HALF 64
+struct gd_hist {
+	uint64_t n;
+	int64_t min, max; /* over every bucket; meaningful when n > 0 */
+	uint64_t count[2 * GD_HIST_HALF];
+	int64_t lo[2 * GD_HIST_HALF], hi[2 * GD_HIST_HALF]; /* least and greatest value in each */
+};
+/* The bucket of v, and the value range [lo, hi) bucket b covers (doubles: 2^63 does not fit). */
+unsigned stats_hist_bucket(int64_t v);
+void stats_hist_edges(unsigned b, double *lo, double *hi);
+/* Adds v, times times. */
+void stats_hist_add(struct gd_hist *h, int64_t v, uint64_t times);
+void stats_hist_merge(struct gd_hist *into, const struct gd_hist *from);
+/* The p-quantile (0 < p <= 1) by nearest rank: in the rank's bucket, interpolated linearly by
+ * rank between the bucket's least and greatest value; NAN when h is empty. Monotonic in p. */
+double stats_hist_percentile(const struct gd_hist *h, double p);
+
 /* Running means over the batches of one window. */
 struct gd_batch_acc {
 	uint64_t n; /* batches */
@@ -33,6 +55,7 @@ struct gd_batch_acc {
 	uint64_t kgap_n;
 	int64_t bgap_sum; /* START(first kernel, b+1) - END(last kernel, b) */
 	uint64_t bgap_n;
+	struct gd_hist kgap, bgap; /* the same gaps, one count each */
 };
 
 /* True when r's device times were measured, not estimated. */
@@ -40,13 +63,27 @@ bool stats_rec_profiled(const struct gd_rec *r);
 /* Adds one batch. prev_kend is the last kernel END of the worker's previous batch, or 0 when
  * that batch was not seen or not profiled (the gap between batches is then not measured). */
 void stats_batch_add(struct gd_batch_acc *acc, const struct gd_rec *r, int64_t prev_kend);
+/* Adds the batches of from to into: the aggregate of several workers. */
+void stats_batch_merge(struct gd_batch_acc *into, const struct gd_batch_acc *from);
 
 struct gd_breakdown {
-	double gen_us;                      /* mean; NAN without batches */
-	double h2d_us, kernel_us, d2h_us;   /* means; NAN without device times */
-	double queue_wait_us, other_us;     /* means; NAN without device times */
-	double gap_kernel_us, gap_batch_us; /* means; NAN when not measured */
+	double gen_us;                               /* mean; NAN without batches */
+	double h2d_us, kernel_us, d2h_us;            /* means; NAN without device times */
+	double queue_wait_us, other_us;              /* means; NAN without device times */
+	double gap_kernel_us, gap_batch_us;          /* means; NAN when not measured */
+	double gap_kernel_p50_us, gap_kernel_p99_us; /* percentiles (stats_hist_percentile); NAN: */
+	double gap_batch_p50_us, gap_batch_p99_us;   /* not measured */
 };
 void stats_breakdown(const struct gd_batch_acc *acc, struct gd_breakdown *out);
+
+/* Mean, min, max and sample standard deviation of the numbers among v[0..n) (NANs skipped). */
+struct gd_spread {
+	int n;                     /* the numbers counted */
+	double mean, min, max, sd; /* NAN without numbers; sd NAN with fewer than 2 */
+};
+void stats_spread(const double *v, int n, struct gd_spread *out);
+/* Whether a and b differ by less than their spread: |mean a - mean b| < the wider of their
+ * ranges (max - min). False when either has no numbers, or neither has a range (one run). */
+bool stats_within_spread(const struct gd_spread *a, const struct gd_spread *b);
 
 #endif

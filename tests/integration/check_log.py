@@ -1,6 +1,12 @@
 #!/usr/bin/env python3
-"""check_log.py: parses a headless log (CSV or JSONL) and prints TAP-free facts as JSON, or
-checks invariants and exits non-zero with a reason. Used by the integration tests."""
+"""check_log.py: parses a headless log or a sweep log (CSV or JSONL), checks invariants and
+exits non-zero with a reason. Used by the integration tests.
+
+  check_log.py LOG FMT PROCS [--breakdown] [--percentiles] [--option NAME=JSON ...]
+  check_log.py LOG FMT --sweep STEPS RUNS [--option NAME=JSON ...]
+
+Every log starts with a run header (kind run) whose run object names the version, host,
+device and every option; --option checks one option's value in it (JSON: 2, "seed", null)."""
 import csv
 import json
 import math
@@ -8,8 +14,15 @@ import sys
 
 FIELDS = ("t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_kernel_us,gap_batch_us,"
           "gen_us,h2d_us,kernel_us,d2h_us,other_us,device_busy,headroom,lost,queue_wait_us,profile,"
-          "ceiling,of_ceiling,sample_every,observer_share,gen_busy,observed,unix_s").split(",")
-NUMERIC = set(FIELDS) - {"kind", "state", "profile"}
+          "ceiling,of_ceiling,sample_every,observer_share,gen_busy,observed,unix_s,gap_kernel_p50_us,"
+          "gap_kernel_p99_us,gap_batch_p50_us,gap_batch_p99_us,run").split(",")
+NUMERIC = set(FIELDS) - {"kind", "state", "profile", "run"}
+PERCENTILES = (("gap_kernel_us", "gap_kernel_p50_us", "gap_kernel_p99_us"),
+               ("gap_batch_us", "gap_batch_p50_us", "gap_batch_p99_us"))
+SWEEP_FIELDS = ("procs,queues,mbit_s,speedup,device_busy,gap_batch_us,headroom,of_ceiling,runs,rep,"
+                "mbit_s_min,mbit_s_max,mbit_s_sd,speedup_min,speedup_max,speedup_sd,within_spread,kind,"
+                "run").split(",")
+RUN_FACTS = ("version", "host", "device_name", "platform", "driver", "opencl")
 WORKER_ONLY = {"id", "pid", "state", "kernel_busy", "gap_kernel_us", "gap_batch_us", "gen_us", "h2d_us",
                "kernel_us", "d2h_us", "other_us", "queue_wait_us", "sample_every",
                "observer_share", "gen_busy"}
@@ -21,7 +34,8 @@ def fail(msg):
     sys.exit(1)
 
 
-def load(path, fmt):
+def parse(path, fmt, fields, strings, nulls=False):
+    """The rows of a log, CSV cells as numbers where they are numbers, empty cells left out."""
     rows = []
     with open(path) as f:
         text = f.read()
@@ -30,24 +44,61 @@ def load(path, fmt):
     if fmt == "csv":
         reader = csv.reader(text.splitlines())
         header = next(reader)
-        if header != FIELDS:
+        if header != fields:
             fail("CSV header is %r" % header)
         for n, rec in enumerate(reader, 2):
-            if len(rec) != len(FIELDS):
+            if len(rec) != len(fields):
                 fail("line %d has %d fields" % (n, len(rec)))
             row = {}
-            for k, v in zip(FIELDS, rec):
+            for k, v in zip(fields, rec):
                 if v == "":
                     continue
-                row[k] = float(v) if k in NUMERIC else v
+                row[k] = v if k in strings else float(v)
+            if "run" in row:
+                row["run"] = json.loads(row["run"])
             rows.append(row)
     else:
         for n, line in enumerate(text.splitlines(), 1):
             obj = json.loads(line)
             for k, v in obj.items():
-                if k in NUMERIC and not isinstance(v, (int, float)):
+                if k not in strings and not isinstance(v, (int, float)) and not (nulls and v is None):
                     fail("line %d: %s is not a JSON number" % (n, k))
             rows.append(obj)
+    return rows
+
+
+def check_run(rows, options=()):
+    """The first row is the run header, the only one: returns its run object."""
+    if not rows or rows[0].get("kind") != "run":
+        fail("the first row is not the run header: %r" % (rows[:1],))
+    if any(r.get("kind") == "run" for r in rows[1:]):
+        fail("a run header after the first row")
+    head = rows[0]
+    run = head.get("run")
+    if not isinstance(run, dict):
+        fail("the run header has no run object: %r" % head)
+    for k in RUN_FACTS:
+        if not isinstance(run.get(k), str):
+            fail("the run object has no %s: %r" % (k, run))
+    if not run["version"] or not run["device_name"]:
+        fail("empty version or device name: %r" % run)
+    opts = run.get("options")
+    if not isinstance(opts, dict) or not opts:
+        fail("the run object has no options: %r" % run)
+    for spec in options:
+        name, want = spec.split("=", 1)
+        if name not in opts or opts[name] != json.loads(want):
+            fail("option %s is %r, expected %s" % (name, opts.get(name, "(absent)"), want))
+    if "t_s" in head and (head["t_s"] != 0 or not head.get("unix_s", 0) > 1.6e9):
+        fail("the run header's t_s %r, unix_s %r" % (head["t_s"], head.get("unix_s")))
+    return run
+
+
+def load(path, fmt, options=()):
+    rows = parse(path, fmt, FIELDS, {"kind", "state", "profile", "error", "timebase",
+                                     "device_busy_method", "run"})
+    check_run(rows, options)
+    rows = rows[1:]
     for n, row in enumerate(rows):
         kind = row.get("kind")
         if kind not in ("worker", "aggregate"):
@@ -59,7 +110,63 @@ def load(path, fmt):
         for k, v in row.items():
             if isinstance(v, float) and not math.isfinite(v):
                 fail("row %d: %s is %r" % (n, k, v))
+        for mean, p50, p99 in PERCENTILES:
+            if p50 in row and p99 in row and not row[p50] <= row[p99]:
+                fail("row %d: %s %s > %s %s" % (n, p50, row[p50], p99, row[p99]))
+            if (p50 in row) != (p99 in row) or (kind == "worker" and (mean in row) != (p50 in row)):
+                fail("row %d: %s, %s and %s measured apart: %r" % (n, mean, p50, p99, row))
     return rows
+
+
+def percentiles_seen(rows):
+    """How many rows carry p50 <= p99 of the kernel and batch gaps (the log checked them)."""
+    return sum(1 for r in rows if all(p in r for _, p50, p99 in PERCENTILES for p in (p50, p99)))
+
+
+def check_sweep(path, fmt, steps, runs, options=()):
+    """A sweep log: the run header; with runs > 1 a repeat row for every run of every step, in
+    passes over the list; then one summary (kind sweep) per step, its figures the means of its
+    runs, min <= mean <= max, and the noise note by its rule."""
+    rows = parse(path, fmt, SWEEP_FIELDS, {"kind", "run"}, nulls=True)
+    run = check_run(rows, options)
+    rows = rows[1:]
+    reps = [r for r in rows if r.get("kind") == "repeat"]
+    sums = [r for r in rows if r.get("kind") == "sweep"]
+    if len(reps) + len(sums) != len(rows):
+        fail("unknown kinds: %r" % sorted({r.get("kind") for r in rows}))
+    if len(sums) != steps:
+        fail("%d summaries for %d steps" % (len(sums), steps))
+    want_reps = steps * runs if runs > 1 else 0
+    if len(reps) != want_reps:
+        fail("%d repeat rows, expected %d" % (len(reps), want_reps))
+    for i, r in enumerate(reps):
+        if int(r["rep"]) != i // steps + 1:
+            fail("repeat row %d is run %s, expected %d" % (i, r["rep"], i // steps + 1))
+    prev = None
+    for i, s in enumerate(sums):
+        own = reps[i::steps]
+        if int(s["runs"]) != runs:
+            fail("step %d: runs %s, expected %d" % (i, s["runs"], runs))
+        if own and abs(sum(r["mbit_s"] for r in own) / len(own) - s["mbit_s"]) > 1e-3:
+            fail("step %d: mbit_s %s is not the mean of its runs" % (i, s["mbit_s"]))
+        if not s["mbit_s_min"] - 1e-4 <= s["mbit_s"] <= s["mbit_s_max"] + 1e-4:
+            fail("step %d: mbit_s outside min..max: %r" % (i, s))
+        if "speedup" in s and not s["speedup_min"] - 1e-4 <= s["speedup"] <= s["speedup_max"] + 1e-4:
+            fail("step %d: speedup outside min..max: %r" % (i, s))
+        if runs > 1 and not s.get("mbit_s_sd", -1) >= 0:
+            fail("step %d: no standard deviation over %d runs" % (i, runs))
+        within = s.get("within_spread")
+        if prev is None or runs < 2:
+            if within not in (None, ""):
+                fail("step %d: a noise note without a step or a spread to compare: %r" % (i, within))
+        else:
+            wide = max(s["mbit_s_max"] - s["mbit_s_min"], prev["mbit_s_max"] - prev["mbit_s_min"])
+            rule = abs(s["mbit_s"] - prev["mbit_s"]) < wide
+            said = within in (True, 1.0)
+            if said != rule and abs(abs(s["mbit_s"] - prev["mbit_s"]) - wide) > 2e-4:
+                fail("step %d: within_spread %r, the rule says %r" % (i, within, rule))
+        prev = s
+    return run, reps, sums
 
 
 def windows(rows):
@@ -140,8 +247,17 @@ def check_breakdown(wins, tolerance=0.05):
 
 
 if __name__ == "__main__":
-    path, fmt, procs = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    wins = check(load(path, fmt), procs)
-    if "--breakdown" in sys.argv:
+    args = sys.argv[1:]
+    options = [args[i + 1] for i, a in enumerate(args) if a == "--option"]
+    path, fmt = args[0], args[1]
+    if args[2] == "--sweep":
+        run, reps, sums = check_sweep(path, fmt, int(args[3]), int(args[4]), options)
+        print("sweep log ok: %d repeat rows, %d summaries" % (len(reps), len(sums)))
+        sys.exit(0)
+    rows = load(path, fmt, options)
+    wins = check(rows, int(args[2]))
+    if "--breakdown" in args:
         check_breakdown(wins)
-    print("log ok")
+    if "--percentiles" in args and not any(percentiles_seen(ws + [agg]) for _, ws, agg in wins):
+        fail("no window has gap percentiles")
+    print("log ok: %d rows with gap percentiles" % percentiles_seen(rows))

@@ -136,7 +136,7 @@ python3 - "$TMP/dash.jsonl" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 kinds = {r["kind"] for r in rows}
-assert kinds == {"worker", "aggregate", "event"}, kinds
+assert kinds == {"run", "worker", "aggregate", "event"} and rows[0]["kind"] == "run", kinds
 assert all("unix_s" in r and r["unix_s"] > 1.6e9 for r in rows)
 ev = [(r["state"], r.get("id")) for r in rows if r["kind"] == "event"]
 want = [("add", 2), ("add", 3), ("stop", 3), ("kill", 2), ("calibrate", None), ("pause", None),

@@ -46,11 +46,13 @@ if fmt == "csv":
         assert len(rec) == len(FIELDS), "line %d has %d fields" % (n, len(rec))
         row = dict(zip(FIELDS, rec))
         for k, v in row.items():
-            if k not in ("kind", "state", "profile") and v != "":
+            if k not in ("kind", "state", "profile", "run") and v != "":
                 row[k] = float(v)
         rows.append({k: v for k, v in row.items() if v != ""})
 else:
     rows = [json.loads(l) for l in text.splitlines()]
+assert rows and rows[0]["kind"] == "run", "no run header first"
+rows = rows[1:]
 assert rows, "no rows"
 for n, r in enumerate(rows):
     assert r["kind"] in ("worker", "aggregate"), "row %d kind %r" % (n, r["kind"])

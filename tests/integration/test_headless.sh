@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_headless.sh: headless runs with real workers on the default OpenCL device: CSV and
-# JSONL logs parse, every worker decodes, the aggregate is the sum of the workers, busy
-# figures stay within their bounds, and nothing is left behind.
+# JSONL logs parse, open with the run header (version, host, device, every option as given),
+# every worker decodes, the aggregate is the sum of the workers, busy figures stay within
+# their bounds, gap percentiles are ordered, and nothing is left behind.
 . "$(dirname "$0")/lib.sh"
 CHECK="python3 $ROOT/tests/integration/check_log.py"
 # Full profiling: every interval measured, so the busy bounds below hold exactly (under the
@@ -16,8 +17,10 @@ for fmt in csv jsonl; do
 	check "no stderr output in the $fmt run" test ! -s "$TMP/err.$fmt"
 	extra=()
 	[ "$fmt" = jsonl ] && extra=(--breakdown)
-	$CHECK "$TMP/log.$fmt" "$fmt" 2 "${extra[@]}" >"$TMP/check" 2>&1
-	ok $? "$fmt log: well formed, aggregate = sum of workers, 0 <= kernel_busy <= 1, max <= device_busy <= min(1, sum)${extra:+, breakdown parts add up to the batch time within 5%}"
+	$CHECK "$TMP/log.$fmt" "$fmt" 2 "${extra[@]}" --percentiles --option procs=2 --option size=20000 \
+		--option launches=4 --option 'profile="full"' --option 'format="'$fmt'"' --option duration=4 \
+		--option "output=\"$TMP/log.$fmt\"" --option headless=true >"$TMP/check" 2>&1
+	ok $? "$fmt log: the run header first with the options given, well formed, aggregate = sum of workers, 0 <= kernel_busy <= 1, max <= device_busy <= min(1, sum), gap p50 <= p99 in every row${extra:+, breakdown parts add up to the batch time within 5%}"
 	diag "$TMP/check"
 	check "no segment of the $fmt run is left" test "$(segments_of $pid)" -eq 0
 	check "no child of the $fmt run is left" test "$(children_of $pid)" -eq 0
@@ -27,15 +30,20 @@ done
 "$BIN" --headless -s 5000 -l 1 -i 0.2 -D 1 -n 1 >"$TMP/stdout.csv"
 ok $? "logging to standard output exits 0"
 check "standard output gets the CSV header" grep -q '^t_s,kind,id,pid,state' "$TMP/stdout.csv"
+check "then the run row" eval 'sed -n 2p "$TMP/stdout.csv" | grep -q "^0\.000,run,.*\"\"version\"\":"'
+check "and no other run row" test "$(grep -c '^[0-9.]*,run,' "$TMP/stdout.csv")" -eq 1
 
 # No worker at all: the aggregate is still logged.
 "$BIN" --headless -n 0 -i 0.2 -D 0.6 -f jsonl >"$TMP/zero.jsonl"
 python3 - "$TMP/zero.jsonl" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
+assert rows[0]["kind"] == "run" and rows[0]["run"]["options"]["procs"] == 0, rows[0]
+rows = rows[1:]
 assert rows and all(r["kind"] == "aggregate" and r["procs"] == 0 and r["mbit_s"] == 0 for r in rows), rows
+assert not any(k.startswith("gap_") for r in rows for k in r), "percentiles without a gap"
 PY
-ok $? "with --procs 0 only aggregate rows, of zero workers, are logged"
+ok $? "with --procs 0 the run row, then only aggregate rows of zero workers, no gap percentiles"
 
 # SIGINT ends a run early with a valid log.
 "$BIN" --headless -n 2 -s 20000 -l 2 -i 0.2 -f jsonl -o "$TMP/int.jsonl" &

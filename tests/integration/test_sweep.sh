@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_sweep.sh: a 2-point scaling sweep prints both rows of its table, and the same rows go
-# to --output in CSV and JSONL.
+# to --output in CSV and JSONL after the run header; with --repeat 3 every step runs three
+# times, the log has each run and the summaries, and the table shows the spread.
 . "$(dirname "$0")/lib.sh"
 
 "$BIN" --sweep 1,2 -D 1 -i 0.25 -s 20000 -l 2 -o "$TMP/sweep.csv" >"$TMP/table" 2>"$TMP/err"
@@ -13,12 +14,15 @@ check "headroom is labelled as an estimate" grep -q 'estimate' "$TMP/table"
 python3 - "$TMP/sweep.csv" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
+assert rows[0]["kind"] == "run" and '"sweep":"1,2"' in rows[0]["run"], rows[0]
+rows = rows[1:]
+assert [r["kind"] for r in rows] == ["sweep", "sweep"], rows
 assert [int(r["procs"]) for r in rows] == [1, 2], rows
 assert all(float(r["mbit_s"]) > 0 for r in rows), rows
 assert abs(float(rows[0]["speedup"]) - 1) < 1e-9
 assert all(0 < float(r["device_busy"]) <= 1 for r in rows), rows
 PY
-ok $? "--output gets the two sweep rows in CSV"
+ok $? "--output gets the run row, then the two sweep rows in CSV"
 
 "$BIN" --sweep 2,1 -D 0.5 -i 0.25 -s 20000 -l 2 -f jsonl -o "$TMP/sweep.jsonl" >/dev/null 2>&1 &
 pid=$!
@@ -26,8 +30,34 @@ wait $pid
 python3 - "$TMP/sweep.jsonl" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
+assert rows[0]["kind"] == "run" and rows[0]["run"]["options"]["sweep"] == "2,1", rows[0]
+rows = rows[1:]
 assert [r["procs"] for r in rows] == [2, 1] and all(r["kind"] == "sweep" for r in rows), rows
 PY
 ok $? "a descending sweep in JSONL stops workers between steps"
 check "no segment is left by the sweep" test "$(segments_of $pid)" -eq 0
 check "no worker is left by the sweep" test "$(children_of $pid)" -eq 0
+
+# --repeat 3: the list runs three times over; each run is logged, then each step's summary.
+"$BIN" --sweep 1,2 --repeat 3 -D 0.3 -i 0.1 -s 5000 -l 2 -o "$TMP/rep.csv" >"$TMP/rep.table" 2>"$TMP/rep.err"
+ok $? "a 1,2 sweep with --repeat 3 exits 0"
+diag "$TMP/rep.table"
+check "6 runs reported as they end, 3 of each step" \
+	test "$(grep -c 'sweep [1-6]/6: 1x1 (run [1-3] of 3)' "$TMP/rep.err")" -eq 3 -a \
+	"$(grep -c 'sweep [1-6]/6: 2x1 (run [1-3] of 3)' "$TMP/rep.err")" -eq 3
+python3 "$ROOT/tests/integration/check_log.py" "$TMP/rep.csv" csv --sweep 2 3 --option repeat=3 \
+	--option 'sweep="1,2"' --option duration=0.3 >"$TMP/rep.check" 2>&1
+ok $? "the log: run header, 3 repeat rows of each step in passes, summaries whose mean, min, max, sd and noise note follow from them"
+diag "$TMP/rep.check"
+check "the table has the spread's columns" grep -qE '^procs +queues +Mbit/s +sd +min +max +speedup +min\.\.max' "$TMP/rep.table"
+check "a row per step with mean, sd, min, max, speedup and its range" \
+	test "$(grep -cE '^ +[12] +1 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+x +[0-9.]+\.\.[0-9.]+ ' "$TMP/rep.table")" -eq 2
+check "the table says what the figures are over" grep -q 'mean of 3 runs' "$TMP/rep.table"
+check "and what the noise note means" grep -q '^~: differs from the step above by less than their spread' "$TMP/rep.table"
+python3 - "$TMP/rep.csv" "$TMP/rep.table" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["kind"] == "sweep"]
+lines = [l for l in open(sys.argv[2]) if l.lstrip().startswith("2 ")]
+assert len(lines) == 1 and ("~" in lines[0]) == (rows[1]["within_spread"] == "1"), (lines, rows[1])
+PY
+ok $? "the table's noise note on the second step agrees with the log's within_spread"

@@ -382,6 +382,8 @@ static int parse_value(const struct gd_optdef *d, double v, struct gd_opts *o, c
 {
 	char arg[64], cap[64] = "--headless";
 	typed(arg, sizeof(arg), d, v);
+	if (!(d->applies & GD_USE_HEADLESS))
+		snprintf(cap, sizeof(cap), "--sweep=1"); /* the options only a sweep takes (--repeat) */
 	if (d->bound)
 		typed(cap, sizeof(cap), find(d->bound), find(d->bound)->max);
 	/* pipelined: the mode every numeric option applies to (--queues, --gen-threads). */
@@ -412,9 +414,10 @@ static void test_table_default(const struct gd_optdef *d)
 	struct gd_opts given, none;
 	char err[256], arg[64];
 	snprintf(arg, sizeof(arg), "--%s=%s", d->name, d->def);
-	/* --headless: the use every option with a default applies to. */
-	int rc = parse_args(&given, err, sizeof(err), "--headless", arg, (char *)NULL);
-	parse_args(&none, err, sizeof(err), "--headless", (char *)NULL);
+	/* --headless, or a sweep for the options that only a sweep takes (--repeat). */
+	const char *use = d->applies & GD_USE_HEADLESS ? "--headless" : "--sweep=1";
+	int rc = parse_args(&given, err, sizeof(err), use, arg, (char *)NULL);
+	parse_args(&none, err, sizeof(err), use, (char *)NULL);
 	tap_ok(rc == 0 && memcmp((char *)&given + d->offset, (char *)&none + d->offset, d->bytes) == 0,
 	       "--%s: the default %s is what no option gives", d->name, d->def);
 }

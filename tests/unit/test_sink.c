@@ -1,13 +1,15 @@
 /* test_sink.c: the log's exact text. A synthetic frame (a running worker, a failed one with
  * unmeasured numbers and an error that needs escaping, and the aggregate), a frame without
  * workers, a window that was not observed (its rates left out, the flag 0/false), and sweep
- * rows, each written through a sink in CSV and in JSON lines. */
+ * rows (runs and summaries), each written through a sink in CSV and in JSON lines; the run
+ * header first in each, with the version, host, device and every option of the run. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "gputop/common.h"
 #include "gputop/sink.h"
 #include "tap.h"
 
@@ -18,7 +20,11 @@ static const struct gd_breakdown unmeasured = { .gen_us = NAN,
 	                                        .queue_wait_us = NAN,
 	                                        .other_us = NAN,
 	                                        .gap_kernel_us = NAN,
-	                                        .gap_batch_us = NAN };
+	                                        .gap_batch_us = NAN,
+	                                        .gap_kernel_p50_us = NAN,
+	                                        .gap_kernel_p99_us = NAN,
+	                                        .gap_batch_p50_us = NAN,
+	                                        .gap_batch_p99_us = NAN };
 
 static void write_frames(struct gd_sink *s)
 {
@@ -41,7 +47,11 @@ static void write_frames(struct gd_sink *s)
 		          .queue_wait_us = 4.5,
 		          .other_us = 5.333,
 		          .gap_kernel_us = 1.5,
-		          .gap_batch_us = 2.25 } },
+		          .gap_batch_us = 2.25,
+		          .gap_kernel_p50_us = 1.25,
+		          .gap_kernel_p99_us = 4.0,
+		          .gap_batch_p50_us = 2.0,
+		          .gap_batch_p99_us = 8.5 } },
 		{ .id = 2,
 		  .pid = 4243,
 		  .state = GD_ST_FAILED,
@@ -64,16 +74,21 @@ static void write_frames(struct gd_sink *s)
 		         .symbols = 5000000,
 		         .bd = unmeasured,
 		         .lost = 7 },
+		.nworkers = 2,
 		.device_busy = 0.75,
 		.headroom = 164.609052,
 		.timebase = GD_TB_HOSTTIMER,
 		.profile = GD_PROF_SAMPLED,
 		.ceiling = 600.0,
 		.of_ceiling = 0.205761315,
-		.nworkers = 2,
 		.workers = w,
 	};
+	f.agg.bd.gap_kernel_p50_us = 1.25; /* every worker's gaps: here the one that measured any */
+	f.agg.bd.gap_kernel_p99_us = 4.0;
+	f.agg.bd.gap_batch_p50_us = 2.0;
+	f.agg.bd.gap_batch_p99_us = 8.5;
 	sink_frame(s, &f);
+	f.agg.bd = unmeasured;
 	/* No workers left, no device times: the header is not repeated; device_busy and headroom
 	 * are left empty. */
 	f.t_s = 13.3461;
@@ -113,17 +128,55 @@ static void write_frames(struct gd_sink *s)
 	sink_event(s, &pause);
 }
 
+/* A sweep row's figures in their order: procs, queues, Mbit/s, speedup, busy, gap, headroom,
+ * share of the ceiling. */
+#define ROW(p, q, m, s, b, g, h, c)                                                                          \
+	.procs = (p), .queues = (q), .mbit_s = (m), .speedup = (s), .device_busy = (b), .gap_batch_us = (g), \
+	.headroom = (h), .of_ceiling = (c)
+
+/* The summary of one run (--repeat 1): min = max = mean, no sd, no noise note. */
+static struct gd_sweep_row once(struct gd_sweep_row r)
+{
+	r.mbit = (struct gd_spread){ 1, r.mbit_s, r.mbit_s, r.mbit_s, NAN };
+	r.speedup_spread = (struct gd_spread){ 1, r.speedup, r.speedup, r.speedup, NAN };
+	r.within_spread = -1;
+	return r;
+}
+
 static void write_sweep(struct gd_sink *s)
 {
 	const struct gd_sweep_row rows[] = {
-		{ 1, 1, 100.5, 1.0, 0.5, 12.25, 201.0, 0.1675 },
-		{ 2, 4, 190.25, 1.893, 0.95, 3.125, 200.263158, NAN },
+		once((struct gd_sweep_row){ ROW(1, 1, 100.5, 1.0, 0.5, 12.25, 201.0, 0.1675) }),
+		once((struct gd_sweep_row){ ROW(2, 4, 190.25, 1.893, 0.95, 3.125, 200.263158, NAN) }),
 		/* A first step at 0 Mbit/s leaves the speedup NAN: JSON null, an empty CSV cell (JSON has no
 		   NaN). */
-		{ 4, 1, 0.0, NAN, NAN, NAN, NAN, NAN },
+		once((struct gd_sweep_row){ ROW(4, 1, 0.0, NAN, NAN, NAN, NAN, NAN) }),
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		sink_sweep_row(s, &rows[i]);
+}
+
+/* --repeat 2 of --sweep 1,2: each run as it ends, then the summaries. */
+static void write_repeats(struct gd_sink *s)
+{
+	const struct gd_sweep_row runs[] = {
+		{ ROW(1, 1, 100.0, 1.0, 0.5, 12.0, 200.0, NAN), .rep = 1 },
+		{ ROW(2, 1, 118.0, 1.18, 0.6, 10.0, 196.666667, NAN), .rep = 1 },
+		{ ROW(1, 1, 110.0, 1.0, 0.5, 12.0, 220.0, NAN), .rep = 2 },
+		{ ROW(2, 1, 99.0, 0.9, 0.6, 10.0, 165.0, NAN), .rep = 2 },
+	};
+	for (size_t i = 0; i < GD_ARRAY_LEN(runs); i++)
+		sink_sweep_row(s, &runs[i]);
+	const struct gd_sweep_row sum[] = {
+		{ ROW(1, 1, 105.0, 1.0, 0.5, 12.0, 210.0, NAN), .rep = 0,
+		  .mbit = { 2, 105.0, 100.0, 110.0, 7.071068 }, .speedup_spread = { 2, 1.0, 1.0, 1.0, 0.0 },
+		  .within_spread = -1 },
+		{ ROW(2, 1, 108.5, 1.033333, 0.6, 10.0, 180.833333, NAN), .rep = 0,
+		  .mbit = { 2, 108.5, 99.0, 118.0, 13.435029 },
+		  .speedup_spread = { 2, 1.04, 0.9, 1.18, 0.19799 }, .within_spread = 1 },
+	};
+	for (size_t i = 0; i < GD_ARRAY_LEN(sum); i++)
+		sink_sweep_row(s, &sum[i]);
 }
 
 /* What the sink wrote to a temporary file, or NULL. The caller frees it. */
@@ -162,31 +215,34 @@ static void check(enum gd_format fmt, void (*write)(struct gd_sink *s), const ch
 static const char frames_csv[] =
     "t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_kernel_us,gap_batch_us,gen_us,h2d_us,"
     "kernel_us,d2h_us,other_us,device_busy,headroom,lost,queue_wait_us,profile,ceiling,of_ceiling,sample_"
-    "every,observer_share,gen_busy,observed,unix_s\n"
+    "every,observer_share,gen_busy,observed,unix_s,gap_kernel_p50_us,gap_kernel_p99_us,gap_batch_p50_us,"
+    "gap_batch_p99_us,run\n"
     "12.346,worker,1,4242,running,,123.4568,10,5000000,0.5123,1.50,2.25,100.12,20.50,300.75,10.00,5.33,,,0,4."
-    "50,,,,16,0.0123,0.250,1,1795968000.250\n"
-    "12.346,worker,2,4243,failed,,,0,0,,,,,,,,,,,7,,,,,,,,1,1795968000.250\n"
+    "50,,,,16,0.0123,0.250,1,1795968000.250,1.25,4.00,2.00,8.50,\n"
+    "12.346,worker,2,4243,failed,,,0,0,,,,,,,,,,,7,,,,,,,,1,1795968000.250,,,,,\n"
     "12.346,aggregate,,,,2,123.4568,10,5000000,,,,,,,,,0.7500,164.6091,7,,sampled,600.0000,0.2058,,,,1,"
-    "1795968000.250\n"
-    "13.346,aggregate,,,,0,0.0000,10,5000000,,,,,,,,,,,7,,full,,,,,,1,1795968000.250\n"
-    "16.346,worker,1,4242,running,,,900,5000000,,,,,,,,,,,880,,,,,16,0.0123,,0,1795968000.250\n"
-    "16.346,aggregate,,,,1,,900,5000000,,,,,,,,,,,880,,full,,,,,,0,1795968000.250\n"
-    "16.500,event,3,4300,add,,,,,,,,,,,,,,,,,,,,,,,,1795968004.400\n"
-    "16.750,event,,,pause,,,,,,,,,,,,,,,,,,,,,,,,1795968004.650\n";
+    "1795968000.250,1.25,4.00,2.00,8.50,\n"
+    "13.346,aggregate,,,,0,0.0000,10,5000000,,,,,,,,,,,7,,full,,,,,,1,1795968000.250,,,,,\n"
+    "16.346,worker,1,4242,running,,,900,5000000,,,,,,,,,,,880,,,,,16,0.0123,,0,1795968000.250,,,,,\n"
+    "16.346,aggregate,,,,1,,900,5000000,,,,,,,,,,,880,,full,,,,,,0,1795968000.250,,,,,\n"
+    "16.500,event,3,4300,add,,,,,,,,,,,,,,,,,,,,,,,,1795968004.400,,,,,\n"
+    "16.750,event,,,pause,,,,,,,,,,,,,,,,,,,,,,,,1795968004.650,,,,,\n";
 
 static const char frames_jsonl[] =
     "{\"t_s\":12.346,\"kind\":\"worker\",\"state\":\"running\",\"id\":1,\"pid\":4242,\"mbit_s\":123.4568,"
     "\"batches\":10,\"symbols\":5000000,\"kernel_busy\":0.5123,\"gap_kernel_us\":1.50,\"gap_batch_us\":2.25,"
     "\"gen_us\":100.12,\"h2d_us\":20.50,\"kernel_us\":300.75,\"d2h_us\":10.00,\"other_us\":5.33,\"lost\":0,"
     "\"queue_wait_us\":4.50,\"sample_every\":16,\"observer_share\":0.0123,\"gen_busy\":0.250,\"observed\":"
-    "true,\"unix_s\":1795968000.250,\"window_batches\":3}\n"
+    "true,\"unix_s\":1795968000.250,\"gap_kernel_p50_us\":1.25,\"gap_kernel_p99_us\":4.00,"
+    "\"gap_batch_p50_us\":2.00,\"gap_batch_p99_us\":8.50,\"window_batches\":3}\n"
     "{\"t_s\":12.346,\"kind\":\"worker\",\"state\":\"failed\",\"id\":2,\"pid\":4243,\"batches\":0,"
     "\"symbols\":0,\"lost\":7,\"observed\":true,\"unix_s\":1795968000.250,\"window_batches\":0,\"error\":"
     "\"clBuildProgram: \\\"decode\\\" failed\\u000aline 2\\\\\"}\n"
     "{\"t_s\":12.346,\"kind\":\"aggregate\",\"procs\":2,\"mbit_s\":123.4568,\"batches\":10,\"symbols\":"
     "5000000,\"device_busy\":0.7500,\"headroom\":164.6091,\"lost\":7,\"profile\":\"sampled\",\"ceiling\":600."
-    "0000,\"of_ceiling\":0.2058,\"observed\":true,\"unix_s\":1795968000.250,\"window_s\":1.000,\"timebase\":"
-    "\"host-timer\",\"device_busy_method\":\"union\"}\n"
+    "0000,\"of_ceiling\":0.2058,\"observed\":true,\"unix_s\":1795968000.250,\"gap_kernel_p50_us\":1.25,"
+    "\"gap_kernel_p99_us\":4.00,\"gap_batch_p50_us\":2.00,\"gap_batch_p99_us\":8.50,\"window_s\":1.000,"
+    "\"timebase\":\"host-timer\",\"device_busy_method\":\"union\"}\n"
     "{\"t_s\":13.346,\"kind\":\"aggregate\",\"procs\":0,\"mbit_s\":0.0000,\"batches\":10,\"symbols\":5000000,"
     "\"lost\":7,\"profile\":\"full\",\"observed\":true,\"unix_s\":1795968000.250,\"window_s\":1.000,"
     "\"timebase\":\"none\",\"device_busy_method\":\"sum-capped\"}\n"
@@ -199,17 +255,221 @@ static const char frames_jsonl[] =
     "{\"t_s\":16.500,\"kind\":\"event\",\"state\":\"add\",\"id\":3,\"pid\":4300,\"unix_s\":1795968004.400}\n"
     "{\"t_s\":16.750,\"kind\":\"event\",\"state\":\"pause\",\"unix_s\":1795968004.650}\n";
 
-static const char sweep_csv[] = "procs,queues,mbit_s,speedup,device_busy,gap_batch_us,headroom,of_ceiling\n"
-                                "1,1,100.5000,1.0000,0.5000,12.2500,201.0000,0.1675\n"
-                                "2,4,190.2500,1.8930,0.9500,3.1250,200.2632,\n"
-                                "4,1,0.0000,,,,,\n";
+#define SWEEP_HEADER                                                                                         \
+	"procs,queues,mbit_s,speedup,device_busy,gap_batch_us,headroom,of_ceiling,runs,rep,mbit_s_min,mbit_" \
+	"s_"                                                                                                 \
+	"max,mbit_s_sd,speedup_min,speedup_max,speedup_sd,within_spread,kind,run\n"
+
+/* The first columns as they always were; the spreads and kind after them. */
+static const char sweep_csv[] = SWEEP_HEADER
+    "1,1,100.5000,1.0000,0.5000,12.2500,201.0000,0.1675,1,,100.5000,100.5000,,1.0000,1.0000,,,sweep,\n"
+    "2,4,190.2500,1.8930,0.9500,3.1250,200.2632,,1,,190.2500,190.2500,,1.8930,1.8930,,,sweep,\n"
+    "4,1,0.0000,,,,,,1,,0.0000,0.0000,,,,,,sweep,\n";
 
 static const char sweep_jsonl[] =
     "{\"kind\":\"sweep\",\"procs\":1,\"queues\":1,\"mbit_s\":100.5000,\"speedup\":1.0000,\"device_busy\":0."
-    "5000,\"gap_batch_us\":12.2500,\"headroom\":201.0000,\"of_ceiling\":0.1675}\n"
+    "5000,\"gap_batch_us\":12.2500,\"headroom\":201.0000,\"of_ceiling\":0.1675,\"runs\":1,\"mbit_s_min\":"
+    "100.5000,\"mbit_s_max\":100.5000,\"speedup_min\":1.0000,\"speedup_max\":1.0000}\n"
     "{\"kind\":\"sweep\",\"procs\":2,\"queues\":4,\"mbit_s\":190.2500,\"speedup\":1.8930,\"device_busy\":0."
-    "9500,\"gap_batch_us\":3.1250,\"headroom\":200.2632}\n"
-    "{\"kind\":\"sweep\",\"procs\":4,\"queues\":1,\"mbit_s\":0.0000,\"speedup\":null}\n";
+    "9500,\"gap_batch_us\":3.1250,\"headroom\":200.2632,\"runs\":1,\"mbit_s_min\":190.2500,\"mbit_s_max\":"
+    "190.2500,\"speedup_min\":1.8930,\"speedup_max\":1.8930}\n"
+    "{\"kind\":\"sweep\",\"procs\":4,\"queues\":1,\"mbit_s\":0.0000,\"speedup\":null,\"runs\":1,"
+    "\"mbit_s_min\":0.0000,\"mbit_s_max\":0.0000}\n";
+
+static const char repeats_csv[] =
+    SWEEP_HEADER "1,1,100.0000,1.0000,0.5000,12.0000,200.0000,,,1,,,,,,,,repeat,\n"
+                 "2,1,118.0000,1.1800,0.6000,10.0000,196.6667,,,1,,,,,,,,repeat,\n"
+                 "1,1,110.0000,1.0000,0.5000,12.0000,220.0000,,,2,,,,,,,,repeat,\n"
+                 "2,1,99.0000,0.9000,0.6000,10.0000,165.0000,,,2,,,,,,,,repeat,\n"
+                 "1,1,105.0000,1.0000,0.5000,12.0000,210.0000,,2,,100.0000,"
+                 "110.0000,7.0711,1.0000,1.0000,0.0000,,sweep,\n"
+                 "2,1,108.5000,1.0333,0.6000,10.0000,180.8333,,2,,99.0000,118."
+                 "0000,13.4350,0.9000,1.1800,0.1980,1,sweep,\n";
+
+static const char repeats_jsonl[] =
+    "{\"kind\":\"repeat\",\"procs\":1,\"queues\":1,\"mbit_s\":100.0000,\"speedup\":1.0000,\"device_busy\":"
+    "0.5000,\"gap_batch_us\":12.0000,\"headroom\":200.0000,\"rep\":1}\n"
+    "{\"kind\":\"repeat\",\"procs\":2,\"queues\":1,\"mbit_s\":118.0000,\"speedup\":1.1800,\"device_busy\":"
+    "0.6000,\"gap_batch_us\":10.0000,\"headroom\":196.6667,\"rep\":1}\n"
+    "{\"kind\":\"repeat\",\"procs\":1,\"queues\":1,\"mbit_s\":110.0000,\"speedup\":1.0000,\"device_busy\":"
+    "0.5000,\"gap_batch_us\":12.0000,\"headroom\":220.0000,\"rep\":2}\n"
+    "{\"kind\":\"repeat\",\"procs\":2,\"queues\":1,\"mbit_s\":99.0000,\"speedup\":0.9000,\"device_busy\":"
+    "0.6000,\"gap_batch_us\":10.0000,\"headroom\":165.0000,\"rep\":2}\n"
+    "{\"kind\":\"sweep\",\"procs\":1,\"queues\":1,\"mbit_s\":105.0000,\"speedup\":1.0000,\"device_busy\":"
+    "0.5000,\"gap_batch_us\":12.0000,\"headroom\":210.0000,\"runs\":2,\"mbit_s_min\":100.0000,\"mbit_s_"
+    "max\":110.0000,\"mbit_s_sd\":7.0711,\"speedup_min\":1.0000,\"speedup_max\":1.0000,\"speedup_sd\":0.0000}"
+    "\n"
+    "{\"kind\":\"sweep\",\"procs\":2,\"queues\":1,\"mbit_s\":108.5000,\"speedup\":1.0333,\"device_busy\":"
+    "0.6000,\"gap_batch_us\":10.0000,\"headroom\":180.8333,\"runs\":2,\"mbit_s_min\":99.0000,\"mbit_s_"
+    "max\":118.0000,\"mbit_s_sd\":13.4350,\"speedup_min\":0.9000,\"speedup_max\":1.1800,\"speedup_sd\":"
+    "0.1980,\"within_spread\":true}\n";
+
+/* ---- the run header ---- */
+
+static struct gd_opts run_opts;
+static const struct gd_device run_dev = { .platform = 0,
+	                                  .index = 1,
+	                                  .name = "Test \"GPU\" \\ 1",
+	                                  .platform_name = "Test Platform",
+	                                  .version = "OpenCL 3.0 test",
+	                                  .driver = "555.42",
+	                                  .gpu = true,
+	                                  .fp64 = true };
+
+static void write_run_frames(struct gd_sink *s)
+{
+	sink_run(s, &run_opts, &run_dev);
+	struct gd_frame f = {
+		.t_s = 1, .observed = true, .window_s = 1, .device_busy = NAN, .headroom = NAN
+	};
+	f.agg.bd = unmeasured;
+	sink_frame(s, &f);
+}
+
+static void write_run_only(struct gd_sink *s)
+{
+	sink_run(s, &run_opts, &run_dev);
+}
+
+static void write_run_sweep(struct gd_sink *s)
+{
+	sink_run(s, &run_opts, &run_dev);
+	write_sweep(s);
+}
+
+/* The text of a log with the run header, for the command line args (after the program name). */
+static char *run_text(enum gd_format fmt, void (*write)(struct gd_sink *s), const char *const *args, int n)
+{
+	char *argv[32] = { "gputop-decode" }, err[256];
+	for (int i = 0; i < n; i++)
+		argv[i + 1] = (char *)args[i];
+	if (opts_parse(n + 1, argv, &run_opts, err, sizeof(err)) != 0) {
+		printf("#   %s\n", err);
+		return NULL;
+	}
+	run_opts.platform = 0; /* as main.c resolves them from the device */
+	run_opts.device = 1;
+	run_opts.dtype = GD_DT_F64;
+	return sink_text(fmt, write);
+}
+
+/* Line i (from 0) of text, in buf. */
+static const char *line_of(const char *text, int i, char *buf, size_t n)
+{
+	for (; text && i > 0; i--) {
+		text = strchr(text, '\n');
+		text = text ? text + 1 : NULL;
+	}
+	snprintf(buf, n, "%.*s", text ? (int)strcspn(text, "\n") : 0, text ? text : "");
+	return buf;
+}
+
+static bool starts(const char *s, const char *prefix)
+{
+	return s && strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Every option of the use (and only those) is named in the run object once. */
+static bool names_every_option(const char *line, unsigned use, const char *quote)
+{
+	size_t n;
+	const struct gd_optdef *t = opts_table(&n);
+	line = strstr(line, "options");
+	if (!line)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char key[96];
+		snprintf(key, sizeof(key), "%s%s%s:", quote, t[i].name, quote);
+		const char *at = strstr(line, key);
+		bool want = (t[i].applies & use) != 0;
+		if (want != (at != NULL) || (at && strstr(at + 1, key))) {
+			printf("#   option %s: %s\n", t[i].name,
+			       want ? "missing or twice" : "not of this use");
+			return false;
+		}
+	}
+	return true;
+}
+
+static void test_run_header(void)
+{
+	char host[256] = "", want[1024], buf[4096];
+	gethostname(host, sizeof(host) - 1);
+	const char *headless[] = {
+		"--headless", "-n", "2", "-s", "1000", "-o", "log.csv", "-m", "pipelined"
+	};
+	char *csv = run_text(GD_FMT_CSV, write_run_frames, headless, 9);
+	char *jsonl = run_text(GD_FMT_JSONL, write_run_frames, headless, 9);
+	line_of(csv, 1, buf, sizeof(buf));
+	char empty[64] = "0.000,run,"; /* t_s, kind, then id .. observed (26 columns) empty */
+	memset(empty + strlen(empty), ',', 26);
+	tap_ok(strncmp(csv ? csv : "", frames_csv, strcspn(frames_csv, "\n") + 1) == 0 && starts(buf, empty),
+	       "CSV: the header, then the run row first: kind run at t_s 0, the frame columns empty");
+	snprintf(want, sizeof(want),
+	         ",,,,,\"{\"\"version\"\":\"\"" GD_VERSION
+	         "\"\",\"\"host\"\":\"\"%s\"\",\"\"device_name\"\":\"\"Test "
+	         "\\\"\"GPU\\\"\" \\\\ 1\"\",\"\"platform\"\":\"\"Test "
+	         "Platform\"\",\"\"driver\"\":\"\"555.42\"\",\"\""
+	         "opencl\"\":\"\"OpenCL 3.0 test\"\",\"\"gpu\"\":true,\"\"fp64\"\":true,"
+	         "\"\"options\"\":{\"\"procs\"\":2,",
+	         host);
+	tap_ok(strstr(buf, want) != NULL, "CSV: the run cell is JSON in one quoted cell, quotes doubled");
+	double unix_s = 0;
+	sscanf(buf + strlen(empty), "%lf", &unix_s);
+	tap_ok(unix_s > 1.6e9, "CSV: the run row has unix_s (%.3f)", unix_s);
+	tap_ok(
+	    strstr(buf, "\"\"size\"\":1000,") && strstr(buf, "\"\"output\"\":\"\"log.csv\"\"") &&
+	        strstr(buf, "\"\"mode\"\":\"\"pipelined\"\",\"\"queues\"\":4,") &&
+	        strstr(buf, "\"\"headless\"\":true") && strstr(buf, "\"\"sample-every\"\":null") &&
+	        strstr(buf, "\"\"duration\"\":null") && strstr(buf, "\"\"dtype\"\":\"\"f64\"\""),
+	    "CSV: options as given (size, output), resolved (the mode's 4 queues, dtype), null where the run "
+	    "decides");
+	tap_ok(names_every_option(buf, GD_USE_HEADLESS, "\"\""), "CSV: every headless option, no other");
+	line_of(csv, 2, buf, sizeof(buf));
+	tap_ok(starts(buf, "1.000,aggregate,"), "CSV: the frame follows the run row");
+
+	line_of(jsonl, 0, buf, sizeof(buf));
+	tap_ok(starts(buf, "{\"t_s\":0.000,\"kind\":\"run\",\"unix_s\":"),
+	       "JSONL: the first line is the run row (t_s, kind run, unix_s)");
+	snprintf(want, sizeof(want),
+	         ",\"run\":{\"version\":\"" GD_VERSION
+	         "\",\"host\":\"%s\",\"device_name\":\"Test \\\"GPU\\\" \\\\ 1\","
+	         "\"platform\":\"Test Platform\",\"driver\":\"555.42\",\"opencl\":\"OpenCL 3.0 "
+	         "test\",\"gpu\":true,"
+	         "\"fp64\":true,\"options\":{\"procs\":2,",
+	         host);
+	tap_ok(strstr(buf, want) != NULL && strcmp(buf + strlen(buf) - 3, "}}}") == 0,
+	       "JSONL: run is an object: version, host, device (escaped), platform, driver, OpenCL version, "
+	       "options");
+	tap_ok(names_every_option(buf, GD_USE_HEADLESS, "\""), "JSONL: every headless option, no other");
+	line_of(jsonl, 1, buf, sizeof(buf));
+	tap_ok(starts(buf, "{\"t_s\":1.000,\"kind\":\"aggregate\""), "JSONL: the frame follows");
+	free(csv);
+	free(jsonl);
+
+	/* A log with no row after the header still has it: sink_close writes it. */
+	jsonl = run_text(GD_FMT_JSONL, write_run_only, headless, 9);
+	tap_ok(starts(jsonl, "{\"t_s\":0.000,\"kind\":\"run\"") && strchr(jsonl, '\n') &&
+	           strchr(jsonl, '\n')[1] == '\0',
+	       "a run with no window: its log is the run row alone");
+	free(jsonl);
+
+	const char *sweep[] = { "--sweep", "1,2x4", "--repeat", "3", "-m", "kernel-only", "-o", "s.csv" };
+	csv = run_text(GD_FMT_CSV, write_run_sweep, sweep, 8);
+	line_of(csv, 1, buf, sizeof(buf));
+	tap_ok(strncmp(csv ? csv : "", SWEEP_HEADER, strlen(SWEEP_HEADER)) == 0 &&
+	           starts(buf, ",,,,,,,,,,,,,,,,,run,\"{"),
+	       "sweep CSV: the sweep header, then the run row: kind run, the run cell");
+	tap_ok(strstr(buf, "\"\"sweep\"\":\"\"1,2x4\"\"") && strstr(buf, "\"\"repeat\"\":3") &&
+	           strstr(buf, "\"\"duration\"\":10,") && names_every_option(buf, GD_USE_SWEEP, "\"\""),
+	       "sweep CSV: every sweep option, the list as typed, --repeat, 10 s a step");
+	line_of(csv, 2, buf, sizeof(buf));
+	tap_ok(starts(buf, "1,1,100.5000,"), "sweep CSV: the steps follow");
+	free(csv);
+	jsonl = run_text(GD_FMT_JSONL, write_run_sweep, sweep, 8);
+	tap_ok(starts(jsonl, "{\"kind\":\"run\",\"run\":{\"version\":"), "sweep JSONL: the run row first");
+	free(jsonl);
+}
 
 int main(void)
 {
@@ -217,5 +477,9 @@ int main(void)
 	check(GD_FMT_JSONL, write_frames, frames_jsonl, "JSONL frames: fields left out where not carried");
 	check(GD_FMT_CSV, write_sweep, sweep_csv, "CSV sweep rows");
 	check(GD_FMT_JSONL, write_sweep, sweep_jsonl, "JSONL sweep rows");
+	check(GD_FMT_CSV, write_repeats, repeats_csv,
+	      "CSV --repeat: a row per run, then summaries with spreads");
+	check(GD_FMT_JSONL, write_repeats, repeats_jsonl, "JSONL --repeat: a row per run, then summaries");
+	test_run_header();
 	return tap_done();
 }

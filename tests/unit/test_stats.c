@@ -1,6 +1,7 @@
 /* test_stats.c: interval union and window clipping against a brute-force reference on
  * random interval sets; gap and breakdown arithmetic on synthetic batch records; batches whose
- * kernels span more than 2^32 ns. */
+ * kernels span more than 2^32 ns; the log2 histogram of gaps and its percentiles; the spread
+ * of repeated runs and the rule that calls two of them indistinguishable. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,6 +258,221 @@ static void test_long_batches(void)
 	free(iv);
 }
 
+/* Every bucket's edges: contiguous, in value order, and each value lands in the bucket whose
+ * edges hold it. */
+static void test_hist_edges(void)
+{
+	int bad = 0;
+	double prev_hi = -INFINITY;
+	for (unsigned b = 0; b < 2 * GD_HIST_HALF; b++) {
+		double lo, hi;
+		stats_hist_edges(b, &lo, &hi);
+		if (b > 0 && (lo >= hi || (b > 1 && lo != prev_hi))) {
+			if (bad++ < 3)
+				printf("#   bucket %u: [%g, %g) after %g\n", b, lo, hi, prev_hi);
+		}
+		prev_hi = hi;
+	}
+	tap_ok(bad == 0, "bucket edges are contiguous and increasing");
+	const int64_t probe[] = { 0,  1,  2,  3,  4,  7,     8,     1023,      1024,      1025,
+		                  -1, -2, -3, -4, -5, -1024, -1025, INT64_MAX, INT64_MIN, 999999937 };
+	bad = 0;
+	for (size_t i = 0; i < GD_ARRAY_LEN(probe); i++) {
+		double lo, hi, v = (double)probe[i];
+		unsigned b = stats_hist_bucket(probe[i]);
+		stats_hist_edges(b, &lo, &hi);
+		/* The ends of int64_t round to 2^63 as doubles: the last buckets hold them anyway. */
+		bool inside = (lo <= v && v < hi) || (probe[i] == INT64_MAX && b == 2 * GD_HIST_HALF - 1) ||
+		              (probe[i] == INT64_MIN && b == 1);
+		if (!inside && bad++ < 3)
+			printf("#   %lld in bucket %u [%g, %g)\n", (long long)probe[i], b, lo, hi);
+	}
+	tap_ok(bad == 0,
+	       "values land in the bucket whose edges hold them (0, powers of two, negatives, the ends)");
+	tap_ok(stats_hist_bucket(1023) + 1 == stats_hist_bucket(1024) &&
+	           stats_hist_bucket(1024) == stats_hist_bucket(2047) &&
+	           stats_hist_bucket(0) + 1 == stats_hist_bucket(1) &&
+	           stats_hist_bucket(-1) + 1 == stats_hist_bucket(0),
+	       "1024..2047 share a bucket, 1023 is one below; -1 < 0 < 1 are neighbours");
+	for (int64_t v = -3000; v <= 3000; v++)
+		if (stats_hist_bucket(v) > stats_hist_bucket(v + 1) && bad++ < 3)
+			printf("#   bucket of %lld > bucket of %lld\n", (long long)v, (long long)v + 1);
+	tap_ok(bad == 0, "bucket order is value order (-3000..3000)");
+}
+
+/* The true p-quantile (nearest rank) of sorted v[0..n). */
+static int64_t true_quantile(const int64_t *v, size_t n, double p)
+{
+	size_t rank = (size_t)ceil(p * (double)n - 1e-9);
+	return v[rank < 1 ? 0 : rank - 1];
+}
+
+static int by_value(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return (a > b) - (a < b);
+}
+
+static void test_hist_percentiles(void)
+{
+	struct gd_hist h;
+	memset(&h, 0, sizeof(h));
+	tap_ok(isnan(stats_hist_percentile(&h, 0.5)) && isnan(stats_hist_percentile(&h, 0.99)),
+	       "an empty histogram has no percentile: NAN");
+	stats_hist_add(&h, 5000, 7);
+	tap_ok(stats_hist_percentile(&h, 0.5) == 5000 && stats_hist_percentile(&h, 0.99) == 5000,
+	       "one value, 7 times: p50 = p99 = that value exactly (kept within min and max)");
+	/* 1..1000 ns: p50 = 500 lies in [256, 512), p99 = 990 in [512, 1024); evenly spread, so
+	 * interpolation between each bucket's least and greatest value finds them. */
+	memset(&h, 0, sizeof(h));
+	for (int64_t v = 1; v <= 1000; v++)
+		stats_hist_add(&h, v, 1);
+	double p50 = stats_hist_percentile(&h, 0.5), p99 = stats_hist_percentile(&h, 0.99);
+	tap_ok(p50 >= 256 && p50 < 512 && p99 >= 512 && p99 <= 1000 && fabs(p50 - 500) < 1 &&
+	           fabs(p99 - 990) < 1,
+	       "uniform 1..1000: p50 %.1f (500), p99 %.1f (990): in their buckets and, interpolated, close",
+	       p50, p99);
+	/* 99 gaps of 10 us and one of 1 ms: p50 and p99 are the short gap, p100 the long one. */
+	memset(&h, 0, sizeof(h));
+	stats_hist_add(&h, 10000, 98);
+	stats_hist_add(&h, 1000000, 2);
+	tap_ok(stats_hist_percentile(&h, 0.5) == 10000 && stats_hist_percentile(&h, 0.98) == 10000,
+	       "98 gaps of 10 us, 2 of 1 ms: p50 and p98 are 10 us");
+	p99 = stats_hist_percentile(&h, 0.99);
+	tap_ok(p99 == 1000000, "and p99 is the 1 ms gap (%.0f)", p99);
+	/* Overlapping batches: negative gaps order before positive ones. */
+	memset(&h, 0, sizeof(h));
+	stats_hist_add(&h, -4000, 60);
+	stats_hist_add(&h, 3000, 40);
+	p50 = stats_hist_percentile(&h, 0.5);
+	p99 = stats_hist_percentile(&h, 0.99);
+	tap_ok(p50 == -4000 && p99 == 3000,
+	       "60 gaps of -4 us and 40 of 3 us: p50 -4000, p99 3000 (%.0f, %.0f)", p50, p99);
+
+	/* Random sets against the true quantiles: the estimate is in the true value's bucket, and
+	 * p50 <= p99 always. */
+	struct gd_rng r;
+	rng_seed(&r, 23);
+	static int64_t v[5000];
+	int bad = 0, cases = 300;
+	for (int c = 0; c < cases; c++) {
+		size_t n = 1 + rng_next(&r) % 5000;
+		int shift = (int)(rng_next(&r) % 30);
+		memset(&h, 0, sizeof(h));
+		for (size_t i = 0; i < n; i++) {
+			v[i] = (int64_t)(rng_next(&r) % ((uint64_t)1 << shift)) - (c % 4 == 0 ? 1000 : 0);
+			stats_hist_add(&h, v[i], 1);
+		}
+		qsort(v, n, sizeof(v[0]), by_value);
+		const double ps[] = { 0.5, 0.99 };
+		double got[2];
+		for (int k = 0; k < 2; k++) {
+			got[k] = stats_hist_percentile(&h, ps[k]);
+			int64_t want = true_quantile(v, n, ps[k]);
+			if (stats_hist_bucket((int64_t)floor(got[k])) != stats_hist_bucket(want) && bad++ < 3)
+				printf("#   case %d p%.0f: got %.1f, true %lld\n", c, 100 * ps[k], got[k],
+				       (long long)want);
+		}
+		if (!(got[0] <= got[1]) && bad++ < 3)
+			printf("#   case %d: p50 %.1f > p99 %.1f\n", c, got[0], got[1]);
+	}
+	tap_ok(bad == 0, "%d random sets: p50 and p99 fall in the bucket of the true quantile, p50 <= p99",
+	       cases);
+
+	struct gd_hist a, b, both;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	memset(&both, 0, sizeof(both));
+	for (int64_t x = 0; x < 300; x++) {
+		stats_hist_add(x % 2 ? &a : &b, x * 37, 1);
+		stats_hist_add(&both, x * 37, 1);
+	}
+	stats_hist_merge(&a, &b);
+	bool same = a.n == both.n && a.min == both.min && a.max == both.max;
+	for (unsigned k = 0; k < 2 * GD_HIST_HALF; k++)
+		same = same && a.count[k] == both.count[k] &&
+		       (!a.count[k] || (a.lo[k] == both.lo[k] && a.hi[k] == both.hi[k]));
+	tap_ok(same, "merging two workers' histograms equals one histogram of all their gaps");
+}
+
+/* The gaps of profiled records reach the histograms: one count per gap. */
+static void test_hist_records(void)
+{
+	struct gd_batch_acc acc;
+	struct gd_breakdown bd;
+	memset(&acc, 0, sizeof(acc));
+	struct gd_rec r0 = batch(0, 1000), r1 = batch(1, 1400);
+	stats_batch_add(&acc, &r0, 0);
+	stats_batch_add(&acc, &r1, gd_rec_kernel_end(&r0));
+	stats_breakdown(&acc, &bd);
+	tap_ok(acc.kgap.n == 4 && acc.bgap.n == 1,
+	       "two batches of 3 kernels: 4 kernel gaps, 1 batch gap counted");
+	tap_ok(bd.gap_kernel_p50_us == 0.005 && bd.gap_kernel_p99_us == 0.005 &&
+	           bd.gap_batch_p50_us == 0.240 && bd.gap_batch_p99_us == 0.240,
+	       "gaps of 5 ns and one of 240 ns: p50 = p99 = those values");
+	/* Kernel gaps of 5 and 45 ns in one batch, read from its intervals one by one. */
+	memset(&acc, 0, sizeof(acc));
+	int64_t kv[3][2] = { { 5000, 5050 }, { 5055, 5105 }, { 5150, 5200 } };
+	struct gd_rec r = batch(0, 1000);
+	gd_rec_set_kernels(&r, (const int64_t(*)[2])kv, 3);
+	stats_batch_add(&acc, &r, 0);
+	stats_breakdown(&acc, &bd);
+	tap_ok(acc.kgap.min == 5 && acc.kgap.max == 45 && fabs(bd.gap_kernel_us - 0.025) < 1e-12,
+	       "ungrouped kernels: each gap counted as it was (5 and 45 ns; mean 25)");
+	/* Grouped: only the batch's mean gap is known, once per gap. */
+	static int64_t many[40][2];
+	for (int i = 0; i < 40; i++) {
+		many[i][0] = 10000 + i * 110 + (i % 2) * 20;
+		many[i][1] = many[i][0] + 100 - (i % 2) * 20;
+	}
+	memset(&acc, 0, sizeof(acc));
+	r = long_batch((const int64_t(*)[2])many, 40);
+	stats_batch_add(&acc, &r, 0);
+	stats_breakdown(&acc, &bd);
+	tap_ok((r.flags & GD_REC_GROUPED) && acc.kgap.n == 39 && acc.kgap.min == acc.kgap.max &&
+	           acc.kgap.min == r.kgap_ns / 39,
+	       "grouped kernels: 39 gaps, each the batch's mean gap (%lld ns)", (long long)(r.kgap_ns / 39));
+	memset(&acc, 0, sizeof(acc));
+	stats_breakdown(&acc, &bd);
+	tap_ok(isnan(bd.gap_kernel_p50_us) && isnan(bd.gap_kernel_p99_us) && isnan(bd.gap_batch_p50_us) &&
+	           isnan(bd.gap_batch_p99_us),
+	       "no gaps: no percentiles (NAN)");
+}
+
+static void test_spread(void)
+{
+	struct gd_spread a, b;
+	const double runs[] = { 10, 12, NAN, 14 };
+	stats_spread(runs, 4, &a);
+	tap_ok(a.n == 3 && a.mean == 12 && a.min == 10 && a.max == 14 && fabs(a.sd - 2) < 1e-12,
+	       "10, 12, (not measured), 14: 3 runs, mean 12, min 10, max 14, sd 2");
+	stats_spread(runs, 1, &b);
+	tap_ok(b.n == 1 && b.mean == 10 && b.min == 10 && b.max == 10 && isnan(b.sd), "one run: no sd");
+	stats_spread(runs + 2, 1, &b);
+	tap_ok(b.n == 0 && isnan(b.mean) && isnan(b.min), "no run measured: all NAN");
+	/* The measured case: speedups of 1.18x and 0.90x from identical runs. */
+	const double one[] = { 100, 100, 100 }, two[] = { 118, 90, 104 }, far[] = { 150, 152, 149 };
+	struct gd_spread s1, s2, s3;
+	stats_spread(one, 3, &s1);
+	stats_spread(two, 3, &s2);
+	stats_spread(far, 3, &s3);
+	tap_ok(stats_within_spread(&s1, &s2) && stats_within_spread(&s2, &s1),
+	       "100 against 118, 90, 104: the difference is within the spread, either way round");
+	tap_ok(!stats_within_spread(&s2, &s3) && !stats_within_spread(&s1, &s3),
+	       "150, 152, 149 is a measured difference from both");
+	const double near[] = { 103, 104, 105 }, tight[] = { 100, 101, 102 };
+	struct gd_spread s4, s5;
+	stats_spread(near, 3, &s4);
+	stats_spread(tight, 3, &s5);
+	tap_ok(!stats_within_spread(&s4, &s5),
+	       "means 104 and 101, ranges of 2: apart by more than the spread");
+	stats_spread(one, 1, &s4);
+	stats_spread(one + 1, 1, &s5);
+	tap_ok(!stats_within_spread(&s4, &s5), "one run each: no spread, never called indistinguishable");
+	stats_spread(runs + 2, 1, &s5);
+	tap_ok(!stats_within_spread(&s1, &s5), "a step without a measurement: false");
+}
+
 int main(void)
 {
 	test_union_random();
@@ -265,5 +481,9 @@ int main(void)
 	test_rec_busy();
 	test_policies();
 	test_long_batches();
+	test_hist_edges();
+	test_hist_percentiles();
+	test_hist_records();
+	test_spread();
 	return tap_done();
 }
