@@ -151,15 +151,16 @@ wait $SUP
 ok $? "a new run afterwards starts its workers and exits 0"
 check "both of its workers ran" test "$(rows "$TMP/after.log" running)" -ge 2
 
-# ---- SIGSTOP: the worker shows stalled without blocking anything, running after SIGCONT ----
+# ---- SIGSTOP: the supervisor sees the stop (waitpid) and shows the worker paused without
+# blocking anything; running again after SIGCONT ----
 start stop -n 2 "${W[@]}"
 S=$SUP
 wait_for 60 eval 'test "$(rows "$TMP/stop.log" running 1)" -ge 1 -a "$(rows "$TMP/stop.log" running 2)" -ge 1'
 ok $? "both workers run"
 victim=$(worker_list $S | awk '$2 == 1 { print $1 }')
 kill -STOP "$victim"
-wait_for 20 eval 'test "$(rows "$TMP/stop.log" stalled 1)" -ge 1'
-ok $? "a SIGSTOPped worker is shown stalled"
+wait_for 20 eval 'test "$(rows "$TMP/stop.log" paused 1)" -ge 1'
+ok $? "a SIGSTOPped worker is shown paused"
 b2=$(batches "$TMP/stop.log" 2) n=$(aggregates "$TMP/stop.log")
 wait_for 20 eval 'test "$(batches "$TMP/stop.log" 2)" -gt "$b2" -a "$(aggregates "$TMP/stop.log")" -gt $((n + 3))'
 ok $? "while it is stopped the other worker and the log go on"
