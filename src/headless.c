@@ -181,14 +181,15 @@ static void cell(FILE *out, int width, int prec, double v)
 		fprintf(out, " %*.*f", width, prec, v);
 }
 
-/* The sweep's text table: one line per row, with a bar for Mbit/s. */
-static void print_sweep(FILE *out, const struct gd_sweep_row *rows, int n)
+/* The sweep's text table: one line per row, with a bar for the rate (Mbit/s, or Mitem/s for a
+ * user kernel: unit). */
+static void print_sweep(FILE *out, const struct gd_sweep_row *rows, int n, const char *unit)
 {
 	double max = 0;
 	for (int i = 0; i < n; i++)
 		max = rows[i].mbit_s > max ? rows[i].mbit_s : max;
-	fprintf(out, "%5s %6s %10s %8s %7s %9s %12s %11s  %s\n", "procs", "queues", "Mbit/s", "speedup",
-	        "busy%", "%ceiling", "gap_batch_us", "headroom~", "Mbit/s");
+	fprintf(out, "%5s %6s %10s %8s %7s %9s %12s %11s  %s\n", "procs", "queues", unit, "speedup", "busy%",
+	        "%ceiling", "gap_batch_us", "headroom~", unit);
 	for (int i = 0; i < n; i++) {
 		const struct gd_sweep_row *r = &rows[i];
 		int bar = max > 0 ? (int)lround(30.0 * r->mbit_s / max) : 0;
@@ -204,7 +205,7 @@ static void print_sweep(FILE *out, const struct gd_sweep_row *rows, int n)
 		cell(out, 11, 1, r->headroom);
 		fprintf(out, "  %s\n", bars);
 	}
-	fprintf(out, "headroom~ is an estimate: Mbit/s / device busy, the rate if the device never idled\n");
+	fprintf(out, "headroom~ is an estimate: %s / device busy, the rate if the device never idled\n", unit);
 }
 
 int headless_sweep(const struct gd_opts *o, const struct gd_device *dev, struct gd_sink *sink,
@@ -236,15 +237,17 @@ int headless_sweep(const struct gd_opts *o, const struct gd_device *dev, struct 
 		}
 		rows[i].speedup = rows[0].mbit_s > 0 ? rows[i].mbit_s / rows[0].mbit_s : NAN;
 		done++;
-		fprintf(stderr, GD_NAME ": sweep %d/%d: %dx%d, %.2f Mbit/s\n", i + 1, o->nsweep, n,
-		        rows[i].queues, rows[i].mbit_s);
+		fprintf(stderr, GD_NAME ": sweep %d/%d: %dx%d, %.2f %s\n", i + 1, o->nsweep, n, rows[i].queues,
+		        rows[i].mbit_s, opts_rate_unit(o));
 		if (o->output && sink_sweep_row(sink, &rows[i])) {
 			fprintf(stderr, GD_NAME ": %s\n", sink_error(sink));
 			status = GD_EXIT_FAIL;
 			break;
 		}
 	}
-	print_sweep(stdout, rows, done);
+	if (o->kernel)
+		printf("kernel %s of %s\n", o->kernel_name, o->kernel);
+	print_sweep(stdout, rows, done, opts_rate_unit(o));
 	fflush(stdout);
 	return finish(&s, sink, status);
 }

@@ -187,6 +187,8 @@ enum frame_field {
 	F_GEN_BUSY,
 	F_OBSERVED,
 	F_UNIX_S,
+	F_KERNEL,
+	F_RATE_UNIT,
 	F_WINDOW_S,
 	F_TIMEBASE,
 	F_DEVICE_BUSY_METHOD,
@@ -234,6 +236,8 @@ static const struct field frame_fields[] = {
 	[F_GEN_BUSY] = { .name = "gen_busy", .rows = ROW_WORKER, .print = PRINT_FIXED, .prec = 3 },
 	[F_OBSERVED] = { .name = "observed", .rows = ROW_BOTH, .print = PRINT_BOOL },
 	[F_UNIX_S] = { .name = "unix_s", .rows = ROW_BOTH, .print = PRINT_FIXED, .prec = 3 },
+	[F_KERNEL] = { .name = "kernel", .rows = ROW_AGG, .print = PRINT_STRING },
+	[F_RATE_UNIT] = { .name = "rate_unit", .rows = ROW_AGG, .print = PRINT_STRING },
 	[F_WINDOW_S] = { .name = "window_s",
 	                 .rows = ROW_AGG,
 	                 .print = PRINT_FIXED,
@@ -253,8 +257,13 @@ static const struct field frame_fields[] = {
 };
 _Static_assert(GD_ARRAY_LEN(frame_fields) == F_COUNT, "one entry per frame field");
 
+/* What the run measures: the kernel's name and the unit of the rates (sink_set_kernel). */
+struct run_kernel {
+	const char *name, *unit;
+};
+
 static struct value frame_value(enum frame_field id, const struct gd_frame *f, const struct gd_sample *s,
-                                enum row row)
+                                enum row row, const struct run_kernel *k)
 {
 	switch (id) {
 	case F_T_S:
@@ -315,6 +324,10 @@ static struct value frame_value(enum frame_field id, const struct gd_frame *f, c
 		return num(f->observed);
 	case F_UNIX_S:
 		return num(f->unix_s);
+	case F_KERNEL:
+		return str(k->name);
+	case F_RATE_UNIT:
+		return str(k->unit);
 	case F_WINDOW_S:
 		return num(f->window_s);
 	case F_TIMEBASE:
@@ -343,6 +356,8 @@ enum sweep_field {
 	S_GAP_BATCH_US,
 	S_HEADROOM,
 	S_OF_CEILING,
+	S_KERNEL,
+	S_RATE_UNIT,
 	S_COUNT
 };
 
@@ -356,10 +371,12 @@ static const struct field sweep_fields[] = {
 	[S_GAP_BATCH_US] = { .name = "gap_batch_us", .print = PRINT_FIXED, .prec = 4 },
 	[S_HEADROOM] = { .name = "headroom", .print = PRINT_FIXED, .prec = 4 },
 	[S_OF_CEILING] = { .name = "of_ceiling", .print = PRINT_FIXED, .prec = 4 },
+	[S_KERNEL] = { .name = "kernel", .print = PRINT_STRING },
+	[S_RATE_UNIT] = { .name = "rate_unit", .print = PRINT_STRING },
 };
 _Static_assert(GD_ARRAY_LEN(sweep_fields) == S_COUNT, "one entry per sweep field");
 
-static struct value sweep_value(enum sweep_field id, const struct gd_sweep_row *r)
+static struct value sweep_value(enum sweep_field id, const struct gd_sweep_row *r, const struct run_kernel *k)
 {
 	switch (id) {
 	case S_KIND:
@@ -380,6 +397,10 @@ static struct value sweep_value(enum sweep_field id, const struct gd_sweep_row *
 		return num(r->headroom);
 	case S_OF_CEILING:
 		return num(r->of_ceiling);
+	case S_KERNEL:
+		return str(k->name);
+	case S_RATE_UNIT:
+		return str(k->unit);
 	case S_COUNT:
 		break;
 	}
@@ -402,6 +423,7 @@ struct gd_sink {
 	int fd;
 	bool own_fd, started;
 	const struct sink_format *fmt;
+	struct run_kernel kernel;
 	struct buf b;
 	char err[256];
 };
@@ -412,7 +434,14 @@ struct gd_sink *sink_new(int fd, bool own_fd, enum gd_format fmt)
 	s->fd = fd;
 	s->own_fd = own_fd;
 	s->fmt = &formats[fmt];
+	s->kernel = (struct run_kernel){ "decode", "Mbit/s" };
 	return s;
+}
+
+void sink_set_kernel(struct gd_sink *s, const char *name, const char *unit)
+{
+	if (s)
+		s->kernel = (struct run_kernel){ name, unit };
 }
 
 /* A write that failed after part of the buffer went out: cut the file back to the end of
@@ -468,7 +497,7 @@ static void frame_line(struct gd_sink *s, const struct gd_frame *f, const struct
 	struct value v[F_COUNT];
 	for (enum frame_field i = 0; i < F_COUNT; i++) {
 		const struct field *t = &frame_fields[i];
-		v[i] = t->rows & row ? show(t, frame_value(i, f, sample, row))
+		v[i] = t->rows & row ? show(t, frame_value(i, f, sample, row, &s->kernel))
 		                     : (struct value){ .shown = false };
 	}
 	sink_line(s, frame_fields, v, F_COUNT);
@@ -503,7 +532,7 @@ int sink_sweep_row(struct gd_sink *s, const struct gd_sweep_row *r)
 {
 	struct value v[S_COUNT];
 	for (enum sweep_field i = 0; i < S_COUNT; i++)
-		v[i] = show(&sweep_fields[i], sweep_value(i, r));
+		v[i] = show(&sweep_fields[i], sweep_value(i, r, &s->kernel));
 	sink_line(s, sweep_fields, v, S_COUNT);
 	return flush(s);
 }

@@ -26,6 +26,10 @@ struct gd_sink;
 
 /* A sink writing to fd, which the caller opened (outputs.h); sink_close closes it if own_fd. */
 struct gd_sink *sink_new(int fd, bool own_fd, enum gd_format fmt);
+/* The kernel the run measures and the unit of its rates (opts_kernel_name, opts_rate_unit),
+ * written in every aggregate and sweep row; "decode" and "Mbit/s" until set. The strings
+ * must outlive s. NULL s is fine. */
+void sink_set_kernel(struct gd_sink *s, const char *name, const char *unit);
 /* Each returns 0, or -1 with the reason in sink_error(). */
 int sink_frame(struct gd_sink *s, const struct gd_frame *f);
 int sink_sweep_row(struct gd_sink *s, const struct gd_sweep_row *r);
