@@ -452,9 +452,18 @@ char *device_kernel_source(char *err, size_t errlen)
 	return NULL;
 }
 
+/* The length of the compiler's name for the source at the start of word s, when a line number
+ * follows it ("<source>:3:", "/tmp/pocl/tempfile_x.cl:3:"), else 0. */
+static size_t source_name(const char *s)
+{
+	size_t n = strcspn(s, " \t\n:");
+	bool named = (n == 8 && strncmp(s, "<source>", 8) == 0) || (n > 3 && strncmp(s + n - 3, ".cl", 3) == 0);
+	return named && s[n] == ':' && s[n + 1] >= '0' && s[n + 1] <= '9' ? n : 0;
+}
+
 /* The build log of prog for dev: flattened onto one line (" | " between lines) for the decode
- * kernel's one-line errors, or kept line by line with the compiler's "<source>" named as file
- * (so its line numbers point into the user's file). */
+ * kernel's one-line errors, or kept line by line with the compiler's name for the source
+ * replaced by file (so that "file:3:17: error" points into the user's file). */
 static void build_log(cl_program prog, cl_device_id dev, const char *file, char *out, size_t len)
 {
 	static char log[16384];
@@ -462,12 +471,12 @@ static void build_log(cl_program prog, cl_device_id dev, const char *file, char 
 	clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof(log) - 1, log, NULL);
 	log[sizeof(log) - 1] = '\0';
 	size_t j = 0;
-	out[0] = '\0';
 	for (size_t i = 0; log[i] && j + 4 < len; i++) {
-		if (file && strncmp(log + i, "<source>", 8) == 0) {
+		size_t n = file && (i == 0 || strchr(" \t\n", log[i - 1])) ? source_name(log + i) : 0;
+		if (n) {
 			j += (size_t)snprintf(out + j, len - j, "%s", file);
 			j = j < len ? j : len - 1;
-			i += 7;
+			i += n - 1;
 		} else if (log[i] == '\n' && !file) {
 			if (j && log[i + 1])
 				j += (size_t)snprintf(out + j, len - j, " | ");
