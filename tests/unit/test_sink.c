@@ -122,6 +122,7 @@ static void write_sweep(struct gd_sink *s)
 		   NaN). */
 		{ 4, 1, 0.0, NAN, NAN, NAN, NAN, NAN },
 	};
+	sink_set_kernel(s, "saxpy", "Mitem/s"); /* a user kernel's sweep: its name and unit in each row */
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		sink_sweep_row(s, &rows[i]);
 }
@@ -162,17 +163,17 @@ static void check(enum gd_format fmt, void (*write)(struct gd_sink *s), const ch
 static const char frames_csv[] =
     "t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_kernel_us,gap_batch_us,gen_us,h2d_us,"
     "kernel_us,d2h_us,other_us,device_busy,headroom,lost,queue_wait_us,profile,ceiling,of_ceiling,sample_"
-    "every,observer_share,gen_busy,observed,unix_s\n"
+    "every,observer_share,gen_busy,observed,unix_s,kernel,rate_unit\n"
     "12.346,worker,1,4242,running,,123.4568,10,5000000,0.5123,1.50,2.25,100.12,20.50,300.75,10.00,5.33,,,0,4."
-    "50,,,,16,0.0123,0.250,1,1795968000.250\n"
-    "12.346,worker,2,4243,failed,,,0,0,,,,,,,,,,,7,,,,,,,,1,1795968000.250\n"
+    "50,,,,16,0.0123,0.250,1,1795968000.250,,\n"
+    "12.346,worker,2,4243,failed,,,0,0,,,,,,,,,,,7,,,,,,,,1,1795968000.250,,\n"
     "12.346,aggregate,,,,2,123.4568,10,5000000,,,,,,,,,0.7500,164.6091,7,,sampled,600.0000,0.2058,,,,1,"
-    "1795968000.250\n"
-    "13.346,aggregate,,,,0,0.0000,10,5000000,,,,,,,,,,,7,,full,,,,,,1,1795968000.250\n"
-    "16.346,worker,1,4242,running,,,900,5000000,,,,,,,,,,,880,,,,,16,0.0123,,0,1795968000.250\n"
-    "16.346,aggregate,,,,1,,900,5000000,,,,,,,,,,,880,,full,,,,,,0,1795968000.250\n"
-    "16.500,event,3,4300,add,,,,,,,,,,,,,,,,,,,,,,,,1795968004.400\n"
-    "16.750,event,,,pause,,,,,,,,,,,,,,,,,,,,,,,,1795968004.650\n";
+    "1795968000.250,decode,Mbit/s\n"
+    "13.346,aggregate,,,,0,0.0000,10,5000000,,,,,,,,,,,7,,full,,,,,,1,1795968000.250,decode,Mbit/s\n"
+    "16.346,worker,1,4242,running,,,900,5000000,,,,,,,,,,,880,,,,,16,0.0123,,0,1795968000.250,,\n"
+    "16.346,aggregate,,,,1,,900,5000000,,,,,,,,,,,880,,full,,,,,,0,1795968000.250,decode,Mbit/s\n"
+    "16.500,event,3,4300,add,,,,,,,,,,,,,,,,,,,,,,,,1795968004.400,,\n"
+    "16.750,event,,,pause,,,,,,,,,,,,,,,,,,,,,,,,1795968004.650,,\n";
 
 static const char frames_jsonl[] =
     "{\"t_s\":12.346,\"kind\":\"worker\",\"state\":\"running\",\"id\":1,\"pid\":4242,\"mbit_s\":123.4568,"
@@ -185,31 +186,33 @@ static const char frames_jsonl[] =
     "\"clBuildProgram: \\\"decode\\\" failed\\u000aline 2\\\\\"}\n"
     "{\"t_s\":12.346,\"kind\":\"aggregate\",\"procs\":2,\"mbit_s\":123.4568,\"batches\":10,\"symbols\":"
     "5000000,\"device_busy\":0.7500,\"headroom\":164.6091,\"lost\":7,\"profile\":\"sampled\",\"ceiling\":600."
-    "0000,\"of_ceiling\":0.2058,\"observed\":true,\"unix_s\":1795968000.250,\"window_s\":1.000,\"timebase\":"
+    "0000,\"of_ceiling\":0.2058,\"observed\":true,\"unix_s\":1795968000.250,\"kernel\":\"decode\",\"rate_unit\":\"Mbit/s\",\"window_s\":1.000,\"timebase\":"
     "\"host-timer\",\"device_busy_method\":\"union\"}\n"
     "{\"t_s\":13.346,\"kind\":\"aggregate\",\"procs\":0,\"mbit_s\":0.0000,\"batches\":10,\"symbols\":5000000,"
-    "\"lost\":7,\"profile\":\"full\",\"observed\":true,\"unix_s\":1795968000.250,\"window_s\":1.000,"
+    "\"lost\":7,\"profile\":\"full\",\"observed\":true,\"unix_s\":1795968000.250,\"kernel\":\"decode\",\"rate_unit\":\"Mbit/s\",\"window_s\":1.000,"
     "\"timebase\":\"none\",\"device_busy_method\":\"sum-capped\"}\n"
     "{\"t_s\":16.346,\"kind\":\"worker\",\"state\":\"running\",\"id\":1,\"pid\":4242,\"batches\":900,"
     "\"symbols\":5000000,\"lost\":880,\"sample_every\":16,\"observer_share\":0.0123,\"observed\":false,"
     "\"unix_s\":1795968000.250}\n"
     "{\"t_s\":16.346,\"kind\":\"aggregate\",\"procs\":1,\"batches\":900,\"symbols\":5000000,\"lost\":880,"
-    "\"profile\":\"full\",\"observed\":false,\"unix_s\":1795968000.250,\"window_s\":3.000,\"timebase\":"
+    "\"profile\":\"full\",\"observed\":false,\"unix_s\":1795968000.250,\"kernel\":\"decode\",\"rate_unit\":\"Mbit/s\",\"window_s\":3.000,\"timebase\":"
     "\"none\",\"device_busy_method\":\"sum-capped\"}\n"
     "{\"t_s\":16.500,\"kind\":\"event\",\"state\":\"add\",\"id\":3,\"pid\":4300,\"unix_s\":1795968004.400}\n"
     "{\"t_s\":16.750,\"kind\":\"event\",\"state\":\"pause\",\"unix_s\":1795968004.650}\n";
 
-static const char sweep_csv[] = "procs,queues,mbit_s,speedup,device_busy,gap_batch_us,headroom,of_ceiling\n"
-                                "1,1,100.5000,1.0000,0.5000,12.2500,201.0000,0.1675\n"
-                                "2,4,190.2500,1.8930,0.9500,3.1250,200.2632,\n"
-                                "4,1,0.0000,,,,,\n";
+static const char sweep_csv[] = "procs,queues,mbit_s,speedup,device_busy,gap_batch_us,headroom,of_ceiling,kernel,rate_unit\n"
+                                "1,1,100.5000,1.0000,0.5000,12.2500,201.0000,0.1675,saxpy,Mitem/s\n"
+                                "2,4,190.2500,1.8930,0.9500,3.1250,200.2632,,saxpy,Mitem/s\n"
+                                "4,1,0.0000,,,,,,saxpy,Mitem/s\n";
 
 static const char sweep_jsonl[] =
     "{\"kind\":\"sweep\",\"procs\":1,\"queues\":1,\"mbit_s\":100.5000,\"speedup\":1.0000,\"device_busy\":0."
-    "5000,\"gap_batch_us\":12.2500,\"headroom\":201.0000,\"of_ceiling\":0.1675}\n"
+    "5000,\"gap_batch_us\":12.2500,\"headroom\":201.0000,\"of_ceiling\":0.1675,\"kernel\":\"saxpy\","
+    "\"rate_unit\":\"Mitem/s\"}\n"
     "{\"kind\":\"sweep\",\"procs\":2,\"queues\":4,\"mbit_s\":190.2500,\"speedup\":1.8930,\"device_busy\":0."
-    "9500,\"gap_batch_us\":3.1250,\"headroom\":200.2632}\n"
-    "{\"kind\":\"sweep\",\"procs\":4,\"queues\":1,\"mbit_s\":0.0000,\"speedup\":null}\n";
+    "9500,\"gap_batch_us\":3.1250,\"headroom\":200.2632,\"kernel\":\"saxpy\",\"rate_unit\":\"Mitem/s\"}\n"
+    "{\"kind\":\"sweep\",\"procs\":4,\"queues\":1,\"mbit_s\":0.0000,\"speedup\":null,\"kernel\":\"saxpy\","
+    "\"rate_unit\":\"Mitem/s\"}\n";
 
 int main(void)
 {
