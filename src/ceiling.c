@@ -26,8 +26,8 @@ struct ceil_ctx {
 	struct clx_program prog;
 	cl_kernel kern[CEIL_QUEUES];
 	cl_command_queue q[CEIL_QUEUES];
-	cl_mem in[KA_MAX];                  /* inputs, shared by every queue */
-	cl_mem out[CEIL_QUEUES][KA_MAX];    /* each queue's outputs */
+	cl_mem in[KA_MAX];               /* inputs, shared by every queue */
+	cl_mem out[CEIL_QUEUES][KA_MAX]; /* each queue's outputs */
 	char err[GD_ERR_LEN];
 };
 
@@ -84,7 +84,8 @@ static int make_inputs(struct ceil_ctx *c)
 		void *host = xmalloc(a->bytes);
 		kargs_fill(a, &rng, host);
 		cl_int rc;
-		c->in[i] = clCreateBuffer(c->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a->bytes, host, &rc);
+		c->in[i] =
+		    clCreateBuffer(c->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a->bytes, host, &rc);
 		free(host);
 		if (!c->in[i])
 			return fail(c, "clCreateBuffer", rc);
@@ -102,7 +103,8 @@ static int make_kernel(struct ceil_ctx *c, int i)
 	memcpy(args, c->in, sizeof(args));
 	for (int a = 0; a < c->prog.nargs; a++)
 		if (c->prog.arg[a].kind == KA_OUT) {
-			c->out[i][a] = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, c->prog.arg[a].bytes, NULL, &rc);
+			c->out[i][a] =
+			    clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, c->prog.arg[a].bytes, NULL, &rc);
 			if (!c->out[i][a])
 				return fail(c, "clCreateBuffer", rc);
 			args[a] = c->out[i][a];

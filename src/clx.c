@@ -457,7 +457,8 @@ char *device_kernel_source(char *err, size_t errlen)
 static size_t source_name(const char *s)
 {
 	size_t n = strcspn(s, " \t\n:");
-	bool named = (n == 8 && strncmp(s, "<source>", 8) == 0) || (n > 3 && strncmp(s + n - 3, ".cl", 3) == 0);
+	bool named =
+	    (n == 8 && strncmp(s, "<source>", 8) == 0) || (n > 3 && strncmp(s + n - 3, ".cl", 3) == 0);
 	return named && s[n] == ':' && s[n + 1] >= '0' && s[n + 1] <= '9' ? n : 0;
 }
 
@@ -509,7 +510,8 @@ static cl_program build(cl_context ctx, cl_device_id dev, const char *src, const
 		snprintf(err, errlen, "clBuildProgram: %s; the build log:\n%s", clx_err(rc),
 		         log[0] ? log : "(empty)");
 	else
-		snprintf(err, errlen, "clBuildProgram: %s: %s", clx_err(rc), log[0] ? log : "(empty build log)");
+		snprintf(err, errlen, "clBuildProgram: %s: %s", clx_err(rc),
+		         log[0] ? log : "(empty build log)");
 	clReleaseProgram(prog);
 	return NULL;
 }
@@ -557,7 +559,8 @@ static int pick_kernel(struct clx_program *p, const struct gd_opts *o, char *err
 	if (p->kern)
 		return 0;
 	if (rc == CL_INVALID_KERNEL_NAME && o->kernel) {
-		snprintf(err, errlen, "--kernel-name: %s has no kernel '%s' (its kernels: %s)", file, p->name, names);
+		snprintf(err, errlen, "--kernel-name: %s has no kernel '%s' (its kernels: %s)", file, p->name,
+		         names);
 		return CLX_BAD_KERNEL;
 	}
 	snprintf(err, errlen, "%s: clCreateKernel(%s): %s", file, p->name, clx_err(rc));
@@ -574,18 +577,24 @@ static int query_args(struct clx_program *p, char *err, size_t errlen)
 		return CLX_BUILD_FAILED;
 	}
 	if (n > KA_MAX) {
-		snprintf(err, errlen, "--kernel: kernel %s has %u arguments, more than %d", p->name, (unsigned)n, KA_MAX);
+		snprintf(err, errlen, "--kernel: kernel %s has %u arguments, more than %d", p->name,
+		         (unsigned)n, KA_MAX);
 		return CLX_BAD_KERNEL;
 	}
 	for (cl_uint i = 0; i < n; i++) {
 		struct ka_desc *d = &p->desc[i];
 		cl_kernel_arg_address_qualifier aq = 0;
 		cl_kernel_arg_type_qualifier tq = 0;
-		if ((rc = clGetKernelArgInfo(p->kern, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof(aq), &aq, NULL)) ||
-		    (rc = clGetKernelArgInfo(p->kern, i, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof(tq), &tq, NULL)) ||
-		    (rc = clGetKernelArgInfo(p->kern, i, CL_KERNEL_ARG_TYPE_NAME, sizeof(d->type) - 1, d->type, NULL)) ||
-		    (rc = clGetKernelArgInfo(p->kern, i, CL_KERNEL_ARG_NAME, sizeof(d->name) - 1, d->name, NULL))) {
-			snprintf(err, errlen, "clGetKernelArgInfo(%s, %u): %s", p->name, (unsigned)i, clx_err(rc));
+		if ((rc = clGetKernelArgInfo(p->kern, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof(aq), &aq,
+		                             NULL)) ||
+		    (rc = clGetKernelArgInfo(p->kern, i, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof(tq), &tq,
+		                             NULL)) ||
+		    (rc = clGetKernelArgInfo(p->kern, i, CL_KERNEL_ARG_TYPE_NAME, sizeof(d->type) - 1,
+		                             d->type, NULL)) ||
+		    (rc = clGetKernelArgInfo(p->kern, i, CL_KERNEL_ARG_NAME, sizeof(d->name) - 1, d->name,
+		                             NULL))) {
+			snprintf(err, errlen, "clGetKernelArgInfo(%s, %u): %s", p->name, (unsigned)i,
+			         clx_err(rc));
 			return CLX_BUILD_FAILED;
 		}
 		d->addr = aq == CL_KERNEL_ARG_ADDRESS_GLOBAL     ? KA_ADDR_GLOBAL
@@ -620,23 +629,28 @@ int clx_program_build(cl_context ctx, const struct clx_device *d, const struct g
 	/* The decode kernel's element type matches the host buffers exactly (kernels/decode.cl). */
 	char opts[1024];
 	snprintf(opts, sizeof(opts), "%s-cl-kernel-arg-info %s",
-	         o->kernel ? "" : elem == 8 ? "-DREAL=double -DUSE_FP64 " : "-DREAL=float ",
+	         o->kernel   ? ""
+	         : elem == 8 ? "-DREAL=double -DUSE_FP64 "
+	                     : "-DREAL=float ",
 	         o->build_options ? o->build_options : "");
 	char why[7680];
 	p->prog = build(ctx, d->id, src, opts, o->kernel, why, sizeof(why));
 	free(src);
 	if (!p->prog) {
 		if (o->kernel)
-			snprintf(err, errlen, "--kernel %s does not build on %s: %s", o->kernel, d->info.name, why);
+			snprintf(err, errlen, "--kernel %s does not build on %s: %s", o->kernel, d->info.name,
+			         why);
 		else
-			snprintf(err, errlen, "the decode kernel does not build on %s: %.800s", d->info.name, why);
+			snprintf(err, errlen, "the decode kernel does not build on %s: %.800s", d->info.name,
+			         why);
 		return CLX_BUILD_FAILED;
 	}
 	int rc = pick_kernel(p, o, err, errlen);
 	if (!rc)
 		rc = query_args(p, err, errlen);
 	if (!rc && kargs_plan(p->desc, p->nargs, o->kargs, o->nkargs, o->size, p->arg, why, sizeof(why))) {
-		snprintf(err, errlen, "--kernel %s, kernel %s: %s", o->kernel ? o->kernel : "decode.cl", p->name, why);
+		snprintf(err, errlen, "--kernel %s, kernel %s: %s", o->kernel ? o->kernel : "decode.cl",
+		         p->name, why);
 		rc = CLX_BAD_KERNEL;
 	}
 	return rc;

@@ -517,7 +517,8 @@ static void ui_draw_summary(struct ui *u, WINDOW *w)
 	chart_num(ceil, sizeof(ceil), 12, u->s.ceiling.mbit_s, 1);
 	chart_num(pct, sizeof(pct), 8, u->mbit.n ? 100 * f->of_ceiling : NAN, 1);
 	if (isnan(u->s.ceiling.mbit_s))
-		snprintf(p[0], sizeof(p[0]), "headroom~ %s %s (estimate; c calibrates)", head, opts_rate_unit(&u->s.o));
+		snprintf(p[0], sizeof(p[0]), "headroom~ %s %s (estimate; c calibrates)", head,
+		         opts_rate_unit(&u->s.o));
 	else
 		snprintf(p[0], sizeof(p[0]), "ceiling %s %s, at %s%%", ceil, opts_rate_unit(&u->s.o), pct);
 	snprintf(p[1], sizeof(p[1]), "workers %d/%d", sup_live(u->s.sup), u->s.o.max_procs);

@@ -138,7 +138,7 @@ static int measure(struct gd_session *s, const struct gd_opts *o, const struct g
 {
 	session_restart_clock(s, now_ns());
 	s->end = s->win_start + (int64_t)(o->duration * 1e9);
-	double t = 0, sym = 0, busy = 0, gap = 0, gapw = 0;
+	double t = 0, sym = 0, busy = 0, gap = 0, gapw = 0, qw = 0, qww = 0;
 	while (!session_done(s)) {
 		if (gd_quit_signal)
 			return -1;
@@ -160,6 +160,10 @@ static int measure(struct gd_session *s, const struct gd_opts *o, const struct g
 				gap += w->bd.gap_batch_us * (double)w->win_batches;
 				gapw += (double)w->win_batches;
 			}
+			if (!isnan(w->bd.queue_wait_us)) {
+				qw += w->bd.queue_wait_us * (double)w->win_batches;
+				qww += (double)w->win_batches;
+			}
 		}
 	}
 	row->procs = st->procs;
@@ -168,6 +172,7 @@ static int measure(struct gd_session *s, const struct gd_opts *o, const struct g
 	row->of_ceiling = row->mbit_s / s->ceiling.mbit_s;
 	row->device_busy = t > 0 ? busy / t : NAN;
 	row->gap_batch_us = gapw > 0 ? gap / gapw : NAN;
+	row->queue_wait_us = qww > 0 ? qw / qww : NAN;
 	row->headroom = row->device_busy > 0 ? row->mbit_s / row->device_busy : NAN;
 	return 0;
 }
@@ -205,7 +210,8 @@ static void print_sweep(FILE *out, const struct gd_sweep_row *rows, int n, const
 		cell(out, 11, 1, r->headroom);
 		fprintf(out, "  %s\n", bars);
 	}
-	fprintf(out, "headroom~ is an estimate: %s / device busy, the rate if the device never idled\n", unit);
+	fprintf(out, "headroom~ is an estimate: %s / device busy, the rate if the device never idled\n",
+	        unit);
 }
 
 int headless_sweep(const struct gd_opts *o, const struct gd_device *dev, struct gd_sink *sink,
@@ -237,8 +243,8 @@ int headless_sweep(const struct gd_opts *o, const struct gd_device *dev, struct 
 		}
 		rows[i].speedup = rows[0].mbit_s > 0 ? rows[i].mbit_s / rows[0].mbit_s : NAN;
 		done++;
-		fprintf(stderr, GD_NAME ": sweep %d/%d: %dx%d, %.2f %s\n", i + 1, o->nsweep, n, rows[i].queues,
-		        rows[i].mbit_s, opts_rate_unit(o));
+		fprintf(stderr, GD_NAME ": sweep %d/%d: %dx%d, %.2f %s\n", i + 1, o->nsweep, n,
+		        rows[i].queues, rows[i].mbit_s, opts_rate_unit(o));
 		if (o->output && sink_sweep_row(sink, &rows[i])) {
 			fprintf(stderr, GD_NAME ": %s\n", sink_error(sink));
 			status = GD_EXIT_FAIL;

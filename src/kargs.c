@@ -45,7 +45,8 @@ static bool parse_type(const char *s, struct ka_type *t)
 	while (d > 0 && buf[d - 1] >= '0' && buf[d - 1] <= '9')
 		d--;
 	t->width = d < n ? (unsigned)atoi(buf + d) : 1;
-	if (t->width != 1 && t->width != 2 && t->width != 3 && t->width != 4 && t->width != 8 && t->width != 16)
+	if (t->width != 1 && t->width != 2 && t->width != 3 && t->width != 4 && t->width != 8 &&
+	    t->width != 16)
 		return false;
 	if (d < n && t->width == 1)
 		return false; /* "float1" is no type */
@@ -135,7 +136,11 @@ static bool scalar_value(enum ka_base base, const char *s, struct ka_setup *a)
 		int8_t b = (int8_t)x;
 		int16_t h = (int16_t)x;
 		int32_t w = (int32_t)x;
-		memcpy(a->value, size == 1 ? (void *)&b : size == 2 ? (void *)&h : size == 4 ? (void *)&w : (void *)&x,
+		memcpy(a->value,
+		       size == 1   ? (void *)&b
+		       : size == 2 ? (void *)&h
+		       : size == 4 ? (void *)&w
+		                   : (void *)&x,
 		       size);
 		return true;
 	}
@@ -149,13 +154,19 @@ static bool scalar_value(enum ka_base base, const char *s, struct ka_setup *a)
 	uint8_t b = (uint8_t)x;
 	uint16_t h = (uint16_t)x;
 	uint32_t w = (uint32_t)x;
-	memcpy(a->value, size == 1 ? (void *)&b : size == 2 ? (void *)&h : size == 4 ? (void *)&w : (void *)&x, size);
+	memcpy(a->value,
+	       size == 1   ? (void *)&b
+	       : size == 2 ? (void *)&h
+	       : size == 4 ? (void *)&w
+	                   : (void *)&x,
+	       size);
 	return true;
 }
 
 static bool is_count_name(const char *s)
 {
-	return strcmp(s, "n") == 0 || strcmp(s, "N") == 0 || strcmp(s, "count") == 0 || strcmp(s, "size") == 0;
+	return strcmp(s, "n") == 0 || strcmp(s, "N") == 0 || strcmp(s, "count") == 0 ||
+	       strcmp(s, "size") == 0;
 }
 
 /* The fail helper: "argument 'x' (float*): why", -1. */
@@ -168,8 +179,10 @@ __attribute__((format(printf, 4, 5))) static int refuse(const struct ka_desc *d,
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
 	snprintf(err, errlen, "argument '%s' (%s%s): %s", d->name,
-	         d->addr == KA_ADDR_LOCAL ? "local " : d->addr == KA_ADDR_CONSTANT ? "constant " : "", d->type,
-	         why);
+	         d->addr == KA_ADDR_LOCAL      ? "local "
+	         : d->addr == KA_ADDR_CONSTANT ? "constant "
+	                                       : "",
+	         d->type, why);
 	return -1;
 }
 
@@ -184,8 +197,9 @@ static int plan_buffer(const struct ka_desc *d, const struct ka_type *t, const c
 	if (v) {
 		unsigned long long k;
 		if (strncmp(v, "len:", 4) != 0 || !whole(v + 4, KA_LEN_MAX, &k))
-			return refuse(d, err, errlen, "'%s' is not a length: pass --arg %s=len:K (K elements, 1..%u)",
-			              v, d->name, KA_LEN_MAX);
+			return refuse(d, err, errlen,
+			              "'%s' is not a length: pass --arg %s=len:K (K elements, 1..%u)", v,
+			              d->name, KA_LEN_MAX);
 		a->count = (size_t)k;
 		a->given = true;
 	}
@@ -199,21 +213,24 @@ static int plan_one(const struct ka_desc *d, const char *v, size_t items, struct
 	struct ka_type t;
 	memset(a, 0, sizeof(*a));
 	if (opaque_type(d->type))
-		return refuse(d, err, errlen,
-		              "images, samplers and pipes cannot be set up: pass the data as a global buffer");
+		return refuse(
+		    d, err, errlen,
+		    "images, samplers and pipes cannot be set up: pass the data as a global buffer");
 	if (!parse_type(d->type, &t))
-		return refuse(d, err, errlen,
-		              "a struct, union or unknown type cannot be set up: pass its members as separate "
-		              "arguments of OpenCL's built-in types");
+		return refuse(
+		    d, err, errlen,
+		    "a struct, union or unknown type cannot be set up: pass its members as separate "
+		    "arguments of OpenCL's built-in types");
 	a->base = t.base;
 	a->lanes = t.width == 3 ? 4 : t.width;
 	if (d->addr == KA_ADDR_LOCAL) {
 		unsigned long long bytes;
 		if (!v)
-			return refuse(d, err, errlen, "local memory needs its size: pass --arg %s=BYTES", d->name);
+			return refuse(d, err, errlen, "local memory needs its size: pass --arg %s=BYTES",
+			              d->name);
 		if (!whole(v, KA_LEN_MAX, &bytes))
-			return refuse(d, err, errlen, "'%s' is not a size: pass --arg %s=BYTES (1..%u)", v, d->name,
-			              KA_LEN_MAX);
+			return refuse(d, err, errlen, "'%s' is not a size: pass --arg %s=BYTES (1..%u)", v,
+			              d->name, KA_LEN_MAX);
 		a->kind = KA_LOCAL;
 		a->bytes = (size_t)bytes;
 		a->given = true;
@@ -221,25 +238,28 @@ static int plan_one(const struct ka_desc *d, const char *v, size_t items, struct
 	}
 	if (t.pointer) {
 		if (d->addr != KA_ADDR_GLOBAL && d->addr != KA_ADDR_CONSTANT)
-			return refuse(d, err, errlen, "a private pointer cannot be set up: use global memory");
+			return refuse(d, err, errlen,
+			              "a private pointer cannot be set up: use global memory");
 		return plan_buffer(d, &t, v, items, a, err, errlen);
 	}
 	a->kind = KA_SCALAR;
 	a->bytes = bases[t.base].size;
 	if (t.width != 1)
-		return refuse(d, err, errlen, "vector values cannot be set up: pass each component as a scalar");
+		return refuse(d, err, errlen,
+		              "vector values cannot be set up: pass each component as a scalar");
 	if (!v && bases[t.base].integer && is_count_name(d->name)) {
 		char num[32];
 		snprintf(num, sizeof(num), "%zu", items);
 		if (!scalar_value(t.base, num, a))
-			return refuse(d, err, errlen, "N = %zu does not fit: pass --arg %s=VALUE", items, d->name);
+			return refuse(d, err, errlen, "N = %zu does not fit: pass --arg %s=VALUE", items,
+			              d->name);
 		return 0;
 	}
 	if (!v)
 		return refuse(d, err, errlen, "no value: pass --arg %s=VALUE", d->name);
 	if (!scalar_value(t.base, v, a))
-		return refuse(d, err, errlen, "'%s' is not a %s value: pass --arg %s=VALUE", v, bases[t.base].name,
-		              d->name);
+		return refuse(d, err, errlen, "'%s' is not a %s value: pass --arg %s=VALUE", v,
+		              bases[t.base].name, d->name);
 	a->given = true;
 	return 0;
 }
@@ -254,7 +274,8 @@ int kargs_plan(const struct ka_desc *d, int n, const char *const *given, int ngi
 		if (plan_one(&d[i], v, items, &out[i], err, errlen))
 			return -1;
 		for (int j = 0; v && j < ngiven && j < (int)GD_ARRAY_LEN(used); j++)
-			if (strncmp(given[j], d[i].name, strlen(d[i].name)) == 0 && given[j][strlen(d[i].name)] == '=')
+			if (strncmp(given[j], d[i].name, strlen(d[i].name)) == 0 &&
+			    given[j][strlen(d[i].name)] == '=')
 				used[j] = true;
 	}
 	for (int j = 0; j < ngiven && j < (int)GD_ARRAY_LEN(used); j++)
@@ -264,7 +285,8 @@ int kargs_plan(const struct ka_desc *d, int n, const char *const *given, int ngi
 				size_t l = strlen(names);
 				snprintf(names + l, sizeof(names) - l, "%s%s", i ? ", " : "", d[i].name);
 			}
-			snprintf(err, errlen, "--arg %.*s: the kernel has no argument of that name (its arguments: %s)",
+			snprintf(err, errlen,
+			         "--arg %.*s: the kernel has no argument of that name (its arguments: %s)",
 			         (int)strcspn(given[j], "="), given[j], n ? names : "none");
 			return -1;
 		}

@@ -185,8 +185,8 @@ int main(int argc, char **argv)
 	struct gd_sink *sink = ilog < 0 ? NULL : sink_new(out[ilog].fd, out[ilog].own, o.format);
 	sink_set_kernel(sink, opts_kernel_name(&o), opts_rate_unit(&o));
 	if (o.kernel && o.role == GD_ROLE_HEADLESS)
-		fprintf(stderr, GD_NAME ": kernel %s of %s, rates in %s; arguments: %s\n", o.kernel_name, o.kernel,
-		        opts_rate_unit(&o), dev.kargs);
+		fprintf(stderr, GD_NAME ": kernel %s of %s, rates in %s; arguments: %s\n", o.kernel_name,
+		        o.kernel, opts_rate_unit(&o), dev.kargs);
 	sig_install_supervisor();
 	if (o.role == GD_ROLE_DASHBOARD)
 		return dashboard_run(&o, &dev, sink, trace, prom);

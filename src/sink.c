@@ -358,6 +358,7 @@ enum sweep_field {
 	S_OF_CEILING,
 	S_KERNEL,
 	S_RATE_UNIT,
+	S_QUEUE_WAIT_US,
 	S_COUNT
 };
 
@@ -373,6 +374,7 @@ static const struct field sweep_fields[] = {
 	[S_OF_CEILING] = { .name = "of_ceiling", .print = PRINT_FIXED, .prec = 4 },
 	[S_KERNEL] = { .name = "kernel", .print = PRINT_STRING },
 	[S_RATE_UNIT] = { .name = "rate_unit", .print = PRINT_STRING },
+	[S_QUEUE_WAIT_US] = { .name = "queue_wait_us", .print = PRINT_FIXED, .prec = 2 },
 };
 _Static_assert(GD_ARRAY_LEN(sweep_fields) == S_COUNT, "one entry per sweep field");
 
@@ -401,6 +403,8 @@ static struct value sweep_value(enum sweep_field id, const struct gd_sweep_row *
 		return str(k->name);
 	case S_RATE_UNIT:
 		return str(k->unit);
+	case S_QUEUE_WAIT_US:
+		return num(r->queue_wait_us);
 	case S_COUNT:
 		break;
 	}

@@ -139,8 +139,8 @@ static int alloc_arg(struct gd_worker *w, struct gd_batch *b, int i, bool pinned
 	b->pin[i] = clCreateBuffer(w->ctx, CL_MEM_ALLOC_HOST_PTR, a->bytes, NULL, &rc);
 	if (!b->pin[i])
 		return worker_fail(w, out ? "clCreateBuffer(pinned out)" : "clCreateBuffer(pinned in)", rc);
-	b->host[i] = clEnqueueMapBuffer(b->q, b->pin[i], CL_TRUE, out ? CL_MAP_READ : CL_MAP_WRITE, 0, a->bytes, 0,
-	                                NULL, NULL, &rc);
+	b->host[i] = clEnqueueMapBuffer(b->q, b->pin[i], CL_TRUE, out ? CL_MAP_READ : CL_MAP_WRITE, 0,
+	                                a->bytes, 0, NULL, NULL, &rc);
 	if (!b->host[i])
 		return worker_fail(w, out ? "clEnqueueMapBuffer(out)" : "clEnqueueMapBuffer(in)", rc);
 	return 0;
@@ -243,8 +243,9 @@ int worker_write_inputs(struct gd_worker *w, struct gd_batch *b, bool blocking)
 		const struct ka_setup *a = &w->prog.arg[i];
 		if (a->kind != KA_IN_BATCH)
 			continue;
-		cl_int rc = clEnqueueWriteBuffer(b->q, b->buf[i], blocking ? CL_TRUE : CL_FALSE, 0, a->bytes, b->host[i],
-		                                 0, NULL, worker_event(b, &b->ev_write[k++], false));
+		cl_int rc =
+		    clEnqueueWriteBuffer(b->q, b->buf[i], blocking ? CL_TRUE : CL_FALSE, 0, a->bytes,
+		                         b->host[i], 0, NULL, worker_event(b, &b->ev_write[k++], false));
 		if (rc != CL_SUCCESS)
 			return worker_fail(w, "clEnqueueWriteBuffer", rc);
 	}
@@ -260,8 +261,8 @@ int worker_read_outputs(struct gd_worker *w, struct gd_batch *b, bool blocking, 
 			continue;
 		cl_event *ev = worker_event(b, &b->ev_read[k], last && k == w->nout - 1);
 		k++;
-		cl_int rc = clEnqueueReadBuffer(b->q, b->buf[i], blocking ? CL_TRUE : CL_FALSE, 0, a->bytes, b->host[i],
-		                                0, NULL, ev);
+		cl_int rc = clEnqueueReadBuffer(b->q, b->buf[i], blocking ? CL_TRUE : CL_FALSE, 0, a->bytes,
+		                                b->host[i], 0, NULL, ev);
 		if (rc != CL_SUCCESS)
 			return worker_fail(w, "clEnqueueReadBuffer", rc);
 	}
@@ -434,7 +435,8 @@ static int setup_args(struct gd_worker *w)
 			continue;
 		w->once_host[i] = xmalloc(a->bytes);
 		kargs_fill(a, &w->rng, w->once_host[i]);
-		w->once[i] = clCreateBuffer(w->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a->bytes, w->once_host[i], &rc);
+		w->once[i] = clCreateBuffer(w->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a->bytes,
+		                            w->once_host[i], &rc);
 		if (!w->once[i])
 			return worker_fail(w, "clCreateBuffer(input)", rc);
 	}

@@ -22,10 +22,10 @@ struct gd_device {
 
 enum gd_probe_result {
 	GD_PROBE_OK,
-	GD_PROBE_NODEVICE, /* the device asked for does not exist: bad input */
-	GD_PROBE_RUNTIME,  /* the OpenCL runtime did not load or initialise, or has no device */
-	GD_PROBE_KERNEL,   /* the program's source is missing or unusable, or does not build (the
-	                    * log in err) */
+	GD_PROBE_NODEVICE,  /* the device asked for does not exist: bad input */
+	GD_PROBE_RUNTIME,   /* the OpenCL runtime did not load or initialise, or has no device */
+	GD_PROBE_KERNEL,    /* the program's source is missing or unusable, or does not build (the
+	                     * log in err) */
 	GD_PROBE_BADKERNEL, /* bad input: no such kernel, several without --kernel-name, or an
 	                     * argument that cannot be set up (err names it) */
 };

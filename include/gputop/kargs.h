@@ -17,8 +17,8 @@
 
 #include "gputop/rng.h"
 
-#define KA_MAX      32      /* kernel arguments at most */
-#define KA_NAME_LEN 64      /* an argument's or a kernel's name */
+#define KA_MAX      32         /* kernel arguments at most */
+#define KA_NAME_LEN 64         /* an argument's or a kernel's name */
 #define KA_LEN_MAX  (1u << 30) /* --arg NAME=len:K: K at most; also a local size's bytes */
 
 /* The argument's address space, as CL_KERNEL_ARG_ADDRESS_QUALIFIER gives it. */
@@ -27,9 +27,9 @@ enum ka_addr { KA_ADDR_PRIVATE, KA_ADDR_GLOBAL, KA_ADDR_CONSTANT, KA_ADDR_LOCAL 
 /* One argument as the program describes it. */
 struct ka_desc {
 	enum ka_addr addr;
-	bool is_const;             /* CL_KERNEL_ARG_TYPE_CONST */
-	char type[KA_NAME_LEN];    /* CL_KERNEL_ARG_TYPE_NAME: "float*", "uint", "image2d_t" */
-	char name[KA_NAME_LEN];    /* CL_KERNEL_ARG_NAME */
+	bool is_const;          /* CL_KERNEL_ARG_TYPE_CONST */
+	char type[KA_NAME_LEN]; /* CL_KERNEL_ARG_TYPE_NAME: "float*", "uint", "image2d_t" */
+	char name[KA_NAME_LEN]; /* CL_KERNEL_ARG_NAME */
 };
 
 /* What the host does with an argument. */
@@ -41,16 +41,27 @@ enum ka_kind {
 	KA_SCALAR,   /* a value */
 };
 
-enum ka_base { KA_CHAR, KA_UCHAR, KA_SHORT, KA_USHORT, KA_INT, KA_UINT, KA_LONG, KA_ULONG, KA_FLOAT, KA_DOUBLE };
+enum ka_base {
+	KA_CHAR,
+	KA_UCHAR,
+	KA_SHORT,
+	KA_USHORT,
+	KA_INT,
+	KA_UINT,
+	KA_LONG,
+	KA_ULONG,
+	KA_FLOAT,
+	KA_DOUBLE
+};
 
 struct ka_setup {
 	enum ka_kind kind;
 	enum ka_base base;
-	unsigned lanes;          /* components stored per element: 1, 2, 4, 8 or 16 (3 is stored as 4) */
-	size_t count;            /* a buffer's elements */
-	size_t bytes;            /* a buffer's or local memory's bytes; a scalar's size */
-	unsigned char value[8];  /* a scalar's value, in the host's byte order */
-	bool given;              /* set from --arg */
+	unsigned lanes;         /* components stored per element: 1, 2, 4, 8 or 16 (3 is stored as 4) */
+	size_t count;           /* a buffer's elements */
+	size_t bytes;           /* a buffer's or local memory's bytes; a scalar's size */
+	unsigned char value[8]; /* a scalar's value, in the host's byte order */
+	bool given;             /* set from --arg */
 };
 
 /* Plans the n arguments of d (n <= KA_MAX) for items work items, with the --arg values given

@@ -82,13 +82,13 @@ struct gd_rec {
 };
 
 enum {
-	GD_REC_DEVTIME = 1u << 0,   /* device timestamps present and mapped */
-	GD_REC_GROUPED = 1u << 1,   /* kiv entries span groups of kernels */
-	GD_REC_ESTIMATED = 1u << 2, /* not profiled (--profile sampled): the device times are the
-	                             * latest profiled batch's, moved to end where this one ended */
+	GD_REC_DEVTIME = 1u << 0,    /* device timestamps present and mapped */
+	GD_REC_GROUPED = 1u << 1,    /* kiv entries span groups of kernels */
+	GD_REC_ESTIMATED = 1u << 2,  /* not profiled (--profile sampled): the device times are the
+	                              * latest profiled batch's, moved to end where this one ended */
 	GD_REC_PER_LAUNCH = 1u << 3, /* symbols counts one launch's items (a user kernel): the
 	                              * batch's items are symbols x kernels (gd_rec_items) */
-	GD_REC_SHIFT_BIT = 8,       /* bits 8-12: kiv's unit is 2^shift ns */
+	GD_REC_SHIFT_BIT = 8,        /* bits 8-12: kiv's unit is 2^shift ns */
 	GD_REC_SHIFT = 0x1fu << GD_REC_SHIFT_BIT,
 	GD_REC_SHIFT_MAX = 16, /* offsets up to 2^48 ns, the longest batch a record describes */
 	GD_REC_GEN_BIT = 16,   /* bits 16-23: the thread that generated the input (from 1), 0: inline */

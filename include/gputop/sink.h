@@ -11,7 +11,8 @@
 struct gd_sweep_row {
 	int procs, queues;
 	double mbit_s, speedup, device_busy, gap_batch_us, headroom;
-	double of_ceiling; /* mbit_s / the calibrated ceiling; NAN without --calibrate */
+	double of_ceiling;    /* mbit_s / the calibrated ceiling; NAN without --calibrate */
+	double queue_wait_us; /* mean over the step's batches; NAN where not measured */
 };
 
 /* Something the user did, for a log that replays a session's decisions. */

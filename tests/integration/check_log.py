@@ -8,12 +8,12 @@ import sys
 
 FIELDS = ("t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_kernel_us,gap_batch_us,"
           "gen_us,h2d_us,kernel_us,d2h_us,other_us,device_busy,headroom,lost,queue_wait_us,profile,"
-          "ceiling,of_ceiling,sample_every,observer_share,gen_busy,observed,unix_s").split(",")
-NUMERIC = set(FIELDS) - {"kind", "state", "profile"}
+          "ceiling,of_ceiling,sample_every,observer_share,gen_busy,observed,unix_s,kernel,rate_unit").split(",")
+NUMERIC = set(FIELDS) - {"kind", "state", "profile", "kernel", "rate_unit"}
 WORKER_ONLY = {"id", "pid", "state", "kernel_busy", "gap_kernel_us", "gap_batch_us", "gen_us", "h2d_us",
                "kernel_us", "d2h_us", "other_us", "queue_wait_us", "sample_every",
                "observer_share", "gen_busy"}
-AGG_ONLY = {"procs", "device_busy", "headroom", "profile", "ceiling", "of_ceiling"}
+AGG_ONLY = {"procs", "device_busy", "headroom", "profile", "ceiling", "of_ceiling", "kernel", "rate_unit"}
 
 
 def fail(msg):

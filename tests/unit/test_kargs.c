@@ -7,10 +7,22 @@
 #include "gputop/kargs.h"
 #include "tap.h"
 
-#define G(type, name)  { KA_ADDR_GLOBAL, false, type, name }
-#define GC(type, name) { KA_ADDR_GLOBAL, true, type, name }
-#define P(type, name)  { KA_ADDR_PRIVATE, false, type, name }
-#define L(type, name)  { KA_ADDR_LOCAL, false, type, name }
+#define G(type, name)                             \
+	{                                         \
+		KA_ADDR_GLOBAL, false, type, name \
+	}
+#define GC(type, name)                           \
+	{                                        \
+		KA_ADDR_GLOBAL, true, type, name \
+	}
+#define P(type, name)                              \
+	{                                          \
+		KA_ADDR_PRIVATE, false, type, name \
+	}
+#define L(type, name)                            \
+	{                                        \
+		KA_ADDR_LOCAL, false, type, name \
+	}
 
 static char err[512];
 
@@ -22,8 +34,12 @@ static int plan(const struct ka_desc *d, int n, const char *const *given, int ng
 
 static void test_convention(void)
 {
-	const struct ka_desc d[] = { GC("float*", "x"),  GC("int*", "idx"), G("double4*", "y"),
-		                     P("uint", "n"),     P("float", "a"),   L("float*", "tmp"),
+	const struct ka_desc d[] = { GC("float*", "x"),
+		                     GC("int*", "idx"),
+		                     G("double4*", "y"),
+		                     P("uint", "n"),
+		                     P("float", "a"),
+		                     L("float*", "tmp"),
 		                     { KA_ADDR_CONSTANT, false, "float*", "c" } };
 	const char *given[] = { "a=2.5", "tmp=4096" };
 	struct ka_setup s[7];
@@ -43,14 +59,16 @@ static void test_convention(void)
 	tap_ok(s[6].kind == KA_IN_BATCH, "a constant pointer is an input");
 	char text[512];
 	kargs_describe(d, s, 7, 1000, text, sizeof(text));
-	tap_ok(strstr(text, "x: in float[N]") && strstr(text, "y: out double4[N]") && strstr(text, "n: uint=N") &&
-	           strstr(text, "a: float=2.5") && strstr(text, "tmp: local 4096 bytes"),
+	tap_ok(strstr(text, "x: in float[N]") && strstr(text, "y: out double4[N]") &&
+	           strstr(text, "n: uint=N") && strstr(text, "a: float=2.5") &&
+	           strstr(text, "tmp: local 4096 bytes"),
 	       "the description names each argument's set-up: %s", text);
 }
 
 static void test_given(void)
 {
-	const struct ka_desc d[] = { GC("float*", "x"), G("float*", "y"), P("long", "count"), P("short", "k") };
+	const struct ka_desc d[] = { GC("float*", "x"), G("float*", "y"), P("long", "count"),
+		                     P("short", "k") };
 	const char *given[] = { "x=len:64", "count=-5", "k=0x10" };
 	struct ka_setup s[4];
 	tap_ok(plan(d, 4, given, 3, s) == 0, "lengths and explicit scalars (%s)", err);
@@ -124,7 +142,9 @@ static void test_fill(void)
 	for (int i = 0; i < 300; i++)
 		sum += q[i];
 	tap_ok(sum == 299 * 300 / 2, "  also for long (the values 0..N-1 once each)");
-	struct ka_setup f = { .kind = KA_IN_BATCH, .base = KA_FLOAT, .lanes = 2, .count = 5000, .bytes = 40000 };
+	struct ka_setup f = {
+		.kind = KA_IN_BATCH, .base = KA_FLOAT, .lanes = 2, .count = 5000, .bytes = 40000
+	};
 	float *x = calloc(10000, sizeof(float));
 	kargs_fill(&f, &rng, x);
 	double s = 0, sq = 0;

@@ -44,8 +44,7 @@ static void run_mode(const char *file, const char *mode, int steps)
 	int argc = 0;
 	while (argv[argc])
 		argc++;
-	if (!tap_ok(opts_parse(argc, argv, &o, err, sizeof(err)) == 0,
-	            "%s: options parse (%s)", mode, err))
+	if (!tap_ok(opts_parse(argc, argv, &o, err, sizeof(err)) == 0, "%s: options parse (%s)", mode, err))
 		return;
 	struct gd_worker *w = calloc(1, sizeof(*w));
 	w->o = &o;

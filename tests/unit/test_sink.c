@@ -116,11 +116,11 @@ static void write_frames(struct gd_sink *s)
 static void write_sweep(struct gd_sink *s)
 {
 	const struct gd_sweep_row rows[] = {
-		{ 1, 1, 100.5, 1.0, 0.5, 12.25, 201.0, 0.1675 },
-		{ 2, 4, 190.25, 1.893, 0.95, 3.125, 200.263158, NAN },
+		{ 1, 1, 100.5, 1.0, 0.5, 12.25, 201.0, 0.1675, 3.5 },
+		{ 2, 4, 190.25, 1.893, 0.95, 3.125, 200.263158, NAN, NAN },
 		/* A first step at 0 Mbit/s leaves the speedup NAN: JSON null, an empty CSV cell (JSON has no
 		   NaN). */
-		{ 4, 1, 0.0, NAN, NAN, NAN, NAN, NAN },
+		{ 4, 1, 0.0, NAN, NAN, NAN, NAN, NAN, NAN },
 	};
 	sink_set_kernel(s, "saxpy", "Mitem/s"); /* a user kernel's sweep: its name and unit in each row */
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
@@ -186,29 +186,33 @@ static const char frames_jsonl[] =
     "\"clBuildProgram: \\\"decode\\\" failed\\u000aline 2\\\\\"}\n"
     "{\"t_s\":12.346,\"kind\":\"aggregate\",\"procs\":2,\"mbit_s\":123.4568,\"batches\":10,\"symbols\":"
     "5000000,\"device_busy\":0.7500,\"headroom\":164.6091,\"lost\":7,\"profile\":\"sampled\",\"ceiling\":600."
-    "0000,\"of_ceiling\":0.2058,\"observed\":true,\"unix_s\":1795968000.250,\"kernel\":\"decode\",\"rate_unit\":\"Mbit/s\",\"window_s\":1.000,\"timebase\":"
+    "0000,\"of_ceiling\":0.2058,\"observed\":true,\"unix_s\":1795968000.250,\"kernel\":\"decode\",\"rate_"
+    "unit\":\"Mbit/s\",\"window_s\":1.000,\"timebase\":"
     "\"host-timer\",\"device_busy_method\":\"union\"}\n"
     "{\"t_s\":13.346,\"kind\":\"aggregate\",\"procs\":0,\"mbit_s\":0.0000,\"batches\":10,\"symbols\":5000000,"
-    "\"lost\":7,\"profile\":\"full\",\"observed\":true,\"unix_s\":1795968000.250,\"kernel\":\"decode\",\"rate_unit\":\"Mbit/s\",\"window_s\":1.000,"
+    "\"lost\":7,\"profile\":\"full\",\"observed\":true,\"unix_s\":1795968000.250,\"kernel\":\"decode\","
+    "\"rate_unit\":\"Mbit/s\",\"window_s\":1.000,"
     "\"timebase\":\"none\",\"device_busy_method\":\"sum-capped\"}\n"
     "{\"t_s\":16.346,\"kind\":\"worker\",\"state\":\"running\",\"id\":1,\"pid\":4242,\"batches\":900,"
     "\"symbols\":5000000,\"lost\":880,\"sample_every\":16,\"observer_share\":0.0123,\"observed\":false,"
     "\"unix_s\":1795968000.250}\n"
     "{\"t_s\":16.346,\"kind\":\"aggregate\",\"procs\":1,\"batches\":900,\"symbols\":5000000,\"lost\":880,"
-    "\"profile\":\"full\",\"observed\":false,\"unix_s\":1795968000.250,\"kernel\":\"decode\",\"rate_unit\":\"Mbit/s\",\"window_s\":3.000,\"timebase\":"
+    "\"profile\":\"full\",\"observed\":false,\"unix_s\":1795968000.250,\"kernel\":\"decode\",\"rate_unit\":"
+    "\"Mbit/s\",\"window_s\":3.000,\"timebase\":"
     "\"none\",\"device_busy_method\":\"sum-capped\"}\n"
     "{\"t_s\":16.500,\"kind\":\"event\",\"state\":\"add\",\"id\":3,\"pid\":4300,\"unix_s\":1795968004.400}\n"
     "{\"t_s\":16.750,\"kind\":\"event\",\"state\":\"pause\",\"unix_s\":1795968004.650}\n";
 
-static const char sweep_csv[] = "procs,queues,mbit_s,speedup,device_busy,gap_batch_us,headroom,of_ceiling,kernel,rate_unit\n"
-                                "1,1,100.5000,1.0000,0.5000,12.2500,201.0000,0.1675,saxpy,Mitem/s\n"
-                                "2,4,190.2500,1.8930,0.9500,3.1250,200.2632,,saxpy,Mitem/s\n"
-                                "4,1,0.0000,,,,,,saxpy,Mitem/s\n";
+static const char sweep_csv[] = "procs,queues,mbit_s,speedup,device_busy,gap_batch_us,headroom,of_ceiling,"
+                                "kernel,rate_unit,queue_wait_us\n"
+                                "1,1,100.5000,1.0000,0.5000,12.2500,201.0000,0.1675,saxpy,Mitem/s,3.50\n"
+                                "2,4,190.2500,1.8930,0.9500,3.1250,200.2632,,saxpy,Mitem/s,\n"
+                                "4,1,0.0000,,,,,,saxpy,Mitem/s,\n";
 
 static const char sweep_jsonl[] =
     "{\"kind\":\"sweep\",\"procs\":1,\"queues\":1,\"mbit_s\":100.5000,\"speedup\":1.0000,\"device_busy\":0."
     "5000,\"gap_batch_us\":12.2500,\"headroom\":201.0000,\"of_ceiling\":0.1675,\"kernel\":\"saxpy\","
-    "\"rate_unit\":\"Mitem/s\"}\n"
+    "\"rate_unit\":\"Mitem/s\",\"queue_wait_us\":3.50}\n"
     "{\"kind\":\"sweep\",\"procs\":2,\"queues\":4,\"mbit_s\":190.2500,\"speedup\":1.8930,\"device_busy\":0."
     "9500,\"gap_batch_us\":3.1250,\"headroom\":200.2632,\"kernel\":\"saxpy\",\"rate_unit\":\"Mitem/s\"}\n"
     "{\"kind\":\"sweep\",\"procs\":4,\"queues\":1,\"mbit_s\":0.0000,\"speedup\":null,\"kernel\":\"saxpy\","
