@@ -382,7 +382,7 @@ void kargs_describe(const struct ka_desc *d, const struct ka_setup *a, int n, si
 {
 	buf[0] = '\0';
 	for (int i = 0; i < n; i++) {
-		char one[160];
+		char one[512];
 		describe_one(&d[i], &a[i], items, one, sizeof(one));
 		size_t l = strlen(buf);
 		snprintf(buf + l, len - l, "%s%s", i ? ", " : "", one);
