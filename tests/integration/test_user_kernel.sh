@@ -16,7 +16,7 @@ run() {
 	"$BIN" --headless --kernel "$EX/$ex.cl" -m "$mode" -n 1 -s 3000 -l 2 -i 0.3 -f jsonl \
 		-o "$TMP/run.jsonl" "$@" 2>"$TMP/run.err" &
 	local pid=$!
-	wait_for 90 grep -qE '"kind":"aggregate".*"mbit_s":([1-9]|0\.0*[1-9])' "$TMP/run.jsonl"
+	wait_for 90 grep -sqE '"kind":"aggregate".*"mbit_s":([1-9]|0\.0*[1-9])' "$TMP/run.jsonl"
 	kill -TERM "$pid" 2>/dev/null
 	wait "$pid"
 }
