@@ -72,11 +72,11 @@ struct gd_opts {
 	int queues;            /* 0: the mode's own (pipelined 4, kernel-only 1) */
 	int gen_threads;       /* pipelined: generation threads; 0 inline; -1: a fair share */
 	bool calibrate;
-	const char *prom_file;        /* --prom-file: Prometheus text, replaced every interval */
-	struct gd_listen listen;      /* --listen: GET /metrics */
-	const char *kernel;        /* --kernel: the user's OpenCL C source; NULL: the decode kernel */
-	const char *kernel_name;   /* --kernel-name; at start, the kernel the run measures */
-	const char *build_options; /* --build-options: added to the program's own */
+	const char *prom_file;           /* --prom-file: Prometheus text, replaced every interval */
+	struct gd_listen listen;         /* --listen: GET /metrics */
+	const char *kernel;              /* --kernel: the user's OpenCL C source; NULL: the decode kernel */
+	const char *kernel_name;         /* --kernel-name; at start, the kernel the run measures */
+	const char *build_options;       /* --build-options: added to the program's own */
 	const char *kargs[GD_KARGS_MAX]; /* --arg NAME=VALUE, in the order given */
 	int nkargs;
 	struct gd_worker_args worker; /* worker role only */
