@@ -55,10 +55,25 @@ struct gd_calib *calib_start(const struct gd_opts *o, const char *exe, char *err
 	snprintf(size, sizeof(size), "--size=%u", o->size);
 	snprintf(launches, sizeof(launches), "--launches=%u", o->launches);
 	snprintf(dtype, sizeof(dtype), "--dtype=%s", o->dtype == GD_DT_F32 ? "f32" : "f64");
-	char *argv[] = { (char *)exe, "--measure-ceiling", dev, size, launches, dtype, NULL };
+	/* The kernel's own options as the workers get them: --kernel, its name, build options and
+	 * --arg values, each one argument of the form --NAME=VALUE. */
+	char *argv[8 + 3 + GD_KARGS_MAX] = { (char *)exe, "--measure-ceiling", dev, size, launches, dtype };
+	char *own[3 + GD_KARGS_MAX];
+	int n = 6, nown = 0;
+	const char *names[] = { "kernel", "kernel-name", "build-options" };
+	const char *values[] = { o->kernel, o->kernel_name, o->build_options };
+	for (int i = 0; i < 3; i++)
+		if (values[i] && asprintf(&own[nown], "--%s=%s", names[i], values[i]) >= 0)
+			argv[n++] = own[nown++];
+	for (int i = 0; i < o->nkargs; i++)
+		if (asprintf(&own[nown], "--arg=%s", o->kargs[i]) >= 0)
+			argv[n++] = own[nown++];
+	argv[n] = NULL;
 	int fds[2];
 	if (pipe2(fds, O_CLOEXEC) != 0) {
 		snprintf(err, errlen, "--calibrate: pipe: %s", strerror(errno));
+		for (int i = 0; i < nown; i++)
+			free(own[i]);
 		return NULL;
 	}
 	posix_spawn_file_actions_t fa;
@@ -68,6 +83,8 @@ struct gd_calib *calib_start(const struct gd_opts *o, const char *exe, char *err
 	pid_t pid;
 	int rc = posix_spawn(&pid, exe, &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
+	for (int i = 0; i < nown; i++)
+		free(own[i]);
 	close(fds[1]);
 	if (rc != 0) {
 		close(fds[0]);

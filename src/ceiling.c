@@ -1,9 +1,11 @@
 /* ceiling.c: the role behind --calibrate, in a process of its own (the supervisor never loads
- * OpenCL). It measures what this device does with this kernel, size and dtype when nothing
+ * OpenCL). It measures what this device does with this kernel (the decode kernel or --kernel,
+ * its arguments set up as the workers do), size and dtype when nothing
  * else is in the way: launches back to back on one context, without profiling or events, on
  * 1, 2, 4 and 8 in-order queues (a batch of --launches per queue, each queue refilled as soon
  * as it is finished, so none drains while the others wait). The best figure is the ceiling.
- * It prints one line: "ceiling MBIT_S QUEUES ONE_QUEUE_MBIT_S". */
+ * It prints one line: "ceiling MBIT_S QUEUES ONE_QUEUE_MBIT_S", the rates in the run's unit
+ * (opts_rate_unit: Mbit/s, or Mitem/s for a user kernel). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,10 +23,11 @@ struct ceil_ctx {
 	const struct gd_opts *o;
 	struct clx_device dev;
 	cl_context ctx;
-	cl_program prog;
+	struct clx_program prog;
 	cl_kernel kern[CEIL_QUEUES];
 	cl_command_queue q[CEIL_QUEUES];
-	cl_mem perm, in, out[CEIL_QUEUES];
+	cl_mem in[KA_MAX];               /* inputs, shared by every queue */
+	cl_mem out[CEIL_QUEUES][KA_MAX]; /* each queue's outputs */
 	char err[GD_ERR_LEN];
 };
 
@@ -66,44 +69,70 @@ static double run(struct ceil_ctx *c, int nq)
 	}
 	for (int i = 0; i < nq; i++)
 		clFinish(c->q[i]);
-	return (double)batches * c->o->size / ((double)(t - t0) / 1e9) / 1e6;
+	return (double)batches * (double)opts_items_per_batch(c->o) / ((double)(t - t0) / 1e9) / 1e6;
+}
+
+/* The inputs, filled as the workers fill theirs, once for every queue. */
+static int make_inputs(struct ceil_ctx *c)
+{
+	struct gd_rng rng;
+	rng_seed(&rng, 1);
+	for (int i = 0; i < c->prog.nargs; i++) {
+		const struct ka_setup *a = &c->prog.arg[i];
+		if (a->kind != KA_IN_BATCH && a->kind != KA_IN_ONCE)
+			continue;
+		void *host = xmalloc(a->bytes);
+		kargs_fill(a, &rng, host);
+		cl_int rc;
+		c->in[i] =
+		    clCreateBuffer(c->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a->bytes, host, &rc);
+		free(host);
+		if (!c->in[i])
+			return fail(c, "clCreateBuffer", rc);
+	}
+	return 0;
+}
+
+/* Queue i's kernel with its own outputs. */
+static int make_kernel(struct ceil_ctx *c, int i)
+{
+	cl_int rc;
+	if (!(c->kern[i] = clCreateKernel(c->prog.prog, c->prog.name, &rc)))
+		return fail(c, "clCreateKernel", rc);
+	cl_mem args[KA_MAX];
+	memcpy(args, c->in, sizeof(args));
+	for (int a = 0; a < c->prog.nargs; a++)
+		if (c->prog.arg[a].kind == KA_OUT) {
+			c->out[i][a] =
+			    clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, c->prog.arg[a].bytes, NULL, &rc);
+			if (!c->out[i][a])
+				return fail(c, "clCreateBuffer", rc);
+			args[a] = c->out[i][a];
+		}
+	return clx_set_fixed_args(&c->prog, c->kern[i], args, c->err, sizeof(c->err));
 }
 
 static int setup(struct ceil_ctx *c)
 {
 	const struct gd_opts *o = c->o;
-	size_t elem = o->dtype == GD_DT_F32 ? 4 : 8, bytes = o->size * elem;
+	int elem = o->dtype == GD_DT_F32 ? 4 : 8;
 	cl_int rc;
 	if (clx_pick(o->platform, o->device, &c->dev, c->err, sizeof(c->err)))
 		return -1;
 	if (!(c->ctx = clCreateContext(NULL, 1, &c->dev.id, NULL, NULL, &rc)))
 		return fail(c, "clCreateContext", rc);
-	if (!(c->prog = clx_build_decode(c->ctx, c->dev.id, (int)elem, c->err, sizeof(c->err))))
+	char msg[8192];
+	if (clx_program_build(c->ctx, &c->dev, o, elem, &c->prog, msg, sizeof(msg))) {
+		str_copy(c->err, sizeof(c->err), msg);
 		return -1;
-	struct gd_rng rng;
-	rng_seed(&rng, 1);
-	int *perm = xcalloc(o->size, sizeof(int));
-	void *in = xcalloc(o->size, elem);
-	rng_permutation(&rng, perm, o->size);
-	c->perm =
-	    clCreateBuffer(c->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, o->size * sizeof(int), perm, &rc);
-	if (c->perm)
-		c->in = clCreateBuffer(c->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, in, &rc);
-	free(perm);
-	free(in);
-	if (!c->perm || !c->in)
-		return fail(c, "clCreateBuffer", rc);
+	}
+	if (make_inputs(c))
+		return -1;
 	for (int i = 0; i < CEIL_QUEUES; i++) {
 		if (!(c->q[i] = clCreateCommandQueueWithProperties(c->ctx, c->dev.id, NULL, &rc)))
 			return fail(c, "clCreateCommandQueueWithProperties", rc);
-		if (!(c->out[i] = clCreateBuffer(c->ctx, CL_MEM_WRITE_ONLY, bytes, NULL, &rc)))
-			return fail(c, "clCreateBuffer", rc);
-		if (!(c->kern[i] = clCreateKernel(c->prog, CLX_KERNEL, &rc)))
-			return fail(c, "clCreateKernel", rc);
-		if ((rc = clSetKernelArg(c->kern[i], 0, sizeof(cl_mem), &c->in)) ||
-		    (rc = clSetKernelArg(c->kern[i], 1, sizeof(cl_mem), &c->perm)) ||
-		    (rc = clSetKernelArg(c->kern[i], 2, sizeof(cl_mem), &c->out[i])))
-			return fail(c, "clSetKernelArg", rc);
+		if (make_kernel(c, i))
+			return -1;
 	}
 	return 0;
 }
@@ -115,15 +144,14 @@ static void teardown(struct ceil_ctx *c)
 			clReleaseCommandQueue(c->q[i]);
 		if (c->kern[i])
 			clReleaseKernel(c->kern[i]);
-		if (c->out[i])
-			clReleaseMemObject(c->out[i]);
+		for (int a = 0; a < KA_MAX; a++)
+			if (c->out[i][a])
+				clReleaseMemObject(c->out[i][a]);
 	}
-	if (c->in)
-		clReleaseMemObject(c->in);
-	if (c->perm)
-		clReleaseMemObject(c->perm);
-	if (c->prog)
-		clReleaseProgram(c->prog);
+	for (int a = 0; a < KA_MAX; a++)
+		if (c->in[a])
+			clReleaseMemObject(c->in[a]);
+	clx_program_free(&c->prog);
 	if (c->ctx)
 		clReleaseContext(c->ctx);
 }

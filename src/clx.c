@@ -260,47 +260,42 @@ int clx_pick(int pi, int di, struct clx_device *d, char *err, size_t errlen)
 struct probe_msg {
 	enum gd_probe_result rc;
 	struct gd_device dev;
-	char err[1024];
+	char err[8192]; /* a user kernel's build log, line by line */
 };
 
-/* Builds the decode kernel for d as a worker will; 0, or -1 with the reason in err. */
-static int probe_build(const struct clx_device *d, int elem, char *err, size_t errlen)
+/* Builds the program for d as a worker will and describes its kernel into d->info. */
+static enum gd_probe_result probe_build(struct clx_device *d, const struct gd_opts *o, int elem, char *err,
+                                        size_t errlen)
 {
 	cl_int rc;
 	cl_context ctx = clCreateContext(NULL, 1, &d->id, NULL, NULL, &rc);
 	if (!ctx) {
 		snprintf(err, errlen, "clCreateContext: %s", clx_err(rc));
-		return -1;
+		return GD_PROBE_KERNEL;
 	}
-	char why[1024];
-	cl_program prog = clx_build_decode(ctx, d->id, elem, why, sizeof(why));
-	if (!prog)
-		snprintf(err, errlen, "the decode kernel does not build on %s: %.800s", d->info.name, why);
-	cl_kernel k = prog ? clCreateKernel(prog, CLX_KERNEL, &rc) : NULL;
-	if (prog && !k)
-		snprintf(err, errlen, "the decode kernel does not build on %s: clCreateKernel(%s): %s",
-		         d->info.name, CLX_KERNEL, clx_err(rc));
-	if (k)
-		clReleaseKernel(k);
-	if (prog)
-		clReleaseProgram(prog);
+	struct clx_program p;
+	int b = clx_program_build(ctx, d, o, elem, &p, err, errlen);
+	if (b == 0) {
+		str_copy(d->info.kernel, sizeof(d->info.kernel), p.name);
+		kargs_describe(p.desc, p.arg, p.nargs, o->size, d->info.kargs, sizeof(d->info.kargs));
+	}
+	clx_program_free(&p);
 	clReleaseContext(ctx);
-	return k ? 0 : -1;
+	return b == 0 ? GD_PROBE_OK : b == CLX_BAD_KERNEL ? GD_PROBE_BADKERNEL : GD_PROBE_KERNEL;
 }
 
 /* The child's half of device_probe: pick, build, answer through fd, exit. */
-static void probe_child(int pi, int di, int elem, int fd)
+static void probe_child(const struct gd_opts *o, int elem, int fd)
 {
-	struct probe_msg m;
+	static struct probe_msg m;
 	struct clx_device d;
 	memset(&m, 0, sizeof(m));
-	int rc = clx_pick(pi, di, &d, m.err, sizeof(m.err));
+	int rc = clx_pick(o->platform, o->device, &d, m.err, sizeof(m.err));
 	if (rc == CLX_NO_RUNTIME)
 		m.rc = GD_PROBE_RUNTIME;
 	else if (rc != 0)
 		m.rc = GD_PROBE_NODEVICE;
 	else {
-		m.dev = d.info;
 		if (elem == 0)
 			elem = d.info.fp64 ? 8 : 4;
 		/* The compiler's own diagnostics would add lines to ours: the build log says it all. */
@@ -308,14 +303,16 @@ static void probe_child(int pi, int di, int elem, int fd)
 		if (null >= 0)
 			dup2(null, STDERR_FILENO);
 		/* f64 on a device without it is the caller's bad input to report, not a build. */
-		if ((elem == 4 || d.info.fp64) && probe_build(&d, elem, m.err, sizeof(m.err)))
-			m.rc = GD_PROBE_KERNEL;
+		if (o->kernel || elem == 4 || d.info.fp64)
+			m.rc = probe_build(&d, o, elem, m.err, sizeof(m.err));
+		m.dev = d.info;
 	}
 	ssize_t w = write(fd, &m, sizeof(m));
 	_exit(w == (ssize_t)sizeof(m) ? 0 : 1);
 }
 
-enum gd_probe_result device_probe(int pi, int di, int elem, struct gd_device *d, char *err, size_t errlen)
+enum gd_probe_result device_probe(const struct gd_opts *o, int elem, struct gd_device *d, char *err,
+                                  size_t errlen)
 {
 	int fds[2];
 	if (pipe2(fds, O_CLOEXEC) != 0) {
@@ -331,9 +328,9 @@ enum gd_probe_result device_probe(int pi, int di, int elem, struct gd_device *d,
 		return GD_PROBE_RUNTIME;
 	}
 	if (pid == 0)
-		probe_child(pi, di, elem, fds[1]);
+		probe_child(o, elem, fds[1]);
 	close(fds[1]);
-	struct probe_msg m;
+	static struct probe_msg m;
 	memset(&m, 0, sizeof(m));
 	size_t got = 0;
 	while (got < sizeof(m)) {
@@ -363,6 +360,8 @@ enum gd_probe_result device_probe(int pi, int di, int elem, struct gd_device *d,
 		return GD_PROBE_RUNTIME;
 	}
 	m.err[sizeof(m.err) - 1] = '\0';
+	m.dev.kernel[sizeof(m.dev.kernel) - 1] = '\0';
+	m.dev.kargs[sizeof(m.dev.kargs) - 1] = '\0';
 	if (m.rc != GD_PROBE_OK)
 		snprintf(err, errlen, "%s", m.err);
 	*d = m.dev;
@@ -454,10 +453,48 @@ char *device_kernel_source(char *err, size_t errlen)
 	return NULL;
 }
 
-/* Builds src for dev with opts; on failure err holds the call, the error name and the start
- * of the build log, on one line. */
-static cl_program build(cl_context ctx, cl_device_id dev, const char *src, const char *opts, char *err,
-                        size_t errlen)
+/* The length of the compiler's name for the source at the start of word s, when a line number
+ * follows it ("<source>:3:", "/tmp/pocl/tempfile_x.cl:3:"), else 0. */
+static size_t source_name(const char *s)
+{
+	size_t n = strcspn(s, " \t\n:");
+	bool named =
+	    (n == 8 && strncmp(s, "<source>", 8) == 0) || (n > 3 && strncmp(s + n - 3, ".cl", 3) == 0);
+	return named && s[n] == ':' && s[n + 1] >= '0' && s[n + 1] <= '9' ? n : 0;
+}
+
+/* The build log of prog for dev: flattened onto one line (" | " between lines) for the decode
+ * kernel's one-line errors, or kept line by line with the compiler's name for the source
+ * replaced by file (so that "file:3:17: error" points into the user's file). */
+static void build_log(cl_program prog, cl_device_id dev, const char *file, char *out, size_t len)
+{
+	static char log[16384];
+	log[0] = '\0';
+	clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof(log) - 1, log, NULL);
+	log[sizeof(log) - 1] = '\0';
+	size_t j = 0;
+	for (size_t i = 0; log[i] && j + 4 < len; i++) {
+		size_t n = file && (i == 0 || strchr(" \t\n", log[i - 1])) ? source_name(log + i) : 0;
+		if (n) {
+			j += (size_t)snprintf(out + j, len - j, "%s", file);
+			j = j < len ? j : len - 1;
+			i += n - 1;
+		} else if (log[i] == '\n' && !file) {
+			if (j && log[i + 1])
+				j += (size_t)snprintf(out + j, len - j, " | ");
+		} else {
+			out[j++] = log[i];
+		}
+	}
+	while (j > 0 && (out[j - 1] == '\n' || out[j - 1] == ' '))
+		j--;
+	out[j] = '\0';
+}
+
+/* Builds src for dev with opts; on failure err holds the call, the error name and the build
+ * log (file: a user's source, its log kept line by line). */
+static cl_program build(cl_context ctx, cl_device_id dev, const char *src, const char *opts, const char *file,
+                        char *err, size_t errlen)
 {
 	cl_int rc;
 	cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &rc);
@@ -468,33 +505,183 @@ static cl_program build(cl_context ctx, cl_device_id dev, const char *src, const
 	rc = clBuildProgram(prog, 1, &dev, opts, NULL, NULL);
 	if (rc == CL_SUCCESS)
 		return prog;
-	char log[4096] = "";
-	clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof(log) - 1, log, NULL);
-	/* Keep the message on one line: the log's newlines become " | ". */
-	char flat[1024];
-	size_t j = 0;
-	for (size_t i = 0; log[i] && j + 4 < sizeof(flat); i++) {
-		if (log[i] == '\n') {
-			if (j && log[i + 1])
-				j += (size_t)snprintf(flat + j, sizeof(flat) - j, " | ");
-		} else {
-			flat[j++] = log[i];
-		}
-	}
-	flat[j] = '\0';
-	snprintf(err, errlen, "clBuildProgram: %s: %s", clx_err(rc), j ? flat : "(empty build log)");
+	char log[7168];
+	build_log(prog, dev, file, log, file ? sizeof(log) : 1024);
+	if (file)
+		snprintf(err, errlen, "clBuildProgram: %s; the build log:\n%s", clx_err(rc),
+		         log[0] ? log : "(empty)");
+	else
+		snprintf(err, errlen, "clBuildProgram: %s: %s", clx_err(rc),
+		         log[0] ? log : "(empty build log)");
 	clReleaseProgram(prog);
 	return NULL;
 }
 
-cl_program clx_build_decode(cl_context ctx, cl_device_id dev, int elem, char *err, size_t errlen)
+/* The program's kernel names, ", "-separated. */
+static void kernel_names(cl_program prog, char *out, size_t len)
 {
-	char *src = device_kernel_source(err, errlen);
-	if (!src)
-		return NULL;
-	/* The element type matches the host buffers exactly (kernels/decode.cl). */
-	cl_program prog =
-	    build(ctx, dev, src, elem == 8 ? "-DREAL=double -DUSE_FP64" : "-DREAL=float", err, errlen);
+	char names[1024] = "";
+	clGetProgramInfo(prog, CL_PROGRAM_KERNEL_NAMES, sizeof(names) - 1, names, NULL);
+	size_t j = 0;
+	for (size_t i = 0; names[i] && j + 3 < len; i++)
+		if (names[i] == ';')
+			j += (size_t)snprintf(out + j, len - j, ", ");
+		else
+			out[j++] = names[i];
+	out[j < len ? j : len - 1] = '\0';
+}
+
+/* The kernel: --kernel-name, or the program's only one. */
+static int pick_kernel(struct clx_program *p, const struct gd_opts *o, char *err, size_t errlen)
+{
+	const char *file = o->kernel ? o->kernel : "decode.cl";
+	char names[1024];
+	kernel_names(p->prog, names, sizeof(names));
+	cl_uint nk = 0;
+	cl_int rc = clCreateKernelsInProgram(p->prog, 0, NULL, &nk);
+	if (rc != CL_SUCCESS) {
+		snprintf(err, errlen, "%s: clCreateKernelsInProgram: %s", file, clx_err(rc));
+		return CLX_BUILD_FAILED;
+	}
+	const char *want = o->kernel ? o->kernel_name : "decode";
+	if (!want && nk == 0) {
+		snprintf(err, errlen, "--kernel: %s has no kernel", file);
+		return CLX_BAD_KERNEL;
+	}
+	if (!want && nk > 1) {
+		snprintf(err, errlen, "--kernel: %s has %u kernels (%s): choose one with --kernel-name", file,
+		         (unsigned)nk, names);
+		return CLX_BAD_KERNEL;
+	}
+	if (!want)
+		want = names;
+	str_copy(p->name, sizeof(p->name), want);
+	p->kern = clCreateKernel(p->prog, p->name, &rc);
+	if (p->kern)
+		return 0;
+	if (rc == CL_INVALID_KERNEL_NAME && o->kernel) {
+		snprintf(err, errlen, "--kernel-name: %s has no kernel '%s' (its kernels: %s)", file, p->name,
+		         names);
+		return CLX_BAD_KERNEL;
+	}
+	snprintf(err, errlen, "%s: clCreateKernel(%s): %s", file, p->name, clx_err(rc));
+	return CLX_BUILD_FAILED;
+}
+
+/* The kernel's argument descriptors (the program was built with -cl-kernel-arg-info). */
+static int query_args(struct clx_program *p, char *err, size_t errlen)
+{
+	cl_uint n = 0;
+	cl_int rc = clGetKernelInfo(p->kern, CL_KERNEL_NUM_ARGS, sizeof(n), &n, NULL);
+	if (rc != CL_SUCCESS) {
+		snprintf(err, errlen, "clGetKernelInfo(%s): %s", p->name, clx_err(rc));
+		return CLX_BUILD_FAILED;
+	}
+	if (n > KA_MAX) {
+		snprintf(err, errlen, "--kernel: kernel %s has %u arguments, more than %d", p->name,
+		         (unsigned)n, KA_MAX);
+		return CLX_BAD_KERNEL;
+	}
+	for (cl_uint i = 0; i < n; i++) {
+		struct ka_desc *d = &p->desc[i];
+		cl_kernel_arg_address_qualifier aq = 0;
+		cl_kernel_arg_type_qualifier tq = 0;
+		if ((rc = clGetKernelArgInfo(p->kern, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof(aq), &aq,
+		                             NULL)) ||
+		    (rc = clGetKernelArgInfo(p->kern, i, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof(tq), &tq,
+		                             NULL)) ||
+		    (rc = clGetKernelArgInfo(p->kern, i, CL_KERNEL_ARG_TYPE_NAME, sizeof(d->type) - 1,
+		                             d->type, NULL)) ||
+		    (rc = clGetKernelArgInfo(p->kern, i, CL_KERNEL_ARG_NAME, sizeof(d->name) - 1, d->name,
+		                             NULL))) {
+			snprintf(err, errlen, "clGetKernelArgInfo(%s, %u): %s", p->name, (unsigned)i,
+			         clx_err(rc));
+			return CLX_BUILD_FAILED;
+		}
+		d->addr = aq == CL_KERNEL_ARG_ADDRESS_GLOBAL     ? KA_ADDR_GLOBAL
+		          : aq == CL_KERNEL_ARG_ADDRESS_CONSTANT ? KA_ADDR_CONSTANT
+		          : aq == CL_KERNEL_ARG_ADDRESS_LOCAL    ? KA_ADDR_LOCAL
+		                                                 : KA_ADDR_PRIVATE;
+		d->is_const = (tq & CL_KERNEL_ARG_TYPE_CONST) != 0;
+	}
+	p->nargs = (int)n;
+	return 0;
+}
+
+/* The user's source: --kernel FILE, NUL-terminated; NULL with err set. */
+static char *user_source(const char *file, char *err, size_t errlen)
+{
+	size_t len = 0;
+	char *src = read_file(file, &len);
+	if (src && len > 0 && strspn(src, " \t\r\n") < len)
+		return src;
+	snprintf(err, errlen, "--kernel %s: %s", file, src ? "empty" : strerror(errno));
 	free(src);
-	return prog;
+	return NULL;
+}
+
+int clx_program_build(cl_context ctx, const struct clx_device *d, const struct gd_opts *o, int elem,
+                      struct clx_program *p, char *err, size_t errlen)
+{
+	memset(p, 0, sizeof(*p));
+	char *src = o->kernel ? user_source(o->kernel, err, errlen) : device_kernel_source(err, errlen);
+	if (!src)
+		return CLX_BUILD_FAILED;
+	/* The decode kernel's element type matches the host buffers exactly (kernels/decode.cl). */
+	char opts[1024];
+	snprintf(opts, sizeof(opts), "%s-cl-kernel-arg-info %s",
+	         o->kernel   ? ""
+	         : elem == 8 ? "-DREAL=double -DUSE_FP64 "
+	                     : "-DREAL=float ",
+	         o->build_options ? o->build_options : "");
+	char why[7680];
+	p->prog = build(ctx, d->id, src, opts, o->kernel, why, sizeof(why));
+	free(src);
+	if (!p->prog) {
+		if (o->kernel)
+			snprintf(err, errlen, "--kernel %s does not build on %s: %s", o->kernel, d->info.name,
+			         why);
+		else
+			snprintf(err, errlen, "the decode kernel does not build on %s: %.800s", d->info.name,
+			         why);
+		return CLX_BUILD_FAILED;
+	}
+	int rc = pick_kernel(p, o, err, errlen);
+	if (!rc)
+		rc = query_args(p, err, errlen);
+	if (!rc && kargs_plan(p->desc, p->nargs, o->kargs, o->nkargs, o->size, p->arg, why, sizeof(why))) {
+		snprintf(err, errlen, "--kernel %s, kernel %s: %s", o->kernel ? o->kernel : "decode.cl",
+		         p->name, why);
+		rc = CLX_BAD_KERNEL;
+	}
+	return rc;
+}
+
+void clx_program_free(struct clx_program *p)
+{
+	if (p->kern)
+		clReleaseKernel(p->kern);
+	if (p->prog)
+		clReleaseProgram(p->prog);
+	p->kern = NULL;
+	p->prog = NULL;
+}
+
+int clx_set_fixed_args(const struct clx_program *p, cl_kernel k, const cl_mem *once, char *err, size_t errlen)
+{
+	for (int i = 0; i < p->nargs; i++) {
+		const struct ka_setup *a = &p->arg[i];
+		cl_int rc = CL_SUCCESS;
+		if (a->kind == KA_SCALAR)
+			rc = clSetKernelArg(k, (cl_uint)i, a->bytes, a->value);
+		else if (a->kind == KA_LOCAL)
+			rc = clSetKernelArg(k, (cl_uint)i, a->bytes, NULL);
+		else if (once[i])
+			rc = clSetKernelArg(k, (cl_uint)i, sizeof(cl_mem), &once[i]);
+		if (rc != CL_SUCCESS) {
+			snprintf(err, errlen, "clSetKernelArg(%s): %s", p->desc[i].name, clx_err(rc));
+			return -1;
+		}
+	}
+	return 0;
 }

@@ -8,6 +8,8 @@
 #include <stddef.h>
 
 #include "gputop/device.h"
+#include "gputop/kargs.h"
+#include "gputop/opts.h"
 
 /* "CL_OUT_OF_RESOURCES" for -5; "CL_UNKNOWN_ERROR(-N)" for codes outside the standard. */
 const char *clx_err(cl_int e);
@@ -18,7 +20,6 @@ struct clx_device {
 	struct gd_device info;
 };
 
-#define CLX_KERNEL "decode" /* the kernel's name in decode.cl */
 
 enum {
 	CLX_NO_RUNTIME = -1, /* no platform, or none with a device: the runtime did not load or work */
@@ -27,9 +28,31 @@ enum {
 /* The device P:D, or with platform < 0 the first GPU of any platform, else the first device.
  * Returns 0, or CLX_NO_RUNTIME / CLX_NO_DEVICE with a message in err. */
 int clx_pick(int platform, int index, struct clx_device *d, char *err, size_t errlen);
-/* Reads kernels/decode.cl (device_kernel_source) and builds it for dev with elements of elem
- * bytes (4: float, 8: double). NULL with err holding the reason: the source not found, or the
- * call, the error name and the start of the build log. */
-cl_program clx_build_decode(cl_context ctx, cl_device_id dev, int elem, char *err, size_t errlen);
+/* The program a run measures, built for one device: the decode kernel (kernels/decode.cl) or
+ * the user's (--kernel), its kernel, and how each argument is set up (kargs.h). */
+struct clx_program {
+	cl_program prog;
+	cl_kernel kern;
+	char name[KA_NAME_LEN];
+	int nargs;
+	struct ka_desc desc[KA_MAX];
+	struct ka_setup arg[KA_MAX];
+};
+enum {
+	CLX_BUILD_FAILED = -1, /* the source is missing or does not build (the log in err): status 1 */
+	CLX_BAD_KERNEL = -2,   /* bad input: no such kernel, several, or arguments that cannot be
+	                        * set up (err names them): status 2 */
+};
+/* The one place that reads and builds the program: o's kernel (decode.cl with elements of
+ * elem bytes, 4 or 8, or --kernel with --build-options) for d, with -cl-kernel-arg-info, its
+ * kernel chosen and its arguments planned for o->size items. 0, or CLX_BUILD_FAILED /
+ * CLX_BAD_KERNEL with a message in err (a user kernel's build log keeps its lines). p is
+ * cleared first; clx_program_free releases it either way. */
+int clx_program_build(cl_context ctx, const struct clx_device *d, const struct gd_opts *o, int elem,
+                      struct clx_program *p, char *err, size_t errlen);
+void clx_program_free(struct clx_program *p);
+/* Sets the arguments that do not change from batch to batch: scalars and local memory, and
+ * the buffers that once[i] holds (NULL where a batch's own buffer goes). */
+int clx_set_fixed_args(const struct clx_program *p, cl_kernel k, const cl_mem *once, char *err, size_t errlen);
 
 #endif

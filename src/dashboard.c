@@ -491,9 +491,10 @@ static void ui_draw_tput(struct ui *u, WINDOW *w)
 	char now[32], top[32];
 	chart_num(now, sizeof(now), 10, u->mbit.n ? f->agg.mbit_s : NAN, 2);
 	chart_num(top, sizeof(top), 9, max, 1);
-	ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "Mbit/s %9s", now);
+	const char *unit = opts_rate_unit(&u->s.o);
+	ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "%-7s%9s", unit, now);
 	if (rows > 1)
-		ui_putf(w, 1, 0, A_NORMAL, "graph top %s Mbit/s", top);
+		ui_putf(w, 1, 0, A_NORMAL, "graph top %s %s", top, unit);
 	else
 		ui_putf(w, 0, 17, A_NORMAL, "top %s", top);
 	ui_graph(u, w, &l->tput_graph, rows, max, UI_P_TPUT);
@@ -526,9 +527,10 @@ static void ui_draw_worker(struct ui *u, WINDOW *w, const struct layout_rect *g,
 	} else {
 		chart_num(now, sizeof(now), 10, s->mbit_s, 2);
 		chart_num(top, sizeof(top), 9, max, 1);
-		ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "worker %u Mbit/s %9s", s->id, now);
+		const char *unit = opts_rate_unit(&u->s.o);
+		ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "worker %u %s %9s", s->id, unit, now);
 		if (g->h > 1)
-			ui_putf(w, 1, 0, A_NORMAL, "graph top %s Mbit/s", top);
+			ui_putf(w, 1, 0, A_NORMAL, "graph top %s %s", top, unit);
 	}
 	ui_graph(u, w, g, g->h, busy ? 1.0 : max, busy ? UI_P_BUSY : UI_P_TPUT);
 }
@@ -1053,7 +1055,10 @@ static int ui_settings(const struct ui *u, char p[][96], int width)
 	const struct gd_opts *o = &u->s.o;
 	for (int c = 0; c < 2; c++) {
 		snprintf(p[0], 96, c ? "%u sym" : "size %u", (unsigned)o->size);
-		snprintf(p[1], 96, c ? "%s" : "dtype %s", gd_dtype_name(o->dtype));
+		if (o->kernel) /* a user kernel: its arguments' types are its own */
+			snprintf(p[1], 96, c ? "%s" : "kernel %s", o->kernel_name);
+		else
+			snprintf(p[1], 96, c ? "%s" : "dtype %s", gd_dtype_name(o->dtype));
 		snprintf(p[2], 96, c ? "%u launches" : "launches %u", (unsigned)o->launches);
 		snprintf(p[3], 96, c ? "%s" : "mode %s", gd_mode_name(o->mode));
 		snprintf(p[4], 96, c ? "every %g s" : "interval %g s", o->interval);
@@ -1105,9 +1110,10 @@ static void ui_draw_summary(struct ui *u, WINDOW *w)
 	chart_num(ceil, sizeof(ceil), 12, u->s.ceiling.mbit_s, 1);
 	chart_num(pct, sizeof(pct), 8, u->mbit.n ? 100 * f->of_ceiling : NAN, 1);
 	if (isnan(u->s.ceiling.mbit_s))
-		snprintf(p[0], sizeof(p[0]), "headroom~ %s Mbit/s (estimate; c calibrates)", head);
+		snprintf(p[0], sizeof(p[0]), "headroom~ %s %s (estimate; c calibrates)", head,
+		         opts_rate_unit(&u->s.o));
 	else
-		snprintf(p[0], sizeof(p[0]), "ceiling %s Mbit/s, at %s%%", ceil, pct);
+		snprintf(p[0], sizeof(p[0]), "ceiling %s %s, at %s%%", ceil, opts_rate_unit(&u->s.o), pct);
 	snprintf(p[1], sizeof(p[1]), "workers %d/%d", sup_live(u->s.sup), u->s.o.max_procs);
 	snprintf(p[2], sizeof(p[2]), "lost %llu", (unsigned long long)f->agg.lost);
 	snprintf(p[3], sizeof(p[3]), "profile %s", gd_profile_name(u->s.o.profile));
@@ -1239,7 +1245,8 @@ static void ui_draw_table(struct ui *u, WINDOW *w)
 		if (xs[i] >= 0)
 			ui_putf(w, 0, xs[i], ui_attr(u, UI_P_COLS),
 			        ui_cols[i].kind == UI_K_STATE ? " %-*s" : "%*s", ui_cols[i].width - 1,
-			        ui_cols[i].head);
+			        ui_cols[i].off == offsetof(struct gd_sample, mbit_s) ? opts_rate_unit(&u->s.o)
+			                                                             : ui_cols[i].head);
 	ui_put(w, 0, bar, ui_attr(u, UI_P_COLS),
 	       getmaxx(w) - bar >= 21 ? "breakdown g w q k r o" : "breakdown");
 	ui_follow(u);
@@ -1281,6 +1288,7 @@ static const char *const ui_help_notes[] = {
 	"The graphs headed \"worker N\" are the selected worker's own history.",
 	"Logs also give p50 and p99 of kgap and bgap (gap_kernel_p50_us ...): the median",
 	"and 99th percentile of each interval's gaps, per worker and over all workers.",
+	"With --kernel, Mitem/s (the kernel's work items) stands wherever Mbit/s does.",
 };
 
 /* The help is one list of lines: a title, the key table, the notes. */

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "gputop/common.h"
-#include "gputop/rng.h"
 
 enum job_state { JOB_IDLE, JOB_QUEUED, JOB_RUNNING, JOB_DONE };
 
@@ -33,18 +32,11 @@ struct gd_genpool {
 	int *fifo; /* queued slots, first come first served */
 	int nslots, head, count;
 	bool stop;
-	size_t n, elem;
+	gd_gen_fill fill;
+	const void *ctx;
 	struct worker_thread *threads;
 	int nthreads;
 };
-
-static void generate(struct worker_thread *t, void *dst)
-{
-	if (t->pool->elem == 8)
-		rng_fill_normal_f64(&t->rng, dst, t->pool->n);
-	else
-		rng_fill_normal_f32(&t->rng, dst, t->pool->n);
-}
 
 static void *thread_main(void *arg)
 {
@@ -65,7 +57,7 @@ static void *thread_main(void *arg)
 		pthread_mutex_unlock(&p->mu);
 
 		int64_t t0 = now_ns();
-		generate(t, dst);
+		p->fill(&t->rng, dst, p->ctx);
 		int64_t t1 = now_ns();
 
 		pthread_mutex_lock(&p->mu);
@@ -97,7 +89,7 @@ static int start_threads(struct gd_genpool *p, uint64_t seed)
 	return started;
 }
 
-struct gd_genpool *genpool_new(int threads, int nslots, size_t n, size_t elem, uint64_t seed)
+struct gd_genpool *genpool_new(int threads, int nslots, gd_gen_fill fill, const void *ctx, uint64_t seed)
 {
 	struct gd_genpool *p = xcalloc(1, sizeof(*p));
 	pthread_mutex_init(&p->mu, NULL);
@@ -106,8 +98,8 @@ struct gd_genpool *genpool_new(int threads, int nslots, size_t n, size_t elem, u
 	p->jobs = xcalloc((size_t)nslots, sizeof(*p->jobs));
 	p->fifo = xcalloc((size_t)nslots, sizeof(*p->fifo));
 	p->nslots = nslots;
-	p->n = n;
-	p->elem = elem;
+	p->fill = fill;
+	p->ctx = ctx;
 	p->threads = xcalloc((size_t)threads, sizeof(*p->threads));
 	p->nthreads = threads;
 	int started = start_threads(p, seed);

@@ -139,7 +139,7 @@ static int measure(struct gd_session *s, const struct gd_opts *o, const struct g
 {
 	session_restart_clock(s, now_ns());
 	s->end = s->win_start + (int64_t)(o->duration * 1e9);
-	double t = 0, sym = 0, busy = 0, gap = 0, gapw = 0;
+	double t = 0, sym = 0, busy = 0, gap = 0, gapw = 0, qw = 0, qww = 0;
 	while (!session_done(s)) {
 		if (gd_quit_signal)
 			return -1;
@@ -161,6 +161,10 @@ static int measure(struct gd_session *s, const struct gd_opts *o, const struct g
 				gap += w->bd.gap_batch_us * (double)w->win_batches;
 				gapw += (double)w->win_batches;
 			}
+			if (!isnan(w->bd.queue_wait_us)) {
+				qw += w->bd.queue_wait_us * (double)w->win_batches;
+				qww += (double)w->win_batches;
+			}
 		}
 	}
 	row->procs = st->procs;
@@ -169,6 +173,7 @@ static int measure(struct gd_session *s, const struct gd_opts *o, const struct g
 	row->of_ceiling = row->mbit_s / s->ceiling.mbit_s;
 	row->device_busy = t > 0 ? busy / t : NAN;
 	row->gap_batch_us = gapw > 0 ? gap / gapw : NAN;
+	row->queue_wait_us = qww > 0 ? qw / qww : NAN;
 	row->headroom = row->device_busy > 0 ? row->mbit_s / row->device_busy : NAN;
 	return 0;
 }
@@ -182,7 +187,7 @@ static void cell(FILE *out, int width, int prec, double v)
 		fprintf(out, " %*.*f", width, prec, v);
 }
 
-/* The columns after the speedup, and the bar for Mbit/s. */
+/* The columns after the speedup, and the bar for the rate. */
 static void row_tail(FILE *out, const struct gd_sweep_row *r, double max, const char *note)
 {
 	int bar = max > 0 ? (int)lround(30.0 * r->mbit_s / max) : 0;
@@ -196,20 +201,21 @@ static void row_tail(FILE *out, const struct gd_sweep_row *r, double max, const 
 	fprintf(out, "%s  %s\n", note, bars);
 }
 
-/* The sweep's text table: one line per step (the summary of its runs), with a bar for Mbit/s.
- * With more than one run, the spread of Mbit/s and speedup and the noise note too. */
-static void print_sweep(FILE *out, const struct gd_sweep_row *rows, int n, int runs)
+/* The sweep's text table: one line per step (the summary of its runs), with a bar for the rate
+ * (Mbit/s, or Mitem/s for a user kernel: unit). With more than one run, the spread of the rate
+ * and of the speedup, and the noise note too. */
+static void print_sweep(FILE *out, const struct gd_sweep_row *rows, int n, int runs, const char *unit)
 {
 	double max = 0;
 	for (int i = 0; i < n; i++)
 		max = rows[i].mbit_s > max ? rows[i].mbit_s : max;
 	if (runs > 1)
 		fprintf(out, "%5s %6s %10s %8s %10s %10s %8s %12s %7s %9s %12s %11s %1s  %s\n", "procs",
-		        "queues", "Mbit/s", "sd", "min", "max", "speedup", "min..max", "busy%", "%ceiling",
-		        "gap_batch_us", "headroom~", "~", "Mbit/s");
+		        "queues", unit, "sd", "min", "max", "speedup", "min..max", "busy%", "%ceiling",
+		        "gap_batch_us", "headroom~", "~", unit);
 	else
-		fprintf(out, "%5s %6s %10s %8s %7s %9s %12s %11s  %s\n", "procs", "queues", "Mbit/s",
-		        "speedup", "busy%", "%ceiling", "gap_batch_us", "headroom~", "Mbit/s");
+		fprintf(out, "%5s %6s %10s %8s %7s %9s %12s %11s  %s\n", "procs", "queues", unit, "speedup",
+		        "busy%", "%ceiling", "gap_batch_us", "headroom~", unit);
 	for (int i = 0; i < n; i++) {
 		const struct gd_sweep_row *r = &rows[i];
 		fprintf(out, "%5d %6d %10.2f", r->procs, r->queues, r->mbit_s);
@@ -230,14 +236,15 @@ static void print_sweep(FILE *out, const struct gd_sweep_row *rows, int n, int r
 	}
 	if (runs > 1) {
 		fprintf(out,
-		        "Mbit/s: mean of %d runs of each step (the list run %d times over), sd, min and max; "
+		        "%s: mean of %d runs of each step (the list run %d times over), sd, min and max; "
 		        "speedup: over the first step in the same run\n",
-		        runs, runs);
+		        unit, runs, runs);
 		fprintf(out,
 		        "~: differs from the step above by less than their spread (the wider max - min): "
 		        "not a measured difference\n");
 	}
-	fprintf(out, "headroom~ is an estimate: Mbit/s / device busy, the rate if the device never idled\n");
+	fprintf(out, "headroom~ is an estimate: %s / device busy, the rate if the device never idled\n",
+	        unit);
 }
 
 /* A step's summary over its k runs in run[0..k) (one row each); first holds the first step's
@@ -263,7 +270,8 @@ static void summarise(const struct gd_sweep_row *run, const struct gd_sweep_row 
 	const size_t off[] = { offsetof(struct gd_sweep_row, device_busy),
 		               offsetof(struct gd_sweep_row, gap_batch_us),
 		               offsetof(struct gd_sweep_row, headroom),
-		               offsetof(struct gd_sweep_row, of_ceiling) };
+		               offsetof(struct gd_sweep_row, of_ceiling),
+		               offsetof(struct gd_sweep_row, queue_wait_us) };
 	for (size_t j = 0; j < GD_ARRAY_LEN(off); j++) {
 		for (int r = 0; r < k; r++)
 			memcpy(&v[r], (const char *)&run[r] + off[j], sizeof(double));
@@ -321,8 +329,8 @@ int headless_sweep(const struct gd_opts *o, const struct gd_device *dev, struct 
 		char of[64] = "";
 		if (runs > 1)
 			snprintf(of, sizeof(of), " (run %d of %d)", pass + 1, runs);
-		fprintf(stderr, GD_NAME ": sweep %d/%d: %dx%d%s, %.2f Mbit/s\n", done + 1, total, n,
-		        r->queues, of, r->mbit_s);
+		fprintf(stderr, GD_NAME ": sweep %d/%d: %dx%d%s, %.2f %s\n", done + 1, total, n, r->queues,
+		        of, r->mbit_s, opts_rate_unit(o));
 		if (runs > 1 && log_row(o, sink, r))
 			status = GD_EXIT_FAIL;
 		else if (runs == 1) { /* the step's summary is its one run: logged as it completes */
@@ -340,7 +348,9 @@ int headless_sweep(const struct gd_opts *o, const struct gd_device *dev, struct 
 			status = GD_EXIT_FAIL;
 	}
 	free(run);
-	print_sweep(stdout, rows, nrows, runs);
+	if (o->kernel)
+		printf("kernel %s of %s\n", o->kernel_name, o->kernel);
+	print_sweep(stdout, rows, nrows, runs, opts_rate_unit(o));
 	fflush(stdout);
 	return finish(&s, sink, status);
 }

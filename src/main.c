@@ -1,5 +1,7 @@
 /* main.c: parse the command line and hand over to one role: dashboard, headless, worker or
  * list-devices. */
+#include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,18 +27,24 @@ static int usage_error(const char *msg)
 	return GD_EXIT_USAGE;
 }
 
-/* Resolves the device and the element type and builds the kernel once, before anything starts
- * (in a child process: the supervisor itself never loads the OpenCL runtime). Returns 0, or
- * the exit status after saying why on stderr: 2 for a device or type that does not exist, 1
- * for a runtime or a kernel that does not work (every worker would fail the same way). */
+/* Resolves the device and the element type and builds the program once, before anything
+ * starts (in a child process: the supervisor itself never loads the OpenCL runtime). Returns 0,
+ * or the exit status after saying why on stderr: 2 for a device or type that does not exist,
+ * a --kernel file that cannot be read, a kernel name or arguments that do not fit; 1 for a
+ * runtime or a program that does not work (every worker would fail the same way). */
 static int resolve_device(struct gd_opts *o, struct gd_device *dev)
 {
-	char err[1024];
+	static char err[8192], kernel_path[PATH_MAX];
+	if (o->kernel && (access(o->kernel, R_OK) != 0 || !realpath(o->kernel, kernel_path))) {
+		snprintf(err, sizeof(err), "--kernel: %s: %s", o->kernel, strerror(errno));
+		return usage_error(err);
+	}
 	int elem = o->dtype == GD_DT_F32 ? 4 : o->dtype == GD_DT_F64 ? 8 : 0;
-	switch (device_probe(o->platform, o->device, elem, dev, err, sizeof(err))) {
+	switch (device_probe(o, elem, dev, err, sizeof(err))) {
 	case GD_PROBE_OK:
 		break;
 	case GD_PROBE_NODEVICE:
+	case GD_PROBE_BADKERNEL:
 		return usage_error(err);
 	case GD_PROBE_RUNTIME:
 	case GD_PROBE_KERNEL:
@@ -45,9 +53,13 @@ static int resolve_device(struct gd_opts *o, struct gd_device *dev)
 	}
 	o->platform = dev->platform;
 	o->device = dev->index;
+	if (o->kernel) {
+		o->kernel_name = dev->kernel; /* the one kernel of the file, when not named */
+		o->kernel = kernel_path;      /* for workers, whatever their directory */
+	}
 	if (o->dtype == GD_DT_AUTO)
 		o->dtype = dev->fp64 ? GD_DT_F64 : GD_DT_F32;
-	if (o->dtype == GD_DT_F64 && !dev->fp64) {
+	if (o->dtype == GD_DT_F64 && !dev->fp64 && !o->kernel) {
 		snprintf(err, sizeof(err), "--dtype: device %d:%d (%s) has no fp64: use f32", dev->platform,
 		         dev->index, dev->name);
 		return usage_error(err);
@@ -172,6 +184,10 @@ int main(int argc, char **argv)
 	    itrace < 0 ? NULL : trace_open(out[itrace].fd, out[itrace].own, o.trace, o.trace_limit);
 	struct gd_sink *sink = ilog < 0 ? NULL : sink_new(out[ilog].fd, out[ilog].own, o.format);
 	sink_run(sink, &o, &dev); /* every log opens with the run's facts */
+	sink_set_kernel(sink, opts_kernel_name(&o), opts_rate_unit(&o));
+	if (o.kernel && o.role == GD_ROLE_HEADLESS)
+		fprintf(stderr, GD_NAME ": kernel %s of %s, rates in %s; arguments: %s\n", o.kernel_name,
+		        o.kernel, opts_rate_unit(&o), dev.kargs);
 	sig_install_supervisor();
 	if (o.role == GD_ROLE_DASHBOARD)
 		return dashboard_run(&o, &dev, sink, trace, prom);

@@ -8,11 +8,6 @@
 #include "gputop/common.h"
 #include "worker_impl.h"
 
-static size_t bytes(const struct gd_worker *w)
-{
-	return w->o->size * w->elem;
-}
-
 static int no_drain(struct gd_worker *w)
 {
 	(void)w;
@@ -43,23 +38,17 @@ static int seed_step(struct gd_worker *w)
 	struct gd_batch *b = &w->b[0];
 	cl_int rc;
 	b->t_begin = now_ns();
-	worker_generate(w, b->host_in);
+	worker_generate(w, b);
 	b->t_gen = now_ns();
 	worker_begin_batch(w, b);
-	rc = clEnqueueWriteBuffer(b->q, b->in, CL_TRUE, 0, bytes(w), b->host_in, 0, NULL,
-	                          worker_event(b, &b->ev_write, false));
-	if (rc != CL_SUCCESS)
-		return worker_fail(w, "clEnqueueWriteBuffer", rc);
-	if (worker_enqueue_kernels(w, b, false))
+	if (worker_write_inputs(w, b, true) || worker_enqueue_kernels(w, b, false, false))
 		return -1;
 	if ((rc = clFinish(b->q)) != CL_SUCCESS)
 		return worker_fail(w, "clFinish", rc);
-	rc = clEnqueueReadBuffer(b->q, b->out, CL_TRUE, 0, bytes(w), b->host_out, 0, NULL,
-	                         worker_event(b, &b->ev_read, false));
-	if (rc != CL_SUCCESS)
-		return worker_fail(w, "clEnqueueReadBuffer", rc);
+	if (worker_read_outputs(w, b, true, false))
+		return -1;
 	int64_t t_end = now_ns();
-	if (worker_verify(w, b->host_in, b->host_out))
+	if (worker_verify(w, b))
 		return -1;
 	return worker_publish(w, b, t_end);
 }
@@ -85,12 +74,12 @@ static int pipe_setup(struct gd_worker *w)
 		return -1;
 	if (!threads)
 		return 0;
-	if (!(w->gen = genpool_new(threads, nb, w->o->size, w->elem, rng_next(&w->rng)))) {
+	if (!(w->gen = genpool_new(threads, nb, worker_fill, w, rng_next(&w->rng)))) {
 		snprintf(w->err, sizeof(w->err), "cannot start %d generation threads", threads);
 		return -1;
 	}
 	for (int i = 0; i < nb; i++)
-		genpool_submit(w->gen, i, w->b[i].host_in);
+		genpool_submit(w->gen, i, &w->b[i]);
 	return 0;
 }
 
@@ -99,12 +88,12 @@ static int pipe_complete(struct gd_worker *w, struct gd_batch *b)
 {
 	if (!b->inflight)
 		return 0;
-	cl_int rc = clWaitForEvents(1, &b->ev_read);
+	cl_int rc = clWaitForEvents(1, worker_last_event(w, b));
 	if (rc != CL_SUCCESS)
 		return worker_fail(w, "clWaitForEvents", rc);
 	int64_t t_end = now_ns();
 	b->inflight = false;
-	if (worker_verify(w, b->host_in, b->host_out))
+	if (worker_verify(w, b))
 		return -1;
 	return worker_publish(w, b, t_end);
 }
@@ -113,15 +102,10 @@ static int pipe_complete(struct gd_worker *w, struct gd_batch *b)
 static int pipe_enqueue(struct gd_worker *w, struct gd_batch *b)
 {
 	worker_begin_batch(w, b);
-	cl_int rc = clEnqueueWriteBuffer(b->q, b->in, CL_FALSE, 0, bytes(w), b->host_in, 0, NULL,
-	                                 worker_event(b, &b->ev_write, false));
-	if (rc != CL_SUCCESS)
-		return worker_fail(w, "clEnqueueWriteBuffer", rc);
-	if (worker_enqueue_kernels(w, b, false))
+	if (worker_write_inputs(w, b, false) || worker_enqueue_kernels(w, b, false, w->nout == 0) ||
+	    worker_read_outputs(w, b, false, true))
 		return -1;
-	rc = clEnqueueReadBuffer(b->q, b->out, CL_FALSE, 0, bytes(w), b->host_out, 0, NULL, &b->ev_read);
-	if (rc != CL_SUCCESS)
-		return worker_fail(w, "clEnqueueReadBuffer", rc);
+	cl_int rc;
 	if ((rc = clFlush(b->q)) != CL_SUCCESS)
 		return worker_fail(w, "clFlush", rc);
 	b->inflight = true;
@@ -136,7 +120,7 @@ static int pipe_step_inline(struct gd_worker *w)
 	if (pipe_complete(w, b))
 		return -1;
 	b->t_begin = now_ns();
-	worker_generate(w, b->host_in);
+	worker_generate(w, b);
 	b->t_gen = now_ns();
 	b->gen_thread = 0;
 	return pipe_enqueue(w, b);
@@ -158,7 +142,7 @@ static int pipe_step_threads(struct gd_worker *w)
 	struct gd_batch *c = &w->b[w->oldest];
 	if (pipe_complete(w, c))
 		return -1;
-	genpool_submit(w->gen, w->oldest, c->host_in);
+	genpool_submit(w->gen, w->oldest, c);
 	w->oldest = (w->oldest + 1) % w->nb;
 	w->inflight--;
 	return 0;
@@ -176,7 +160,7 @@ static int pipe_drain(struct gd_worker *w)
 			struct gd_batch *c = &w->b[w->oldest];
 			if (pipe_complete(w, c))
 				return -1;
-			genpool_submit(w->gen, w->oldest, c->host_in);
+			genpool_submit(w->gen, w->oldest, c);
 			w->oldest = (w->oldest + 1) % w->nb;
 		}
 		return 0;
@@ -190,21 +174,20 @@ static int pipe_drain(struct gd_worker *w)
 	return 0;
 }
 
-/* ---- kernel-only: the input is written once; batches of launches run back to back ---- */
+/* ---- kernel-only: the inputs are written once; batches of launches run back to back ----
+ *
+ * Outputs are not read back: the mode measures the device alone (--verify reads one untimed
+ * batch at set-up). */
 
 /* One untimed batch read back for --verify. */
 static int konly_verify(struct gd_worker *w)
 {
 	struct gd_batch *b = &w->b[0];
-	cl_int rc;
 	b->q = b->lane->plain ? b->lane->plain : b->lane->prof;
 	b->profiled = false;
-	if (worker_enqueue_kernels(w, b, false))
+	if (worker_enqueue_kernels(w, b, false, false) || worker_read_outputs(w, b, true, false))
 		return -1;
-	rc = clEnqueueReadBuffer(b->q, b->out, CL_TRUE, 0, bytes(w), b->host_out, 0, NULL, NULL);
-	if (rc != CL_SUCCESS)
-		return worker_fail(w, "clEnqueueReadBuffer", rc);
-	return worker_verify(w, b->host_in, b->host_out);
+	return worker_verify(w, b);
 }
 
 static int konly_setup(struct gd_worker *w)
@@ -215,11 +198,10 @@ static int konly_setup(struct gd_worker *w)
 		return -1;
 	for (int i = 0; i < w->nb; i++) {
 		struct gd_batch *b = &w->b[i];
-		worker_generate(w, b->host_in);
-		cl_int rc =
-		    clEnqueueWriteBuffer(b->q, b->in, CL_TRUE, 0, bytes(w), b->host_in, 0, NULL, NULL);
-		if (rc != CL_SUCCESS)
-			return worker_fail(w, "clEnqueueWriteBuffer", rc);
+		worker_generate(w, b);
+		b->profiled = false; /* set-up: no events */
+		if (worker_write_inputs(w, b, true))
+			return -1;
 	}
 	return w->o->verify ? konly_verify(w) : 0;
 }
@@ -245,7 +227,7 @@ static int konly_step(struct gd_worker *w)
 		return -1;
 	b->t_begin = b->t_gen = now_ns();
 	worker_begin_batch(w, b);
-	if (worker_enqueue_kernels(w, b, true))
+	if (worker_enqueue_kernels(w, b, true, false))
 		return -1;
 	cl_int rc = clFlush(b->q);
 	if (rc != CL_SUCCESS)

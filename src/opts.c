@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "gputop/common.h"
+#include "gputop/kargs.h"
 
 static const char *const mode_names[GD_MODE_COUNT] = { "seed", "pipelined", "kernel-only" };
 static const char *const dtype_names[] = { [GD_DT_AUTO] = "auto", [GD_DT_F32] = "f32", [GD_DT_F64] = "f64" };
@@ -140,6 +141,32 @@ static const struct gd_optdef table[] = {
 	  .help = "measure the device's ceiling for this kernel before starting workers",
 	  .applies = GD_USE_RUN,
 	  FIELD(calibrate) },
+	{ .name = "kernel",
+	  .metavar = "FILE",
+	  .kind = GD_OPT_FILE,
+	  .def_text = "the decode kernel",
+	  .help = "run the OpenCL C kernel in FILE instead (see doc/your-kernel.md)",
+	  .applies = GD_USE_RUN,
+	  FIELD(kernel) },
+	{ .name = "kernel-name",
+	  .metavar = "NAME",
+	  .kind = GD_OPT_FILE,
+	  .def_text = "the only kernel",
+	  .help = "--kernel: which kernel of FILE to run",
+	  .applies = GD_USE_RUN,
+	  FIELD(kernel_name) },
+	{ .name = "build-options",
+	  .metavar = "OPTS",
+	  .kind = GD_OPT_TEXT,
+	  .help = "added to the program's build options (e.g. \"-DTILE=8 -cl-fast-relaxed-math\")",
+	  .applies = GD_USE_RUN,
+	  FIELD(build_options) },
+	{ .name = "arg",
+	  .metavar = "NAME=VALUE",
+	  .kind = GD_OPT_KARG,
+	  .help = "--kernel: a scalar's VALUE, a local pointer's BYTES, or len:K elements for a "
+	          "buffer (repeatable)",
+	  .applies = GD_USE_RUN },
 	{ .name = "interval",
 	  .letter = 'i',
 	  .metavar = "SEC",
@@ -283,6 +310,21 @@ int opts_gen_threads(const struct gd_opts *o, int cores)
 		return o->gen_threads;
 	int share = cores / (o->procs > 0 ? o->procs : 1);
 	return share < 1 ? 1 : share > 16 ? 16 : share;
+}
+
+const char *opts_kernel_name(const struct gd_opts *o)
+{
+	return o->kernel_name ? o->kernel_name : "decode";
+}
+
+const char *opts_rate_unit(const struct gd_opts *o)
+{
+	return o->kernel ? "Mitem/s" : "Mbit/s";
+}
+
+uint64_t opts_items_per_batch(const struct gd_opts *o)
+{
+	return o->kernel ? (uint64_t)o->size * o->launches : o->size;
 }
 
 const char *gd_profile_name(enum gd_profile p)
@@ -487,6 +529,22 @@ static int set_file(struct parser *p, const struct gd_optdef *d, const char *s, 
 	return 0;
 }
 
+static int set_text(const struct gd_optdef *d, const char *s, struct gd_opts *o)
+{
+	*(const char **)field(o, d) = s;
+	return 0;
+}
+
+static int set_karg(struct parser *p, const char *s, struct gd_opts *o)
+{
+	if (!kargs_given_valid(s))
+		return fail(p, "'%s' is not NAME=VALUE (an argument's name, '=', its value)", s);
+	if (o->nkargs == GD_KARGS_MAX)
+		return fail(p, "more than %d values", GD_KARGS_MAX);
+	o->kargs[o->nkargs++] = s;
+	return 0;
+}
+
 static int set_device(struct parser *p, const struct gd_optdef *d, const char *s, struct gd_opts *o)
 {
 	/* Digits, a colon, digits: each index at most 9 digits, so strtol cannot overflow. */
@@ -636,6 +694,10 @@ static int set_value(struct parser *p, const struct gd_optdef *d, const char *s,
 		return set_worker(p, s, &o->worker);
 	case GD_OPT_LISTEN:
 		return set_listen(p, s, &o->listen);
+	case GD_OPT_TEXT:
+		return set_text(d, s, o);
+	case GD_OPT_KARG:
+		return set_karg(p, s, o);
 	}
 	return 0;
 }
@@ -733,12 +795,29 @@ static int check_applies(struct parser *p, const struct gd_opts *o)
 	return 0;
 }
 
+/* A user kernel's options need --kernel; the decode kernel's own (--dtype, --verify's CPU
+ * reference) do not apply to it. */
+static int check_kernel(struct parser *p, const struct gd_opts *o)
+{
+	if (!o->kernel) {
+		p->opt = o->kernel_name ? "--kernel-name" : "--arg";
+		return o->kernel_name || o->nkargs ? fail(p, "needs --kernel FILE") : 0;
+	}
+	p->opt = "--verify";
+	if (o->verify)
+		return fail(p, "has no CPU check for a user kernel (--kernel): run without it");
+	p->opt = "--dtype";
+	if (p->given >> (size_t)(by_name("dtype") - table) & 1)
+		return fail(p, "does not apply to --kernel: the kernel's argument types decide");
+	return 0;
+}
+
 static int check_bounds(struct parser *p, const struct gd_opts *o)
 {
 	for (size_t i = 0; i < NOPTS; i++)
 		if (table[i].bound && check_bound(p, &table[i], o))
 			return -1;
-	return check_queues(p, o) || check_gen_threads(p, o) ? -1 : 0;
+	return check_queues(p, o) || check_gen_threads(p, o) || check_kernel(p, o) ? -1 : 0;
 }
 
 /* getopt_long's arrays, from the table: long option i is table[i]. */
@@ -946,13 +1025,20 @@ enum gd_optval opts_value(const struct gd_opts *o, const struct gd_optdef *d, ch
 	case GD_OPT_CHOICE:
 		snprintf(buf, n, "%s", d->names[read_whole(o, d)]);
 		return GD_VAL_TEXT;
-	case GD_OPT_FILE: {
+	case GD_OPT_FILE:
+	case GD_OPT_TEXT: {
 		const char *f = *(const char *const *)((const char *)o + d->offset);
 		if (!f)
 			return GD_VAL_NONE;
 		snprintf(buf, n, "%s", f);
 		return GD_VAL_TEXT;
 	}
+	case GD_OPT_KARG: /* the --arg values, space-separated, in the order given */
+		if (!o->nkargs)
+			return GD_VAL_NONE;
+		for (int i = 0, at = 0; i < o->nkargs && at < (int)n; i++)
+			at += snprintf(buf + at, n - (size_t)at, "%s%s", i ? " " : "", o->kargs[i]);
+		return GD_VAL_TEXT;
 	case GD_OPT_DEVICE:
 		if (o->platform < 0)
 			return GD_VAL_NONE;
@@ -1120,6 +1206,14 @@ int opts_worker_argv(const struct gd_opts *o, const char *exe, const struct gd_w
 		rc |= add_arg(&a, "--gen-threads=%d", o->gen_threads);
 	if (o->verify)
 		rc |= add_arg(&a, "--verify");
+	if (o->kernel)
+		rc |= add_arg(&a, "--kernel=%s", o->kernel);
+	if (o->kernel_name)
+		rc |= add_arg(&a, "--kernel-name=%s", o->kernel_name);
+	if (o->build_options)
+		rc |= add_arg(&a, "--build-options=%s", o->build_options);
+	for (int i = 0; i < o->nkargs; i++)
+		rc |= add_arg(&a, "--arg=%s", o->kargs[i]);
 	if (rc)
 		return -1;
 	argv[a.n] = NULL;

@@ -113,6 +113,11 @@ bool gd_rec_valid(const struct gd_rec *r)
 	return true;
 }
 
+uint64_t gd_rec_items(const struct gd_rec *r)
+{
+	return (r->flags & GD_REC_PER_LAUNCH) ? (uint64_t)r->symbols * r->kernels : r->symbols;
+}
+
 unsigned gd_rec_gen_thread(const struct gd_rec *r)
 {
 	return (r->flags & GD_REC_GEN) >> GD_REC_GEN_BIT;

@@ -111,8 +111,8 @@ static void calibration_check(struct gd_session *s)
 		return;
 	if (rc > 0) {
 		s->ceiling = c;
-		snprintf(s->calib_msg, sizeof(s->calib_msg), "ceiling %.1f Mbit/s (%d queue%s)", c.mbit_s,
-		         c.queues, c.queues > 1 ? "s" : "");
+		snprintf(s->calib_msg, sizeof(s->calib_msg), "ceiling %.1f %s (%d queue%s)", c.mbit_s,
+		         opts_rate_unit(&s->o), c.queues, c.queues > 1 ? "s" : "");
 	}
 	calib_free(s->calib);
 	s->calib = NULL;

@@ -208,6 +208,8 @@ enum frame_field {
 	F_GAP_BATCH_P50_US,
 	F_GAP_BATCH_P99_US,
 	F_RUN,
+	F_KERNEL,
+	F_RATE_UNIT,
 	F_WINDOW_S,
 	F_TIMEBASE,
 	F_DEVICE_BUSY_METHOD,
@@ -272,6 +274,8 @@ static const struct field frame_fields[] = {
 	                         .print = PRINT_FIXED,
 	                         .prec = 2 },
 	[F_RUN] = { .name = "run", .print = PRINT_JSON }, /* the run header's own (sink_run) */
+	[F_KERNEL] = { .name = "kernel", .rows = ROW_AGG, .print = PRINT_STRING },
+	[F_RATE_UNIT] = { .name = "rate_unit", .rows = ROW_AGG, .print = PRINT_STRING },
 	[F_WINDOW_S] = { .name = "window_s",
 	                 .rows = ROW_AGG,
 	                 .print = PRINT_FIXED,
@@ -291,8 +295,13 @@ static const struct field frame_fields[] = {
 };
 _Static_assert(GD_ARRAY_LEN(frame_fields) == F_COUNT, "one entry per frame field");
 
+/* What the run measures: the kernel's name and the unit of the rates (sink_set_kernel). */
+struct run_kernel {
+	const char *name, *unit;
+};
+
 static struct value frame_value(enum frame_field id, const struct gd_frame *f, const struct gd_sample *s,
-                                enum row row)
+                                enum row row, const struct run_kernel *k)
 {
 	switch (id) {
 	case F_T_S:
@@ -363,6 +372,10 @@ static struct value frame_value(enum frame_field id, const struct gd_frame *f, c
 		return num(s->bd.gap_batch_p99_us);
 	case F_RUN:
 		break;
+	case F_KERNEL:
+		return str(k->name);
+	case F_RATE_UNIT:
+		return str(k->unit);
 	case F_WINDOW_S:
 		return num(f->window_s);
 	case F_TIMEBASE:
@@ -401,6 +414,9 @@ enum sweep_field {
 	S_WITHIN_SPREAD,
 	S_KIND,
 	S_RUN,
+	S_KERNEL,
+	S_RATE_UNIT,
+	S_QUEUE_WAIT_US,
 	S_COUNT
 };
 
@@ -426,10 +442,13 @@ static const struct field sweep_fields[] = {
 	[S_WITHIN_SPREAD] = { .name = "within_spread", .print = PRINT_BOOL },
 	[S_KIND] = { .name = "kind", .print = PRINT_STRING, .jsonl_lead = true },
 	[S_RUN] = { .name = "run", .print = PRINT_JSON },
+	[S_KERNEL] = { .name = "kernel", .print = PRINT_STRING },
+	[S_RATE_UNIT] = { .name = "rate_unit", .print = PRINT_STRING },
+	[S_QUEUE_WAIT_US] = { .name = "queue_wait_us", .print = PRINT_FIXED, .prec = 2 },
 };
 _Static_assert(GD_ARRAY_LEN(sweep_fields) == S_COUNT, "one entry per sweep field");
 
-static struct value sweep_value(enum sweep_field id, const struct gd_sweep_row *r)
+static struct value sweep_value(enum sweep_field id, const struct gd_sweep_row *r, const struct run_kernel *k)
 {
 	const bool sum = r->rep == 0; /* the summary carries the spreads, a run its number */
 	switch (id) {
@@ -471,6 +490,12 @@ static struct value sweep_value(enum sweep_field id, const struct gd_sweep_row *
 		return num(r->headroom);
 	case S_OF_CEILING:
 		return num(r->of_ceiling);
+	case S_KERNEL:
+		return str(k->name);
+	case S_RATE_UNIT:
+		return str(k->unit);
+	case S_QUEUE_WAIT_US:
+		return num(r->queue_wait_us);
 	case S_COUNT:
 		break;
 	}
@@ -493,6 +518,7 @@ struct gd_sink {
 	int fd;
 	bool own_fd, started; /* started: the CSV header is in the buffer or written */
 	const struct sink_format *fmt;
+	struct run_kernel kernel;
 	struct buf b;
 	char err[256];
 };
@@ -503,7 +529,14 @@ struct gd_sink *sink_new(int fd, bool own_fd, enum gd_format fmt)
 	s->fd = fd;
 	s->own_fd = own_fd;
 	s->fmt = &formats[fmt];
+	s->kernel = (struct run_kernel){ "decode", "Mbit/s" };
 	return s;
+}
+
+void sink_set_kernel(struct gd_sink *s, const char *name, const char *unit)
+{
+	if (s)
+		s->kernel = (struct run_kernel){ name, unit };
 }
 
 /* A write that failed after part of the buffer went out: cut the file back to the end of
@@ -559,7 +592,7 @@ static void frame_line(struct gd_sink *s, const struct gd_frame *f, const struct
 	struct value v[F_COUNT];
 	for (enum frame_field i = 0; i < F_COUNT; i++) {
 		const struct field *t = &frame_fields[i];
-		v[i] = t->rows & row ? show(t, frame_value(i, f, sample, row))
+		v[i] = t->rows & row ? show(t, frame_value(i, f, sample, row, &s->kernel))
 		                     : (struct value){ .shown = false };
 	}
 	sink_line(s, frame_fields, v, F_COUNT);
@@ -594,7 +627,7 @@ int sink_sweep_row(struct gd_sink *s, const struct gd_sweep_row *r)
 {
 	struct value v[S_COUNT];
 	for (enum sweep_field i = 0; i < S_COUNT; i++)
-		v[i] = show(&sweep_fields[i], sweep_value(i, r));
+		v[i] = show(&sweep_fields[i], sweep_value(i, r, &s->kernel));
 	sink_line(s, sweep_fields, v, S_COUNT);
 	return flush(s);
 }

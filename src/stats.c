@@ -97,7 +97,7 @@ void stats_batch_add(struct gd_batch_acc *acc, const struct gd_rec *r, int64_t p
 {
 	int64_t gen = r->t_gen - r->t_begin;
 	acc->n++;
-	acc->symbols += r->symbols;
+	acc->symbols += gd_rec_items(r);
 	acc->gen += gen;
 	if (!(r->flags & GD_REC_DEVTIME))
 		return; /* --profile off: the host's times only */

@@ -288,11 +288,11 @@ int sup_spawn(struct gd_sup *sup, char *err, size_t errlen)
 	sw->gen = rng_entropy();
 	seg_name(sw->shm, sizeof(sw->shm), sup->self, sw->info.id, sw->gen);
 
-	char *argv[24], buf[2048];
+	char *argv[24 + GD_KARGS_MAX], buf[8192];
 	int rc = -1;
 	struct gd_worker_args wa = { .gen = sw->gen, .id = sw->info.id, .supervisor = sup->self };
 	str_copy(wa.shm, sizeof(wa.shm), sw->shm);
-	if (opts_worker_argv(&sup->o, sup->exe, &wa, argv, 24, buf, sizeof(buf)) < 0)
+	if (opts_worker_argv(&sup->o, sup->exe, &wa, argv, (int)GD_ARRAY_LEN(argv), buf, sizeof(buf)) < 0)
 		snprintf(err, errlen, "worker arguments too long");
 	else if ((rc = spawn(sup, argv, &sw->info.pid)) != 0)
 		snprintf(err, errlen, "posix_spawn %s: %s", sup->exe, strerror(rc));

@@ -67,12 +67,18 @@ int worker_fail(struct gd_worker *w, const char *call, cl_int rc)
 	return -1;
 }
 
-void worker_generate(struct gd_worker *w, void *dst)
+void worker_fill(struct gd_rng *rng, void *dst, const void *ctx)
 {
-	if (w->elem == 8)
-		rng_fill_normal_f64(&w->rng, dst, w->o->size);
-	else
-		rng_fill_normal_f32(&w->rng, dst, w->o->size);
+	const struct gd_worker *w = ctx;
+	struct gd_batch *b = dst;
+	for (int i = 0; i < w->prog.nargs; i++)
+		if (w->prog.arg[i].kind == KA_IN_BATCH)
+			kargs_fill(&w->prog.arg[i], rng, b->host[i]);
+}
+
+void worker_generate(struct gd_worker *w, struct gd_batch *b)
+{
+	worker_fill(&w->rng, b, w);
 }
 
 static cl_command_queue new_queue(struct gd_worker *w, bool profiling, cl_int *rc)
@@ -112,38 +118,44 @@ static void free_lanes(struct gd_worker *w)
 	w->nlanes = 0;
 }
 
-int worker_alloc_batch(struct gd_worker *w, struct gd_batch *b, int lane, bool pinned)
+/* Batch b's buffer for argument i (an input generated per batch or an output): on the device,
+ * and its host side, pinned staging mapped once for the worker's lifetime when asked. A user
+ * kernel's outputs start zeroed, so a kernel that reads them reads defined values. */
+static int alloc_arg(struct gd_worker *w, struct gd_batch *b, int i, bool pinned)
 {
-	size_t bytes = w->o->size * w->elem;
+	const struct ka_setup *a = &w->prog.arg[i];
+	bool out = a->kind == KA_OUT;
 	cl_int rc;
-	b->lane = &w->lanes[lane];
-	b->q = b->lane->plain ? b->lane->plain : b->lane->prof;
-	b->in = clCreateBuffer(w->ctx, CL_MEM_READ_ONLY, bytes, NULL, &rc);
-	if (!b->in)
-		return worker_fail(w, "clCreateBuffer(in)", rc);
-	b->out = clCreateBuffer(w->ctx, CL_MEM_WRITE_ONLY, bytes, NULL, &rc);
-	if (!b->out)
-		return worker_fail(w, "clCreateBuffer(out)", rc);
-	b->ev_k = xcalloc(w->o->launches, sizeof(cl_event));
+	cl_mem_flags flags = !out ? CL_MEM_READ_ONLY : w->o->kernel ? CL_MEM_READ_WRITE : CL_MEM_WRITE_ONLY;
+	void *zero = out && w->o->kernel ? xcalloc(a->bytes, 1) : NULL;
+	b->buf[i] = clCreateBuffer(w->ctx, flags | (zero ? CL_MEM_COPY_HOST_PTR : 0), a->bytes, zero, &rc);
+	free(zero);
+	if (!b->buf[i])
+		return worker_fail(w, out ? "clCreateBuffer(out)" : "clCreateBuffer(in)", rc);
 	if (!pinned) {
-		b->host_in = xmalloc(bytes);
-		b->host_out = xmalloc(bytes);
+		b->host[i] = xcalloc(a->bytes, 1);
 		return 0;
 	}
-	/* Pinned staging: host-allocated buffers mapped once for the worker's lifetime. */
-	b->pin_in = clCreateBuffer(w->ctx, CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &rc);
-	if (!b->pin_in)
-		return worker_fail(w, "clCreateBuffer(pinned in)", rc);
-	b->pin_out = clCreateBuffer(w->ctx, CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &rc);
-	if (!b->pin_out)
-		return worker_fail(w, "clCreateBuffer(pinned out)", rc);
-	b->host_in = clEnqueueMapBuffer(b->q, b->pin_in, CL_TRUE, CL_MAP_WRITE, 0, bytes, 0, NULL, NULL, &rc);
-	if (!b->host_in)
-		return worker_fail(w, "clEnqueueMapBuffer(in)", rc);
-	b->host_out =
-	    clEnqueueMapBuffer(b->q, b->pin_out, CL_TRUE, CL_MAP_READ, 0, bytes, 0, NULL, NULL, &rc);
-	if (!b->host_out)
-		return worker_fail(w, "clEnqueueMapBuffer(out)", rc);
+	b->pin[i] = clCreateBuffer(w->ctx, CL_MEM_ALLOC_HOST_PTR, a->bytes, NULL, &rc);
+	if (!b->pin[i])
+		return worker_fail(w, out ? "clCreateBuffer(pinned out)" : "clCreateBuffer(pinned in)", rc);
+	b->host[i] = clEnqueueMapBuffer(b->q, b->pin[i], CL_TRUE, out ? CL_MAP_READ : CL_MAP_WRITE, 0,
+	                                a->bytes, 0, NULL, NULL, &rc);
+	if (!b->host[i])
+		return worker_fail(w, out ? "clEnqueueMapBuffer(out)" : "clEnqueueMapBuffer(in)", rc);
+	return 0;
+}
+
+int worker_alloc_batch(struct gd_worker *w, struct gd_batch *b, int lane, bool pinned)
+{
+	b->lane = &w->lanes[lane];
+	b->q = b->lane->plain ? b->lane->plain : b->lane->prof;
+	b->ev_k = xcalloc(w->o->launches, sizeof(cl_event));
+	for (int i = 0; i < w->prog.nargs; i++) {
+		enum ka_kind k = w->prog.arg[i].kind;
+		if ((k == KA_IN_BATCH || k == KA_OUT) && alloc_arg(w, b, i, pinned))
+			return -1;
+	}
 	return 0;
 }
 
@@ -158,8 +170,10 @@ static void release_events(struct gd_worker *w, struct gd_batch *b)
 {
 	for (uint32_t k = 0; b->ev_k && k < w->o->launches; k++)
 		release(&b->ev_k[k]);
-	release(&b->ev_write);
-	release(&b->ev_read);
+	for (int i = 0; i < KA_MAX; i++) {
+		release(&b->ev_write[i]);
+		release(&b->ev_read[i]);
+	}
 }
 
 /* Frees the batch; the lanes' queues are finished first (free_lanes comes after). */
@@ -167,25 +181,20 @@ static void free_batch(struct gd_worker *w, struct gd_batch *b)
 {
 	if (b->q)
 		clFinish(b->q);
-	if (b->pin_in) {
-		if (b->host_in)
-			clEnqueueUnmapMemObject(b->q, b->pin_in, b->host_in, 0, NULL, NULL);
-		if (b->host_out)
-			clEnqueueUnmapMemObject(b->q, b->pin_out, b->host_out, 0, NULL, NULL);
-		clFinish(b->q);
-		clReleaseMemObject(b->pin_in);
-		if (b->pin_out)
-			clReleaseMemObject(b->pin_out);
-	} else {
-		free(b->host_in);
-		free(b->host_out);
+	for (int i = 0; i < KA_MAX; i++) {
+		if (b->pin[i]) {
+			if (b->host[i])
+				clEnqueueUnmapMemObject(b->q, b->pin[i], b->host[i], 0, NULL, NULL);
+			clFinish(b->q);
+			clReleaseMemObject(b->pin[i]);
+		} else {
+			free(b->host[i]);
+		}
+		if (b->buf[i])
+			clReleaseMemObject(b->buf[i]);
 	}
 	release_events(w, b);
 	free(b->ev_k);
-	if (b->in)
-		clReleaseMemObject(b->in);
-	if (b->out)
-		clReleaseMemObject(b->out);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -200,20 +209,20 @@ cl_event *worker_event(const struct gd_batch *b, cl_event *ev, bool need)
 	return b->profiled || need ? ev : NULL;
 }
 
-int worker_enqueue_kernels(struct gd_worker *w, struct gd_batch *b, bool chain)
+int worker_enqueue_kernels(struct gd_worker *w, struct gd_batch *b, bool chain, bool last)
 {
 	size_t global = w->o->size;
 	uint32_t n = w->o->launches;
 	struct gd_lane *l = b->lane;
+	cl_kernel kern = w->prog.kern;
 	cl_int rc;
-	if ((rc = clSetKernelArg(w->kern, 0, sizeof(cl_mem), &b->in)) ||
-	    (rc = clSetKernelArg(w->kern, 1, sizeof(cl_mem), &w->perm)) ||
-	    (rc = clSetKernelArg(w->kern, 2, sizeof(cl_mem), &b->out)))
-		return worker_fail(w, "clSetKernelArg", rc);
+	for (int i = 0; i < w->prog.nargs; i++)
+		if (b->buf[i] && (rc = clSetKernelArg(kern, (cl_uint)i, sizeof(cl_mem), &b->buf[i])))
+			return worker_fail(w, "clSetKernelArg", rc);
 	bool wait = chain && l->last && l->last_q != b->q;
 	for (uint32_t k = 0; k < n; k++) {
-		cl_event *ev = worker_event(b, &b->ev_k[k], chain && k == n - 1);
-		rc = clEnqueueNDRangeKernel(b->q, w->kern, 1, NULL, &global, NULL, wait && k == 0 ? 1 : 0,
+		cl_event *ev = worker_event(b, &b->ev_k[k], (chain || last) && k == n - 1);
+		rc = clEnqueueNDRangeKernel(b->q, kern, 1, NULL, &global, NULL, wait && k == 0 ? 1 : 0,
 		                            wait && k == 0 ? &l->last : NULL, ev);
 		if (rc != CL_SUCCESS)
 			return worker_fail(w, "clEnqueueNDRangeKernel", rc);
@@ -227,6 +236,44 @@ int worker_enqueue_kernels(struct gd_worker *w, struct gd_batch *b, bool chain)
 	return 0;
 }
 
+int worker_write_inputs(struct gd_worker *w, struct gd_batch *b, bool blocking)
+{
+	int k = 0;
+	for (int i = 0; i < w->prog.nargs; i++) {
+		const struct ka_setup *a = &w->prog.arg[i];
+		if (a->kind != KA_IN_BATCH)
+			continue;
+		cl_int rc =
+		    clEnqueueWriteBuffer(b->q, b->buf[i], blocking ? CL_TRUE : CL_FALSE, 0, a->bytes,
+		                         b->host[i], 0, NULL, worker_event(b, &b->ev_write[k++], false));
+		if (rc != CL_SUCCESS)
+			return worker_fail(w, "clEnqueueWriteBuffer", rc);
+	}
+	return 0;
+}
+
+int worker_read_outputs(struct gd_worker *w, struct gd_batch *b, bool blocking, bool last)
+{
+	int k = 0;
+	for (int i = 0; i < w->prog.nargs; i++) {
+		const struct ka_setup *a = &w->prog.arg[i];
+		if (a->kind != KA_OUT)
+			continue;
+		cl_event *ev = worker_event(b, &b->ev_read[k], last && k == w->nout - 1);
+		k++;
+		cl_int rc = clEnqueueReadBuffer(b->q, b->buf[i], blocking ? CL_TRUE : CL_FALSE, 0, a->bytes,
+		                                b->host[i], 0, NULL, ev);
+		if (rc != CL_SUCCESS)
+			return worker_fail(w, "clEnqueueReadBuffer", rc);
+	}
+	return 0;
+}
+
+cl_event *worker_last_event(struct gd_worker *w, struct gd_batch *b)
+{
+	return w->nout ? &b->ev_read[w->nout - 1] : &b->ev_k[w->o->launches - 1];
+}
+
 /* START and END of a completed command, in device ns. */
 static int span(struct gd_worker *w, cl_event ev, int64_t out[2])
 {
@@ -238,6 +285,16 @@ static int span(struct gd_worker *w, cl_event ev, int64_t out[2])
 		return worker_fail(w, "clGetEventProfilingInfo", rc);
 	out[0] = (int64_t)s;
 	out[1] = (int64_t)(e < s ? s : e);
+	return 0;
+}
+
+/* The span of n copies in one in-order queue: the first's START to the last's END. */
+static int copies(struct gd_worker *w, cl_event *ev, int n, int64_t out[2])
+{
+	int64_t last[2];
+	if (span(w, ev[0], out) || span(w, ev[n - 1], last))
+		return -1;
+	out[1] = last[1] > out[0] ? last[1] : out[0];
 	return 0;
 }
 
@@ -260,16 +317,16 @@ static int measure(struct gd_worker *w, struct gd_batch *b, struct gd_rec *r)
 	int rc = 0;
 	for (uint32_t k = 0; k < n && !rc; k++)
 		rc = span(w, b->ev_k[k], kv[k]);
-	if (!rc && b->ev_write)
-		rc = span(w, b->ev_write, h2d);
-	if (!rc && b->ev_read)
-		rc = span(w, b->ev_read, d2h);
+	if (!rc && b->ev_write[0]) /* kernel-only writes its inputs once, at set-up */
+		rc = copies(w, b->ev_write, w->nin, h2d);
+	if (!rc && b->ev_read[0])
+		rc = copies(w, b->ev_read, w->nout, d2h);
 	if (rc)
 		return -1;
 	r->qwait_ns = queued(b->ev_k[0], kv[0][0]);
 	/* The last command ended before t_end: one more sample for the offset estimate. */
 	if (w->tb_method == GD_TB_OFFSET)
-		timebase_observe(&w->tb, r->t_end, b->ev_read ? d2h[1] : kv[n - 1][1]);
+		timebase_observe(&w->tb, r->t_end, b->ev_read[0] ? d2h[1] : kv[n - 1][1]);
 	for (uint32_t k = 0; k < n; k++) {
 		kv[k][0] = timebase_map(&w->tb, kv[k][0]);
 		kv[k][1] = timebase_map(&w->tb, kv[k][1]);
@@ -293,7 +350,7 @@ int worker_publish(struct gd_worker *w, struct gd_batch *b, int64_t t_end)
 	r.t_begin = b->t_begin;
 	r.t_gen = b->t_gen;
 	r.t_end = t_end;
-	r.flags = (uint32_t)b->gen_thread << GD_REC_GEN_BIT;
+	r.flags = (uint32_t)b->gen_thread << GD_REC_GEN_BIT | (w->o->kernel ? GD_REC_PER_LAUNCH : 0);
 	if (b->profiled) {
 		if (measure(w, b, &r))
 			return -1;
@@ -308,17 +365,33 @@ int worker_publish(struct gd_worker *w, struct gd_batch *b, int64_t t_end)
 	r.share_ppm = w->smp.share < 0 ? GD_SHARE_NONE
 	                               : (uint32_t)(w->smp.share * 1e6 < 1e6 ? w->smp.share * 1e6 : 1e6);
 	seg_publish(w->seg, &r);
-	seg_add_totals(w->seg, 1, w->o->size, w->o->launches);
+	seg_add_totals(w->seg, 1, opts_items_per_batch(w->o), w->o->launches);
 	w->batches++;
 	release_events(w, b);
 	return 0;
 }
 
-int worker_verify(struct gd_worker *w, const void *in, const void *out)
+/* The first argument of kind k, or -1. */
+static int arg_of(const struct gd_worker *w, enum ka_kind k)
+{
+	for (int i = 0; i < w->prog.nargs; i++)
+		if (w->prog.arg[i].kind == k)
+			return i;
+	return -1;
+}
+
+int worker_verify(struct gd_worker *w, const struct gd_batch *b)
 {
 	if (!w->o->verify)
 		return 0;
-	double e = decode_ref_error(in, out, w->elem, w->perm_host, w->o->size);
+	/* The decode kernel's arguments: in (each batch), perm (once), out; --kernel has no
+	 * --verify (opts.c). */
+	int in = arg_of(w, KA_IN_BATCH), perm = arg_of(w, KA_IN_ONCE), out = arg_of(w, KA_OUT);
+	if (in < 0 || perm < 0 || out < 0) {
+		snprintf(w->err, sizeof(w->err), "--verify: the kernel is not the decode kernel");
+		return -1;
+	}
+	double e = decode_ref_error(b->host[in], b->host[out], w->elem, w->once_host[perm], w->o->size);
 	double tol = decode_ref_tolerance(w->elem);
 	if (e <= tol)
 		return 0;
@@ -349,30 +422,43 @@ static void choose_timebase(struct gd_worker *w)
 	w->tb_method = GD_TB_HOSTTIMER;
 }
 
-static int setup_cl(struct gd_worker *w)
+/* The inputs made once (integer buffers), shared by every batch, and the arguments that never
+ * change; counts the batch's generated inputs and outputs. */
+static int setup_args(struct gd_worker *w)
+{
+	cl_int rc;
+	for (int i = 0; i < w->prog.nargs; i++) {
+		const struct ka_setup *a = &w->prog.arg[i];
+		w->nin += a->kind == KA_IN_BATCH;
+		w->nout += a->kind == KA_OUT;
+		if (a->kind != KA_IN_ONCE)
+			continue;
+		w->once_host[i] = xmalloc(a->bytes);
+		kargs_fill(a, &w->rng, w->once_host[i]);
+		w->once[i] = clCreateBuffer(w->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a->bytes,
+		                            w->once_host[i], &rc);
+		if (!w->once[i])
+			return worker_fail(w, "clCreateBuffer(input)", rc);
+	}
+	return clx_set_fixed_args(&w->prog, w->prog.kern, w->once, w->err, sizeof(w->err));
+}
+
+int worker_setup(struct gd_worker *w)
 {
 	const struct gd_opts *o = w->o;
-	char msg[GD_ERR_LEN];
+	char msg[8192];
 	cl_int rc;
 	w->elem = o->dtype == GD_DT_F32 ? 4 : 8;
 	w->ctx = clCreateContext(NULL, 1, &w->dev.id, NULL, NULL, &rc);
 	if (!w->ctx)
 		return worker_fail(w, "clCreateContext", rc);
-	w->prog = clx_build_decode(w->ctx, w->dev.id, (int)w->elem, msg, sizeof(msg));
-	if (!w->prog) {
+	if (clx_program_build(w->ctx, &w->dev, o, (int)w->elem, &w->prog, msg, sizeof(msg))) {
 		str_copy(w->err, sizeof(w->err), msg);
 		return -1;
 	}
-	w->kern = clCreateKernel(w->prog, CLX_KERNEL, &rc);
-	if (!w->kern)
-		return worker_fail(w, "clCreateKernel", rc);
 	w->kv = xcalloc(o->launches, sizeof(*w->kv));
-	w->perm_host = xcalloc(o->size, sizeof(int));
-	rng_permutation(&w->rng, w->perm_host, o->size);
-	w->perm = clCreateBuffer(w->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, o->size * sizeof(int),
-	                         w->perm_host, &rc);
-	if (!w->perm)
-		return worker_fail(w, "clCreateBuffer(perm)", rc);
+	if (setup_args(w))
+		return -1;
 	if (o->profile != GD_PROF_OFF) /* without device times there is nothing to map */
 		choose_timebase(w);
 	seg_set_timebase(w->seg, w->tb_method);
@@ -380,22 +466,21 @@ static int setup_cl(struct gd_worker *w)
 	return gd_modes[o->mode].setup(w);
 }
 
-static void teardown_cl(struct gd_worker *w)
+void worker_teardown(struct gd_worker *w)
 {
 	genpool_free(w->gen); /* before the buffers it writes into */
 	w->gen = NULL;
 	for (int i = 0; i < w->nb; i++)
 		free_batch(w, &w->b[i]);
 	free_lanes(w);
-	if (w->perm)
-		clReleaseMemObject(w->perm);
-	if (w->kern)
-		clReleaseKernel(w->kern);
-	if (w->prog)
-		clReleaseProgram(w->prog);
+	for (int i = 0; i < KA_MAX; i++) {
+		if (w->once[i])
+			clReleaseMemObject(w->once[i]);
+		free(w->once_host[i]);
+	}
+	clx_program_free(&w->prog);
 	if (w->ctx)
 		clReleaseContext(w->ctx);
-	free(w->perm_host);
 	free(w->kv);
 }
 
@@ -500,11 +585,11 @@ int worker_main(const struct gd_opts *o)
 		/* The supervisor reads the reason from the exit status. */
 		return e > 0 && e < 128 ? GD_EXIT_NOSEG_ERRNO + e : GD_EXIT_NOSEG;
 	}
-	int rc = w.err[0] ? -1 : setup_cl(&w);
+	int rc = w.err[0] ? -1 : worker_setup(&w);
 	unblock_pause();
 	if (rc == 0)
 		rc = run_loop(&w);
-	teardown_cl(&w);
+	worker_teardown(&w);
 	if (rc != 0)
 		seg_set_error(w.seg, w.err); /* the supervisor reports it */
 	else {

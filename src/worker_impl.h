@@ -26,15 +26,19 @@ struct gd_lane {
 	int64_t kend;            /* last kernel END of its latest published batch, host clock */
 };
 
-/* One batch's OpenCL objects: buffers and the events of its commands. */
+/* One batch's OpenCL objects: buffers and the events of its commands. Buffers are indexed by
+ * the kernel argument they are: only the batch's own (inputs generated for every batch,
+ * outputs: KA_IN_BATCH, KA_OUT) are set; the others are the worker's. */
 struct gd_batch {
 	struct gd_lane *lane;
 	cl_command_queue q; /* this pass's queue: the lane's plain or profiling queue */
 	bool profiled;      /* this pass records every command's times */
-	cl_mem in, out;
-	cl_mem pin_in, pin_out; /* pinned staging (pipelined) */
-	void *host_in, *host_out;
-	cl_event ev_write, ev_read, *ev_k; /* profiled: every command; else what the mode waits on */
+	cl_mem buf[KA_MAX];
+	cl_mem pin[KA_MAX];  /* pinned staging (pipelined) */
+	void *host[KA_MAX];  /* the host side of buf: generated inputs, outputs read back */
+	/* profiled: every command; else what the mode waits on. One write per generated input and
+	 * one read per output, in argument order. */
+	cl_event ev_write[KA_MAX], ev_read[KA_MAX], *ev_k;
 	int64_t t_begin, t_gen;
 	int gen_thread; /* the generation thread that filled it (from 1), or 0: the worker's own */
 	bool inflight;
@@ -43,12 +47,12 @@ struct gd_batch {
 struct gd_worker {
 	const struct gd_opts *o;
 	struct clx_device dev;
-	size_t elem; /* 4 or 8 */
+	size_t elem; /* the decode kernel's elements: 4 or 8 */
 	cl_context ctx;
-	cl_program prog;
-	cl_kernel kern;
-	cl_mem perm;
-	int *perm_host;
+	struct clx_program prog; /* the program, its kernel and the plan of its arguments */
+	cl_mem once[KA_MAX];     /* inputs made once (KA_IN_ONCE), shared by every batch */
+	void *once_host[KA_MAX];
+	int nin, nout;           /* the batch's generated inputs and outputs */
 	int64_t (*kv)[2]; /* scratch: one batch's kernel START, END */
 	struct gd_lane lanes[GD_QUEUES_MAX];
 	int nlanes;
@@ -85,13 +89,30 @@ void worker_begin_batch(struct gd_worker *w, struct gd_batch *b);
  * it (need), else NULL. */
 cl_event *worker_event(const struct gd_batch *b, cl_event *ev, bool need);
 /* Enqueues the launches; chain: wait for the lane's previous batch when it ran on the other
- * queue, and remember this one's last kernel (kernel-only). */
-int worker_enqueue_kernels(struct gd_worker *w, struct gd_batch *b, bool chain);
+ * queue, and remember this one's last kernel (kernel-only); last: keep the last kernel's event
+ * (in b->ev_k) even when not profiled. */
+int worker_enqueue_kernels(struct gd_worker *w, struct gd_batch *b, bool chain, bool last);
+/* Writes b's generated inputs from their host side (blocking or not). */
+int worker_write_inputs(struct gd_worker *w, struct gd_batch *b, bool blocking);
+/* Reads b's outputs back to their host side; last: keep the last command's event. */
+int worker_read_outputs(struct gd_worker *w, struct gd_batch *b, bool blocking, bool last);
+/* The event of b's last command, once enqueued with last set: its last read, or its last
+ * kernel when the kernel has no output. */
+cl_event *worker_last_event(struct gd_worker *w, struct gd_batch *b);
 /* Publishes b's record (measured when profiled, else estimated or host times only) and
  * releases its events. */
 int worker_publish(struct gd_worker *w, struct gd_batch *b, int64_t t_end);
-/* Checks out against the CPU reference (when --verify is on): every batch. */
-int worker_verify(struct gd_worker *w, const void *in, const void *out);
-void worker_generate(struct gd_worker *w, void *dst);
+/* Checks b's output against the CPU reference (when --verify is on: the decode kernel). */
+int worker_verify(struct gd_worker *w, const struct gd_batch *b);
+/* Generates b's inputs on the worker's own thread. */
+void worker_generate(struct gd_worker *w, struct gd_batch *b);
+/* Fills the generated inputs of batch dst (a struct gd_batch) of worker ctx with rng: the
+ * generation threads' job (genpool.h). */
+void worker_fill(struct gd_rng *rng, void *dst, const void *ctx);
+
+/* The worker's OpenCL set-up after clx_pick and its segment: context, program, inputs made
+ * once, the mode's lanes and batches. 0, or -1 with w->err set; worker_teardown either way. */
+int worker_setup(struct gd_worker *w);
+void worker_teardown(struct gd_worker *w);
 
 #endif

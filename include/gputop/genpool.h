@@ -1,13 +1,16 @@
 /* genpool.h: threads that generate a pipelined worker's inputs while its own thread keeps the
  * device fed. Each thread has its own random stream. Batches are handed over by slot: submit a
- * slot's buffer, later wait for it; which thread generates which slot is not fixed, so the
- * values of a slot depend on the seed and on the order in which threads picked up the work. */
+ * slot's destination, later wait for it; what filling one means is the caller's function; which thread
+ * generates which slot is not fixed, so the values of a slot depend on the seed and on the order in which
+ * threads picked up the work. */
 #ifndef GPUTOP_GENPOOL_H
 #define GPUTOP_GENPOOL_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "gputop/rng.h"
 
 struct gd_genpool;
 
@@ -17,9 +20,13 @@ struct gd_gen_done {
 	int thread;
 };
 
-/* threads >= 1 threads filling n values of elem bytes (4: float, 8: double) per slot, slots
- * 0..nslots-1; streams derived from seed. NULL when a thread cannot be started. */
-struct gd_genpool *genpool_new(int threads, int nslots, size_t n, size_t elem, uint64_t seed);
+/* Fills the destination dst with values from rng (the calling thread's own stream); ctx is
+ * the pool's. Runs on a generation thread: it must touch only dst and read only ctx. */
+typedef void (*gd_gen_fill)(struct gd_rng *rng, void *dst, const void *ctx);
+
+/* threads >= 1 threads running fill(rng, dst, ctx) for slots 0..nslots-1; streams derived from
+ * seed. NULL when a thread cannot be started. */
+struct gd_genpool *genpool_new(int threads, int nslots, gd_gen_fill fill, const void *ctx, uint64_t seed);
 /* Queues slot for generation into dst (first come, first served). */
 void genpool_submit(struct gd_genpool *p, int slot, void *dst);
 /* True when slot's values are ready (a later genpool_wait will not block). */

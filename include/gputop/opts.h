@@ -33,6 +33,7 @@ enum gd_profile { GD_PROF_FULL, GD_PROF_SAMPLED, GD_PROF_OFF, GD_PROF_COUNT };
 #define GD_GEN_THREADS_MAX 64         /* --gen-threads */
 #define GD_REPEAT_MAX      100        /* --repeat: runs of each sweep step */
 #define GD_SWEEP_STEP_S    10         /* a sweep step's seconds without --duration */
+#define GD_KARGS_MAX       32         /* --arg values */
 
 /* --listen ADDR:PORT: where the Prometheus exporter serves /metrics (a literal address). */
 struct gd_listen {
@@ -74,8 +75,13 @@ struct gd_opts {
 	int queues;            /* 0: the mode's own (pipelined 4, kernel-only 1) */
 	int gen_threads;       /* pipelined: generation threads; 0 inline; -1: a fair share */
 	bool calibrate;
-	const char *prom_file;        /* --prom-file: Prometheus text, replaced every interval */
-	struct gd_listen listen;      /* --listen: GET /metrics */
+	const char *prom_file;           /* --prom-file: Prometheus text, replaced every interval */
+	struct gd_listen listen;         /* --listen: GET /metrics */
+	const char *kernel;              /* --kernel: the user's OpenCL C source; NULL: the decode kernel */
+	const char *kernel_name;         /* --kernel-name; at start, the kernel the run measures */
+	const char *build_options;       /* --build-options: added to the program's own */
+	const char *kargs[GD_KARGS_MAX]; /* --arg NAME=VALUE, in the order given */
+	int nkargs;
 	struct gd_worker_args worker; /* worker role only */
 };
 
@@ -91,6 +97,8 @@ enum gd_optkind {
 	GD_OPT_SWEEP,   /* comma-separated steps P or PxQ: P in [min, max], Q in 1..GD_QUEUES_MAX */
 	GD_OPT_WORKER,  /* the worker role's arguments (struct gd_worker_args) */
 	GD_OPT_LISTEN,  /* ADDR:PORT, [ADDR6]:PORT, :PORT or PORT (loopback): struct gd_listen */
+	GD_OPT_TEXT,    /* any text, empty too */
+	GD_OPT_KARG,    /* NAME=VALUE, repeatable: appended to kargs */
 };
 
 /* The uses of a command line an option can apply to (bits of gd_optdef.applies). An option
@@ -146,6 +154,15 @@ int opts_queues(const struct gd_opts *o);
 /* The generation threads of each pipelined worker: --gen-threads, or a fair share of cores
  * (cores / --procs, at least 1, at most 16); 0 for the other modes. */
 int opts_gen_threads(const struct gd_opts *o, int cores);
+
+/* The kernel a run measures: --kernel-name (resolved at start), else "decode". */
+const char *opts_kernel_name(const struct gd_opts *o);
+/* The unit of the throughput fields: "Mbit/s" for the decode kernel (an item is a decoded
+ * bit), "Mitem/s" for a user kernel (--kernel). */
+const char *opts_rate_unit(const struct gd_opts *o);
+/* Items a batch counts: the decode kernel's --size (its launches repeat one codeword batch),
+ * a user kernel's --size work items times --launches. */
+uint64_t opts_items_per_batch(const struct gd_opts *o);
 
 /* Fills o from argv. Returns 0, or -1 with a one-line message (no trailing newline) in err.
  * Reentrant: it may be called many times in one process. */

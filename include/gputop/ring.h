@@ -82,17 +82,21 @@ struct gd_rec {
 };
 
 enum {
-	GD_REC_DEVTIME = 1u << 0,   /* device timestamps present and mapped */
-	GD_REC_GROUPED = 1u << 1,   /* kiv entries span groups of kernels */
-	GD_REC_ESTIMATED = 1u << 2, /* not profiled (--profile sampled): the device times are the
-	                             * latest profiled batch's, moved to end where this one ended */
-	GD_REC_SHIFT_BIT = 8,       /* bits 8-12: kiv's unit is 2^shift ns */
+	GD_REC_DEVTIME = 1u << 0,    /* device timestamps present and mapped */
+	GD_REC_GROUPED = 1u << 1,    /* kiv entries span groups of kernels */
+	GD_REC_ESTIMATED = 1u << 2,  /* not profiled (--profile sampled): the device times are the
+	                              * latest profiled batch's, moved to end where this one ended */
+	GD_REC_PER_LAUNCH = 1u << 3, /* symbols counts one launch's items (a user kernel): the
+	                              * batch's items are symbols x kernels (gd_rec_items) */
+	GD_REC_SHIFT_BIT = 8,        /* bits 8-12: kiv's unit is 2^shift ns */
 	GD_REC_SHIFT = 0x1fu << GD_REC_SHIFT_BIT,
 	GD_REC_SHIFT_MAX = 16, /* offsets up to 2^48 ns, the longest batch a record describes */
 	GD_REC_GEN_BIT = 16,   /* bits 16-23: the thread that generated the input (from 1), 0: inline */
 	GD_REC_GEN = 0xffu << GD_REC_GEN_BIT,
-	GD_REC_FLAGS = GD_REC_DEVTIME | GD_REC_GROUPED | GD_REC_ESTIMATED | GD_REC_SHIFT,
+	GD_REC_FLAGS = GD_REC_DEVTIME | GD_REC_GROUPED | GD_REC_ESTIMATED | GD_REC_PER_LAUNCH | GD_REC_SHIFT,
 };
+/* The items (decoded bits, or a user kernel's work items) the batch r counts. */
+uint64_t gd_rec_items(const struct gd_rec *r);
 /* The generation thread of r (GD_REC_GEN). */
 unsigned gd_rec_gen_thread(const struct gd_rec *r);
 

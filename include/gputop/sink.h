@@ -20,6 +20,7 @@ struct gd_sweep_row {
 	                      spread (stats_within_spread), 0 when not, -1: n/a (first, one run) */
 	double mbit_s, speedup, device_busy, gap_batch_us, headroom;
 	double of_ceiling;                     /* mbit_s / the calibrated ceiling; NAN without --calibrate */
+	double queue_wait_us;                  /* mean over the step's batches; NAN where not measured */
 	struct gd_spread mbit, speedup_spread; /* summary: over the runs */
 };
 
@@ -40,6 +41,10 @@ struct gd_sink *sink_new(int fd, bool own_fd, enum gd_format fmt);
  * as resolved in o) as the log's first row, for a sweep log when o has a sweep; it is written
  * with the next row, or by sink_close. Call once, before any row. NULL s: nothing. */
 void sink_run(struct gd_sink *s, const struct gd_opts *o, const struct gd_device *dev);
+/* The kernel the run measures and the unit of its rates (opts_kernel_name, opts_rate_unit),
+ * written in every aggregate and sweep row; "decode" and "Mbit/s" until set. The strings
+ * must outlive s. NULL s is fine. */
+void sink_set_kernel(struct gd_sink *s, const char *name, const char *unit);
 /* Each returns 0, or -1 with the reason in sink_error(). */
 int sink_frame(struct gd_sink *s, const struct gd_frame *f);
 int sink_sweep_row(struct gd_sink *s, const struct gd_sweep_row *r);

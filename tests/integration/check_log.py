@@ -15,18 +15,18 @@ import sys
 FIELDS = ("t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_kernel_us,gap_batch_us,"
           "gen_us,h2d_us,kernel_us,d2h_us,other_us,device_busy,headroom,lost,queue_wait_us,profile,"
           "ceiling,of_ceiling,sample_every,observer_share,gen_busy,observed,unix_s,gap_kernel_p50_us,"
-          "gap_kernel_p99_us,gap_batch_p50_us,gap_batch_p99_us,run").split(",")
-NUMERIC = set(FIELDS) - {"kind", "state", "profile", "run"}
+          "gap_kernel_p99_us,gap_batch_p50_us,gap_batch_p99_us,run,kernel,rate_unit").split(",")
+NUMERIC = set(FIELDS) - {"kind", "state", "profile", "run", "kernel", "rate_unit"}
 PERCENTILES = (("gap_kernel_us", "gap_kernel_p50_us", "gap_kernel_p99_us"),
                ("gap_batch_us", "gap_batch_p50_us", "gap_batch_p99_us"))
 SWEEP_FIELDS = ("procs,queues,mbit_s,speedup,device_busy,gap_batch_us,headroom,of_ceiling,runs,rep,"
                 "mbit_s_min,mbit_s_max,mbit_s_sd,speedup_min,speedup_max,speedup_sd,within_spread,kind,"
-                "run").split(",")
+                "run,kernel,rate_unit,queue_wait_us").split(",")
 RUN_FACTS = ("version", "host", "device_name", "platform", "driver", "opencl")
 WORKER_ONLY = {"id", "pid", "state", "kernel_busy", "gap_kernel_us", "gap_batch_us", "gen_us", "h2d_us",
                "kernel_us", "d2h_us", "other_us", "queue_wait_us", "sample_every",
                "observer_share", "gen_busy"}
-AGG_ONLY = {"procs", "device_busy", "headroom", "profile", "ceiling", "of_ceiling"}
+AGG_ONLY = {"procs", "device_busy", "headroom", "profile", "ceiling", "of_ceiling", "kernel", "rate_unit"}
 
 
 def fail(msg):
@@ -127,7 +127,7 @@ def check_sweep(path, fmt, steps, runs, options=()):
     """A sweep log: the run header; with runs > 1 a repeat row for every run of every step, in
     passes over the list; then one summary (kind sweep) per step, its figures the means of its
     runs, min <= mean <= max, and the noise note by its rule."""
-    rows = parse(path, fmt, SWEEP_FIELDS, {"kind", "run"}, nulls=True)
+    rows = parse(path, fmt, SWEEP_FIELDS, {"kind", "run", "kernel", "rate_unit"}, nulls=True)
     run = check_run(rows, options)
     rows = rows[1:]
     reps = [r for r in rows if r.get("kind") == "repeat"]

@@ -11,9 +11,25 @@
 #define SLOTS 8
 #define N     1000
 
+/* What a worker's fill does for one input: n standard normals of elem bytes. */
+struct normals {
+	size_t n, elem;
+};
+
+static void fill_normals(struct gd_rng *rng, void *dst, const void *ctx)
+{
+	const struct normals *w = ctx;
+	if (w->elem == 8)
+		rng_fill_normal_f64(rng, dst, w->n);
+	else
+		rng_fill_normal_f32(rng, dst, w->n);
+}
+
 static void test_rounds(int threads, size_t elem, int rounds)
 {
-	struct gd_genpool *p = genpool_new(threads, SLOTS, N, elem, 42);
+	static struct normals kind;
+	kind = (struct normals){ N, elem };
+	struct gd_genpool *p = genpool_new(threads, SLOTS, fill_normals, &kind, 42);
 	if (!tap_ok(p != NULL, "%d threads start", threads))
 		return;
 	static double buf[SLOTS][N];
@@ -45,7 +61,8 @@ static void test_rounds(int threads, size_t elem, int rounds)
 
 static void test_values(void)
 {
-	struct gd_genpool *p = genpool_new(3, 1, 200000, 8, 7);
+	static const struct normals kind = { 200000, 8 };
+	struct gd_genpool *p = genpool_new(3, 1, fill_normals, &kind, 7);
 	double *x = malloc(200000 * sizeof(*x));
 	genpool_submit(p, 0, x);
 	struct gd_gen_done d;
@@ -65,7 +82,8 @@ static void test_values(void)
 
 static void test_states(void)
 {
-	struct gd_genpool *p = genpool_new(2, 2, 10, 8, 1);
+	static const struct normals kind = { 10, 8 };
+	struct gd_genpool *p = genpool_new(2, 2, fill_normals, &kind, 1);
 	static double a[10];
 	tap_ok(!genpool_ready(p, 0), "a slot never submitted is not ready");
 	genpool_submit(p, 0, a);

@@ -130,9 +130,10 @@ static void write_frames(struct gd_sink *s)
 
 /* A sweep row's figures in their order: procs, queues, Mbit/s, speedup, busy, gap, headroom,
  * share of the ceiling. */
-#define ROW(p, q, m, s, b, g, h, c)                                                                          \
+#define ROWQ(p, q, m, s, b, g, h, c, w)                                                                      \
 	.procs = (p), .queues = (q), .mbit_s = (m), .speedup = (s), .device_busy = (b), .gap_batch_us = (g), \
-	.headroom = (h), .of_ceiling = (c)
+	.headroom = (h), .of_ceiling = (c), .queue_wait_us = (w)
+#define ROW(p, q, m, s, b, g, h, c) ROWQ(p, q, m, s, b, g, h, c, NAN)
 
 /* The summary of one run (--repeat 1): min = max = mean, no sd, no noise note. */
 static struct gd_sweep_row once(struct gd_sweep_row r)
@@ -146,12 +147,13 @@ static struct gd_sweep_row once(struct gd_sweep_row r)
 static void write_sweep(struct gd_sink *s)
 {
 	const struct gd_sweep_row rows[] = {
-		once((struct gd_sweep_row){ ROW(1, 1, 100.5, 1.0, 0.5, 12.25, 201.0, 0.1675) }),
+		once((struct gd_sweep_row){ ROWQ(1, 1, 100.5, 1.0, 0.5, 12.25, 201.0, 0.1675, 3.5) }),
 		once((struct gd_sweep_row){ ROW(2, 4, 190.25, 1.893, 0.95, 3.125, 200.263158, NAN) }),
 		/* A first step at 0 Mbit/s leaves the speedup NAN: JSON null, an empty CSV cell (JSON has no
 		   NaN). */
 		once((struct gd_sweep_row){ ROW(4, 1, 0.0, NAN, NAN, NAN, NAN, NAN) }),
 	};
+	sink_set_kernel(s, "saxpy", "Mitem/s"); /* a user kernel's sweep: its name and unit in each row */
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		sink_sweep_row(s, &rows[i]);
 }
@@ -213,96 +215,109 @@ static void check(enum gd_format fmt, void (*write)(struct gd_sink *s), const ch
 }
 
 static const char frames_csv[] =
-    "t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_kernel_us,gap_batch_us,gen_us,h2d_us,"
-    "kernel_us,d2h_us,other_us,device_busy,headroom,lost,queue_wait_us,profile,ceiling,of_ceiling,sample_"
-    "every,observer_share,gen_busy,observed,unix_s,gap_kernel_p50_us,gap_kernel_p99_us,gap_batch_p50_us,"
-    "gap_batch_p99_us,run\n"
-    "12.346,worker,1,4242,running,,123.4568,10,5000000,0.5123,1.50,2.25,100.12,20.50,300.75,10.00,5.33,,,0,4."
-    "50,,,,16,0.0123,0.250,1,1795968000.250,1.25,4.00,2.00,8.50,\n"
-    "12.346,worker,2,4243,failed,,,0,0,,,,,,,,,,,7,,,,,,,,1,1795968000.250,,,,,\n"
-    "12.346,aggregate,,,,2,123.4568,10,5000000,,,,,,,,,0.7500,164.6091,7,,sampled,600.0000,0.2058,,,,1,"
-    "1795968000.250,1.25,4.00,2.00,8.50,\n"
-    "13.346,aggregate,,,,0,0.0000,10,5000000,,,,,,,,,,,7,,full,,,,,,1,1795968000.250,,,,,\n"
-    "16.346,worker,1,4242,running,,,900,5000000,,,,,,,,,,,880,,,,,16,0.0123,,0,1795968000.250,,,,,\n"
-    "16.346,aggregate,,,,1,,900,5000000,,,,,,,,,,,880,,full,,,,,,0,1795968000.250,,,,,\n"
-    "16.500,event,3,4300,add,,,,,,,,,,,,,,,,,,,,,,,,1795968004.400,,,,,\n"
-    "16.750,event,,,pause,,,,,,,,,,,,,,,,,,,,,,,,1795968004.650,,,,,\n";
+    "t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_kernel_us,gap_batch_us,gen_us,h2d"
+    "_us,kernel_us,d2h_us,other_us,device_busy,headroom,lost,queue_wait_us,profile,ceiling,of_ceiling,sam"
+    "ple_every,observer_share,gen_busy,observed,unix_s,gap_kernel_p50_us,gap_kernel_p99_us,gap_batch_p50_"
+    "us,gap_batch_p99_us,run,kernel,rate_unit\n"
+    "12.346,worker,1,4242,running,,123.4568,10,5000000,0.5123,1.50,2.25,100.12,20.50,300.75,10.00,5.33,,,"
+    "0,4.50,,,,16,0.0123,0.250,1,1795968000.250,1.25,4.00,2.00,8.50,,,\n"
+    "12.346,worker,2,4243,failed,,,0,0,,,,,,,,,,,7,,,,,,,,1,1795968000.250,,,,,,,\n"
+    "12.346,aggregate,,,,2,123.4568,10,5000000,,,,,,,,,0.7500,164.6091,7,,sampled,600.0000,0.2058,,,,1,17"
+    "95968000.250,1.25,4.00,2.00,8.50,,decode,Mbit/s\n"
+    "13.346,aggregate,,,,0,0.0000,10,5000000,,,,,,,,,,,7,,full,,,,,,1,1795968000.250,,,,,,decode,Mbit/s\n"
+    "16.346,worker,1,4242,running,,,900,5000000,,,,,,,,,,,880,,,,,16,0.0123,,0,1795968000.250,,,,,,,\n"
+    "16.346,aggregate,,,,1,,900,5000000,,,,,,,,,,,880,,full,,,,,,0,1795968000.250,,,,,,decode,Mbit/s\n"
+    "16.500,event,3,4300,add,,,,,,,,,,,,,,,,,,,,,,,,1795968004.400,,,,,,,\n"
+    "16.750,event,,,pause,,,,,,,,,,,,,,,,,,,,,,,,1795968004.650,,,,,,,\n";
 
 static const char frames_jsonl[] =
     "{\"t_s\":12.346,\"kind\":\"worker\",\"state\":\"running\",\"id\":1,\"pid\":4242,\"mbit_s\":123.4568,"
-    "\"batches\":10,\"symbols\":5000000,\"kernel_busy\":0.5123,\"gap_kernel_us\":1.50,\"gap_batch_us\":2.25,"
-    "\"gen_us\":100.12,\"h2d_us\":20.50,\"kernel_us\":300.75,\"d2h_us\":10.00,\"other_us\":5.33,\"lost\":0,"
-    "\"queue_wait_us\":4.50,\"sample_every\":16,\"observer_share\":0.0123,\"gen_busy\":0.250,\"observed\":"
-    "true,\"unix_s\":1795968000.250,\"gap_kernel_p50_us\":1.25,\"gap_kernel_p99_us\":4.00,"
-    "\"gap_batch_p50_us\":2.00,\"gap_batch_p99_us\":8.50,\"window_batches\":3}\n"
-    "{\"t_s\":12.346,\"kind\":\"worker\",\"state\":\"failed\",\"id\":2,\"pid\":4243,\"batches\":0,"
-    "\"symbols\":0,\"lost\":7,\"observed\":true,\"unix_s\":1795968000.250,\"window_batches\":0,\"error\":"
-    "\"clBuildProgram: \\\"decode\\\" failed\\u000aline 2\\\\\"}\n"
-    "{\"t_s\":12.346,\"kind\":\"aggregate\",\"procs\":2,\"mbit_s\":123.4568,\"batches\":10,\"symbols\":"
-    "5000000,\"device_busy\":0.7500,\"headroom\":164.6091,\"lost\":7,\"profile\":\"sampled\",\"ceiling\":600."
-    "0000,\"of_ceiling\":0.2058,\"observed\":true,\"unix_s\":1795968000.250,\"gap_kernel_p50_us\":1.25,"
-    "\"gap_kernel_p99_us\":4.00,\"gap_batch_p50_us\":2.00,\"gap_batch_p99_us\":8.50,\"window_s\":1.000,"
-    "\"timebase\":\"host-timer\",\"device_busy_method\":\"union\"}\n"
-    "{\"t_s\":13.346,\"kind\":\"aggregate\",\"procs\":0,\"mbit_s\":0.0000,\"batches\":10,\"symbols\":5000000,"
-    "\"lost\":7,\"profile\":\"full\",\"observed\":true,\"unix_s\":1795968000.250,\"window_s\":1.000,"
-    "\"timebase\":\"none\",\"device_busy_method\":\"sum-capped\"}\n"
-    "{\"t_s\":16.346,\"kind\":\"worker\",\"state\":\"running\",\"id\":1,\"pid\":4242,\"batches\":900,"
-    "\"symbols\":5000000,\"lost\":880,\"sample_every\":16,\"observer_share\":0.0123,\"observed\":false,"
-    "\"unix_s\":1795968000.250}\n"
+    "\"batches\":10,\"symbols\":5000000,\"kernel_busy\":0.5123,\"gap_kernel_us\":1.50,\"gap_batch_us\":2."
+    "25,\"gen_us\":100.12,\"h2d_us\":20.50,\"kernel_us\":300.75,\"d2h_us\":10.00,\"other_us\":5.33,\"lost"
+    "\":0,\"queue_wait_us\":4.50,\"sample_every\":16,\"observer_share\":0.0123,\"gen_busy\":0.250,\"obser"
+    "ved\":true,\"unix_s\":1795968000.250,\"gap_kernel_p50_us\":1.25,\"gap_kernel_p99_us\":4.00,\"gap_bat"
+    "ch_p50_us\":2.00,\"gap_batch_p99_us\":8.50,\"window_batches\":3}\n"
+    "{\"t_s\":12.346,\"kind\":\"worker\",\"state\":\"failed\",\"id\":2,\"pid\":4243,\"batches\":0,\"symbo"
+    "ls\":0,\"lost\":7,\"observed\":true,\"unix_s\":1795968000.250,\"window_batches\":0,\"error\":\"clBui"
+    "ldProgram: \\\"decode\\\" failed\\u000aline 2\\\\\"}\n"
+    "{\"t_s\":12.346,\"kind\":\"aggregate\",\"procs\":2,\"mbit_s\":123.4568,\"batches\":10,\"symbols\":50"
+    "00000,\"device_busy\":0.7500,\"headroom\":164.6091,\"lost\":7,\"profile\":\"sampled\",\"ceiling\":60"
+    "0.0000,\"of_ceiling\":0.2058,\"observed\":true,\"unix_s\":1795968000.250,\"gap_kernel_p50_us\":1.25,"
+    "\"gap_kernel_p99_us\":4.00,\"gap_batch_p50_us\":2.00,\"gap_batch_p99_us\":8.50,\"kernel\":\"decode\""
+    ",\"rate_unit\":\"Mbit/s\",\"window_s\":1.000,\"timebase\":\"host-timer\",\"device_busy_method\":\"un"
+    "ion\"}\n"
+    "{\"t_s\":13.346,\"kind\":\"aggregate\",\"procs\":0,\"mbit_s\":0.0000,\"batches\":10,\"symbols\":5000"
+    "000,\"lost\":7,\"profile\":\"full\",\"observed\":true,\"unix_s\":1795968000.250,\"kernel\":\"decode"
+    "\",\"rate_unit\":\"Mbit/s\",\"window_s\":1.000,\"timebase\":\"none\",\"device_busy_method\":\"sum-ca"
+    "pped\"}\n"
+    "{\"t_s\":16.346,\"kind\":\"worker\",\"state\":\"running\",\"id\":1,\"pid\":4242,\"batches\":900,\"sy"
+    "mbols\":5000000,\"lost\":880,\"sample_every\":16,\"observer_share\":0.0123,\"observed\":false,\"unix"
+    "_s\":1795968000.250}\n"
     "{\"t_s\":16.346,\"kind\":\"aggregate\",\"procs\":1,\"batches\":900,\"symbols\":5000000,\"lost\":880,"
-    "\"profile\":\"full\",\"observed\":false,\"unix_s\":1795968000.250,\"window_s\":3.000,\"timebase\":"
-    "\"none\",\"device_busy_method\":\"sum-capped\"}\n"
-    "{\"t_s\":16.500,\"kind\":\"event\",\"state\":\"add\",\"id\":3,\"pid\":4300,\"unix_s\":1795968004.400}\n"
+    "\"profile\":\"full\",\"observed\":false,\"unix_s\":1795968000.250,\"kernel\":\"decode\",\"rate_unit"
+    "\":\"Mbit/s\",\"window_s\":3.000,\"timebase\":\"none\",\"device_busy_method\":\"sum-capped\"}\n"
+    "{\"t_s\":16.500,\"kind\":\"event\",\"state\":\"add\",\"id\":3,\"pid\":4300,\"unix_s\":1795968004.400"
+    "}\n"
     "{\"t_s\":16.750,\"kind\":\"event\",\"state\":\"pause\",\"unix_s\":1795968004.650}\n";
 
 #define SWEEP_HEADER                                                                                         \
 	"procs,queues,mbit_s,speedup,device_busy,gap_batch_us,headroom,of_ceiling,runs,rep,mbit_s_min,mbit_" \
 	"s_"                                                                                                 \
-	"max,mbit_s_sd,speedup_min,speedup_max,speedup_sd,within_spread,kind,run\n"
+	"max,mbit_s_sd,speedup_min,speedup_max,speedup_sd,within_spread,kind,run,kernel,rate_unit,queue_"    \
+	"wait_"                                                                                              \
+	"us\n"
 
 /* The first columns as they always were; the spreads and kind after them. */
 static const char sweep_csv[] = SWEEP_HEADER
-    "1,1,100.5000,1.0000,0.5000,12.2500,201.0000,0.1675,1,,100.5000,100.5000,,1.0000,1.0000,,,sweep,\n"
-    "2,4,190.2500,1.8930,0.9500,3.1250,200.2632,,1,,190.2500,190.2500,,1.8930,1.8930,,,sweep,\n"
-    "4,1,0.0000,,,,,,1,,0.0000,0.0000,,,,,,sweep,\n";
+    "1,1,100.5000,1.0000,0.5000,12.2500,201.0000,0.1675,1,,100.5000,100.5000,,1.0000,1.0000,,,sweep,,saxp"
+    "y,Mitem/s,3.50\n"
+    "2,4,190.2500,1.8930,0.9500,3.1250,200.2632,,1,,190.2500,190.2500,,1.8930,1.8930,,,sweep,,saxpy,Mitem"
+    "/s,\n"
+    "4,1,0.0000,,,,,,1,,0.0000,0.0000,,,,,,sweep,,saxpy,Mitem/s,\n";
 
 static const char sweep_jsonl[] =
-    "{\"kind\":\"sweep\",\"procs\":1,\"queues\":1,\"mbit_s\":100.5000,\"speedup\":1.0000,\"device_busy\":0."
-    "5000,\"gap_batch_us\":12.2500,\"headroom\":201.0000,\"of_ceiling\":0.1675,\"runs\":1,\"mbit_s_min\":"
-    "100.5000,\"mbit_s_max\":100.5000,\"speedup_min\":1.0000,\"speedup_max\":1.0000}\n"
-    "{\"kind\":\"sweep\",\"procs\":2,\"queues\":4,\"mbit_s\":190.2500,\"speedup\":1.8930,\"device_busy\":0."
-    "9500,\"gap_batch_us\":3.1250,\"headroom\":200.2632,\"runs\":1,\"mbit_s_min\":190.2500,\"mbit_s_max\":"
-    "190.2500,\"speedup_min\":1.8930,\"speedup_max\":1.8930}\n"
-    "{\"kind\":\"sweep\",\"procs\":4,\"queues\":1,\"mbit_s\":0.0000,\"speedup\":null,\"runs\":1,"
-    "\"mbit_s_min\":0.0000,\"mbit_s_max\":0.0000}\n";
+    "{\"kind\":\"sweep\",\"procs\":1,\"queues\":1,\"mbit_s\":100.5000,\"speedup\":1.0000,\"device_busy\":"
+    "0.5000,\"gap_batch_us\":12.2500,\"headroom\":201.0000,\"of_ceiling\":0.1675,\"runs\":1,\"mbit_s_min"
+    "\":100.5000,\"mbit_s_max\":100.5000,\"speedup_min\":1.0000,\"speedup_max\":1.0000,\"kernel\":\"saxpy"
+    "\",\"rate_unit\":\"Mitem/s\",\"queue_wait_us\":3.50}\n"
+    "{\"kind\":\"sweep\",\"procs\":2,\"queues\":4,\"mbit_s\":190.2500,\"speedup\":1.8930,\"device_busy\":"
+    "0.9500,\"gap_batch_us\":3.1250,\"headroom\":200.2632,\"runs\":1,\"mbit_s_min\":190.2500,\"mbit_s_max"
+    "\":190.2500,\"speedup_min\":1.8930,\"speedup_max\":1.8930,\"kernel\":\"saxpy\",\"rate_unit\":\"Mitem"
+    "/s\"}\n"
+    "{\"kind\":\"sweep\",\"procs\":4,\"queues\":1,\"mbit_s\":0.0000,\"speedup\":null,\"runs\":1,\"mbit_s_"
+    "min\":0.0000,\"mbit_s_max\":0.0000,\"kernel\":\"saxpy\",\"rate_unit\":\"Mitem/s\"}\n";
 
-static const char repeats_csv[] =
-    SWEEP_HEADER "1,1,100.0000,1.0000,0.5000,12.0000,200.0000,,,1,,,,,,,,repeat,\n"
-                 "2,1,118.0000,1.1800,0.6000,10.0000,196.6667,,,1,,,,,,,,repeat,\n"
-                 "1,1,110.0000,1.0000,0.5000,12.0000,220.0000,,,2,,,,,,,,repeat,\n"
-                 "2,1,99.0000,0.9000,0.6000,10.0000,165.0000,,,2,,,,,,,,repeat,\n"
-                 "1,1,105.0000,1.0000,0.5000,12.0000,210.0000,,2,,100.0000,"
-                 "110.0000,7.0711,1.0000,1.0000,0.0000,,sweep,\n"
-                 "2,1,108.5000,1.0333,0.6000,10.0000,180.8333,,2,,99.0000,118."
-                 "0000,13.4350,0.9000,1.1800,0.1980,1,sweep,\n";
+static const char repeats_csv[] = SWEEP_HEADER
+    "1,1,100.0000,1.0000,0.5000,12.0000,200.0000,,,1,,,,,,,,repeat,,decode,Mbit/s,\n"
+    "2,1,118.0000,1.1800,0.6000,10.0000,196.6667,,,1,,,,,,,,repeat,,decode,Mbit/s,\n"
+    "1,1,110.0000,1.0000,0.5000,12.0000,220.0000,,,2,,,,,,,,repeat,,decode,Mbit/s,\n"
+    "2,1,99.0000,0.9000,0.6000,10.0000,165.0000,,,2,,,,,,,,repeat,,decode,Mbit/s,\n"
+    "1,1,105.0000,1.0000,0.5000,12.0000,210.0000,,2,,100.0000,110.0000,7.0711,1.0000,1.0000,0.0000,,sweep"
+    ",,decode,Mbit/s,\n"
+    "2,1,108.5000,1.0333,0.6000,10.0000,180.8333,,2,,99.0000,118.0000,13.4350,0.9000,1.1800,0.1980,1,swee"
+    "p,,decode,Mbit/s,\n";
 
 static const char repeats_jsonl[] =
-    "{\"kind\":\"repeat\",\"procs\":1,\"queues\":1,\"mbit_s\":100.0000,\"speedup\":1.0000,\"device_busy\":"
-    "0.5000,\"gap_batch_us\":12.0000,\"headroom\":200.0000,\"rep\":1}\n"
-    "{\"kind\":\"repeat\",\"procs\":2,\"queues\":1,\"mbit_s\":118.0000,\"speedup\":1.1800,\"device_busy\":"
-    "0.6000,\"gap_batch_us\":10.0000,\"headroom\":196.6667,\"rep\":1}\n"
-    "{\"kind\":\"repeat\",\"procs\":1,\"queues\":1,\"mbit_s\":110.0000,\"speedup\":1.0000,\"device_busy\":"
-    "0.5000,\"gap_batch_us\":12.0000,\"headroom\":220.0000,\"rep\":2}\n"
+    "{\"kind\":\"repeat\",\"procs\":1,\"queues\":1,\"mbit_s\":100.0000,\"speedup\":1.0000,\"device_busy\""
+    ":0.5000,\"gap_batch_us\":12.0000,\"headroom\":200.0000,\"rep\":1,\"kernel\":\"decode\",\"rate_unit\""
+    ":\"Mbit/s\"}\n"
+    "{\"kind\":\"repeat\",\"procs\":2,\"queues\":1,\"mbit_s\":118.0000,\"speedup\":1.1800,\"device_busy\""
+    ":0.6000,\"gap_batch_us\":10.0000,\"headroom\":196.6667,\"rep\":1,\"kernel\":\"decode\",\"rate_unit\""
+    ":\"Mbit/s\"}\n"
+    "{\"kind\":\"repeat\",\"procs\":1,\"queues\":1,\"mbit_s\":110.0000,\"speedup\":1.0000,\"device_busy\""
+    ":0.5000,\"gap_batch_us\":12.0000,\"headroom\":220.0000,\"rep\":2,\"kernel\":\"decode\",\"rate_unit\""
+    ":\"Mbit/s\"}\n"
     "{\"kind\":\"repeat\",\"procs\":2,\"queues\":1,\"mbit_s\":99.0000,\"speedup\":0.9000,\"device_busy\":"
-    "0.6000,\"gap_batch_us\":10.0000,\"headroom\":165.0000,\"rep\":2}\n"
+    "0.6000,\"gap_batch_us\":10.0000,\"headroom\":165.0000,\"rep\":2,\"kernel\":\"decode\",\"rate_unit\":"
+    "\"Mbit/s\"}\n"
     "{\"kind\":\"sweep\",\"procs\":1,\"queues\":1,\"mbit_s\":105.0000,\"speedup\":1.0000,\"device_busy\":"
-    "0.5000,\"gap_batch_us\":12.0000,\"headroom\":210.0000,\"runs\":2,\"mbit_s_min\":100.0000,\"mbit_s_"
-    "max\":110.0000,\"mbit_s_sd\":7.0711,\"speedup_min\":1.0000,\"speedup_max\":1.0000,\"speedup_sd\":0.0000}"
-    "\n"
+    "0.5000,\"gap_batch_us\":12.0000,\"headroom\":210.0000,\"runs\":2,\"mbit_s_min\":100.0000,\"mbit_s_ma"
+    "x\":110.0000,\"mbit_s_sd\":7.0711,\"speedup_min\":1.0000,\"speedup_max\":1.0000,\"speedup_sd\":0.000"
+    "0,\"kernel\":\"decode\",\"rate_unit\":\"Mbit/s\"}\n"
     "{\"kind\":\"sweep\",\"procs\":2,\"queues\":1,\"mbit_s\":108.5000,\"speedup\":1.0333,\"device_busy\":"
-    "0.6000,\"gap_batch_us\":10.0000,\"headroom\":180.8333,\"runs\":2,\"mbit_s_min\":99.0000,\"mbit_s_"
-    "max\":118.0000,\"mbit_s_sd\":13.4350,\"speedup_min\":0.9000,\"speedup_max\":1.1800,\"speedup_sd\":"
-    "0.1980,\"within_spread\":true}\n";
+    "0.6000,\"gap_batch_us\":10.0000,\"headroom\":180.8333,\"runs\":2,\"mbit_s_min\":99.0000,\"mbit_s_max"
+    "\":118.0000,\"mbit_s_sd\":13.4350,\"speedup_min\":0.9000,\"speedup_max\":1.1800,\"speedup_sd\":0.198"
+    "0,\"within_spread\":true,\"kernel\":\"decode\",\"rate_unit\":\"Mbit/s\"}\n";
 
 /* ---- the run header ---- */
 
