@@ -44,7 +44,7 @@ static bool parse_type(const char *s, struct ka_type *t)
 	size_t d = n;
 	while (d > 0 && buf[d - 1] >= '0' && buf[d - 1] <= '9')
 		d--;
-	t->width = d < n ? (unsigned)atoi(buf + d) : 1;
+	t->width = d < n ? (unsigned)strtoul(buf + d, NULL, 10) : 1;
 	if (t->width != 1 && t->width != 2 && t->width != 3 && t->width != 4 && t->width != 8 &&
 	    t->width != 16)
 		return false;

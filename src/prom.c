@@ -367,7 +367,7 @@ static void *writer_main(void *arg)
 			break; /* stopped, everything written */
 		done = p->gen;
 		size_t len = p->len;
-		if (len + 1 > cap) {
+		if (!copy || len + 1 > cap) {
 			cap = 2 * (len + 1);
 			copy = xreallocarray(copy, cap, 1);
 		}

@@ -96,7 +96,7 @@ def check_run(rows, options=()):
 
 def load(path, fmt, options=()):
     rows = parse(path, fmt, FIELDS, {"kind", "state", "profile", "error", "timebase",
-                                     "device_busy_method", "run"})
+                                     "device_busy_method", "run", "kernel", "rate_unit"})
     check_run(rows, options)
     rows = rows[1:]
     for n, row in enumerate(rows):

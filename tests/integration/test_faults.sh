@@ -46,7 +46,7 @@ if fmt == "csv":
         assert len(rec) == len(FIELDS), "line %d has %d fields" % (n, len(rec))
         row = dict(zip(FIELDS, rec))
         for k, v in row.items():
-            if k not in ("kind", "state", "profile", "run") and v != "":
+            if k not in ("kind", "state", "profile", "run", "kernel", "rate_unit") and v != "":
                 row[k] = float(v)
         rows.append({k: v for k, v in row.items() if v != ""})
 else:

@@ -38,7 +38,7 @@ running() {
 # lines_whole FILE: ends with a newline, and every line has as many fields as the first.
 lines_whole() {
 	[ "$(tail -c 1 "$1" | od -An -c | tr -d ' ')" = '\n' ] &&
-		awk -F, 'NR == 1 { n = NF } NF != n { exit 1 }' "$1"
+		python3 -c 'import csv, sys; rows = list(csv.reader(open(sys.argv[1], newline=""))); sys.exit(len({len(r) for r in rows}) != 1)' "$1"
 }
 # quit SUP: SIGTERM; its exit status (SIGKILLed and 137 if it is not gone within a bound).
 quit() {

@@ -42,6 +42,8 @@ mark, stop_s = int(sys.argv[2]), float(sys.argv[3])
 wins, cur = [], []
 for n, l in enumerate(lines):
     r = json.loads(l)
+    if r["kind"] == "run":
+        continue  # the run header
     if r["kind"] == "worker":
         cur.append(r)
     else:
