@@ -147,8 +147,12 @@ static void parse(const uint8_t *data, size_t size, struct gd_opts *o, int *rc, 
 	if (*rc == 0 && o->role != GD_ROLE_WORKER)
 		worker_roundtrip(o);
 	/* Strings in o point into buf: keep only what the comparison below needs. */
-	o->output = o->output ? "set" : NULL;
-	o->trace = o->trace ? "set" : NULL;
+	const char **text[] = { &o->output,      &o->trace,         &o->prom_file,  &o->kernel,
+		                &o->kernel_name, &o->build_options, &o->listen.text };
+	for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++)
+		*text[i] = *text[i] ? "set" : NULL;
+	for (int i = 0; i < GD_KARGS_MAX; i++)
+		o->kargs[i] = o->kargs[i] ? "set" : NULL;
 	free(buf);
 }
 
