@@ -2,6 +2,7 @@
 #include "gputop/common.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,4 +72,22 @@ char *str_copy(char *dst, size_t n, const char *src)
 		dst[len] = '\0';
 	}
 	return dst;
+}
+
+void text_printf(struct gd_text *t, const char *fmt, ...)
+{
+	for (;;) {
+		va_list ap;
+		va_start(ap, fmt);
+		int len = vsnprintf(t->p ? t->p + t->n : NULL, t->p ? t->cap - t->n : 0, fmt, ap);
+		va_end(ap);
+		if (len < 0)
+			return;
+		if (t->p && t->n + (size_t)len < t->cap) {
+			t->n += (size_t)len;
+			return;
+		}
+		t->cap = (t->cap + (size_t)len) * 2 + 256;
+		t->p = xreallocarray(t->p, t->cap, 1);
+	}
 }

@@ -107,6 +107,20 @@ static bool whole(const char *s, unsigned long long max, unsigned long long *out
 	return true;
 }
 
+/* An integer of size bytes (1, 2, 4 or 8) at dst, in the host's order, from its low bits. */
+static void store_int(void *dst, uint64_t x, size_t size)
+{
+	uint8_t b = (uint8_t)x;
+	uint16_t h = (uint16_t)x;
+	uint32_t w = (uint32_t)x;
+	memcpy(dst,
+	       size == 1   ? (void *)&b
+	       : size == 2 ? (void *)&h
+	       : size == 4 ? (void *)&w
+	                   : (void *)&x,
+	       size);
+}
+
 /* A scalar of type base from s into a->value; false when s is no such value. */
 static bool scalar_value(enum ka_base base, const char *s, struct ka_setup *a)
 {
@@ -132,16 +146,7 @@ static bool scalar_value(enum ka_base base, const char *s, struct ka_setup *a)
 		long long lim = size == 8 ? INT64_MAX : (1LL << (8 * size - 1)) - 1;
 		if (end == s || *end || errno == ERANGE || v > lim || v < -lim - 1)
 			return false;
-		int64_t x = v;
-		int8_t b = (int8_t)x;
-		int16_t h = (int16_t)x;
-		int32_t w = (int32_t)x;
-		memcpy(a->value,
-		       size == 1   ? (void *)&b
-		       : size == 2 ? (void *)&h
-		       : size == 4 ? (void *)&w
-		                   : (void *)&x,
-		       size);
+		store_int(a->value, (uint64_t)v, size); /* two's complement: the same low bits */
 		return true;
 	}
 	if (*s == '-')
@@ -150,16 +155,7 @@ static bool scalar_value(enum ka_base base, const char *s, struct ka_setup *a)
 	unsigned long long lim = size == 8 ? UINT64_MAX : (1ULL << (8 * size)) - 1;
 	if (end == s || *end || errno == ERANGE || v > lim)
 		return false;
-	uint64_t x = v;
-	uint8_t b = (uint8_t)x;
-	uint16_t h = (uint16_t)x;
-	uint32_t w = (uint32_t)x;
-	memcpy(a->value,
-	       size == 1   ? (void *)&b
-	       : size == 2 ? (void *)&h
-	       : size == 4 ? (void *)&w
-	                   : (void *)&x,
-	       size);
+	store_int(a->value, v, size);
 	return true;
 }
 

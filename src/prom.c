@@ -53,52 +53,28 @@ struct gd_prom {
 
 /* ---- The text ---- */
 
-struct text {
-	char *p;
-	size_t n, cap;
-};
-
-__attribute__((format(printf, 2, 3))) static void put(struct text *t, const char *fmt, ...)
+static void put_label(struct gd_text *t, const char *name, const char *v, bool first)
 {
-	for (;;) {
-		va_list ap;
-		va_start(ap, fmt);
-		int len = vsnprintf(t->p ? t->p + t->n : NULL, t->p ? t->cap - t->n : 0, fmt, ap);
-		va_end(ap);
-		if (len < 0)
-			return;
-		if (t->p && t->n + (size_t)len < t->cap) {
-			t->n += (size_t)len;
-			return;
-		}
-		t->cap = (t->cap + (size_t)len) * 2 + 1024;
-		t->p = xreallocarray(t->p, t->cap, 1);
-	}
-}
-
-/* A label value as the text format quotes it: backslash, double quote and newline escaped. */
-static void put_label(struct text *t, const char *name, const char *v, bool first)
-{
-	put(t, "%s%s=\"", first ? "" : ",", name);
+	text_printf(t, "%s%s=\"", first ? "" : ",", name);
 	for (; *v; v++) {
 		if (*v == '\\' || *v == '"')
-			put(t, "\\%c", *v);
+			text_printf(t, "\\%c", *v);
 		else if (*v == '\n')
-			put(t, "\\n");
+			text_printf(t, "\\n");
 		else
-			put(t, "%c", *v);
+			text_printf(t, "%c", *v);
 	}
-	put(t, "\"");
+	text_printf(t, "\"");
 }
 
 /* Whole values as integers (counters read exactly), others with 15 significant digits; the
  * C locale's '.' always (the dashboard takes only LC_CTYPE from the environment). */
-static void put_value(struct text *t, double v)
+static void put_value(struct gd_text *t, double v)
 {
 	if (v == floor(v) && fabs(v) < 1e15)
-		put(t, " %.0f\n", v);
+		text_printf(t, " %.0f\n", v);
 	else
-		put(t, " %.15g\n", v);
+		text_printf(t, " %.15g\n", v);
 }
 
 /* The device label of a sample: the session's one device, P:D as --device takes it. Every
@@ -234,7 +210,7 @@ static const struct metric metrics[] = {
 	  PER_RUN, NULL, f_observed },
 };
 
-static void put_worker_labels(struct text *t, const struct gd_device *dev, const struct gd_sample *w)
+static void put_worker_labels(struct gd_text *t, const struct gd_device *dev, const struct gd_sample *w)
 {
 	char id[16], pid[16], device[32];
 	snprintf(id, sizeof(id), "%u", w->id);
@@ -246,7 +222,7 @@ static void put_worker_labels(struct text *t, const struct gd_device *dev, const
 }
 
 /* The samples of one metric; returns how many. */
-static int put_samples(struct text *t, const struct metric *m, const struct gd_frame *f,
+static int put_samples(struct gd_text *t, const struct metric *m, const struct gd_frame *f,
                        const struct gd_device *dev)
 {
 	char device[32];
@@ -258,9 +234,9 @@ static int put_samples(struct text *t, const struct metric *m, const struct gd_f
 			double v = m->worker(&f->workers[i]);
 			if (!isfinite(v))
 				continue; /* not measured in this window: no sample */
-			put(t, "%s{", m->name);
+			text_printf(t, "%s{", m->name);
 			put_worker_labels(t, dev, &f->workers[i]);
-			put(t, "}");
+			text_printf(t, "}");
 			put_value(t, v);
 			n++;
 		}
@@ -268,10 +244,10 @@ static int put_samples(struct text *t, const struct metric *m, const struct gd_f
 	case WORKER_STATE:
 		for (int i = 0; i < f->nworkers; i++)
 			for (int st = 0; st < GD_ST_COUNT; st++, n++) {
-				put(t, "%s{", m->name);
+				text_printf(t, "%s{", m->name);
 				put_worker_labels(t, dev, &f->workers[i]);
 				put_label(t, "state", gd_state_name((enum gd_state)st), false);
-				put(t, "}");
+				text_printf(t, "}");
 				put_value(t, f->workers[i].state == (enum gd_state)st);
 			}
 		break;
@@ -279,21 +255,21 @@ static int put_samples(struct text *t, const struct metric *m, const struct gd_f
 	case PER_RUN:
 		if (!isfinite(m->frame(f)))
 			break;
-		put(t, "%s", m->name);
+		text_printf(t, "%s", m->name);
 		if (m->scope == PER_DEVICE) {
-			put(t, "{");
+			text_printf(t, "{");
 			put_label(t, "device", device, true);
-			put(t, "}");
+			text_printf(t, "}");
 		}
 		put_value(t, m->frame(f));
 		n++;
 		break;
 	case DEVICE_INFO:
-		put(t, "%s{", m->name);
+		text_printf(t, "%s{", m->name);
 		put_label(t, "device", device, true);
 		put_label(t, "name", dev->name, false);
 		put_label(t, "platform", dev->platform_name, false);
-		put(t, "}");
+		text_printf(t, "}");
 		put_value(t, 1);
 		n++;
 		break;
@@ -303,14 +279,15 @@ static int put_samples(struct text *t, const struct metric *m, const struct gd_f
 
 char *prom_render(const struct gd_frame *f, const struct gd_device *dev, size_t *len)
 {
-	struct text t = { 0 }, family = { 0 };
-	put(&t, "%s", "");
+	struct gd_text t = { 0 }, family = { 0 };
+	text_printf(&t, "%s", "");
 	for (size_t i = 0; i < GD_ARRAY_LEN(metrics); i++) {
 		const struct metric *m = &metrics[i];
 		family.n = 0;
 		if (put_samples(&family, m, f, dev) == 0)
 			continue; /* HELP and TYPE only over samples */
-		put(&t, "# HELP %s %s\n# TYPE %s %s\n%s", m->name, m->help, m->name, m->type, family.p);
+		text_printf(&t, "# HELP %s %s\n# TYPE %s %s\n%s", m->name, m->help, m->name, m->type,
+		            family.p);
 	}
 	free(family.p);
 	*len = t.n;

@@ -14,52 +14,28 @@
 
 #include "gputop/common.h"
 
-/* A growing text buffer. */
-struct buf {
-	char *p;
-	size_t n, cap;
-};
-
-static void put(struct buf *b, const char *fmt, ...)
+static void json_string(struct gd_text *b, const char *s)
 {
-	for (;;) {
-		va_list ap;
-		va_start(ap, fmt);
-		int len = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
-		va_end(ap);
-		if (len < 0)
-			return;
-		if (b->p && b->n + (size_t)len < b->cap) {
-			b->n += (size_t)len;
-			return;
-		}
-		b->cap = (b->cap + (size_t)len) * 2 + 256;
-		b->p = xreallocarray(b->p, b->cap, 1);
-	}
-}
-
-static void json_string(struct buf *b, const char *s)
-{
-	put(b, "\"");
+	text_printf(b, "\"");
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 		if (c == '"' || c == '\\')
-			put(b, "\\%c", c);
+			text_printf(b, "\\%c", c);
 		else if (c < 0x20)
-			put(b, "\\u%04x", c);
+			text_printf(b, "\\u%04x", c);
 		else
-			put(b, "%c", c);
+			text_printf(b, "%c", c);
 	}
-	put(b, "\"");
+	text_printf(b, "\"");
 }
 
 /* A CSV cell in quotes, its quotes doubled (RFC 4180). */
-static void csv_quoted(struct buf *b, const char *s)
+static void csv_quoted(struct gd_text *b, const char *s)
 {
-	put(b, "\"");
+	text_printf(b, "\"");
 	for (; *s; s++)
-		put(b, *s == '"' ? "\"\"" : "%c", *s);
-	put(b, "\"");
+		text_printf(b, *s == '"' ? "\"\"" : "%c", *s);
+	text_printf(b, "\"");
 }
 
 /* ---- fields: what a row holds and how each format prints it ---- */
@@ -96,72 +72,72 @@ static struct value str(const char *s)
 	return (struct value){ .str = s };
 }
 
-static void put_value(struct buf *b, const struct field *t, const struct value *v, bool json)
+static void put_value(struct gd_text *b, const struct field *t, const struct value *v, bool json)
 {
 	if (!v->str && isnan(v->num)) { /* JSON has no NaN; numbers never depend on a printf "nan" */
-		put(b, "%s", json ? "null" : "");
+		text_printf(b, "%s", json ? "null" : "");
 		return;
 	}
 	switch (t->print) {
 	case PRINT_INT:
-		put(b, "%.0f", v->num);
+		text_printf(b, "%.0f", v->num);
 		break;
 	case PRINT_FIXED:
-		put(b, "%.*f", t->prec, v->num);
+		text_printf(b, "%.*f", t->prec, v->num);
 		break;
 	case PRINT_STRING:
 		if (json)
 			json_string(b, v->str ? v->str : "");
 		else
-			put(b, "%s", v->str ? v->str : "");
+			text_printf(b, "%s", v->str ? v->str : "");
 		break;
 	case PRINT_BOOL: /* JSON true or false, CSV 1 or 0 */
-		put(b, "%s", v->num != 0 ? (json ? "true" : "1") : (json ? "false" : "0"));
+		text_printf(b, "%s", v->num != 0 ? (json ? "true" : "1") : (json ? "false" : "0"));
 		break;
 	case PRINT_JSON: /* a JSON text: as it is in JSONL, one quoted CSV cell */
 		if (json)
-			put(b, "%s", v->str ? v->str : "null");
+			text_printf(b, "%s", v->str ? v->str : "null");
 		else
 			csv_quoted(b, v->str ? v->str : "");
 		break;
 	}
 }
 
-static void csv_header(struct buf *b, const struct field *t, size_t n)
+static void csv_header(struct gd_text *b, const struct field *t, size_t n)
 {
 	const char *sep = "";
 	for (size_t i = 0; i < n; i++)
 		if (!t[i].jsonl_only) {
-			put(b, "%s%s", sep, t[i].name);
+			text_printf(b, "%s%s", sep, t[i].name);
 			sep = ",";
 		}
-	put(b, "\n");
+	text_printf(b, "\n");
 }
 
-static void csv_line(struct buf *b, const struct field *t, const struct value *v, size_t n)
+static void csv_line(struct gd_text *b, const struct field *t, const struct value *v, size_t n)
 {
 	const char *sep = "";
 	for (size_t i = 0; i < n; i++)
 		if (!t[i].jsonl_only) {
-			put(b, "%s", sep);
+			text_printf(b, "%s", sep);
 			if (v[i].shown)
 				put_value(b, &t[i], &v[i], false);
 			sep = ",";
 		}
-	put(b, "\n");
+	text_printf(b, "\n");
 }
 
-static void jsonl_line(struct buf *b, const struct field *t, const struct value *v, size_t n)
+static void jsonl_line(struct gd_text *b, const struct field *t, const struct value *v, size_t n)
 {
 	const char *sep = "{";
 	for (int lead = 1; lead >= 0; lead--)
 		for (size_t i = 0; i < n; i++)
 			if (t[i].jsonl_lead == lead && v[i].shown) {
-				put(b, "%s\"%s\":", sep, t[i].name);
+				text_printf(b, "%s\"%s\":", sep, t[i].name);
 				put_value(b, &t[i], &v[i], true);
 				sep = ",";
 			}
-	put(b, "}\n");
+	text_printf(b, "}\n");
 }
 
 /* v with .shown set: a string unless empty, a number unless NAN (unless always). */
@@ -505,8 +481,9 @@ static struct value sweep_value(enum sweep_field id, const struct gd_sweep_row *
 /* ---- formats ---- */
 
 struct sink_format {
-	void (*header)(struct buf *b, const struct field *t, size_t n); /* before the first line, or NULL */
-	void (*line)(struct buf *b, const struct field *t, const struct value *v, size_t n);
+	void (*header)(struct gd_text *b, const struct field *t,
+	               size_t n); /* before the first line, or NULL */
+	void (*line)(struct gd_text *b, const struct field *t, const struct value *v, size_t n);
 };
 
 static const struct sink_format formats[GD_FMT_COUNT] = {
@@ -519,7 +496,7 @@ struct gd_sink {
 	bool own_fd, started; /* started: the CSV header is in the buffer or written */
 	const struct sink_format *fmt;
 	struct run_kernel kernel;
-	struct buf b;
+	struct gd_text b;
 	char err[256];
 };
 
@@ -636,7 +613,7 @@ int sink_sweep_row(struct gd_sink *s, const struct gd_sweep_row *r)
 
 /* {"version":..,"host":..,"device":..,..,"options":{"procs":1,..}}: the facts that make two
  * logs comparable, as one JSON object. */
-static void run_json(struct buf *j, const struct gd_opts *o, const struct gd_device *dev)
+static void run_json(struct gd_text *j, const struct gd_opts *o, const struct gd_device *dev)
 {
 	char host[256] = "";
 	if (gethostname(host, sizeof(host) - 1) != 0)
@@ -647,13 +624,13 @@ static void run_json(struct buf *j, const struct gd_opts *o, const struct gd_dev
 		{ "version", GD_VERSION },          { "host", host },          { "device_name", dev->name },
 		{ "platform", dev->platform_name }, { "driver", dev->driver }, { "opencl", dev->version },
 	};
-	put(j, "{");
+	text_printf(j, "{");
 	for (size_t i = 0; i < GD_ARRAY_LEN(facts); i++) {
-		put(j, "%s\"%s\":", i ? "," : "", facts[i].key);
+		text_printf(j, "%s\"%s\":", i ? "," : "", facts[i].key);
 		json_string(j, facts[i].val);
 	}
-	put(j, ",\"gpu\":%s,\"fp64\":%s,\"options\":{", dev->gpu ? "true" : "false",
-	    dev->fp64 ? "true" : "false");
+	text_printf(j, ",\"gpu\":%s,\"fp64\":%s,\"options\":{", dev->gpu ? "true" : "false",
+	            dev->fp64 ? "true" : "false");
 	size_t n;
 	const struct gd_optdef *t = opts_table(&n);
 	const char *sep = "";
@@ -662,21 +639,21 @@ static void run_json(struct buf *j, const struct gd_opts *o, const struct gd_dev
 		if (!(t[i].applies & opts_use(o)))
 			continue; /* the run's own options only */
 		enum gd_optval kind = opts_value(o, &t[i], val, sizeof(val));
-		put(j, "%s\"%s\":", sep, t[i].name);
+		text_printf(j, "%s\"%s\":", sep, t[i].name);
 		sep = ",";
 		if (kind == GD_VAL_TEXT)
 			json_string(j, val);
 		else
-			put(j, "%s", kind == GD_VAL_NONE ? "null" : val);
+			text_printf(j, "%s", kind == GD_VAL_NONE ? "null" : val);
 	}
-	put(j, "}}");
+	text_printf(j, "}}");
 }
 
 void sink_run(struct gd_sink *s, const struct gd_opts *o, const struct gd_device *dev)
 {
 	if (!s)
 		return;
-	struct buf j = { 0 };
+	struct gd_text j = { 0 };
 	run_json(&j, o, dev);
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);

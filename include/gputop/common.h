@@ -37,4 +37,11 @@ void sleep_ns(int64_t ns);
 /* snprintf that always terminates and never overflows, returning dst. */
 char *str_copy(char *dst, size_t n, const char *src);
 
+/* A growing text buffer: text_printf appends; p is NULL until the first append; free(p). */
+struct gd_text {
+	char *p;
+	size_t n, cap;
+};
+void text_printf(struct gd_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif
