@@ -4,7 +4,7 @@
 # A test that exits non-zero, times out or prints no result counts as one failure.
 set -u
 cd "$(dirname "$0")/.."
-TIMEOUT=${TEST_TIMEOUT:-400}
+TIMEOUT=${TEST_TIMEOUT:-600}
 passed=0 failed=0
 failures=()
 logdir=$(mktemp -d /tmp/gputop-decode-tests.XXXXXX)
