@@ -75,6 +75,13 @@ struct gd_breakdown {
 	double gap_batch_p50_us, gap_batch_p99_us;   /* not measured */
 };
 void stats_breakdown(const struct gd_batch_acc *acc, struct gd_breakdown *out);
+/* A breakdown with nothing measured: what stats_breakdown gives for no batches. */
+#define GD_BREAKDOWN_NONE                                                                             \
+	{                                                                                             \
+		.gen_us = NAN, .h2d_us = NAN, .kernel_us = NAN, .d2h_us = NAN, .queue_wait_us = NAN,  \
+		.other_us = NAN, .gap_kernel_us = NAN, .gap_batch_us = NAN, .gap_kernel_p50_us = NAN, \
+		.gap_kernel_p99_us = NAN, .gap_batch_p50_us = NAN, .gap_batch_p99_us = NAN            \
+	}
 
 /* Mean, min, max and sample standard deviation of the numbers among v[0..n) (NANs skipped). */
 struct gd_spread {

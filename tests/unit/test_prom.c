@@ -19,14 +19,7 @@
 #include "gputop/prom.h"
 #include "tap.h"
 
-static const struct gd_breakdown unmeasured = { .gen_us = NAN,
-	                                        .h2d_us = NAN,
-	                                        .kernel_us = NAN,
-	                                        .d2h_us = NAN,
-	                                        .queue_wait_us = NAN,
-	                                        .other_us = NAN,
-	                                        .gap_kernel_us = NAN,
-	                                        .gap_batch_us = NAN };
+static const struct gd_breakdown unmeasured = GD_BREAKDOWN_NONE;
 
 static struct gd_sample workers[2];
 static const struct gd_device dev = {

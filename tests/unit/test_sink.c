@@ -13,18 +13,7 @@
 #include "gputop/sink.h"
 #include "tap.h"
 
-static const struct gd_breakdown unmeasured = { .gen_us = NAN,
-	                                        .h2d_us = NAN,
-	                                        .kernel_us = NAN,
-	                                        .d2h_us = NAN,
-	                                        .queue_wait_us = NAN,
-	                                        .other_us = NAN,
-	                                        .gap_kernel_us = NAN,
-	                                        .gap_batch_us = NAN,
-	                                        .gap_kernel_p50_us = NAN,
-	                                        .gap_kernel_p99_us = NAN,
-	                                        .gap_batch_p50_us = NAN,
-	                                        .gap_batch_p99_us = NAN };
+static const struct gd_breakdown unmeasured = GD_BREAKDOWN_NONE;
 
 static void write_frames(struct gd_sink *s)
 {

@@ -473,11 +473,31 @@ static void test_spread(void)
 	tap_ok(!stats_within_spread(&s1, &s5), "a step without a measurement: false");
 }
 
+/* No batches: every field of the breakdown is unmeasured, as GD_BREAKDOWN_NONE says. */
+static void test_breakdown_none(void)
+{
+	struct gd_batch_acc acc;
+	memset(&acc, 0, sizeof(acc));
+	struct gd_breakdown bd, none = GD_BREAKDOWN_NONE;
+	memset(&bd, 0, sizeof(bd));
+	stats_breakdown(&acc, &bd);
+	double got[sizeof(bd) / sizeof(double)], want[sizeof(bd) / sizeof(double)];
+	memcpy(got, &bd, sizeof(bd));
+	memcpy(want, &none, sizeof(none));
+	int nan_both = 0;
+	for (size_t i = 0; i < GD_ARRAY_LEN(got); i++)
+		nan_both += isnan(got[i]) && isnan(want[i]);
+	tap_ok(nan_both == (int)GD_ARRAY_LEN(got),
+	       "no batches: all %d breakdown fields NAN, as GD_BREAKDOWN_NONE (%d)", (int)GD_ARRAY_LEN(got),
+	       nan_both);
+}
+
 int main(void)
 {
 	test_union_random();
 	test_union_cases();
 	test_breakdown();
+	test_breakdown_none();
 	test_rec_busy();
 	test_policies();
 	test_long_batches();
