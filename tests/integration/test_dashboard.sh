@@ -3,10 +3,9 @@
 # header and rows, every action key, the help, resizing, and that quitting, SIGTERM, SIGHUP and
 # --duration restore the terminal and leave no worker process and no segment behind.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/screen.sh"
 
 ARGS="-s 20000 -l 2 -i 0.2" # small: PoCL on a CPU is the device here
-# A private server: its socket lives in $TMP, which goes with the test.
-TM=(tmux -S "$TMP/tmux.sock" -f "$TMP/tmux.conf")
 DPID= RUN=0 KIDS=
 
 dash_cleanup() {
@@ -16,22 +15,6 @@ dash_cleanup() {
 }
 trap dash_cleanup EXIT
 
-# see DESCRIPTION SECONDS COMMAND...: waits (bounded) for the command to succeed, as one TAP
-# line; shows the screen when it does not.
-see() {
-	local desc=$1 secs=$2
-	shift 2
-	wait_for "$secs" "$@"
-	local rc=$?
-	ok $rc "$desc"
-	[ $rc -eq 0 ] || pane | diag
-}
-pane() { "${TM[@]}" capture-pane -p -t main 2>/dev/null; }
-screen_has() { pane | grep -qE -- "$1"; }
-# Worker rows in a state (a regular expression), as drawn.
-rows_in() { pane | grep -cE "^[> ] *[0-9]+ +[0-9]+ +($1) "; }
-rows_are() { [ "$(rows_in "$1")" -eq "$2" ]; }
-kids_are() { [ "$(children_of "$DPID")" -eq "$1" ]; }
 # The worker pids of the dashboard now, kept to check later that they are gone.
 remember_kids() { KIDS=$(ps -o pid= --ppid "$DPID" 2>/dev/null | tr '\n' ' '); }
 kids_gone() {
@@ -39,7 +22,6 @@ kids_gone() {
 	for p in $KIDS; do kill -0 "$p" 2>/dev/null && return 1; done
 	return 0
 }
-find_dash() { DPID=$(pgrep -P "$SHPID" -f gputop-decode | head -1); [ -n "$DPID" ]; }
 
 # launch COMMAND: runs it in the pane's shell; after it ends the shell prints END<run>=<status>
 # and TTY=<the terminal's icanon and echo flags> (restored: "icanon echo").
@@ -72,7 +54,6 @@ ok $([ $? -eq 2 ]; echo $?) "without a terminal: exit status 2"
 check "without a terminal: the message suggests --headless" grep -q -- --headless "$TMP/nt.err"
 
 # ---- a terminal of 100x30 ----
-printf 'set -g status off\nset -g default-terminal screen\n' >"$TMP/tmux.conf"
 "${TM[@]}" new-session -d -x 100 -y 30 -s main "env PS1='$ ' bash --norc --noprofile"
 SHPID=$("${TM[@]}" display -p -t main '#{pane_pid}')
 check "dashboard starts in the terminal" launch "$BIN" $ARGS -f jsonl -o "$TMP/dash.jsonl"

@@ -6,8 +6,8 @@
 # interval shown; Space tags two workers and x stops both; the selected worker's graphs; the
 # event rows these actions log.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/screen.sh"
 
-TM=(tmux -S "$TMP/tmux.sock" -f "$TMP/tmux.conf")
 DPID=
 
 keys_cleanup() {
@@ -19,20 +19,6 @@ keys_cleanup() {
 trap keys_cleanup EXIT
 trap "exit 143" TERM INT # a timeout still ends the dashboard and its workers
 
-pane() { "${TM[@]}" capture-pane -p -t main 2>/dev/null; }
-screen_has() { pane | grep -qE -- "$1"; }
-see() { # see DESCRIPTION SECONDS COMMAND...: bounded wait, one TAP line, the screen on failure
-	local desc=$1 secs=$2
-	shift 2
-	wait_for "$secs" "$@"
-	local rc=$?
-	ok $rc "$desc"
-	[ $rc -eq 0 ] || pane | diag
-}
-keys() { "${TM[@]}" send-keys -t main "$@"; }
-rows_in() { pane | grep -cE "^[>* ] *[0-9]+ +[0-9]+ +($1) "; }
-rows_are() { [ "$(rows_in "$1")" -eq "$2" ]; }
-kids_are() { [ "$(children_of "$DPID")" -eq "$1" ]; }
 # The pid on worker id $1's row; the kernel's state letter of a process (T: stopped).
 pid_of() { pane | sed -nE "s/^[>* ] *$1 +([0-9]+) .*/\\1/p" | head -1; }
 proc_state() { sed -E 's/^[0-9]+ \(.*\) (.) .*/\1/' "/proc/$1/stat" 2>/dev/null; }
@@ -41,11 +27,9 @@ row_of() { pane | grep -E "^[>* ] *[0-9]+ +[0-9]+ " | grep -nE "^[>* ] *$1 " | c
 arrow_down='[▼v]'
 arrow_up='[▲^]'
 
-printf 'set -g status off\nset -g default-terminal screen\n' >"$TMP/tmux.conf"
 "${TM[@]}" new-session -d -x 100 -y 30 -s main "env PS1='$ ' LC_ALL=C.UTF-8 bash --norc --noprofile"
 SHPID=$("${TM[@]}" display -p -t main '#{pane_pid}')
 keys "clear; nice -n 10 $BIN -n 6 -s 2000 -l 1 -i 0.2 -f jsonl -o $TMP/keys.jsonl; echo END=\$?" Enter
-find_dash() { DPID=$(pgrep -P "$SHPID" -f gputop-decode | head -1); [ -n "$DPID" ]; }
 see "the dashboard starts" 60 find_dash
 see "six worker rows, running" 90 rows_are running 6
 check "the header shows the sort, by id ascending" screen_has "sort: id $arrow_up "
