@@ -180,14 +180,12 @@ static void worker_gap(struct col_worker *cw, const struct gd_worker_info *info,
 	}
 	cw->npend = keep;
 	cw->last_kend = 0; /* no gap between batches is measured across it */
-	struct gd_batch_acc none;
-	memset(&none, 0, sizeof(none));
 	worker_totals(cw, info, out);
 	out->win_batches = 0;
 	out->mbit_s = NAN;
 	out->kernel_busy = NAN;
 	out->gen_busy = NAN;
-	stats_breakdown(&none, &out->bd);
+	out->bd = (struct gd_breakdown)GD_BREAKDOWN_NONE;
 }
 
 static void add_to(struct gd_sample *agg, const struct gd_sample *cw)
@@ -263,9 +261,7 @@ void collect_skip(struct gd_collector *c, const struct gd_worker_info *info, int
 		if (info[i].timebase != GD_TB_NONE)
 			f->timebase = info[i].timebase;
 	}
-	struct gd_batch_acc none;
-	memset(&none, 0, sizeof(none));
-	stats_breakdown(&none, &agg->bd);
+	agg->bd = (struct gd_breakdown)GD_BREAKDOWN_NONE;
 	agg->mbit_s = NAN;
 	agg->kernel_busy = NAN;
 	f->t_s = (double)(end - t0) / 1e9;

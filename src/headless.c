@@ -237,7 +237,7 @@ static void print_sweep(FILE *out, const struct gd_sweep_row *rows, int n, int r
 	if (runs > 1) {
 		fprintf(out,
 		        "%s: mean of %d runs of each step (the list run %d times over), sd, min and max; "
-		        "speedup: over the first step in the same run\n",
+		        "speedup: over the first step in the same pass\n",
 		        unit, runs, runs);
 		fprintf(out,
 		        "~: differs from the step above by less than their spread (the wider max - min): "
@@ -304,14 +304,14 @@ int headless_sweep(const struct gd_opts *o, const struct gd_device *dev, struct 
 		return finish(&s, sink, GD_EXIT_FAIL);
 	}
 	struct gd_opts step = *o;
-	if (step.duration <= 0)
-		step.duration = GD_SWEEP_STEP_S;
+	step.duration = opts_duration(o);
 	/* The list runs `runs` times over, so that slow drift (the machine's other load, its
 	 * clocks) spreads over every step alike; speedups compare steps of the same pass. */
 	int runs = o->repeat > 1 ? o->repeat : 1, steps = o->nsweep, total = runs * steps, done = 0;
 	struct gd_sweep_row *run = xcalloc((size_t)total, sizeof(*run)); /* [step * runs + pass] */
 	struct gd_sweep_row rows[GD_SWEEP_MAX];
 	int status = GD_EXIT_OK;
+	bool log_ok = true;
 	for (; done < total && status == GD_EXIT_OK; done++) {
 		int pass = done / steps, i = done % steps;
 		const struct gd_step *st = &o->sweep[i];
@@ -331,21 +331,23 @@ int headless_sweep(const struct gd_opts *o, const struct gd_device *dev, struct 
 			snprintf(of, sizeof(of), " (run %d of %d)", pass + 1, runs);
 		fprintf(stderr, GD_NAME ": sweep %d/%d: %dx%d%s, %.2f %s\n", done + 1, total, n, r->queues,
 		        of, r->mbit_s, opts_rate_unit(o));
-		if (runs > 1 && log_row(o, sink, r))
-			status = GD_EXIT_FAIL;
-		else if (runs == 1) { /* the step's summary is its one run: logged as it completes */
+		if (runs == 1) /* the step's summary is its one run: logged as it completes */
 			summarise(r, run, 1, NULL, &rows[i]);
-			if (log_row(o, sink, &rows[i]))
-				status = GD_EXIT_FAIL;
+		if (log_row(o, sink, runs == 1 ? &rows[i] : r)) {
+			status = GD_EXIT_FAIL;
+			log_ok = false;
 		}
 	}
-	/* Each step's summary over the passes it completed (a failed run ends the sweep). */
+	/* With repeats, each step's summary over the passes it completed: a failed or interrupted
+	 * run ends the sweep, and the summaries are still logged unless the log itself failed. */
 	int nrows = done < steps ? done : steps;
-	for (int i = 0; i < nrows; i++) {
+	for (int i = 0; runs > 1 && i < nrows; i++) {
 		int k = done / steps + (i < done % steps);
 		summarise(&run[(size_t)i * (size_t)runs], run, k, i ? &rows[i - 1] : NULL, &rows[i]);
-		if (runs > 1 && status == GD_EXIT_OK && log_row(o, sink, &rows[i]))
+		if (log_ok && log_row(o, sink, &rows[i])) {
 			status = GD_EXIT_FAIL;
+			log_ok = false;
+		}
 	}
 	free(run);
 	if (o->kernel)

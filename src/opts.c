@@ -302,6 +302,11 @@ int opts_queues(const struct gd_opts *o)
 	return o->mode == GD_MODE_PIPELINED ? 4 : 1;
 }
 
+double opts_duration(const struct gd_opts *o)
+{
+	return o->duration > 0 ? o->duration : o->nsweep ? GD_SWEEP_STEP_S : 0;
+}
+
 int opts_gen_threads(const struct gd_opts *o, int cores)
 {
 	if (o->mode != GD_MODE_PIPELINED)
@@ -1017,9 +1022,9 @@ enum gd_optval opts_value(const struct gd_opts *o, const struct gd_optdef *d, ch
 	case GD_OPT_SECONDS: {
 		double v;
 		memcpy(&v, (const char *)o + d->offset, sizeof(v));
-		if (strcmp(d->name, "duration") == 0 && v <= 0 && !o->nsweep)
+		if (strcmp(d->name, "duration") == 0 && (v = opts_duration(o)) <= 0)
 			return GD_VAL_NONE; /* until stopped */
-		snprintf(buf, n, "%.15g", v > 0 ? v : GD_SWEEP_STEP_S);
+		snprintf(buf, n, "%.15g", v);
 		return GD_VAL_NUMBER;
 	}
 	case GD_OPT_CHOICE:

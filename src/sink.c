@@ -3,6 +3,7 @@
 #include "gputop/sink.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -635,7 +636,7 @@ static void run_json(struct gd_text *j, const struct gd_opts *o, const struct gd
 	const struct gd_optdef *t = opts_table(&n);
 	const char *sep = "";
 	for (size_t i = 0; i < n; i++) {
-		char val[512];
+		char val[PATH_MAX + 64]; /* a path (--kernel is resolved), or the --arg values */
 		if (!(t[i].applies & opts_use(o)))
 			continue; /* the run's own options only */
 		enum gd_optval kind = opts_value(o, &t[i], val, sizeof(val));
@@ -655,8 +656,6 @@ void sink_run(struct gd_sink *s, const struct gd_opts *o, const struct gd_device
 		return;
 	struct gd_text j = { 0 };
 	run_json(&j, o, dev);
-	struct timespec now;
-	clock_gettime(CLOCK_REALTIME, &now);
 	if (o->nsweep) {
 		struct value v[S_COUNT];
 		for (enum sweep_field i = 0; i < S_COUNT; i++)
@@ -670,7 +669,7 @@ void sink_run(struct gd_sink *s, const struct gd_opts *o, const struct gd_device
 			v[i] = (struct value){ .shown = false };
 		v[F_T_S] = show(&frame_fields[F_T_S], num(0));
 		v[F_KIND] = show(&frame_fields[F_KIND], str("run"));
-		v[F_UNIX_S] = show(&frame_fields[F_UNIX_S], num((double)now.tv_sec + now.tv_nsec / 1e9));
+		v[F_UNIX_S] = show(&frame_fields[F_UNIX_S], num(unix_seconds(now_ns())));
 		v[F_RUN] = show(&frame_fields[F_RUN], str(j.p));
 		sink_line(s, frame_fields, v, F_COUNT);
 	}

@@ -145,6 +145,9 @@ enum gd_optval {
 /* Option d's value in o as text in buf (n bytes), resolved where the options alone decide it
  * (the mode's queues, a sweep step's seconds); GD_VAL_NONE for an internal option. */
 enum gd_optval opts_value(const struct gd_opts *o, const struct gd_optdef *d, char *buf, size_t n);
+/* The seconds a run (or each sweep step) lasts: --duration, for a sweep step GD_SWEEP_STEP_S
+ * without it, 0: until stopped. */
+double opts_duration(const struct gd_opts *o);
 
 const char *gd_mode_name(enum gd_mode m);
 const char *gd_dtype_name(enum gd_dtype d);

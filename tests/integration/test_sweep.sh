@@ -61,3 +61,19 @@ lines = [l for l in open(sys.argv[2]) if l.lstrip().startswith("2 ")]
 assert len(lines) == 1 and ("~" in lines[0]) == (rows[1]["within_spread"] == "1"), (lines, rows[1])
 PY
 ok $? "the table's noise note on the second step agrees with the log's within_spread"
+
+# An interrupted --repeat sweep still logs the summaries of the runs it completed.
+"$BIN" --sweep 1,2 --repeat 3 -D 0.3 -i 0.1 -s 5000 -l 2 -o "$TMP/int.csv" >"$TMP/int.table" 2>"$TMP/int.err" &
+S=$!
+wait_for 120 eval 'test "$(grep -c ",repeat," "$TMP/int.csv" 2>/dev/null)" -ge 2'
+ok $? "the interrupted sweep logged two runs"
+kill -INT $S
+wait $S
+python3 - "$TMP/int.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+reps = [r for r in rows if r["kind"] == "repeat"]
+sums = [r for r in rows if r["kind"] == "sweep"]
+assert len(sums) == 2 and sum(int(s["runs"]) for s in sums) == len(reps), (len(reps), [s["runs"] for s in sums])
+PY
+ok $? "after SIGINT a summary row of each step, over the runs it completed"

@@ -294,6 +294,7 @@ static void test_hist_edges(void)
 	           stats_hist_bucket(0) + 1 == stats_hist_bucket(1) &&
 	           stats_hist_bucket(-1) + 1 == stats_hist_bucket(0),
 	       "1024..2047 share a bucket, 1023 is one below; -1 < 0 < 1 are neighbours");
+	bad = 0;
 	for (int64_t v = -3000; v <= 3000; v++)
 		if (stats_hist_bucket(v) > stats_hist_bucket(v + 1) && bad++ < 3)
 			printf("#   bucket of %lld > bucket of %lld\n", (long long)v, (long long)v + 1);
