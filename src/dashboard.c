@@ -221,6 +221,13 @@ static const struct ui_col {
 	  .kind = UI_K_F },
 };
 
+/* Column i's heading: the rate column says the run's unit (Mbit/s, or Mitem/s for --kernel). */
+static const char *ui_col_head(const struct ui *u, size_t i)
+{
+	return ui_cols[i].off == offsetof(struct gd_sample, mbit_s) ? opts_rate_unit(&u->s.o)
+	                                                            : ui_cols[i].head;
+}
+
 static void ui_cell(char *buf, size_t n, const struct ui_col *c, const struct gd_sample *s)
 {
 	const char *p = (const char *)s + c->off;
@@ -678,7 +685,7 @@ static void ui_signal_targets(struct ui *u, int sig, const char *action, const c
 	if (sent == 0 && u->sel_id && !u->ntags)
 		ui_message(u, "worker %u has already ended", u->sel_id);
 	else if (sent == 0)
-		ui_message(u, "no worker selected");
+		ui_message(u, u->ntags ? "the tagged workers have ended" : "no worker selected");
 	else
 		ui_message(u, "%s worker%s%s", done, sent > 1 ? "s" : "", list);
 }
@@ -804,14 +811,8 @@ static void ui_act_invert(struct ui *u, int key)
 /* [ halves the interval, ] doubles it, within the bounds of -i in the option table. */
 static void ui_act_interval(struct ui *u, int key)
 {
-	size_t n;
-	const struct gd_optdef *t = opts_table(&n);
-	double lo = 0, hi = 0, now = u->s.o.interval;
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(t[i].name, "interval") == 0) {
-			lo = t[i].min;
-			hi = t[i].max;
-		}
+	const struct gd_optdef *d = opts_find("interval");
+	double lo = d->min, hi = d->max, now = u->s.o.interval;
 	double next = key == ']' ? now * 2 : now / 2;
 	next = next < lo ? lo : next > hi ? hi : next;
 	if (next == now) {
@@ -1077,7 +1078,7 @@ static void ui_draw_header(struct ui *u, WINDOW *w, int64_t now)
 	char clock[32], right[64], dev[160], sort[64], p[6][96];
 	ui_clock(clock, sizeof(clock), now - u->s.t0);
 	snprintf(right, sizeof(right), "%selapsed %s", sup_paused(u->s.sup) ? "PAUSED  " : "", clock);
-	snprintf(sort, sizeof(sort), "sort: %s ", ui_cols[u->sort].head);
+	snprintf(sort, sizeof(sort), "sort: %s ", ui_col_head(u, u->sort));
 	/* Right to left: the clock, the sort with its arrow (one cell, pointing the way values grow
 	 * down the table); the device's name and version give way to both. */
 	int sx = getmaxx(w) - (int)strlen(right) - 2 - 1 - (int)strlen(sort);
@@ -1245,8 +1246,7 @@ static void ui_draw_table(struct ui *u, WINDOW *w)
 		if (xs[i] >= 0)
 			ui_putf(w, 0, xs[i], ui_attr(u, UI_P_COLS),
 			        ui_cols[i].kind == UI_K_STATE ? " %-*s" : "%*s", ui_cols[i].width - 1,
-			        ui_cols[i].off == offsetof(struct gd_sample, mbit_s) ? opts_rate_unit(&u->s.o)
-			                                                             : ui_cols[i].head);
+			        ui_col_head(u, i));
 	ui_put(w, 0, bar, ui_attr(u, UI_P_COLS),
 	       getmaxx(w) - bar >= 21 ? "breakdown g w q k r o" : "breakdown");
 	ui_follow(u);
@@ -1319,7 +1319,8 @@ static void ui_draw_help(struct ui *u, WINDOW *w)
 	for (int y = 0; y < rows && u->help_top + y < total; y++)
 		ui_help_line(u, w, y, u->help_top + y);
 	if (most == 0)
-		ui_put(w, rows, 0, ui_attr(u, UI_P_DIM), "Press any key to close this screen.");
+		ui_put(w, rows, 0, ui_attr(u, UI_P_DIM),
+		       "Esc or any key but the arrows and page keys closes this screen.");
 	else
 		ui_putf(w, rows, 0, ui_attr(u, UI_P_DIM),
 		        "lines %d-%d of %d: Up/Down/PgUp/PgDn scroll, Esc or any other key closes",
@@ -1374,9 +1375,9 @@ static void ui_draw_menu(struct ui *u)
 			         ui_sigs[k].what);
 		foot = "Enter/y send  Esc/n cancel";
 	} else {
-		snprintf(title, sizeof(title), "sort by (now %s)", ui_cols[u->sort].head);
+		snprintf(title, sizeof(title), "sort by (now %s)", ui_col_head(u, u->sort));
 		for (int k = 0; k < n; k++)
-			snprintf(items[k], sizeof(items[k]), "%s", ui_cols[k].head);
+			snprintf(items[k], sizeof(items[k]), "%s", ui_col_head(u, k));
 		foot = "Enter/y sort  Esc/n cancel";
 	}
 	int width = (int)strlen(foot) > (int)strlen(title) ? (int)strlen(foot) : (int)strlen(title);

@@ -277,8 +277,6 @@ static const struct gd_optdef table[] = {
 #define NOPTS GD_ARRAY_LEN(table)
 _Static_assert(GD_ARRAY_LEN(table) <= 64, "options given are bits of a uint64_t");
 
-/* Read-only, for the unit tests that walk every range and default; nothing else needs it. */
-/* cppcheck-suppress unusedFunction */
 const struct gd_optdef *opts_table(size_t *n)
 {
 	*n = NOPTS;
@@ -345,7 +343,7 @@ static const struct gd_optdef *by_letter(int c)
 	return NULL;
 }
 
-static const struct gd_optdef *by_name(const char *name)
+const struct gd_optdef *opts_find(const char *name)
 {
 	for (size_t i = 0; i < NOPTS; i++)
 		if (strcmp(table[i].name, name) == 0)
@@ -743,7 +741,7 @@ static int defaults(struct parser *p, struct gd_opts *o)
 /* A value capped by another option's value (such as --procs by --max-procs). */
 static int check_bound(struct parser *p, const struct gd_optdef *d, const struct gd_opts *o)
 {
-	long long cap = read_whole(o, by_name(d->bound));
+	long long cap = read_whole(o, opts_find(d->bound));
 	name_option(p, d, true);
 	if (d->kind != GD_OPT_SWEEP) {
 		long long v = read_whole(o, d);
@@ -812,7 +810,7 @@ static int check_kernel(struct parser *p, const struct gd_opts *o)
 	if (o->verify)
 		return fail(p, "has no CPU check for a user kernel (--kernel): run without it");
 	p->opt = "--dtype";
-	if (p->given >> (size_t)(by_name("dtype") - table) & 1)
+	if (p->given >> (size_t)(opts_find("dtype") - table) & 1)
 		return fail(p, "does not apply to --kernel: the kernel's argument types decide");
 	return 0;
 }

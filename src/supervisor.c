@@ -32,6 +32,7 @@ struct sup_worker {
 	bool attached; /* segment mapped */
 	bool stop_sent, kill_sent;
 	bool sigstopped; /* stopped by SIGSTOP (ours or anyone's) and not continued since */
+	int64_t cont_ns; /* when it was last continued: its heartbeat's age counts from here at most */
 	int64_t stop_ns;
 	int64_t spawn_ns; /* when it was started: the attach deadline counts from here */
 	char notyet[120]; /* why the last attach was "not yet", when not a missing name */
@@ -327,6 +328,13 @@ void sup_stop(struct gd_sup *sup, int i, bool hard)
 	sw->info.state = GD_ST_STOPPING;
 }
 
+/* A stopped worker runs again: it is not stalled before it could publish. */
+static void continued(struct sup_worker *sw)
+{
+	sw->sigstopped = false;
+	sw->cont_ns = now_ns();
+}
+
 int sup_signal(struct gd_sup *sup, int i, int sig)
 {
 	struct sup_worker *sw = at(sup, i);
@@ -342,7 +350,7 @@ int sup_signal(struct gd_sup *sup, int i, int sig)
 	if (sig == SIGSTOP)
 		sw->sigstopped = true;
 	else if (sig == SIGCONT)
-		sw->sigstopped = false;
+		continued(sw);
 	return 0;
 }
 
@@ -427,7 +435,9 @@ static void update_state(const struct gd_sup *sup, struct sup_worker *sw, int64_
 		*st = GD_ST_STOPPING;
 	else if (sw->sigstopped && *st != GD_ST_EXITED)
 		*st = GD_ST_PAUSED; /* its heartbeat stopped because it was told to, not stalled */
-	else if ((*st == GD_ST_RUNNING || *st == GD_ST_PAUSED) && now - sw->view.heartbeat_ns > sup->stall_ns)
+	else if ((*st == GD_ST_RUNNING || *st == GD_ST_PAUSED) &&
+	         now - (sw->view.heartbeat_ns > sw->cont_ns ? sw->view.heartbeat_ns : sw->cont_ns) >
+	             sup->stall_ns)
 		*st = GD_ST_STALLED;
 }
 
@@ -507,7 +517,7 @@ void sup_service(struct gd_sup *sup, int64_t now, gd_record_fn on_record, void *
 		if (WIFSTOPPED(status))
 			sw->sigstopped = true;
 		else if (WIFCONTINUED(status))
-			sw->sigstopped = false;
+			continued(sw);
 		else
 			reaped(sup, sw, status, on_record, ctx);
 	}

@@ -8,9 +8,9 @@
 #define LAYOUT_MIN_W   80
 #define LAYOUT_MIN_H   24
 #define LAYOUT_LABEL_W 30 /* text to the left of each history graph */
-#define LAYOUT_SPLIT_W                                                     \
-	140 /* from this width the selected worker's graphs sit beside the \
-	     * aggregate's; below it they are stacked under them when there is room */
+/* From this width the selected worker's graphs sit beside the aggregate's; below it they are
+ * stacked under them when there is room. */
+#define LAYOUT_SPLIT_W 140
 
 struct layout_rect {
 	int y, x, h, w; /* top-left corner and size, in cells; h or w 0: empty */

@@ -132,6 +132,8 @@ struct gd_optdef {
 
 /* The option table, read-only: n gets its length. */
 const struct gd_optdef *opts_table(size_t *n);
+/* The option of that long name, or NULL. */
+const struct gd_optdef *opts_find(const char *name);
 /* The use the parsed options ask for: one bit of enum gd_use (dashboard, headless, sweep, list). */
 unsigned opts_use(const struct gd_opts *o);
 

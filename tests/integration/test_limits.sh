@@ -196,15 +196,25 @@ check "nothing ran out of descriptors" ! grep -q "Too many open files" "$TMP/nof
 quit $S
 check "the supervisor ends with status 0" test $? -eq 0
 
-# A full and a read-only /dev/shm (a private mount): the worker's failure carries the errno.
+# A full and a read-only /dev/shm (a private mount): the worker's failure carries the errno. The
+# runs last until the log shows what is checked (a cold kernel cache may take seconds to build).
 shm_ns() { unshare -rm sh -c "mount -t tmpfs -o $1 tmpfs /dev/shm && shift && exec \"\$@\"" sh "$@"; }
+has() { grep -q "$2" "$1" 2>/dev/null; }
 if shm_ns size=300k true 2>/dev/null; then
-	shm_ns size=300k "$BIN" --headless -n 2 "${W[@]}" -D 2 -f jsonl -o "$TMP/full.log" 2>"$TMP/full.err"
-	check "a full /dev/shm: one worker runs" grep -q '"state":"running"' "$TMP/full.log"
-	check "the other is failed: No space left on device" grep -q '"state":"failed",.*"error":"could not create its shared-memory segment: No space left on device"' "$TMP/full.log"
+	shm_ns size=300k "$BIN" --headless -n 2 "${W[@]}" -D 120 -f jsonl -o "$TMP/full.log" 2>"$TMP/full.err" &
+	S=$!
+	SUPS+=("$S")
+	wait_for 90 has "$TMP/full.log" '"state":"running"'
+	ok $? "a full /dev/shm: one worker runs"
+	check "the other is failed: No space left on device" has "$TMP/full.log" '"state":"failed",.*"error":"could not create its shared-memory segment: No space left on device"'
+	quit $S
 	check "and so on stderr" grep -q "failed: could not create its shared-memory segment: No space left on device" "$TMP/full.err"
-	shm_ns ro,size=300k "$BIN" --headless -n 1 "${W[@]}" -D 1 -f jsonl -o "$TMP/ro.log" 2>"$TMP/ro.err"
-	check "a read-only /dev/shm: the worker is failed: Read-only file system" grep -q '"state":"failed",.*"error":"could not create its shared-memory segment: Read-only file system"' "$TMP/ro.log"
+	shm_ns ro,size=300k "$BIN" --headless -n 1 "${W[@]}" -D 120 -f jsonl -o "$TMP/ro.log" 2>"$TMP/ro.err" &
+	S=$!
+	SUPS+=("$S")
+	wait_for 90 has "$TMP/ro.log" '"state":"failed",.*"error":"could not create its shared-memory segment: Read-only file system"'
+	ok $? "a read-only /dev/shm: the worker is failed: Read-only file system"
+	quit $S
 else
 	for i in 1 2 3 4; do echo "ok $((TAP_N += 1)) # skip no private mount of /dev/shm (unshare -rm)"; done
 fi
