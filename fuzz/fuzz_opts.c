@@ -38,7 +38,7 @@ static void worker_roundtrip(const struct gd_opts *o)
 	};
 	char *wargv[24], wbuf[2048], err[512];
 	struct gd_opts w;
-	int n = opts_worker_argv(o, o->output ? o->output : "/bin/gputop-decode", &wa, wargv, 24, wbuf,
+	int n = opts_worker_argv(o, o->output ? o->output : "/bin/gputop-decode", &wa, NULL, wargv, 24, wbuf,
 	                         sizeof(wbuf));
 	if (n < 0)
 		return;

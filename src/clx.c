@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -258,9 +259,86 @@ int clx_pick(int pi, int di, struct clx_device *d, char *err, size_t errlen)
 
 struct probe_msg {
 	enum gd_probe_result rc;
-	struct gd_device dev;
+	int n;
+	struct gd_device dev[GD_DEVICES_MAX];
 	char err[1024];
 };
+
+void device_ref_text(char *buf, size_t n, int platform, int index)
+{
+	snprintf(buf, n, "%d:%d", platform, index);
+}
+
+/* Case-insensitive strstr. */
+static bool name_has(const char *name, const char *text)
+{
+	size_t lt = strlen(text);
+	for (; *name; name++)
+		if (strncasecmp(name, text, lt) == 0)
+			return true;
+	return lt == 0;
+}
+
+static bool wanted(const struct gd_device *d, const struct gd_devspec *spec, int first_plat)
+{
+	switch (spec->sel) {
+	case GD_DEVSEL_NAME:
+		return name_has(d->name, spec->name);
+	case GD_DEVSEL_ALL:
+		return d->platform == first_plat;
+	case GD_DEVSEL_DEFAULT:
+	case GD_DEVSEL_LIST:
+		break;
+	}
+	return false;
+}
+
+int device_select(const struct gd_device *all, int nall, const struct gd_devspec *spec, struct gd_device *out,
+                  int *nout, char *err, size_t errlen)
+{
+	*nout = 0;
+	if (spec->sel == GD_DEVSEL_LIST) {
+		for (int i = 0; i < spec->n; i++) {
+			const struct gd_devref *r = &spec->list[i];
+			int j = 0;
+			while (j < nall && (all[j].platform != r->platform || all[j].index != r->index))
+				j++;
+			if (j == nall) {
+				snprintf(err, errlen, "--device: no device %d:%d (see --list-devices)",
+				         r->platform, r->index);
+				return -1;
+			}
+			out[(*nout)++] = all[j];
+		}
+		return 0;
+	}
+	/* The default and all look for GPUs first: the first one, or the first platform's. */
+	int gpu = 0;
+	while (gpu < nall && !all[gpu].gpu)
+		gpu++;
+	if (spec->sel == GD_DEVSEL_DEFAULT) {
+		if (nall > 0)
+			out[(*nout)++] = all[gpu < nall ? gpu : 0];
+		return 0;
+	}
+	int first_plat = gpu < nall ? all[gpu].platform : nall > 0 ? all[0].platform : -1;
+	for (int j = 0; j < nall; j++) {
+		if (!wanted(&all[j], spec, first_plat) ||
+		    (spec->sel == GD_DEVSEL_ALL && gpu < nall && !all[j].gpu))
+			continue;
+		if (*nout == GD_DEVICES_MAX) {
+			snprintf(err, errlen, "--device: more than %d devices match", GD_DEVICES_MAX);
+			return -1;
+		}
+		out[(*nout)++] = all[j];
+	}
+	if (*nout == 0 && spec->sel == GD_DEVSEL_NAME) {
+		snprintf(err, errlen, "--device: no device's name contains '%.200s' (see --list-devices)",
+		         spec->name);
+		return -1;
+	}
+	return 0;
+}
 
 /* Builds the decode kernel for d as a worker will; 0, or -1 with the reason in err. */
 static int probe_build(const struct clx_device *d, int elem, char *err, size_t errlen)
@@ -268,17 +346,19 @@ static int probe_build(const struct clx_device *d, int elem, char *err, size_t e
 	cl_int rc;
 	cl_context ctx = clCreateContext(NULL, 1, &d->id, NULL, NULL, &rc);
 	if (!ctx) {
-		snprintf(err, errlen, "clCreateContext: %s", clx_err(rc));
+		snprintf(err, errlen, "clCreateContext on %d:%d: %s", d->info.platform, d->info.index,
+		         clx_err(rc));
 		return -1;
 	}
 	char why[1024];
 	cl_program prog = clx_build_decode(ctx, d->id, elem, why, sizeof(why));
 	if (!prog)
-		snprintf(err, errlen, "the decode kernel does not build on %s: %.800s", d->info.name, why);
+		snprintf(err, errlen, "the decode kernel does not build on %d:%d %s: %.800s",
+		         d->info.platform, d->info.index, d->info.name, why);
 	cl_kernel k = prog ? clCreateKernel(prog, CLX_KERNEL, &rc) : NULL;
 	if (prog && !k)
-		snprintf(err, errlen, "the decode kernel does not build on %s: clCreateKernel(%s): %s",
-		         d->info.name, CLX_KERNEL, clx_err(rc));
+		snprintf(err, errlen, "the decode kernel does not build on %d:%d %s: clCreateKernel(%s): %s",
+		         d->info.platform, d->info.index, d->info.name, CLX_KERNEL, clx_err(rc));
 	if (k)
 		clReleaseKernel(k);
 	if (prog)
@@ -287,35 +367,67 @@ static int probe_build(const struct clx_device *d, int elem, char *err, size_t e
 	return k ? 0 : -1;
 }
 
-/* The child's half of device_probe: pick, build, answer through fd, exit. */
-static void probe_child(int pi, int di, int elem, int fd)
+/* Every device, in P:D order: the probe's view before it selects. */
+struct every {
+	int n;
+	struct clx_device dev[256];
+};
+
+static bool keep_one(const struct clx_device *d, void *ctx)
 {
-	struct probe_msg m;
-	struct clx_device d;
-	memset(&m, 0, sizeof(m));
-	int rc = clx_pick(pi, di, &d, m.err, sizeof(m.err));
-	if (rc == CLX_NO_RUNTIME)
-		m.rc = GD_PROBE_RUNTIME;
-	else if (rc != 0)
-		m.rc = GD_PROBE_NODEVICE;
-	else {
-		m.dev = d.info;
-		if (elem == 0)
-			elem = d.info.fp64 ? 8 : 4;
-		/* The compiler's own diagnostics would add lines to ours: the build log says it all. */
-		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-		if (null >= 0)
-			dup2(null, STDERR_FILENO);
-		/* f64 on a device without it is the caller's bad input to report, not a build. */
-		if ((elem == 4 || d.info.fp64) && probe_build(&d, elem, m.err, sizeof(m.err)))
-			m.rc = GD_PROBE_KERNEL;
-	}
-	ssize_t w = write(fd, &m, sizeof(m));
-	_exit(w == (ssize_t)sizeof(m) ? 0 : 1);
+	struct every *e = ctx;
+	e->dev[e->n++] = *d;
+	return e->n == (int)GD_ARRAY_LEN(e->dev);
 }
 
-enum gd_probe_result device_probe(int pi, int di, int elem, struct gd_device *d, char *err, size_t errlen)
+/* The child's half of device_probe: select, build on each, answer through fd, exit. */
+static void probe_child(const struct gd_devspec *spec, int elem, int fd)
 {
+	static struct probe_msg m;
+	static struct every e;
+	struct gd_device all[GD_ARRAY_LEN(e.dev)];
+	memset(&m, 0, sizeof(m));
+	if (each_device(keep_one, &e, m.err, sizeof(m.err)) == 0) {
+		m.rc = GD_PROBE_RUNTIME;
+	} else {
+		for (int i = 0; i < e.n; i++)
+			all[i] = e.dev[i].info;
+		if (device_select(all, e.n, spec, m.dev, &m.n, m.err, sizeof(m.err)))
+			m.rc = GD_PROBE_NODEVICE;
+	}
+	bool fp64 = true;
+	for (int i = 0; i < m.n; i++)
+		fp64 = fp64 && m.dev[i].fp64;
+	if (elem == 0)
+		elem = fp64 ? 8 : 4;
+	/* The compiler's own diagnostics would add lines to ours: the build log says it all. */
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (null >= 0)
+		dup2(null, STDERR_FILENO);
+	for (int i = 0; m.rc == GD_PROBE_OK && i < m.n; i++) {
+		const struct clx_device *d = NULL;
+		for (int j = 0; j < e.n && !d; j++)
+			if (e.dev[j].info.platform == m.dev[i].platform &&
+			    e.dev[j].info.index == m.dev[i].index)
+				d = &e.dev[j];
+		/* f64 on a device without it is the caller's bad input to report, not a build. */
+		if ((elem == 4 || d->info.fp64) && probe_build(d, elem, m.err, sizeof(m.err)))
+			m.rc = GD_PROBE_KERNEL;
+	}
+	size_t off = 0;
+	while (off < sizeof(m)) {
+		ssize_t w = write(fd, (const char *)&m + off, sizeof(m) - off);
+		if (w <= 0)
+			_exit(1);
+		off += (size_t)w;
+	}
+	_exit(0);
+}
+
+enum gd_probe_result device_probe(const struct gd_devspec *spec, int elem, struct gd_device *d, int *n,
+                                  char *err, size_t errlen)
+{
+	*n = 0;
 	int fds[2];
 	if (pipe2(fds, O_CLOEXEC) != 0) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
@@ -330,9 +442,9 @@ enum gd_probe_result device_probe(int pi, int di, int elem, struct gd_device *d,
 		return GD_PROBE_RUNTIME;
 	}
 	if (pid == 0)
-		probe_child(pi, di, elem, fds[1]);
+		probe_child(spec, elem, fds[1]);
 	close(fds[1]);
-	struct probe_msg m;
+	static struct probe_msg m;
 	memset(&m, 0, sizeof(m));
 	size_t got = 0;
 	while (got < sizeof(m)) {
@@ -364,7 +476,8 @@ enum gd_probe_result device_probe(int pi, int di, int elem, struct gd_device *d,
 	m.err[sizeof(m.err) - 1] = '\0';
 	if (m.rc != GD_PROBE_OK)
 		snprintf(err, errlen, "%s", m.err);
-	*d = m.dev;
+	*n = m.n < 0 || m.n > GD_DEVICES_MAX ? 0 : m.n;
+	memcpy(d, m.dev, (size_t)*n * sizeof(*d));
 	return m.rc;
 }
 

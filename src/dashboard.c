@@ -279,14 +279,18 @@ static int ui_selected_index(struct ui *u)
 static void ui_act_spawn(struct ui *u)
 {
 	char err[GD_ERR_LEN];
-	int i = sup_spawn(u->s.sup, err, sizeof(err));
+	int i = sup_spawn(u->s.sup, -1, err, sizeof(err)); /* on the device with the fewest */
 	if (i < 0) {
 		ui_message(u, "cannot start a worker: %s", err);
 		return;
 	}
 	struct gd_worker_info w;
 	sup_worker(u->s.sup, i, &w);
-	ui_message(u, "started worker %u (pid %d)", w.id, (int)w.pid);
+	if (u->s.ndevs > 1)
+		ui_message(u, "started worker %u (pid %d) on %d:%d", w.id, (int)w.pid,
+		           u->s.devs[w.device].platform, u->s.devs[w.device].index);
+	else
+		ui_message(u, "started worker %u (pid %d)", w.id, (int)w.pid);
 	ui_log(u, "add", &w);
 }
 
@@ -1034,7 +1038,7 @@ static void ui_loop(struct ui *u)
 	}
 }
 
-int dashboard_run(const struct gd_opts *o, const struct gd_device *dev, struct gd_sink *sink,
+int dashboard_run(const struct gd_opts *o, const struct gd_device *devs, int ndev, struct gd_sink *sink,
                   struct gd_trace *trace, struct gd_prom *prom)
 {
 	struct ui *u = xcalloc(1, sizeof(*u));
@@ -1050,7 +1054,7 @@ int dashboard_run(const struct gd_opts *o, const struct gd_device *dev, struct g
 		free(u);
 		return GD_EXIT_USAGE;
 	}
-	if (session_start(&u->s, o, dev, trace, prom, err, sizeof(err))) {
+	if (session_start(&u->s, o, devs, ndev, trace, prom, err, sizeof(err))) {
 		snprintf(u->fatal, sizeof(u->fatal), "%s", err);
 		status = GD_EXIT_FAIL;
 	} else {

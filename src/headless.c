@@ -54,13 +54,13 @@ static int finish(struct gd_session *s, struct gd_sink *sink, int status)
 	return status;
 }
 
-int headless_run(const struct gd_opts *o, const struct gd_device *dev, struct gd_sink *sink,
+int headless_run(const struct gd_opts *o, const struct gd_device *devs, int ndev, struct gd_sink *sink,
                  struct gd_trace *trace, struct gd_prom *prom)
 {
 	struct gd_session s;
 	char err[256];
 	struct reported reported = { 0 };
-	if (session_start(&s, o, dev, trace, prom, err, sizeof(err))) {
+	if (session_start(&s, o, devs, ndev, trace, prom, err, sizeof(err))) {
 		fprintf(stderr, GD_NAME ": %s\n", err);
 		return finish(&s, sink, GD_EXIT_FAIL);
 	}
@@ -91,8 +91,29 @@ static int step_queues(const struct gd_opts *o, const struct gd_step *st)
 	return st->queues ? st->queues : opts_queues(o);
 }
 
-/* Starts or stops workers until n are live, each with q queues: a change of queues starts
- * every worker afresh. */
+/* The newest active worker on the device with the most active workers (ties: the highest
+ * index), so that a step with fewer workers stays spread over the devices; -1: none. */
+static int most_loaded_newest(const struct gd_session *s)
+{
+	int best = -1, most = 0;
+	for (int d = 0; d < sup_ndevices(s->sup); d++) {
+		int n = sup_active_on(s->sup, d);
+		if (n > 0 && n >= most) {
+			most = n;
+			best = d;
+		}
+	}
+	for (int i = sup_count(s->sup) - 1; i >= 0 && best >= 0; i--) {
+		struct gd_worker_info w;
+		sup_worker(s->sup, i, &w);
+		if (w.active && w.device == best)
+			return i;
+	}
+	return -1;
+}
+
+/* Starts or stops workers until n are live, each with q queues, spread over the devices: a
+ * change of queues starts every worker afresh. */
 static int set_workers(struct gd_session *s, int n, int q, char *err, size_t errlen)
 {
 	if (q != sup_queues(s->sup)) {
@@ -101,9 +122,9 @@ static int set_workers(struct gd_session *s, int n, int q, char *err, size_t err
 		sup_set_queues(s->sup, q);
 	}
 	while (sup_active(s->sup) > n)
-		sup_stop(s->sup, sup_newest(s->sup), false);
+		sup_stop(s->sup, most_loaded_newest(s), false);
 	while (sup_active(s->sup) < n)
-		if (sup_spawn(s->sup, err, errlen) < 0)
+		if (sup_spawn(s->sup, -1, err, errlen) < 0)
 			return -1;
 	return 0;
 }
@@ -132,13 +153,47 @@ static int warm_up(struct gd_session *s, int n, char *err, size_t errlen)
 	return 0;
 }
 
-/* Runs one sweep step: `duration` seconds of windows, averaged. */
+/* One step's sums over its windows: the whole run's and each device's. */
+struct step_acc {
+	double sym, busy, gap, gapw;
+	int procs;
+};
+
+/* Window f's figures into a (agg: the workers' sums; busy: their device busy). */
+static void step_add(struct step_acc *a, const struct gd_frame *f, const struct gd_sample *agg, double busy,
+                     int dev)
+{
+	a->sym += agg->mbit_s * f->window_s;
+	if (!isnan(busy))
+		a->busy += busy * f->window_s;
+	for (int i = 0; i < f->nworkers; i++) {
+		const struct gd_sample *w = &f->workers[i];
+		if ((dev < 0 || w->device == dev) && !isnan(w->bd.gap_batch_us)) {
+			a->gap += w->bd.gap_batch_us * (double)w->win_batches;
+			a->gapw += (double)w->win_batches;
+		}
+	}
+}
+
+static void step_row(const struct step_acc *a, double t, double ceiling, struct gd_sweep_row *row)
+{
+	row->mbit_s = t > 0 ? a->sym / t : 0;
+	row->of_ceiling = row->mbit_s / ceiling;
+	row->device_busy = t > 0 ? a->busy / t : NAN;
+	row->gap_batch_us = a->gapw > 0 ? a->gap / a->gapw : NAN;
+	row->headroom = row->device_busy > 0 ? row->mbit_s / row->device_busy : NAN;
+}
+
+/* Runs one sweep step: `duration` seconds of windows, averaged; row[0] is the step's, and
+ * with two or more devices row[1 + d] is device d's. */
 static int measure(struct gd_session *s, const struct gd_opts *o, const struct gd_step *st,
                    struct gd_sweep_row *row)
 {
 	session_restart_clock(s, now_ns());
 	s->end = s->win_start + (int64_t)(o->duration * 1e9);
-	double t = 0, sym = 0, busy = 0, gap = 0, gapw = 0;
+	double t = 0;
+	struct step_acc all = { 0 }, dev[GD_DEVICES_MAX];
+	memset(dev, 0, sizeof(dev));
 	while (!session_done(s)) {
 		if (gd_quit_signal)
 			return -1;
@@ -151,24 +206,24 @@ static int measure(struct gd_session *s, const struct gd_opts *o, const struct g
 		if (!f->observed)
 			continue; /* the supervisor was stopped: the step's figures rest on the rest */
 		t += f->window_s;
-		sym += f->agg.mbit_s * f->window_s;
-		if (!isnan(f->device_busy))
-			busy += f->device_busy * f->window_s;
-		for (int i = 0; i < f->nworkers; i++) {
-			const struct gd_sample *w = &f->workers[i];
-			if (!isnan(w->bd.gap_batch_us)) {
-				gap += w->bd.gap_batch_us * (double)w->win_batches;
-				gapw += (double)w->win_batches;
-			}
+		step_add(&all, f, &f->agg, f->device_busy, -1);
+		for (int d = 0; d < f->ndevs; d++) {
+			step_add(&dev[d], f, &f->devs[d].agg, f->devs[d].device_busy, d);
+			dev[d].procs = f->devs[d].procs;
 		}
 	}
-	row->procs = st->procs;
-	row->queues = step_queues(o, st);
-	row->mbit_s = t > 0 ? sym / t : 0;
-	row->of_ceiling = row->mbit_s / s->ceiling.mbit_s;
-	row->device_busy = t > 0 ? busy / t : NAN;
-	row->gap_batch_us = gapw > 0 ? gap / gapw : NAN;
-	row->headroom = row->device_busy > 0 ? row->mbit_s / row->device_busy : NAN;
+	row[0].procs = st->procs;
+	row[0].queues = step_queues(o, st);
+	str_copy(row[0].device, sizeof(row[0].device), "all");
+	step_row(&all, t, s->ceiling.mbit_s, &row[0]);
+	for (int d = 0; s->ndevs > 1 && d < s->ndevs; d++) {
+		struct gd_sweep_row *r = &row[1 + d];
+		r->procs = sup_active_on(s->sup, d);
+		r->queues = row[0].queues;
+		device_ref_text(r->device, sizeof(r->device), s->devs[d].platform, s->devs[d].index);
+		step_row(&dev[d], t, s->ceilings[d].mbit_s, r);
+		r->speedup = NAN;
+	}
 	return 0;
 }
 
@@ -187,8 +242,11 @@ static void print_sweep(FILE *out, const struct gd_sweep_row *rows, int n)
 	double max = 0;
 	for (int i = 0; i < n; i++)
 		max = rows[i].mbit_s > max ? rows[i].mbit_s : max;
+	bool devices = false;
+	for (int i = 0; i < n; i++)
+		devices = devices || strcmp(rows[i].device, "all") != 0;
 	fprintf(out, "%5s %6s %10s %8s %7s %9s %12s %11s  %s\n", "procs", "queues", "Mbit/s", "speedup",
-	        "busy%", "%ceiling", "gap_batch_us", "headroom~", "Mbit/s");
+	        "busy%", "%ceiling", "gap_batch_us", "headroom~", devices ? "device  Mbit/s" : "Mbit/s");
 	for (int i = 0; i < n; i++) {
 		const struct gd_sweep_row *r = &rows[i];
 		int bar = max > 0 ? (int)lround(30.0 * r->mbit_s / max) : 0;
@@ -202,12 +260,14 @@ static void print_sweep(FILE *out, const struct gd_sweep_row *rows, int n)
 		cell(out, 9, 1, 100 * r->of_ceiling);
 		cell(out, 12, 1, r->gap_batch_us);
 		cell(out, 11, 1, r->headroom);
+		if (devices)
+			fprintf(out, "  %-6s", r->device);
 		fprintf(out, "  %s\n", bars);
 	}
 	fprintf(out, "headroom~ is an estimate: Mbit/s / device busy, the rate if the device never idled\n");
 }
 
-int headless_sweep(const struct gd_opts *o, const struct gd_device *dev, struct gd_sink *sink,
+int headless_sweep(const struct gd_opts *o, const struct gd_device *devs, int ndev, struct gd_sink *sink,
                    struct gd_trace *trace, struct gd_prom *prom)
 {
 	struct gd_opts so = *o;
@@ -215,36 +275,43 @@ int headless_sweep(const struct gd_opts *o, const struct gd_device *dev, struct 
 	so.duration = 0; /* each step sets its own end */
 	struct gd_session s;
 	char err[256];
-	if (session_start(&s, &so, dev, trace, prom, err, sizeof(err))) {
+	if (session_start(&s, &so, devs, ndev, trace, prom, err, sizeof(err))) {
 		fprintf(stderr, GD_NAME ": %s\n", err);
 		return finish(&s, sink, GD_EXIT_FAIL);
 	}
 	struct gd_opts step = *o;
 	if (step.duration <= 0)
 		step.duration = 10;
-	struct gd_sweep_row rows[GD_SWEEP_MAX];
+	/* Each step's row, then with two or more devices one row per device. */
+	int per = 1 + (s.ndevs > 1 ? s.ndevs : 0);
+	struct gd_sweep_row *rows = xcalloc((size_t)(o->nsweep * per), sizeof(*rows));
 	int status = GD_EXIT_OK, done = 0;
 	for (int i = 0; i < o->nsweep; i++) {
 		const struct gd_step *st = &o->sweep[i];
+		struct gd_sweep_row *r = &rows[i * per];
 		int n = st->procs;
 		if (set_workers(&s, n, step_queues(o, st), err, sizeof(err)) ||
-		    warm_up(&s, n, err, sizeof(err)) || measure(&s, &step, st, &rows[i])) {
+		    warm_up(&s, n, err, sizeof(err)) || measure(&s, &step, st, r)) {
 			if (!gd_quit_signal)
 				fprintf(stderr, GD_NAME ": %s\n", err);
 			status = GD_EXIT_FAIL;
 			break;
 		}
-		rows[i].speedup = rows[0].mbit_s > 0 ? rows[i].mbit_s / rows[0].mbit_s : NAN;
-		done++;
-		fprintf(stderr, GD_NAME ": sweep %d/%d: %dx%d, %.2f Mbit/s\n", i + 1, o->nsweep, n,
-		        rows[i].queues, rows[i].mbit_s);
-		if (o->output && sink_sweep_row(sink, &rows[i])) {
-			fprintf(stderr, GD_NAME ": %s\n", sink_error(sink));
-			status = GD_EXIT_FAIL;
+		r->speedup = rows[0].mbit_s > 0 ? r->mbit_s / rows[0].mbit_s : NAN;
+		done += per;
+		fprintf(stderr, GD_NAME ": sweep %d/%d: %dx%d, %.2f Mbit/s\n", i + 1, o->nsweep, n, r->queues,
+		        r->mbit_s);
+		for (int k = 0; k < per && o->output; k++)
+			if (sink_sweep_row(sink, &r[k])) {
+				fprintf(stderr, GD_NAME ": %s\n", sink_error(sink));
+				status = GD_EXIT_FAIL;
+				break;
+			}
+		if (status != GD_EXIT_OK)
 			break;
-		}
 	}
 	print_sweep(stdout, rows, done);
 	fflush(stdout);
+	free(rows);
 	return finish(&s, sink, status);
 }

@@ -20,23 +20,53 @@ static void on_record(void *ctx, const struct gd_worker_info *w, const struct gd
 		collect_push(s->col, w, r);
 }
 
-/* --calibrate before any worker starts: the device to itself. */
-static int calibrate_now(struct gd_session *s, char *err, size_t errlen)
+/* Starts the measurement of device d's ceiling. */
+static struct gd_calib *calib_device(const struct gd_session *s, int d, char *err, size_t errlen)
 {
-	struct gd_calib *c = calib_start(&s->o, sup_exe(s->sup), err, errlen);
-	if (!c)
-		return -1;
-	int rc = calib_wait(c, 120, &s->ceiling, err, errlen);
-	calib_free(c);
-	return rc;
+	struct gd_opts o = s->o;
+	o.platform = s->devs[d].platform;
+	o.device = s->devs[d].index;
+	return calib_start(&o, sup_exe(s->sup), err, errlen);
 }
 
-int session_start(struct gd_session *s, const struct gd_opts *o, const struct gd_device *dev,
+/* The run's ceiling: the sum of the devices', once every one is calibrated. */
+static void sum_ceilings(struct gd_session *s)
+{
+	s->ceiling = (struct gd_ceiling){ .mbit_s = 0 };
+	for (int d = 0; d < s->ndevs; d++) {
+		s->ceiling.mbit_s += s->ceilings[d].mbit_s;
+		s->ceiling.queues = s->ceilings[d].queues;
+		s->ceiling.one_queue += s->ceilings[d].one_queue;
+	}
+}
+
+/* --calibrate before any worker starts: each device to itself, one after another. */
+static int calibrate_now(struct gd_session *s, char *err, size_t errlen)
+{
+	for (int d = 0; d < s->ndevs; d++) {
+		struct gd_calib *c = calib_device(s, d, err, errlen);
+		if (!c)
+			return -1;
+		int rc = calib_wait(c, 120, &s->ceilings[d], err, errlen);
+		calib_free(c);
+		if (rc)
+			return -1;
+	}
+	sum_ceilings(s);
+	return 0;
+}
+
+int session_start(struct gd_session *s, const struct gd_opts *o, const struct gd_device *devs, int ndev,
                   struct gd_trace *trace, struct gd_prom *prom, char *err, size_t errlen)
 {
 	memset(s, 0, sizeof(*s));
 	s->o = *o;
-	s->dev = *dev;
+	s->ndevs = ndev < 1 ? 1 : ndev > GD_DEVICES_MAX ? GD_DEVICES_MAX : ndev;
+	for (int d = 0; d < s->ndevs; d++) {
+		s->devs[d] = devs[d < ndev ? d : 0];
+		s->ceilings[d].mbit_s = NAN;
+	}
+	s->dev = s->devs[0];
 	s->trace = trace;
 	s->prom = prom;
 	s->ceiling.mbit_s = NAN;
@@ -45,7 +75,7 @@ int session_start(struct gd_session *s, const struct gd_opts *o, const struct gd
 	if (o->calibrate && calibrate_now(s, err, errlen))
 		return -1;
 	s->t0 = now_ns();
-	s->col = collect_new(s->t0, o->profile != GD_PROF_OFF);
+	s->col = collect_new(s->t0, o->profile != GD_PROF_OFF, o->devices.list, o->devices.n);
 	s->interval = (int64_t)(o->interval * 1e9);
 	s->settle = s->interval / 2 < GD_NS_PER_S / 4 ? s->interval / 2 : GD_NS_PER_S / 4;
 	s->poll = s->interval < GD_NS_PER_S / 20 ? s->interval : GD_NS_PER_S / 20;
@@ -55,7 +85,7 @@ int session_start(struct gd_session *s, const struct gd_opts *o, const struct gd
 	if (trace)
 		trace_set_origin(trace, s->t0);
 	for (int i = 0; i < o->procs; i++)
-		if (sup_spawn(s->sup, err, errlen) < 0)
+		if (sup_spawn(s->sup, -1, err, errlen) < 0)
 			return -1;
 	return 0;
 }
@@ -85,8 +115,9 @@ int session_calibrate(struct gd_session *s, char *err, size_t errlen)
 		snprintf(err, errlen, "a calibration is already running");
 		return -1;
 	}
-	if (!(s->calib = calib_start(&s->o, sup_exe(s->sup), err, errlen)))
+	if (!(s->calib = calib_device(s, 0, err, errlen)))
 		return -1;
+	s->calib_dev = 0;
 	s->calib_paused = !sup_paused(s->sup);
 	if (s->calib_paused)
 		sup_pause(s->sup, true);
@@ -102,13 +133,25 @@ static void calibration_check(struct gd_session *s)
 	int rc = calib_poll(s->calib, &c, s->calib_msg, sizeof(s->calib_msg));
 	if (rc == 0)
 		return;
-	if (rc > 0) {
-		s->ceiling = c;
-		snprintf(s->calib_msg, sizeof(s->calib_msg), "ceiling %.1f Mbit/s (%d queue%s)", c.mbit_s,
-		         c.queues, c.queues > 1 ? "s" : "");
-	}
 	calib_free(s->calib);
 	s->calib = NULL;
+	if (rc > 0) {
+		s->ceilings[s->calib_dev] = c;
+		if (s->ndevs > 1)
+			snprintf(s->calib_msg, sizeof(s->calib_msg),
+			         "ceiling of %d:%d %.1f Mbit/s (%d queue%s)", s->devs[s->calib_dev].platform,
+			         s->devs[s->calib_dev].index, c.mbit_s, c.queues, c.queues > 1 ? "s" : "");
+		else
+			snprintf(s->calib_msg, sizeof(s->calib_msg), "ceiling %.1f Mbit/s (%d queue%s)",
+			         c.mbit_s, c.queues, c.queues > 1 ? "s" : "");
+		sum_ceilings(s);
+		/* The next device, while the workers stay paused. */
+		if (s->calib_dev + 1 < s->ndevs &&
+		    (s->calib = calib_device(s, s->calib_dev + 1, s->calib_msg, sizeof(s->calib_msg)))) {
+			s->calib_dev++;
+			return;
+		}
+	}
 	if (s->calib_paused)
 		sup_pause(s->sup, false);
 }
@@ -164,6 +207,11 @@ bool session_poll(struct gd_session *s, int64_t now)
 	s->frame.profile = s->o.profile;
 	s->frame.ceiling = s->ceiling.mbit_s;
 	s->frame.of_ceiling = s->frame.agg.mbit_s / s->ceiling.mbit_s;
+	for (int d = 0; d < s->frame.ndevs; d++) {
+		struct gd_devframe *df = &s->frame.devs[d];
+		df->ceiling = s->ceilings[d].mbit_s;
+		df->of_ceiling = df->agg.mbit_s / df->ceiling;
+	}
 	if (s->trace)
 		trace_flush(s->trace);
 	prom_update(s->prom, &s->frame, &s->dev);

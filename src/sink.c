@@ -54,8 +54,15 @@ static void json_string(struct buf *b, const char *s)
 
 /* ---- fields: what a row holds and how each format prints it ---- */
 
-/* The rows of a frame: one per worker, then the aggregate. */
-enum row { ROW_WORKER = 1, ROW_AGG = 2, ROW_BOTH = ROW_WORKER | ROW_AGG };
+/* The rows of a frame: one per worker, one per device (with two or more), then the aggregate.
+ * A device row carries what the aggregate does, for that device's workers alone. */
+enum row {
+	ROW_WORKER = 1,
+	ROW_TOTAL = 2,
+	ROW_DEVICE = 4,
+	ROW_AGG = ROW_TOTAL | ROW_DEVICE,
+	ROW_BOTH = ROW_WORKER | ROW_AGG
+};
 
 enum print { PRINT_INT, PRINT_FIXED, PRINT_STRING, PRINT_BOOL };
 
@@ -187,6 +194,7 @@ enum frame_field {
 	F_GEN_BUSY,
 	F_OBSERVED,
 	F_UNIX_S,
+	F_DEVICE,
 	F_WINDOW_S,
 	F_TIMEBASE,
 	F_DEVICE_BUSY_METHOD,
@@ -234,6 +242,7 @@ static const struct field frame_fields[] = {
 	[F_GEN_BUSY] = { .name = "gen_busy", .rows = ROW_WORKER, .print = PRINT_FIXED, .prec = 3 },
 	[F_OBSERVED] = { .name = "observed", .rows = ROW_BOTH, .print = PRINT_BOOL },
 	[F_UNIX_S] = { .name = "unix_s", .rows = ROW_BOTH, .print = PRINT_FIXED, .prec = 3 },
+	[F_DEVICE] = { .name = "device", .rows = ROW_BOTH, .print = PRINT_STRING },
 	[F_WINDOW_S] = { .name = "window_s",
 	                 .rows = ROW_AGG,
 	                 .print = PRINT_FIXED,
@@ -253,14 +262,15 @@ static const struct field frame_fields[] = {
 };
 _Static_assert(GD_ARRAY_LEN(frame_fields) == F_COUNT, "one entry per frame field");
 
+/* The figures of a frame's row: the frame's own, or one device's (dev not NULL). */
 static struct value frame_value(enum frame_field id, const struct gd_frame *f, const struct gd_sample *s,
-                                enum row row)
+                                const struct gd_devframe *dev, enum row row)
 {
 	switch (id) {
 	case F_T_S:
 		return num(f->t_s);
 	case F_KIND:
-		return str(row == ROW_AGG ? "aggregate" : "worker");
+		return str(row == ROW_TOTAL ? "aggregate" : row == ROW_DEVICE ? "device" : "worker");
 	case F_ID:
 		return num(s->id);
 	case F_PID:
@@ -268,7 +278,7 @@ static struct value frame_value(enum frame_field id, const struct gd_frame *f, c
 	case F_STATE:
 		return str(gd_state_name(s->state));
 	case F_PROCS:
-		return num(f->procs);
+		return num(dev ? dev->procs : f->procs);
 	case F_MBIT_S:
 		return num(s->mbit_s);
 	case F_BATCHES:
@@ -292,9 +302,9 @@ static struct value frame_value(enum frame_field id, const struct gd_frame *f, c
 	case F_OTHER_US:
 		return num(s->bd.other_us);
 	case F_DEVICE_BUSY:
-		return num(f->device_busy);
+		return num(dev ? dev->device_busy : f->device_busy);
 	case F_HEADROOM:
-		return num(f->headroom);
+		return num(dev ? dev->headroom : f->headroom);
 	case F_LOST:
 		return num((double)s->lost);
 	case F_QUEUE_WAIT_US:
@@ -302,9 +312,9 @@ static struct value frame_value(enum frame_field id, const struct gd_frame *f, c
 	case F_PROFILE:
 		return str(gd_profile_name(f->profile));
 	case F_CEILING:
-		return num(f->ceiling);
+		return num(dev ? dev->ceiling : f->ceiling);
 	case F_OF_CEILING:
-		return num(f->of_ceiling);
+		return num(dev ? dev->of_ceiling : f->of_ceiling);
 	case F_SAMPLE_EVERY:
 		return num(s->sample_every ? (double)s->sample_every : NAN);
 	case F_OBSERVER_SHARE:
@@ -315,12 +325,16 @@ static struct value frame_value(enum frame_field id, const struct gd_frame *f, c
 		return num(f->observed);
 	case F_UNIX_S:
 		return num(f->unix_s);
+	case F_DEVICE:
+		return str(s->device_ref);
 	case F_WINDOW_S:
 		return num(f->window_s);
 	case F_TIMEBASE:
 		return str(gd_timebase_name(f->timebase));
 	case F_DEVICE_BUSY_METHOD:
-		return str(f->profile == GD_PROF_OFF ? "none" : f->busy_from_sum ? "sum-capped" : "union");
+		return str(f->profile == GD_PROF_OFF                       ? "none"
+		           : (dev ? dev->busy_from_sum : f->busy_from_sum) ? "sum-capped"
+		                                                           : "union");
 	case F_WINDOW_BATCHES:
 		return num(f->observed ? (double)s->win_batches : NAN);
 	case F_ERROR:
@@ -343,6 +357,7 @@ enum sweep_field {
 	S_GAP_BATCH_US,
 	S_HEADROOM,
 	S_OF_CEILING,
+	S_DEVICE,
 	S_COUNT
 };
 
@@ -356,6 +371,7 @@ static const struct field sweep_fields[] = {
 	[S_GAP_BATCH_US] = { .name = "gap_batch_us", .print = PRINT_FIXED, .prec = 4 },
 	[S_HEADROOM] = { .name = "headroom", .print = PRINT_FIXED, .prec = 4 },
 	[S_OF_CEILING] = { .name = "of_ceiling", .print = PRINT_FIXED, .prec = 4 },
+	[S_DEVICE] = { .name = "device", .print = PRINT_STRING },
 };
 _Static_assert(GD_ARRAY_LEN(sweep_fields) == S_COUNT, "one entry per sweep field");
 
@@ -380,6 +396,8 @@ static struct value sweep_value(enum sweep_field id, const struct gd_sweep_row *
 		return num(r->headroom);
 	case S_OF_CEILING:
 		return num(r->of_ceiling);
+	case S_DEVICE:
+		return str(r->device);
 	case S_COUNT:
 		break;
 	}
@@ -463,12 +481,12 @@ static void sink_line(struct gd_sink *s, const struct field *t, const struct val
 }
 
 static void frame_line(struct gd_sink *s, const struct gd_frame *f, const struct gd_sample *sample,
-                       enum row row)
+                       const struct gd_devframe *dev, enum row row)
 {
 	struct value v[F_COUNT];
 	for (enum frame_field i = 0; i < F_COUNT; i++) {
 		const struct field *t = &frame_fields[i];
-		v[i] = t->rows & row ? show(t, frame_value(i, f, sample, row))
+		v[i] = t->rows & row ? show(t, frame_value(i, f, sample, dev, row))
 		                     : (struct value){ .shown = false };
 	}
 	sink_line(s, frame_fields, v, F_COUNT);
@@ -477,8 +495,10 @@ static void frame_line(struct gd_sink *s, const struct gd_frame *f, const struct
 int sink_frame(struct gd_sink *s, const struct gd_frame *f)
 {
 	for (int i = 0; i < f->nworkers; i++)
-		frame_line(s, f, &f->workers[i], ROW_WORKER);
-	frame_line(s, f, &f->agg, ROW_AGG);
+		frame_line(s, f, &f->workers[i], NULL, ROW_WORKER);
+	for (int d = 0; f->ndevs > 1 && d < f->ndevs; d++)
+		frame_line(s, f, &f->devs[d].agg, &f->devs[d], ROW_DEVICE);
+	frame_line(s, f, &f->agg, NULL, ROW_TOTAL);
 	return flush(s);
 }
 

@@ -7,6 +7,29 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#define GD_DEVICES_MAX 16 /* devices of one run: --device's list, all, or a name */
+
+/* A device as --device and --list-devices number it: platform P, device D, "P:D". */
+struct gd_devref {
+	int platform, index;
+};
+
+/* What --device asks for. */
+enum gd_devsel {
+	GD_DEVSEL_DEFAULT, /* not given: the first GPU of any platform, else the first device */
+	GD_DEVSEL_LIST,    /* P:D[,P:D...]: exactly these, in this order, no duplicates */
+	GD_DEVSEL_ALL,     /* every GPU of the first platform that has one; with no GPU anywhere,
+	                    * every device of the first platform that has devices */
+	GD_DEVSEL_NAME,    /* every device whose name contains the text (any case), in P:D order */
+};
+
+struct gd_devspec {
+	enum gd_devsel sel;
+	int n; /* LIST: the devices in list */
+	struct gd_devref list[GD_DEVICES_MAX];
+	const char *name; /* NAME: the text looked for */
+};
+
 struct gd_device {
 	int platform, index; /* P:D, as --device and --list-devices number them */
 	char name[128];
@@ -21,12 +44,19 @@ enum gd_probe_result {
 	GD_PROBE_RUNTIME,  /* the OpenCL runtime did not load or initialise, or has no device */
 	GD_PROBE_KERNEL,   /* decode.cl is missing or unusable, or does not build (the log in err) */
 };
-/* The device P:D, or with platform < 0 the first GPU of any platform, else the first device,
- * found by a child process, which also builds the decode kernel for elements of elem bytes
- * (0: 8 where the device has fp64, else 4) as the workers will. d is filled unless the result
- * is GD_PROBE_NODEVICE or GD_PROBE_RUNTIME; err says what failed. */
-enum gd_probe_result device_probe(int platform, int index, int elem, struct gd_device *d, char *err,
-                                  size_t errlen);
+/* The devices spec asks for, found by a child process, which also builds the decode kernel on
+ * each of them for elements of elem bytes (0: 8 where every one has fp64, else 4) as the
+ * workers will. d[0..*n) is filled unless the result is GD_PROBE_NODEVICE or
+ * GD_PROBE_RUNTIME (a GD_PROBE_KERNEL failure names the device); err says what failed. */
+enum gd_probe_result device_probe(const struct gd_devspec *spec, int elem, struct gd_device *d, int *n,
+                                  char *err, size_t errlen);
+/* Pure: the devices of all[0..nall) (every device, in P:D order) that spec asks for, into
+ * out[0..*nout) (GD_DEVICES_MAX at most). Returns 0, or -1 with one line in err naming what
+ * was not found (or that more than GD_DEVICES_MAX match). */
+int device_select(const struct gd_device *all, int nall, const struct gd_devspec *spec, struct gd_device *out,
+                  int *nout, char *err, size_t errlen);
+/* "P:D" of a device (at least 24 bytes). */
+void device_ref_text(char *buf, size_t n, int platform, int index);
 /* Prints one line per device ("P:D  type  name  (platform, version)"); returns the count.
  * This loads the OpenCL runtime into the calling process. */
 int device_list(FILE *out);

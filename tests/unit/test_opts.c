@@ -284,7 +284,7 @@ static void test_worker_roundtrip(void)
 		.shm = "/gputop-decode.0.1.2.3", .gen = 0xfeed, .id = 3, .supervisor = 4242
 	};
 	parse("-d 0:1 -s 777 -l 5 -t f64 -m pipelined --verify", &o, err, sizeof(err));
-	int n = opts_worker_argv(&o, "/bin/gputop-decode", &wa, argv, 24, buf, sizeof(buf));
+	int n = opts_worker_argv(&o, "/bin/gputop-decode", &wa, NULL, argv, 24, buf, sizeof(buf));
 	tap_ok(n > 0 && opts_parse(n, argv, &w, err, sizeof(err)) == 0, "worker arguments parse (%s)", err);
 	tap_ok(w.role == GD_ROLE_WORKER && strcmp(w.worker.shm, wa.shm) == 0 && w.worker.gen == 0xfeed &&
 	           w.worker.id == 3 && w.worker.supervisor == 4242,
@@ -312,7 +312,7 @@ static void test_worker_long_exe(void)
 	parse("", &o, err, sizeof(err));
 
 	memset(guarded, '#', sizeof(guarded));
-	int n = opts_worker_argv(&o, exe, &wa, argv, 24, guarded, 2048);
+	int n = opts_worker_argv(&o, exe, &wa, NULL, argv, 24, guarded, 2048);
 	tap_ok(n > 0 && strcmp(argv[0], exe) == 0 && opts_parse(n, argv, &w, err, sizeof(err)) == 0 &&
 	           w.role == GD_ROLE_WORKER && w.worker.supervisor == 42,
 	       "a 300-character executable path fits a 2048-byte buffer and parses back");
@@ -320,12 +320,13 @@ static void test_worker_long_exe(void)
 
 	for (size_t len = 0; len <= 340; len += 20) {
 		memset(guarded, '#', sizeof(guarded));
-		n = opts_worker_argv(&o, exe, &wa, argv, 24, guarded, len);
+		n = opts_worker_argv(&o, exe, &wa, NULL, argv, 24, guarded, len);
 		if (!tap_ok((n == -1 || strcmp(argv[0], exe) == 0) && guarded[len] == '#',
 		            "a %zu-byte buffer: refused, or a correct argument vector, within bounds", len))
 			printf("#   returned %d\n", n);
 	}
-	tap_ok(opts_worker_argv(&o, exe, &wa, argv, 2, guarded, 2048) == -1, "too few argv entries: refused");
+	tap_ok(opts_worker_argv(&o, exe, &wa, NULL, argv, 2, guarded, 2048) == -1,
+	       "too few argv entries: refused");
 }
 
 /* ---- The option table ---- */
