@@ -255,7 +255,7 @@ static void print_sweep(FILE *out, const struct gd_sweep_row *rows, int n)
 		bars[bar] = '\0';
 		fprintf(out, "%5d %6d %10.2f", r->procs, r->queues, r->mbit_s);
 		cell(out, 7, 2, r->speedup);
-		fputc('x', out);
+		fputc(isnan(r->speedup) ? ' ' : 'x', out);
 		cell(out, 7, 1, 100 * r->device_busy);
 		cell(out, 9, 1, 100 * r->of_ceiling);
 		cell(out, 12, 1, r->gap_batch_us);

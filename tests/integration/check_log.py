@@ -8,8 +8,8 @@ import sys
 
 FIELDS = ("t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_kernel_us,gap_batch_us,"
           "gen_us,h2d_us,kernel_us,d2h_us,other_us,device_busy,headroom,lost,queue_wait_us,profile,"
-          "ceiling,of_ceiling,sample_every,observer_share,gen_busy,observed,unix_s").split(",")
-NUMERIC = set(FIELDS) - {"kind", "state", "profile"}
+          "ceiling,of_ceiling,sample_every,observer_share,gen_busy,observed,unix_s,device").split(",")
+NUMERIC = set(FIELDS) - {"kind", "state", "profile", "device"}
 WORKER_ONLY = {"id", "pid", "state", "kernel_busy", "gap_kernel_us", "gap_batch_us", "gen_us", "h2d_us",
                "kernel_us", "d2h_us", "other_us", "queue_wait_us", "sample_every",
                "observer_share", "gen_busy"}
@@ -50,8 +50,10 @@ def load(path, fmt):
             rows.append(obj)
     for n, row in enumerate(rows):
         kind = row.get("kind")
-        if kind not in ("worker", "aggregate"):
+        if kind not in ("worker", "aggregate", "device"):
             fail("row %d has kind %r" % (n, kind))
+        if not row.get("device") or (kind == "aggregate") != (row["device"] == "all"):
+            fail("%s row %d has device %r" % (kind, n, row.get("device")))
         forbidden = AGG_ONLY if kind == "worker" else WORKER_ONLY
         present = forbidden & set(row)
         if present:
@@ -63,14 +65,18 @@ def load(path, fmt):
 
 
 def windows(rows):
-    """Groups rows by t_s: [(t_s, [worker rows], aggregate row)]."""
-    out, cur = [], []
+    """Groups rows by t_s: [(t_s, [worker rows], aggregate row)]; the window's device rows
+    (runs on two or more devices) in the aggregate row's "_devices"."""
+    out, cur, devs = [], [], []
     for row in rows:
         if row["kind"] == "worker":
             cur.append(row)
+        elif row["kind"] == "device":
+            devs.append(row)
         else:
+            row["_devices"] = devs
             out.append((row["t_s"], cur, row))
-            cur = []
+            cur, devs = [], []
     if cur:
         fail("worker rows after the last aggregate")
     return out
@@ -95,11 +101,22 @@ def check(rows, procs):
         for w in ws:
             if not 0 <= w["kernel_busy"] <= 1.0 + 1e-9:
                 fail("t=%s worker %s kernel_busy %s" % (t, w["id"], w["kernel_busy"]))
-        if ws and "device_busy" in agg:
-            busy = [w["kernel_busy"] for w in ws]
-            if agg["device_busy"] < max(busy) - 1e-3 or agg["device_busy"] > min(1.0, sum(busy)) + 1e-3:
-                fail("t=%s device_busy %s not within [max %s, min(1, sum %s)]" %
-                     (t, agg["device_busy"], max(busy), sum(busy)))
+        # Each device's busy is bounded by its own workers'; one device is the whole run.
+        groups = [(d, [w for w in ws if w["device"] == d["device"]]) for d in agg["_devices"]] or [(agg, ws)]
+        if agg["_devices"] and {w["device"] for w in ws} - {d["device"] for d in agg["_devices"]}:
+            fail("t=%s: a worker on a device without a device row" % t)
+        for d, dws in groups:
+            if int(d["procs"]) != len([w for w in dws if w["state"] not in ("exited", "failed")]):
+                fail("t=%s %s: procs %s does not match its live worker rows" % (t, d["device"], d["procs"]))
+            for key in ("mbit_s", "batches", "symbols"):
+                total = sum(w[key] for w in dws)
+                if abs(total - d[key]) > 1e-3 * max(1, abs(total)) + 2e-4 * len(dws):
+                    fail("t=%s %s: %s %s != sum of its workers %s" % (t, d["device"], key, d[key], total))
+            if dws and "device_busy" in d:
+                busy = [w["kernel_busy"] for w in dws]
+                if d["device_busy"] < max(busy) - 1e-3 or d["device_busy"] > min(1.0, sum(busy)) + 1e-3:
+                    fail("t=%s %s device_busy %s not within [max %s, min(1, sum %s)]" %
+                         (t, d["device"], d["device_busy"], max(busy), sum(busy)))
     last = wins[-1]
     ids = {w["id"] for w in last[1]}
     if len(ids) != procs:
