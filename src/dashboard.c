@@ -98,7 +98,8 @@ struct ui {
 	WINDOW *full; /* the help and too-small screens */
 	bool colour, utf8, help, quit, dirty;
 	unsigned sel_id;              /* selected worker, by id: rows come and go */
-	int sel, top;                 /* selected row and first visible row */
+	int sel, top;                 /* selected worker (a position in order) and first visible line */
+	int *order, caporder;         /* the table's workers: frame indices, grouped by device */
 	struct chart_hist mbit, busy; /* the aggregate's, one value per frame */
 	double cols[UI_GRAPH_MAXW];
 	char msg[GD_ERR_LEN + 64];
@@ -333,13 +334,47 @@ static void ui_act_kill(struct ui *u)
 	ui_stop_selected(u, true);
 }
 
+/* With two or more devices the table groups the workers by device, each group headed by a
+ * line of its device's aggregate; with one it lists them as the supervisor started them. */
+static bool ui_grouped(const struct ui *u)
+{
+	return u->s.frame.ndevs > 1;
+}
+
+/* Fills u->order: the frame's worker indices in the table's order. */
+static void ui_order(struct ui *u)
+{
+	const struct gd_frame *f = &u->s.frame;
+	if (u->caporder < f->nworkers) {
+		u->caporder = f->nworkers + 16;
+		u->order = xreallocarray(u->order, (size_t)u->caporder, sizeof(*u->order));
+	}
+	int n = 0;
+	for (int d = 0; d < (ui_grouped(u) ? f->ndevs : 1); d++)
+		for (int i = 0; i < f->nworkers; i++)
+			if (!ui_grouped(u) || f->workers[i].device == d)
+				u->order[n++] = i;
+}
+
+/* The table line of the worker at position p of the order (headings before it counted). */
+static int ui_line_of(const struct ui *u, int p)
+{
+	return ui_grouped(u) ? p + u->s.frame.workers[u->order[p]].device + 1 : p;
+}
+
+static int ui_nlines(const struct ui *u)
+{
+	return u->s.frame.nworkers + (ui_grouped(u) ? u->s.frame.ndevs : 0);
+}
+
 static void ui_move(struct ui *u, int by)
 {
 	int n = u->s.frame.nworkers;
 	if (n == 0)
 		return;
+	ui_order(u);
 	u->sel = u->sel + by < 0 ? 0 : u->sel + by >= n ? n - 1 : u->sel + by;
-	u->sel_id = u->s.frame.workers[u->sel].id;
+	u->sel_id = u->s.frame.workers[u->order[u->sel]].id;
 }
 
 static void ui_act_up(struct ui *u)
@@ -499,11 +534,18 @@ static void ui_draw_header(struct ui *u, WINDOW *w, int64_t now)
 	int limit = getmaxx(w) - (int)strlen(right) - 2;
 	ui_put(w, 0, 0, ui_attr(u, UI_P_HEAD), GD_NAME);
 	int x = (int)strlen(GD_NAME) + 2;
-	snprintf(dev, sizeof(dev), "%d:%d %s", u->s.dev.platform, u->s.dev.index, u->s.dev.name);
+	if (u->s.ndevs > 1) { /* each device's name heads its group below */
+		int n = snprintf(dev, sizeof(dev), "%d devices:", u->s.ndevs);
+		for (int d = 0; d < u->s.ndevs && n < (int)sizeof(dev); d++)
+			n += snprintf(dev + n, sizeof(dev) - (size_t)n, " %d:%d", u->s.devs[d].platform,
+			              u->s.devs[d].index);
+	} else {
+		snprintf(dev, sizeof(dev), "%d:%d %s", u->s.dev.platform, u->s.dev.index, u->s.dev.name);
+	}
 	if (x < limit)
 		ui_putf(w, 0, x, ui_attr(u, UI_P_HEAD), "%.*s", limit - x, dev);
 	x += (int)strlen(dev) + 2;
-	if (x < limit)
+	if (x < limit && u->s.ndevs == 1)
 		ui_putf(w, 0, x, A_NORMAL, "%.*s", limit - x, u->s.dev.version);
 	ui_put_right(w, 0, ui_attr(u, sup_paused(u->s.sup) ? UI_P_WARN : UI_P_NONE), right);
 	ui_pieces(w, 1, 0, getmaxx(w), A_NORMAL, p, ui_settings(u, p, getmaxx(w)));
@@ -738,21 +780,37 @@ static void ui_draw_row(struct ui *u, WINDOW *w, int y, const struct gd_sample *
 static void ui_follow(struct ui *u)
 {
 	const struct gd_frame *f = &u->s.frame;
-	for (int i = 0; i < f->nworkers; i++)
-		if (f->workers[i].id == u->sel_id)
-			u->sel = i;
+	ui_order(u);
+	for (int p = 0; p < f->nworkers; p++)
+		if (f->workers[u->order[p]].id == u->sel_id)
+			u->sel = p;
 	if (u->sel >= f->nworkers)
 		u->sel = f->nworkers - 1;
 	if (u->sel < 0)
 		u->sel = 0;
-	u->sel_id = f->nworkers ? f->workers[u->sel].id : 0;
-	int rows = u->lay.table_rows > 0 ? u->lay.table_rows : 1;
-	if (u->sel < u->top)
-		u->top = u->sel;
-	if (u->sel >= u->top + rows)
-		u->top = u->sel - rows + 1;
-	if (u->top > f->nworkers - rows)
-		u->top = f->nworkers - rows > 0 ? f->nworkers - rows : 0;
+	u->sel_id = f->nworkers ? f->workers[u->order[u->sel]].id : 0;
+	int rows = u->lay.table_rows > 0 ? u->lay.table_rows : 1, nl = ui_nlines(u);
+	int line = f->nworkers ? ui_line_of(u, u->sel) : 0;
+	if (line < u->top)
+		u->top = line;
+	if (line >= u->top + rows)
+		u->top = line - rows + 1;
+	if (u->top > nl - rows)
+		u->top = nl - rows > 0 ? nl - rows : 0;
+}
+
+/* A device's line heading its group: P:D and name, Mbit/s, busy, ceiling share, workers. */
+static void ui_draw_device(struct ui *u, WINDOW *w, int y, int d)
+{
+	const struct gd_devframe *df = &u->s.frame.devs[d];
+	const struct gd_device *dev = &u->s.devs[d];
+	char mbit[32], busy[32], pct[32] = "n/a";
+	chart_num(mbit, sizeof(mbit), 10, df->agg.mbit_s, 2);
+	chart_num(busy, sizeof(busy), 8, 100 * df->device_busy, 1);
+	if (!isnan(df->of_ceiling))
+		snprintf(pct, sizeof(pct), "%.1f%%", 100 * df->of_ceiling);
+	ui_putf(w, y, 1, ui_attr(u, UI_P_HEAD), "%d:%d %.40s  %s Mbit/s  busy %s%%  ceiling %s  workers %d",
+	        dev->platform, dev->index, dev->name, mbit, busy, pct, df->procs);
 }
 
 static void ui_draw_table(struct ui *u, WINDOW *w)
@@ -770,17 +828,28 @@ static void ui_draw_table(struct ui *u, WINDOW *w)
 	ui_put(w, 0, bar, ui_attr(u, UI_P_COLS),
 	       getmaxx(w) - bar >= 21 ? "breakdown g w q k r o" : "breakdown");
 	ui_follow(u);
-	int rows = u->lay.table_rows;
-	if (f->nworkers > rows) {
+	int rows = u->lay.table_rows, nl = ui_nlines(u);
+	if (nl > rows) {
 		char more[48];
-		snprintf(more, sizeof(more), " rows %d-%d of %d ", u->top + 1, u->top + rows, f->nworkers);
+		snprintf(more, sizeof(more), " rows %d-%d of %d ", u->top + 1, u->top + rows, nl);
 		ui_put_right(w, 0, ui_attr(u, UI_P_COLS) | A_BOLD, more);
 	}
-	if (f->nworkers == 0)
+	if (f->nworkers == 0 && !ui_grouped(u))
 		ui_put(w, 1, 1, ui_attr(u, UI_P_DIM),
 		       u->mbit.n ? "no workers: press + to start one" : "waiting for the first interval");
-	for (int r = 0; r < rows && u->top + r < f->nworkers; r++)
-		ui_draw_row(u, w, 1 + r, &f->workers[u->top + r], u->top + r == u->sel);
+	/* Line by line: each device's heading (grouped), then its workers. */
+	int line = 0, p = 0;
+	for (int d = 0; d < (ui_grouped(u) ? f->ndevs : 1); d++) {
+		if (ui_grouped(u)) {
+			if (line >= u->top && line < u->top + rows)
+				ui_draw_device(u, w, 1 + line - u->top, d);
+			line++;
+		}
+		for (; p < f->nworkers && (!ui_grouped(u) || f->workers[u->order[p]].device == d);
+		     p++, line++)
+			if (line >= u->top && line < u->top + rows)
+				ui_draw_row(u, w, 1 + line - u->top, &f->workers[u->order[p]], p == u->sel);
+	}
 }
 
 /* ---- drawing: whole screens ---- */
@@ -1074,6 +1143,7 @@ int dashboard_run(const struct gd_opts *o, const struct gd_device *devs, int nde
 		fprintf(stderr, GD_NAME ": %s\n", why);
 		status = GD_EXIT_FAIL;
 	}
+	free(u->order);
 	free(u);
 	return status;
 }

@@ -9,11 +9,11 @@
 #include "gputop/opts.h"
 
 struct gd_sweep_row {
-	char device[24]; /* "all" for a step's row; "P:D" for one device's share of it (runs */
-	                 /* with two or more devices add one such row per device after each step) */
 	int procs, queues;
 	double mbit_s, speedup, device_busy, gap_batch_us, headroom;
 	double of_ceiling; /* mbit_s / the calibrated ceiling; NAN without --calibrate */
+	char device[24];   /* "all" for a step's row; "P:D" for one device's share of it (runs */
+	                   /* with two or more devices add one such row per device after each step) */
 };
 
 /* Something the user did, for a log that replays a session's decisions. */

@@ -116,11 +116,11 @@ static void write_frames(struct gd_sink *s)
 static void write_sweep(struct gd_sink *s)
 {
 	const struct gd_sweep_row rows[] = {
-		{ 1, 1, 100.5, 1.0, 0.5, 12.25, 201.0, 0.1675 },
-		{ 2, 4, 190.25, 1.893, 0.95, 3.125, 200.263158, NAN },
+		{ 1, 1, 100.5, 1.0, 0.5, 12.25, 201.0, 0.1675, "all" },
+		{ 2, 4, 190.25, 1.893, 0.95, 3.125, 200.263158, NAN, "1:0" },
 		/* A first step at 0 Mbit/s leaves the speedup NAN: JSON null, an empty CSV cell (JSON has no
 		   NaN). */
-		{ 4, 1, 0.0, NAN, NAN, NAN, NAN, NAN },
+		{ 4, 1, 0.0, NAN, NAN, NAN, NAN, NAN, "" },
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		sink_sweep_row(s, &rows[i]);
@@ -162,17 +162,17 @@ static void check(enum gd_format fmt, void (*write)(struct gd_sink *s), const ch
 static const char frames_csv[] =
     "t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_kernel_us,gap_batch_us,gen_us,h2d_us,"
     "kernel_us,d2h_us,other_us,device_busy,headroom,lost,queue_wait_us,profile,ceiling,of_ceiling,sample_"
-    "every,observer_share,gen_busy,observed,unix_s\n"
+    "every,observer_share,gen_busy,observed,unix_s,device\n"
     "12.346,worker,1,4242,running,,123.4568,10,5000000,0.5123,1.50,2.25,100.12,20.50,300.75,10.00,5.33,,,0,4."
-    "50,,,,16,0.0123,0.250,1,1795968000.250\n"
-    "12.346,worker,2,4243,failed,,,0,0,,,,,,,,,,,7,,,,,,,,1,1795968000.250\n"
+    "50,,,,16,0.0123,0.250,1,1795968000.250,\n"
+    "12.346,worker,2,4243,failed,,,0,0,,,,,,,,,,,7,,,,,,,,1,1795968000.250,\n"
     "12.346,aggregate,,,,2,123.4568,10,5000000,,,,,,,,,0.7500,164.6091,7,,sampled,600.0000,0.2058,,,,1,"
-    "1795968000.250\n"
-    "13.346,aggregate,,,,0,0.0000,10,5000000,,,,,,,,,,,7,,full,,,,,,1,1795968000.250\n"
-    "16.346,worker,1,4242,running,,,900,5000000,,,,,,,,,,,880,,,,,16,0.0123,,0,1795968000.250\n"
-    "16.346,aggregate,,,,1,,900,5000000,,,,,,,,,,,880,,full,,,,,,0,1795968000.250\n"
-    "16.500,event,3,4300,add,,,,,,,,,,,,,,,,,,,,,,,,1795968004.400\n"
-    "16.750,event,,,pause,,,,,,,,,,,,,,,,,,,,,,,,1795968004.650\n";
+    "1795968000.250,\n"
+    "13.346,aggregate,,,,0,0.0000,10,5000000,,,,,,,,,,,7,,full,,,,,,1,1795968000.250,\n"
+    "16.346,worker,1,4242,running,,,900,5000000,,,,,,,,,,,880,,,,,16,0.0123,,0,1795968000.250,\n"
+    "16.346,aggregate,,,,1,,900,5000000,,,,,,,,,,,880,,full,,,,,,0,1795968000.250,\n"
+    "16.500,event,3,4300,add,,,,,,,,,,,,,,,,,,,,,,,,1795968004.400,\n"
+    "16.750,event,,,pause,,,,,,,,,,,,,,,,,,,,,,,,1795968004.650,\n";
 
 static const char frames_jsonl[] =
     "{\"t_s\":12.346,\"kind\":\"worker\",\"state\":\"running\",\"id\":1,\"pid\":4242,\"mbit_s\":123.4568,"
@@ -199,16 +199,17 @@ static const char frames_jsonl[] =
     "{\"t_s\":16.500,\"kind\":\"event\",\"state\":\"add\",\"id\":3,\"pid\":4300,\"unix_s\":1795968004.400}\n"
     "{\"t_s\":16.750,\"kind\":\"event\",\"state\":\"pause\",\"unix_s\":1795968004.650}\n";
 
-static const char sweep_csv[] = "procs,queues,mbit_s,speedup,device_busy,gap_batch_us,headroom,of_ceiling\n"
-                                "1,1,100.5000,1.0000,0.5000,12.2500,201.0000,0.1675\n"
-                                "2,4,190.2500,1.8930,0.9500,3.1250,200.2632,\n"
-                                "4,1,0.0000,,,,,\n";
+static const char sweep_csv[] =
+    "procs,queues,mbit_s,speedup,device_busy,gap_batch_us,headroom,of_ceiling,device\n"
+    "1,1,100.5000,1.0000,0.5000,12.2500,201.0000,0.1675,all\n"
+    "2,4,190.2500,1.8930,0.9500,3.1250,200.2632,,1:0\n"
+    "4,1,0.0000,,,,,,\n";
 
 static const char sweep_jsonl[] =
     "{\"kind\":\"sweep\",\"procs\":1,\"queues\":1,\"mbit_s\":100.5000,\"speedup\":1.0000,\"device_busy\":0."
-    "5000,\"gap_batch_us\":12.2500,\"headroom\":201.0000,\"of_ceiling\":0.1675}\n"
+    "5000,\"gap_batch_us\":12.2500,\"headroom\":201.0000,\"of_ceiling\":0.1675,\"device\":\"all\"}\n"
     "{\"kind\":\"sweep\",\"procs\":2,\"queues\":4,\"mbit_s\":190.2500,\"speedup\":1.8930,\"device_busy\":0."
-    "9500,\"gap_batch_us\":3.1250,\"headroom\":200.2632}\n"
+    "9500,\"gap_batch_us\":3.1250,\"headroom\":200.2632,\"device\":\"1:0\"}\n"
     "{\"kind\":\"sweep\",\"procs\":4,\"queues\":1,\"mbit_s\":0.0000,\"speedup\":null}\n";
 
 int main(void)
