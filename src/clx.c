@@ -410,8 +410,9 @@ static void probe_child(const struct gd_devspec *spec, int elem, int fd)
 			if (e.dev[j].info.platform == m.dev[i].platform &&
 			    e.dev[j].info.index == m.dev[i].index)
 				d = &e.dev[j];
-		/* f64 on a device without it is the caller's bad input to report, not a build. */
-		if ((elem == 4 || d->info.fp64) && probe_build(d, elem, m.err, sizeof(m.err)))
+		/* f64 on a device without it is the caller's bad input to report, not a build. A
+		 * selected device is always one of those enumerated. */
+		if (d && (elem == 4 || d->info.fp64) && probe_build(d, elem, m.err, sizeof(m.err)))
 			m.rc = GD_PROBE_KERNEL;
 	}
 	size_t off = 0;

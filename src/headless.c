@@ -284,11 +284,11 @@ int headless_sweep(const struct gd_opts *o, const struct gd_device *devs, int nd
 		step.duration = 10;
 	/* Each step's row, then with two or more devices one row per device. */
 	int per = 1 + (s.ndevs > 1 ? s.ndevs : 0);
-	struct gd_sweep_row *rows = xcalloc((size_t)(o->nsweep * per), sizeof(*rows));
+	struct gd_sweep_row *rows = xcalloc((size_t)o->nsweep * (size_t)per, sizeof(*rows));
 	int status = GD_EXIT_OK, done = 0;
 	for (int i = 0; i < o->nsweep; i++) {
 		const struct gd_step *st = &o->sweep[i];
-		struct gd_sweep_row *r = &rows[i * per];
+		struct gd_sweep_row *r = &rows[(size_t)i * (size_t)per];
 		int n = st->procs;
 		if (set_workers(&s, n, step_queues(o, st), err, sizeof(err)) ||
 		    warm_up(&s, n, err, sizeof(err)) || measure(&s, &step, st, r)) {

@@ -517,7 +517,7 @@ static int set_device(struct parser *p, const struct gd_optdef *d, const char *s
 	}
 	ds->sel = GD_DEVSEL_LIST;
 	for (const char *q = s;; q++) {
-		struct gd_devref r;
+		struct gd_devref r = { -1, -1 };
 		if (device_ref(p, d, s, q, &q, &r))
 			return -1;
 		for (int i = 0; i < ds->n; i++)
