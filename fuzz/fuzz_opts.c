@@ -38,7 +38,7 @@ static void worker_roundtrip(const struct gd_opts *o)
 	};
 	char *wargv[24], wbuf[2048], err[512];
 	struct gd_opts w;
-	int n = opts_worker_argv(o, o->output ? o->output : "/bin/gputop-decode", &wa, wargv, 24, wbuf,
+	int n = opts_worker_argv(o, o->output ? o->output : "/bin/gputop-decode", &wa, NULL, wargv, 24, wbuf,
 	                         sizeof(wbuf));
 	if (n < 0)
 		return;
@@ -89,11 +89,12 @@ static bool space(char c)
 	return c == ' ' || (c >= '\t' && c <= '\r');
 }
 
-/* An accepted numeric value is exactly its digits: nothing strtol or strtod would skip. */
+/* An accepted numeric value is exactly its digits: nothing strtol or strtod would skip. A
+ * device list counts as numeric; a device name may hold anything. */
 static void check_value(const struct gd_optdef *d, const char *v)
 {
-	bool numeric = d->kind == GD_OPT_WHOLE || d->kind == GD_OPT_SECONDS || d->kind == GD_OPT_DEVICE ||
-	               d->kind == GD_OPT_SWEEP;
+	bool numeric = d->kind == GD_OPT_WHOLE || d->kind == GD_OPT_SECONDS || d->kind == GD_OPT_SWEEP ||
+	               (d->kind == GD_OPT_DEVICE && v && strchr(v, ':')); /* a list; else all or a name */
 	if (!v || !numeric)
 		return;
 	size_t n = strlen(v);
@@ -147,8 +148,8 @@ static void parse(const uint8_t *data, size_t size, struct gd_opts *o, int *rc, 
 	if (*rc == 0 && o->role != GD_ROLE_WORKER)
 		worker_roundtrip(o);
 	/* Strings in o point into buf: keep only what the comparison below needs. */
-	const char **text[] = { &o->output,      &o->trace,         &o->prom_file,  &o->kernel,
-		                &o->kernel_name, &o->build_options, &o->listen.text };
+	const char **text[] = { &o->output,      &o->trace,         &o->prom_file,   &o->kernel,
+		                &o->kernel_name, &o->build_options, &o->listen.text, &o->devices.name };
 	for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++)
 		*text[i] = *text[i] ? "set" : NULL;
 	for (int i = 0; i < GD_KARGS_MAX; i++)

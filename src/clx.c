@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -259,7 +260,8 @@ int clx_pick(int pi, int di, struct clx_device *d, char *err, size_t errlen)
 
 struct probe_msg {
 	enum gd_probe_result rc;
-	struct gd_device dev;
+	int n;
+	struct gd_device dev[GD_DEVICES_MAX];
 	char err[8192]; /* a user kernel's build log, line by line */
 };
 
@@ -270,7 +272,8 @@ static enum gd_probe_result probe_build(struct clx_device *d, const struct gd_op
 	cl_int rc;
 	cl_context ctx = clCreateContext(NULL, 1, &d->id, NULL, NULL, &rc);
 	if (!ctx) {
-		snprintf(err, errlen, "clCreateContext: %s", clx_err(rc));
+		snprintf(err, errlen, "clCreateContext on %d:%d: %s", d->info.platform, d->info.index,
+		         clx_err(rc));
 		return GD_PROBE_KERNEL;
 	}
 	struct clx_program p;
@@ -284,36 +287,70 @@ static enum gd_probe_result probe_build(struct clx_device *d, const struct gd_op
 	return b == 0 ? GD_PROBE_OK : b == CLX_BAD_KERNEL ? GD_PROBE_BADKERNEL : GD_PROBE_KERNEL;
 }
 
-/* The child's half of device_probe: pick, build, answer through fd, exit. */
+/* Every device, in P:D order: the probe's view before it selects. */
+struct every {
+	int n;
+	struct clx_device dev[256];
+};
+
+static bool keep_one(const struct clx_device *d, void *ctx)
+{
+	struct every *e = ctx;
+	e->dev[e->n++] = *d;
+	return e->n == (int)GD_ARRAY_LEN(e->dev);
+}
+
+/* The child's half of device_probe: select, build on each, answer through fd, exit. */
 static void probe_child(const struct gd_opts *o, int elem, int fd)
 {
 	static struct probe_msg m;
-	struct clx_device d;
+	static struct every e;
+	struct gd_device all[GD_ARRAY_LEN(e.dev)];
 	memset(&m, 0, sizeof(m));
-	int rc = clx_pick(o->platform, o->device, &d, m.err, sizeof(m.err));
-	if (rc == CLX_NO_RUNTIME)
+	if (each_device(keep_one, &e, m.err, sizeof(m.err)) == 0) {
 		m.rc = GD_PROBE_RUNTIME;
-	else if (rc != 0)
-		m.rc = GD_PROBE_NODEVICE;
-	else {
-		if (elem == 0)
-			elem = d.info.fp64 ? 8 : 4;
-		/* The compiler's own diagnostics would add lines to ours: the build log says it all. */
-		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-		if (null >= 0)
-			dup2(null, STDERR_FILENO);
-		/* f64 on a device without it is the caller's bad input to report, not a build. */
-		if (o->kernel || elem == 4 || d.info.fp64)
-			m.rc = probe_build(&d, o, elem, m.err, sizeof(m.err));
-		m.dev = d.info;
+	} else {
+		for (int i = 0; i < e.n; i++)
+			all[i] = e.dev[i].info;
+		if (device_select(all, e.n, &o->devices, m.dev, &m.n, m.err, sizeof(m.err)))
+			m.rc = GD_PROBE_NODEVICE;
 	}
-	ssize_t w = write(fd, &m, sizeof(m));
-	_exit(w == (ssize_t)sizeof(m) ? 0 : 1);
+	bool fp64 = true;
+	for (int i = 0; i < m.n; i++)
+		fp64 = fp64 && m.dev[i].fp64;
+	if (elem == 0)
+		elem = fp64 ? 8 : 4;
+	/* The compiler's own diagnostics would add lines to ours: the build log says it all. */
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (null >= 0)
+		dup2(null, STDERR_FILENO);
+	for (int i = 0; m.rc == GD_PROBE_OK && i < m.n; i++) {
+		struct clx_device *d = NULL;
+		for (int j = 0; j < e.n && !d; j++)
+			if (e.dev[j].info.platform == m.dev[i].platform &&
+			    e.dev[j].info.index == m.dev[i].index)
+				d = &e.dev[j];
+		/* f64 on a device without it is the caller's bad input to report, not a build. A
+		 * selected device is always one of those enumerated. */
+		if (d && (o->kernel || elem == 4 || d->info.fp64)) {
+			m.rc = probe_build(d, o, elem, m.err, sizeof(m.err));
+			m.dev[i] = d->info;
+		}
+	}
+	size_t off = 0;
+	while (off < sizeof(m)) {
+		ssize_t w = write(fd, (const char *)&m + off, sizeof(m) - off);
+		if (w <= 0)
+			_exit(1);
+		off += (size_t)w;
+	}
+	_exit(0);
 }
 
-enum gd_probe_result device_probe(const struct gd_opts *o, int elem, struct gd_device *d, char *err,
+enum gd_probe_result device_probe(const struct gd_opts *o, int elem, struct gd_device *d, int *n, char *err,
                                   size_t errlen)
 {
+	*n = 0;
 	int fds[2];
 	if (pipe2(fds, O_CLOEXEC) != 0) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
@@ -360,11 +397,14 @@ enum gd_probe_result device_probe(const struct gd_opts *o, int elem, struct gd_d
 		return GD_PROBE_RUNTIME;
 	}
 	m.err[sizeof(m.err) - 1] = '\0';
-	m.dev.kernel[sizeof(m.dev.kernel) - 1] = '\0';
-	m.dev.kargs[sizeof(m.dev.kargs) - 1] = '\0';
 	if (m.rc != GD_PROBE_OK)
 		snprintf(err, errlen, "%s", m.err);
-	*d = m.dev;
+	*n = m.n < 0 || m.n > GD_DEVICES_MAX ? 0 : m.n;
+	for (int i = 0; i < *n; i++) {
+		m.dev[i].kernel[sizeof(m.dev[i].kernel) - 1] = '\0';
+		m.dev[i].kargs[sizeof(m.dev[i].kargs) - 1] = '\0';
+	}
+	memcpy(d, m.dev, (size_t)*n * sizeof(*d));
 	return m.rc;
 }
 

@@ -25,16 +25,37 @@ struct gd_collector {
 	bool profiled; /* false under --profile off */
 	struct col_worker *workers;
 	size_t n, cap;
-	struct gd_iv *iv; /* scratch: the window's kernel intervals */
+	struct gd_iv *iv; /* scratch: the window's kernel intervals, one device's after another */
 	size_t capiv;
+	int ndev;
+	struct gd_devref devs[GD_DEVICES_MAX];
 };
 
-struct gd_collector *collect_new(int64_t start, bool profiled)
+struct gd_collector *collect_new(int64_t start, bool profiled, const struct gd_devref *devs, int ndev)
 {
 	struct gd_collector *c = xcalloc(1, sizeof(*c));
 	c->start = start;
 	c->profiled = profiled;
+	c->ndev = ndev < 1 ? 1 : ndev > GD_DEVICES_MAX ? GD_DEVICES_MAX : ndev;
+	for (int d = 0; d < ndev && d < GD_DEVICES_MAX; d++)
+		c->devs[d] = devs[d];
 	return c;
+}
+
+/* The device index of a worker, kept in range: a worker's index always names a device. */
+static int dev_of(const struct gd_collector *c, const struct gd_worker_info *info)
+{
+	return info->device >= 0 && info->device < c->ndev ? info->device : 0;
+}
+
+static void name_device(const struct gd_collector *c, int d, struct gd_sample *out)
+{
+	out->device = d;
+	if (d < 0)
+		str_copy(out->device_ref, sizeof(out->device_ref), "all");
+	else
+		device_ref_text(out->device_ref, sizeof(out->device_ref), c->devs[d].platform,
+		                c->devs[d].index);
 }
 
 void collect_free(struct gd_collector *c)
@@ -116,9 +137,10 @@ void collect_reset(struct gd_collector *c, const struct gd_worker_info *info, in
 }
 
 /* What a worker's sample says in every window: who, in which state, its totals. */
-static void worker_totals(const struct col_worker *cw, const struct gd_worker_info *info,
-                          struct gd_sample *out)
+static void worker_totals(const struct gd_collector *c, const struct col_worker *cw,
+                          const struct gd_worker_info *info, struct gd_sample *out)
 {
+	name_device(c, dev_of(c, info), out);
 	out->id = info->id;
 	out->pid = info->pid;
 	out->state = info->state;
@@ -157,7 +179,7 @@ static void worker_sample(struct gd_collector *c, struct col_worker *cw, const s
 	cw->npend = keep;
 
 	double win = (double)(b - a) / 1e9;
-	worker_totals(cw, info, out);
+	worker_totals(c, cw, info, out);
 	out->win_batches = acc.n;
 	out->gen_busy = (double)acc.gen / (double)(b - a);
 	out->mbit_s = (double)acc.symbols / win / 1e6;
@@ -168,8 +190,8 @@ static void worker_sample(struct gd_collector *c, struct col_worker *cw, const s
 
 /* Worker cw in a window that was not observed, ending at b: the records that completed in it
  * count as lost (no window holds them), and nothing is measured. */
-static void worker_gap(struct col_worker *cw, const struct gd_worker_info *info, int64_t b,
-                       struct gd_sample *out)
+static void worker_gap(const struct gd_collector *c, struct col_worker *cw, const struct gd_worker_info *info,
+                       int64_t b, struct gd_sample *out)
 {
 	size_t keep = 0;
 	for (size_t i = 0; i < cw->npend; i++) {
@@ -180,7 +202,7 @@ static void worker_gap(struct col_worker *cw, const struct gd_worker_info *info,
 	}
 	cw->npend = keep;
 	cw->last_kend = 0; /* no gap between batches is measured across it */
-	worker_totals(cw, info, out);
+	worker_totals(c, cw, info, out);
 	out->win_batches = 0;
 	out->mbit_s = NAN;
 	out->kernel_busy = NAN;
@@ -197,8 +219,8 @@ static void add_to(struct gd_sample *agg, const struct gd_sample *cw)
 	agg->lost += cw->lost;
 }
 
-/* Makes room for n workers' samples and clears the aggregate. */
-static void frame_begin(struct gd_frame *f, int n)
+/* Makes room for n workers' samples and clears the aggregates. */
+static void frame_begin(const struct gd_collector *c, struct gd_frame *f, int n)
 {
 	if (f->capworkers < n) {
 		f->capworkers = n + 16;
@@ -206,45 +228,93 @@ static void frame_begin(struct gd_frame *f, int n)
 	}
 	memset(&f->agg, 0, sizeof(f->agg));
 	f->agg.state = GD_ST_RUNNING;
+	name_device(c, -1, &f->agg);
+	f->ndevs = c->ndev;
+	for (int d = 0; d < c->ndev; d++) {
+		struct gd_devframe *df = &f->devs[d];
+		memset(df, 0, sizeof(*df));
+		df->agg.state = GD_ST_RUNNING;
+		name_device(c, d, &df->agg);
+		df->ceiling = df->of_ceiling = NAN;
+	}
 	f->nworkers = n;
 	f->procs = 0;
 	f->timebase = GD_TB_NONE;
+}
+
+/* A worker's sample into its device's aggregate and the overall one. */
+static void add_worker(const struct gd_collector *c, struct gd_frame *f, const struct gd_worker_info *info,
+                       const struct gd_sample *smp)
+{
+	struct gd_devframe *df = &f->devs[dev_of(c, info)];
+	f->procs += info->alive;
+	df->procs += info->alive;
+	add_to(&f->agg, smp);
+	add_to(&df->agg, smp);
+	if (info->timebase != GD_TB_NONE)
+		f->timebase = info->timebase;
+}
+
+/* The overall device figures from the devices': the mean busy, any sum-capped. */
+static void overall_busy(struct gd_frame *f)
+{
+	double busy = 0;
+	int nbusy = 0;
+	f->busy_from_sum = false;
+	for (int d = 0; d < f->ndevs; d++) {
+		const struct gd_devframe *df = &f->devs[d];
+		f->busy_from_sum = f->busy_from_sum || df->busy_from_sum;
+		if (!isnan(df->device_busy)) {
+			busy += df->device_busy;
+			nbusy++;
+		}
+	}
+	f->device_busy = nbusy == f->ndevs && nbusy > 0 ? busy / nbusy : NAN;
+	f->headroom = f->device_busy > 0 ? f->agg.mbit_s / f->device_busy : NAN;
 }
 
 void collect_window(struct gd_collector *c, const struct gd_worker_info *info, int n, int64_t t0, int64_t end,
                     struct gd_frame *f)
 {
 	int64_t a = c->start, b = end;
-	size_t niv = 0;
-	double sum_busy = 0;
-	bool mapped = true;
-	struct gd_sample *agg = &f->agg;
 	struct gd_batch_acc all; /* every worker's batches: the aggregate's breakdown and gaps */
 	memset(&all, 0, sizeof(all));
-	frame_begin(f, n);
-	for (int i = 0; i < n; i++) {
-		struct gd_sample *smp = &f->workers[i];
-		size_t before = niv;
-		worker_sample(c, get(c, info[i].id), &info[i], a, b, &niv, &all, smp);
-		f->procs += info[i].alive;
-		add_to(agg, smp);
-		sum_busy += smp->kernel_busy;
-		if (info[i].timebase != GD_TB_NONE)
-			f->timebase = info[i].timebase;
-		else if (niv > before)
-			mapped = false;
+	frame_begin(c, f, n);
+	/* Device by device, so that each device's kernel intervals are a run of the scratch list
+	 * and its busy time is their union alone: devices run side by side. */
+	for (int d = 0; d < c->ndev; d++) {
+		struct gd_devframe *df = &f->devs[d];
+		struct gd_batch_acc dev_all; /* its workers' batches: its breakdown and gaps */
+		memset(&dev_all, 0, sizeof(dev_all));
+		size_t niv = 0;
+		double sum_busy = 0;
+		bool mapped = true;
+		for (int i = 0; i < n; i++) {
+			if (dev_of(c, &info[i]) != d)
+				continue;
+			struct gd_sample *smp = &f->workers[i];
+			size_t before = niv;
+			worker_sample(c, get(c, info[i].id), &info[i], a, b, &niv, &dev_all, smp);
+			add_worker(c, f, &info[i], smp);
+			sum_busy += smp->kernel_busy;
+			if (info[i].timebase == GD_TB_NONE && niv > before)
+				mapped = false;
+		}
+		df->busy_from_sum = !mapped;
+		if (!c->profiled)
+			df->device_busy = NAN;
+		else if (mapped)
+			df->device_busy = (double)stats_union(c->iv, niv, a, b) / (double)(b - a);
+		else
+			df->device_busy = sum_busy < 1 ? sum_busy : 1;
+		df->headroom = df->device_busy > 0 ? df->agg.mbit_s / df->device_busy : NAN;
+		stats_breakdown(&dev_all, &df->agg.bd);
+		stats_batch_merge(&all, &dev_all);
 	}
-	stats_breakdown(&all, &agg->bd);
+	stats_breakdown(&all, &f->agg.bd);
+	overall_busy(f);
 	f->t_s = (double)(b - t0) / 1e9;
 	f->window_s = (double)(b - a) / 1e9;
-	f->busy_from_sum = !mapped;
-	if (!c->profiled)
-		f->device_busy = NAN;
-	else if (mapped)
-		f->device_busy = (double)stats_union(c->iv, niv, a, b) / (double)(b - a);
-	else
-		f->device_busy = sum_busy < 1 ? sum_busy : 1;
-	f->headroom = f->device_busy > 0 ? agg->mbit_s / f->device_busy : NAN;
 	f->observed = true;
 	c->start = b;
 }
@@ -252,18 +322,20 @@ void collect_window(struct gd_collector *c, const struct gd_worker_info *info, i
 void collect_skip(struct gd_collector *c, const struct gd_worker_info *info, int n, int64_t t0, int64_t end,
                   struct gd_frame *f)
 {
-	struct gd_sample *agg = &f->agg;
-	frame_begin(f, n);
+	frame_begin(c, f, n);
 	for (int i = 0; i < n; i++) {
-		worker_gap(get(c, info[i].id), &info[i], end, &f->workers[i]);
-		f->procs += info[i].alive;
-		add_to(agg, &f->workers[i]);
-		if (info[i].timebase != GD_TB_NONE)
-			f->timebase = info[i].timebase;
+		worker_gap(c, get(c, info[i].id), &info[i], end, &f->workers[i]);
+		add_worker(c, f, &info[i], &f->workers[i]);
 	}
-	agg->bd = (struct gd_breakdown)GD_BREAKDOWN_NONE;
-	agg->mbit_s = NAN;
-	agg->kernel_busy = NAN;
+	for (int d = 0; d < c->ndev; d++) {
+		struct gd_devframe *df = &f->devs[d];
+		df->agg.bd = (struct gd_breakdown)GD_BREAKDOWN_NONE;
+		df->agg.mbit_s = df->agg.kernel_busy = NAN;
+		df->device_busy = df->headroom = NAN;
+	}
+	f->agg.bd = (struct gd_breakdown)GD_BREAKDOWN_NONE;
+	f->agg.mbit_s = NAN;
+	f->agg.kernel_busy = NAN;
 	f->t_s = (double)(end - t0) / 1e9;
 	f->window_s = (double)(end - c->start) / 1e9;
 	f->device_busy = NAN;

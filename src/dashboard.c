@@ -111,10 +111,10 @@ struct ui {
 	enum ui_menu menu; /* the menu open over the screen, or UI_MENU_NONE */
 	int menu_sel;      /* its highlighted item */
 	unsigned sel_id;   /* selected worker, by id: rows come and go */
-	int sel, top;      /* selected row and first visible row, in display order */
+	int sel, top;      /* selected worker (a position in order) and first visible table line */
 	int sort;          /* the column rows are sorted by (index in ui_cols) */
 	bool sort_desc;    /* largest first */
-	int *order;        /* display row -> index in s.frame.workers */
+	int *order;        /* display position -> index in s.frame.workers, grouped by device */
 	int caporder;
 	unsigned *tags; /* ids of the tagged workers: x, k and K act on them */
 	int ntags;
@@ -286,9 +286,19 @@ static bool ui_col_desc(int col)
 	return k != UI_K_ID && k != UI_K_PID && k != UI_K_STATE;
 }
 
-/* Whether a goes above b: by the sort column, n/a last either way, then by id. */
+/* With two or more devices the table groups the workers by device, each group headed by a
+ * line of its device's aggregate; with one it lists them as the supervisor started them. */
+static bool ui_grouped(const struct ui *u)
+{
+	return u->s.frame.ndevs > 1;
+}
+
+/* Whether a goes above b: grouped, by device first; then by the sort column, n/a last either
+ * way, then by id. */
 static bool ui_before(const struct ui *u, const struct gd_sample *a, const struct gd_sample *b)
 {
+	if (ui_grouped(u) && a->device != b->device)
+		return a->device < b->device;
 	double x = ui_value(&ui_cols[u->sort], a), y = ui_value(&ui_cols[u->sort], b);
 	if (isnan(x) != isnan(y))
 		return isnan(y);
@@ -317,6 +327,17 @@ static void ui_sort(struct ui *u)
 static const struct gd_sample *ui_row(const struct ui *u, int r)
 {
 	return &u->s.frame.workers[u->order[r]];
+}
+
+/* The table line of the worker at position p of the order (headings before it counted). */
+static int ui_line_of(const struct ui *u, int p)
+{
+	return ui_grouped(u) ? p + u->s.frame.workers[u->order[p]].device + 1 : p;
+}
+
+static int ui_nlines(const struct ui *u)
+{
+	return u->s.frame.nworkers + (ui_grouped(u) ? u->s.frame.ndevs : 0);
 }
 
 static int ui_tag_index(const struct ui *u, unsigned id)
@@ -593,27 +614,32 @@ static void ui_follow(struct ui *u)
 	if (u->sel < 0)
 		u->sel = 0;
 	u->sel_id = f->nworkers ? ui_row(u, u->sel)->id : 0;
-	int rows = u->lay.table_rows > 0 ? u->lay.table_rows : 1;
-	if (u->sel < u->top)
-		u->top = u->sel;
-	if (u->sel >= u->top + rows)
-		u->top = u->sel - rows + 1;
-	if (u->top > f->nworkers - rows)
-		u->top = f->nworkers - rows > 0 ? f->nworkers - rows : 0;
+	int rows = u->lay.table_rows > 0 ? u->lay.table_rows : 1, nl = ui_nlines(u);
+	int line = f->nworkers ? ui_line_of(u, u->sel) : 0;
+	if (line < u->top)
+		u->top = line;
+	if (line >= u->top + rows)
+		u->top = line - rows + 1;
+	if (u->top > nl - rows)
+		u->top = nl - rows > 0 ? nl - rows : 0;
 }
 
 static void ui_act_spawn(struct ui *u, int key)
 {
 	(void)key;
 	char err[GD_ERR_LEN];
-	int i = sup_spawn(u->s.sup, err, sizeof(err));
+	int i = sup_spawn(u->s.sup, -1, err, sizeof(err)); /* on the device with the fewest */
 	if (i < 0) {
 		ui_message(u, "cannot start a worker: %s", err);
 		return;
 	}
 	struct gd_worker_info w;
 	sup_worker(u->s.sup, i, &w);
-	ui_message(u, "started worker %u (pid %d)", w.id, (int)w.pid);
+	if (u->s.ndevs > 1)
+		ui_message(u, "started worker %u (pid %d) on %d:%d", w.id, (int)w.pid,
+		           u->s.devs[w.device].platform, u->s.devs[w.device].index);
+	else
+		ui_message(u, "started worker %u (pid %d)", w.id, (int)w.pid);
 	ui_log(u, "add", &w);
 }
 
@@ -1085,11 +1111,18 @@ static void ui_draw_header(struct ui *u, WINDOW *w, int64_t now)
 	int limit = sx - 2;
 	ui_put(w, 0, 0, ui_attr(u, UI_P_HEAD), GD_NAME);
 	int x = (int)strlen(GD_NAME) + 2;
-	snprintf(dev, sizeof(dev), "%d:%d %s", u->s.dev.platform, u->s.dev.index, u->s.dev.name);
+	if (u->s.ndevs > 1) { /* each device's name heads its group below */
+		int n = snprintf(dev, sizeof(dev), "%d devices:", u->s.ndevs);
+		for (int d = 0; d < u->s.ndevs && n < (int)sizeof(dev); d++)
+			n += snprintf(dev + n, sizeof(dev) - (size_t)n, " %d:%d", u->s.devs[d].platform,
+			              u->s.devs[d].index);
+	} else {
+		snprintf(dev, sizeof(dev), "%d:%d %s", u->s.dev.platform, u->s.dev.index, u->s.dev.name);
+	}
 	if (x < limit)
 		ui_putf(w, 0, x, ui_attr(u, UI_P_HEAD), "%.*s", limit - x, dev);
 	x += (int)strlen(dev) + 2;
-	if (x < limit)
+	if (x < limit && u->s.ndevs == 1)
 		ui_putf(w, 0, x, A_NORMAL, "%.*s", limit - x, u->s.dev.version);
 	ui_put(w, 0, sx, A_NORMAL, sort);
 	wattrset(w, A_BOLD);
@@ -1235,6 +1268,20 @@ static void ui_draw_row(struct ui *u, WINDOW *w, int y, const struct gd_sample *
 		ui_bar(u, w, y, bar, bw, base, &s->bd);
 }
 
+/* A device's line heading its group: P:D and name, its rate, busy, ceiling share, workers. */
+static void ui_draw_device(struct ui *u, WINDOW *w, int y, int d)
+{
+	const struct gd_devframe *df = &u->s.frame.devs[d];
+	const struct gd_device *dev = &u->s.devs[d];
+	char mbit[32], busy[32], pct[32] = "n/a";
+	chart_num(mbit, sizeof(mbit), 10, df->agg.mbit_s, 2);
+	chart_num(busy, sizeof(busy), 8, 100 * df->device_busy, 1);
+	if (!isnan(df->of_ceiling))
+		snprintf(pct, sizeof(pct), "%.1f%%", 100 * df->of_ceiling);
+	ui_putf(w, y, 1, ui_attr(u, UI_P_HEAD), "%d:%d %.40s  %s %s  busy %s%%  ceiling %s  workers %d",
+	        dev->platform, dev->index, dev->name, mbit, opts_rate_unit(&u->s.o), busy, pct, df->procs);
+}
+
 static void ui_draw_table(struct ui *u, WINDOW *w)
 {
 	const struct gd_frame *f = &u->s.frame;
@@ -1250,17 +1297,27 @@ static void ui_draw_table(struct ui *u, WINDOW *w)
 	ui_put(w, 0, bar, ui_attr(u, UI_P_COLS),
 	       getmaxx(w) - bar >= 21 ? "breakdown g w q k r o" : "breakdown");
 	ui_follow(u);
-	int rows = u->lay.table_rows;
-	if (f->nworkers > rows) {
+	int rows = u->lay.table_rows, nl = ui_nlines(u);
+	if (nl > rows) {
 		char more[48];
-		snprintf(more, sizeof(more), " rows %d-%d of %d ", u->top + 1, u->top + rows, f->nworkers);
+		snprintf(more, sizeof(more), " rows %d-%d of %d ", u->top + 1, u->top + rows, nl);
 		ui_put_right(w, 0, ui_attr(u, UI_P_COLS) | A_BOLD, more);
 	}
-	if (f->nworkers == 0)
+	if (f->nworkers == 0 && !ui_grouped(u))
 		ui_put(w, 1, 1, ui_attr(u, UI_P_DIM),
 		       u->mbit.n ? "no workers: press + to start one" : "waiting for the first interval");
-	for (int r = 0; r < rows && u->top + r < f->nworkers; r++)
-		ui_draw_row(u, w, 1 + r, ui_row(u, u->top + r), u->top + r == u->sel);
+	/* Line by line: each device's heading (grouped), then its workers. */
+	int line = 0, p = 0;
+	for (int d = 0; d < (ui_grouped(u) ? f->ndevs : 1); d++) {
+		if (ui_grouped(u)) {
+			if (line >= u->top && line < u->top + rows)
+				ui_draw_device(u, w, 1 + line - u->top, d);
+			line++;
+		}
+		for (; p < f->nworkers && (!ui_grouped(u) || ui_row(u, p)->device == d); p++, line++)
+			if (line >= u->top && line < u->top + rows)
+				ui_draw_row(u, w, 1 + line - u->top, ui_row(u, p), p == u->sel);
+	}
 }
 
 /* ---- drawing: whole screens ---- */
@@ -1648,7 +1705,7 @@ static void ui_loop(struct ui *u)
 	}
 }
 
-int dashboard_run(const struct gd_opts *o, const struct gd_device *dev, struct gd_sink *sink,
+int dashboard_run(const struct gd_opts *o, const struct gd_device *devs, int ndev, struct gd_sink *sink,
                   struct gd_trace *trace, struct gd_prom *prom)
 {
 	struct ui *u = xcalloc(1, sizeof(*u));
@@ -1665,7 +1722,7 @@ int dashboard_run(const struct gd_opts *o, const struct gd_device *dev, struct g
 		free(u);
 		return GD_EXIT_USAGE;
 	}
-	if (session_start(&u->s, o, dev, trace, prom, err, sizeof(err))) {
+	if (session_start(&u->s, o, devs, ndev, trace, prom, err, sizeof(err))) {
 		snprintf(u->fatal, sizeof(u->fatal), "%s", err);
 		status = GD_EXIT_FAIL;
 	} else {

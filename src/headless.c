@@ -55,13 +55,13 @@ static int finish(struct gd_session *s, struct gd_sink *sink, int status)
 	return status;
 }
 
-int headless_run(const struct gd_opts *o, const struct gd_device *dev, struct gd_sink *sink,
+int headless_run(const struct gd_opts *o, const struct gd_device *devs, int ndev, struct gd_sink *sink,
                  struct gd_trace *trace, struct gd_prom *prom)
 {
 	struct gd_session s;
 	char err[256];
 	struct reported reported = { 0 };
-	if (session_start(&s, o, dev, trace, prom, err, sizeof(err))) {
+	if (session_start(&s, o, devs, ndev, trace, prom, err, sizeof(err))) {
 		fprintf(stderr, GD_NAME ": %s\n", err);
 		return finish(&s, sink, GD_EXIT_FAIL);
 	}
@@ -92,8 +92,29 @@ static int step_queues(const struct gd_opts *o, const struct gd_step *st)
 	return st->queues ? st->queues : opts_queues(o);
 }
 
-/* Starts or stops workers until n are live, each with q queues: a change of queues starts
- * every worker afresh. */
+/* The newest active worker on the device with the most active workers (ties: the highest
+ * index), so that a step with fewer workers stays spread over the devices; -1: none. */
+static int most_loaded_newest(const struct gd_session *s)
+{
+	int best = -1, most = 0;
+	for (int d = 0; d < sup_ndevices(s->sup); d++) {
+		int n = sup_active_on(s->sup, d);
+		if (n > 0 && n >= most) {
+			most = n;
+			best = d;
+		}
+	}
+	for (int i = sup_count(s->sup) - 1; i >= 0 && best >= 0; i--) {
+		struct gd_worker_info w;
+		sup_worker(s->sup, i, &w);
+		if (w.active && w.device == best)
+			return i;
+	}
+	return -1;
+}
+
+/* Starts or stops workers until n are live, each with q queues, spread over the devices: a
+ * change of queues starts every worker afresh. */
 static int set_workers(struct gd_session *s, int n, int q, char *err, size_t errlen)
 {
 	if (q != sup_queues(s->sup)) {
@@ -102,9 +123,9 @@ static int set_workers(struct gd_session *s, int n, int q, char *err, size_t err
 		sup_set_queues(s->sup, q);
 	}
 	while (sup_active(s->sup) > n)
-		sup_stop(s->sup, sup_newest(s->sup), false);
+		sup_stop(s->sup, most_loaded_newest(s), false);
 	while (sup_active(s->sup) < n)
-		if (sup_spawn(s->sup, err, errlen) < 0)
+		if (sup_spawn(s->sup, -1, err, errlen) < 0)
 			return -1;
 	return 0;
 }
@@ -133,13 +154,54 @@ static int warm_up(struct gd_session *s, int n, char *err, size_t errlen)
 	return 0;
 }
 
-/* Runs one sweep step: `duration` seconds of windows, averaged. */
+/* One step's sums over its windows: the whole run's, or one device's. */
+struct step_acc {
+	double sym, busy, gap, gapw, qw, qww;
+};
+
+/* Window f's figures into a: agg holds the workers' sums, busy their device busy; the means
+ * over batches come from the workers on device dev (-1: every worker). */
+static void step_add(struct step_acc *a, const struct gd_frame *f, const struct gd_sample *agg, double busy,
+                     int dev)
+{
+	a->sym += agg->mbit_s * f->window_s;
+	if (!isnan(busy))
+		a->busy += busy * f->window_s;
+	for (int i = 0; i < f->nworkers; i++) {
+		const struct gd_sample *w = &f->workers[i];
+		if (dev >= 0 && w->device != dev)
+			continue;
+		if (!isnan(w->bd.gap_batch_us)) {
+			a->gap += w->bd.gap_batch_us * (double)w->win_batches;
+			a->gapw += (double)w->win_batches;
+		}
+		if (!isnan(w->bd.queue_wait_us)) {
+			a->qw += w->bd.queue_wait_us * (double)w->win_batches;
+			a->qww += (double)w->win_batches;
+		}
+	}
+}
+
+static void step_row(const struct step_acc *a, double t, double ceiling, struct gd_sweep_row *row)
+{
+	row->mbit_s = t > 0 ? a->sym / t : 0;
+	row->of_ceiling = row->mbit_s / ceiling;
+	row->device_busy = t > 0 ? a->busy / t : NAN;
+	row->gap_batch_us = a->gapw > 0 ? a->gap / a->gapw : NAN;
+	row->queue_wait_us = a->qww > 0 ? a->qw / a->qww : NAN;
+	row->headroom = row->device_busy > 0 ? row->mbit_s / row->device_busy : NAN;
+}
+
+/* Runs one sweep step: `duration` seconds of windows, averaged; row[0] is the step's, and
+ * with two or more devices row[stride * (1 + d)] is device d's share of it. */
 static int measure(struct gd_session *s, const struct gd_opts *o, const struct gd_step *st,
-                   struct gd_sweep_row *row)
+                   struct gd_sweep_row *row, size_t stride)
 {
 	session_restart_clock(s, now_ns());
 	s->end = s->win_start + (int64_t)(o->duration * 1e9);
-	double t = 0, sym = 0, busy = 0, gap = 0, gapw = 0, qw = 0, qww = 0;
+	double t = 0;
+	struct step_acc all = { 0 }, dev[GD_DEVICES_MAX];
+	memset(dev, 0, sizeof(dev));
 	while (!session_done(s)) {
 		if (gd_quit_signal)
 			return -1;
@@ -152,29 +214,21 @@ static int measure(struct gd_session *s, const struct gd_opts *o, const struct g
 		if (!f->observed)
 			continue; /* the supervisor was stopped: the step's figures rest on the rest */
 		t += f->window_s;
-		sym += f->agg.mbit_s * f->window_s;
-		if (!isnan(f->device_busy))
-			busy += f->device_busy * f->window_s;
-		for (int i = 0; i < f->nworkers; i++) {
-			const struct gd_sample *w = &f->workers[i];
-			if (!isnan(w->bd.gap_batch_us)) {
-				gap += w->bd.gap_batch_us * (double)w->win_batches;
-				gapw += (double)w->win_batches;
-			}
-			if (!isnan(w->bd.queue_wait_us)) {
-				qw += w->bd.queue_wait_us * (double)w->win_batches;
-				qww += (double)w->win_batches;
-			}
-		}
+		step_add(&all, f, &f->agg, f->device_busy, -1);
+		for (int d = 0; d < f->ndevs; d++)
+			step_add(&dev[d], f, &f->devs[d].agg, f->devs[d].device_busy, d);
 	}
-	row->procs = st->procs;
-	row->queues = step_queues(o, st);
-	row->mbit_s = t > 0 ? sym / t : 0;
-	row->of_ceiling = row->mbit_s / s->ceiling.mbit_s;
-	row->device_busy = t > 0 ? busy / t : NAN;
-	row->gap_batch_us = gapw > 0 ? gap / gapw : NAN;
-	row->queue_wait_us = qww > 0 ? qw / qww : NAN;
-	row->headroom = row->device_busy > 0 ? row->mbit_s / row->device_busy : NAN;
+	row[0].procs = st->procs;
+	row[0].queues = step_queues(o, st);
+	str_copy(row[0].device, sizeof(row[0].device), "all");
+	step_row(&all, t, s->ceiling.mbit_s, &row[0]);
+	for (int d = 0; s->ndevs > 1 && d < s->ndevs; d++) {
+		struct gd_sweep_row *r = &row[stride * (size_t)(1 + d)];
+		r->procs = sup_active_on(s->sup, d);
+		r->queues = row[0].queues;
+		device_ref_text(r->device, sizeof(r->device), s->devs[d].platform, s->devs[d].index);
+		step_row(&dev[d], t, s->ceilings[d].mbit_s, r);
+	}
 	return 0;
 }
 
@@ -187,8 +241,8 @@ static void cell(FILE *out, int width, int prec, double v)
 		fprintf(out, " %*.*f", width, prec, v);
 }
 
-/* The columns after the speedup, and the bar for the rate. */
-static void row_tail(FILE *out, const struct gd_sweep_row *r, double max, const char *note)
+/* The columns after the speedup, the device with several, and the bar for the rate. */
+static void row_tail(FILE *out, const struct gd_sweep_row *r, double max, const char *note, bool devices)
 {
 	int bar = max > 0 ? (int)lround(30.0 * r->mbit_s / max) : 0;
 	char bars[31];
@@ -198,24 +252,33 @@ static void row_tail(FILE *out, const struct gd_sweep_row *r, double max, const 
 	cell(out, 9, 1, 100 * r->of_ceiling);
 	cell(out, 12, 1, r->gap_batch_us);
 	cell(out, 11, 1, r->headroom);
-	fprintf(out, "%s  %s\n", note, bars);
+	fprintf(out, "%s", note);
+	if (devices)
+		fprintf(out, "  %-6s", r->device);
+	fprintf(out, "  %s\n", bars);
 }
 
-/* The sweep's text table: one line per step (the summary of its runs), with a bar for the rate
- * (Mbit/s, or Mitem/s for a user kernel: unit). With more than one run, the spread of the rate
- * and of the speedup, and the noise note too. */
+/* The sweep's text table: one line per row (a step's summary of its runs, then with several
+ * devices each device's share), with a bar for the rate (Mbit/s, or Mitem/s for a user kernel:
+ * unit). With more than one run, the spread of the rate and of the speedup, and the noise
+ * note too. */
 static void print_sweep(FILE *out, const struct gd_sweep_row *rows, int n, int runs, const char *unit)
 {
 	double max = 0;
-	for (int i = 0; i < n; i++)
+	bool devices = false;
+	for (int i = 0; i < n; i++) {
 		max = rows[i].mbit_s > max ? rows[i].mbit_s : max;
+		devices = devices || strcmp(rows[i].device, "all") != 0;
+	}
+	char last[64];
+	snprintf(last, sizeof(last), "%s%s", devices ? "device  " : "", unit);
 	if (runs > 1)
 		fprintf(out, "%5s %6s %10s %8s %10s %10s %8s %12s %7s %9s %12s %11s %1s  %s\n", "procs",
 		        "queues", unit, "sd", "min", "max", "speedup", "min..max", "busy%", "%ceiling",
-		        "gap_batch_us", "headroom~", "~", unit);
+		        "gap_batch_us", "headroom~", "~", last);
 	else
 		fprintf(out, "%5s %6s %10s %8s %7s %9s %12s %11s  %s\n", "procs", "queues", unit, "speedup",
-		        "busy%", "%ceiling", "gap_batch_us", "headroom~", unit);
+		        "busy%", "%ceiling", "gap_batch_us", "headroom~", last);
 	for (int i = 0; i < n; i++) {
 		const struct gd_sweep_row *r = &rows[i];
 		fprintf(out, "%5d %6d %10.2f", r->procs, r->queues, r->mbit_s);
@@ -225,14 +288,14 @@ static void print_sweep(FILE *out, const struct gd_sweep_row *rows, int n, int r
 			cell(out, 10, 2, r->mbit.max);
 		}
 		cell(out, 7, 2, r->speedup);
-		fputc('x', out);
+		fputc(isnan(r->speedup) ? ' ' : 'x', out);
 		if (runs > 1) {
 			char range[32];
 			snprintf(range, sizeof(range), "%.2f..%.2f", r->speedup_spread.min,
 			         r->speedup_spread.max);
 			fprintf(out, " %12s", isnan(r->speedup_spread.min) ? "n/a" : range);
 		}
-		row_tail(out, r, max, runs > 1 ? (r->within_spread == 1 ? " ~" : "  ") : "");
+		row_tail(out, r, max, runs > 1 ? (r->within_spread == 1 ? " ~" : "  ") : "", devices);
 	}
 	if (runs > 1) {
 		fprintf(out,
@@ -248,7 +311,8 @@ static void print_sweep(FILE *out, const struct gd_sweep_row *rows, int n, int r
 }
 
 /* A step's summary over its k runs in run[0..k) (one row each); first holds the first step's
- * runs (for the speedup), prev the summary of the step before or NULL. */
+ * runs (for the speedup; NULL: none, as for a device's share), prev the summary of the step
+ * before or NULL. */
 static void summarise(const struct gd_sweep_row *run, const struct gd_sweep_row *first, int k,
                       const struct gd_sweep_row *prev, struct gd_sweep_row *sum)
 {
@@ -258,7 +322,7 @@ static void summarise(const struct gd_sweep_row *run, const struct gd_sweep_row 
 	sum->rep = 0;
 	for (int r = 0; r < k; r++) {
 		v[r] = run[r].mbit_s;
-		f[r] = first[r].mbit_s;
+		f[r] = first ? first[r].mbit_s : NAN;
 		ratio[r] = run[r].speedup;
 	}
 	stats_spread(v, k, &sum->mbit);
@@ -291,7 +355,7 @@ static int log_row(const struct gd_opts *o, struct gd_sink *sink, const struct g
 	return -1;
 }
 
-int headless_sweep(const struct gd_opts *o, const struct gd_device *dev, struct gd_sink *sink,
+int headless_sweep(const struct gd_opts *o, const struct gd_device *devs, int ndev, struct gd_sink *sink,
                    struct gd_trace *trace, struct gd_prom *prom)
 {
 	struct gd_opts so = *o;
@@ -299,17 +363,21 @@ int headless_sweep(const struct gd_opts *o, const struct gd_device *dev, struct 
 	so.duration = 0; /* each step sets its own end */
 	struct gd_session s;
 	char err[256];
-	if (session_start(&s, &so, dev, trace, prom, err, sizeof(err))) {
+	if (session_start(&s, &so, devs, ndev, trace, prom, err, sizeof(err))) {
 		fprintf(stderr, GD_NAME ": %s\n", err);
 		return finish(&s, sink, GD_EXIT_FAIL);
 	}
 	struct gd_opts step = *o;
 	step.duration = opts_duration(o);
 	/* The list runs `runs` times over, so that slow drift (the machine's other load, its
-	 * clocks) spreads over every step alike; speedups compare steps of the same pass. */
+	 * clocks) spreads over every step alike; speedups compare steps of the same pass. Each
+	 * run gives a row for the step and, with two or more devices, one for each device's share:
+	 * series k (0: the step's, 1 + d: device d's) of run[] holds [step * runs + pass], and
+	 * rows[] the summaries, [step * per + k]. */
 	int runs = o->repeat > 1 ? o->repeat : 1, steps = o->nsweep, total = runs * steps, done = 0;
-	struct gd_sweep_row *run = xcalloc((size_t)total, sizeof(*run)); /* [step * runs + pass] */
-	struct gd_sweep_row rows[GD_SWEEP_MAX];
+	int per = 1 + (s.ndevs > 1 ? s.ndevs : 0);
+	struct gd_sweep_row *run = xcalloc((size_t)total * (size_t)per, sizeof(*run));
+	struct gd_sweep_row *rows = xcalloc((size_t)steps * (size_t)per, sizeof(*rows));
 	int status = GD_EXIT_OK;
 	bool log_ok = true;
 	for (; done < total && status == GD_EXIT_OK; done++) {
@@ -318,41 +386,53 @@ int headless_sweep(const struct gd_opts *o, const struct gd_device *dev, struct 
 		struct gd_sweep_row *r = &run[(size_t)i * (size_t)runs + (size_t)pass];
 		int n = st->procs;
 		if (set_workers(&s, n, step_queues(o, st), err, sizeof(err)) ||
-		    warm_up(&s, n, err, sizeof(err)) || measure(&s, &step, st, r)) {
+		    warm_up(&s, n, err, sizeof(err)) || measure(&s, &step, st, r, (size_t)total)) {
 			if (!gd_quit_signal)
 				fprintf(stderr, GD_NAME ": %s\n", err);
 			status = GD_EXIT_FAIL;
 			break;
 		}
-		r->rep = pass + 1;
 		r->speedup = run[pass].mbit_s > 0 ? r->mbit_s / run[pass].mbit_s : NAN;
 		char of[64] = "";
 		if (runs > 1)
 			snprintf(of, sizeof(of), " (run %d of %d)", pass + 1, runs);
 		fprintf(stderr, GD_NAME ": sweep %d/%d: %dx%d%s, %.2f %s\n", done + 1, total, n, r->queues,
 		        of, r->mbit_s, opts_rate_unit(o));
-		if (runs == 1) /* the step's summary is its one run: logged as it completes */
-			summarise(r, run, 1, NULL, &rows[i]);
-		if (log_row(o, sink, runs == 1 ? &rows[i] : r)) {
-			status = GD_EXIT_FAIL;
-			log_ok = false;
+		for (int k = 0; k < per && log_ok; k++) {
+			struct gd_sweep_row *rk = r + (size_t)k * (size_t)total;
+			rk->rep = pass + 1;
+			if (k) /* a device's share: the speedup is the step's, over every device */
+				rk->speedup = NAN;
+			struct gd_sweep_row *sum = &rows[i * per + k];
+			if (runs == 1) /* the step's summary is its one run: logged as it completes */
+				summarise(rk, k ? NULL : run, 1, NULL, sum);
+			if (log_row(o, sink, runs == 1 ? sum : rk)) {
+				status = GD_EXIT_FAIL;
+				log_ok = false;
+			}
 		}
 	}
 	/* With repeats, each step's summary over the passes it completed: a failed or interrupted
 	 * run ends the sweep, and the summaries are still logged unless the log itself failed. */
-	int nrows = done < steps ? done : steps;
-	for (int i = 0; runs > 1 && i < nrows; i++) {
+	int nsteps = done < steps ? done : steps;
+	for (int i = 0; runs > 1 && i < nsteps; i++) {
 		int k = done / steps + (i < done % steps);
-		summarise(&run[(size_t)i * (size_t)runs], run, k, i ? &rows[i - 1] : NULL, &rows[i]);
-		if (log_ok && log_row(o, sink, &rows[i])) {
-			status = GD_EXIT_FAIL;
-			log_ok = false;
+		for (int j = 0; j < per; j++) {
+			const struct gd_sweep_row *series = run + (size_t)j * (size_t)total;
+			struct gd_sweep_row *sum = &rows[i * per + j];
+			summarise(&series[(size_t)i * (size_t)runs], j ? NULL : run, k,
+			          i && !j ? sum - per : NULL, sum);
+			if (log_ok && log_row(o, sink, sum)) {
+				status = GD_EXIT_FAIL;
+				log_ok = false;
+			}
 		}
 	}
 	free(run);
 	if (o->kernel)
 		printf("kernel %s of %s\n", o->kernel_name, o->kernel);
-	print_sweep(stdout, rows, nrows, runs, opts_rate_unit(o));
+	print_sweep(stdout, rows, nsteps * per, runs, opts_rate_unit(o));
 	fflush(stdout);
+	free(rows);
 	return finish(&s, sink, status);
 }

@@ -27,12 +27,13 @@ static int usage_error(const char *msg)
 	return GD_EXIT_USAGE;
 }
 
-/* Resolves the device and the element type and builds the program once, before anything
- * starts (in a child process: the supervisor itself never loads the OpenCL runtime). Returns 0,
- * or the exit status after saying why on stderr: 2 for a device or type that does not exist,
- * a --kernel file that cannot be read, a kernel name or arguments that do not fit; 1 for a
- * runtime or a program that does not work (every worker would fail the same way). */
-static int resolve_device(struct gd_opts *o, struct gd_device *dev)
+/* Resolves the devices and the element type and builds the program on each, before anything
+ * starts (in a child process: the supervisor itself never loads the OpenCL runtime). On
+ * success o->devices is the list of the run's devices, in dev[0..*n). Returns 0, or the exit
+ * status after saying why on stderr: 2 for a device or type that does not exist, a --kernel
+ * file that cannot be read, a kernel name or arguments that do not fit; 1 for a runtime or a
+ * program that does not work (every worker would fail the same way). */
+static int resolve_devices(struct gd_opts *o, struct gd_device *dev, int *n)
 {
 	static char err[8192], kernel_path[PATH_MAX];
 	if (o->kernel && (access(o->kernel, R_OK) != 0 || !realpath(o->kernel, kernel_path))) {
@@ -40,7 +41,7 @@ static int resolve_device(struct gd_opts *o, struct gd_device *dev)
 		return usage_error(err);
 	}
 	int elem = o->dtype == GD_DT_F32 ? 4 : o->dtype == GD_DT_F64 ? 8 : 0;
-	switch (device_probe(o, elem, dev, err, sizeof(err))) {
+	switch (device_probe(o, elem, dev, n, err, sizeof(err))) {
 	case GD_PROBE_OK:
 		break;
 	case GD_PROBE_NODEVICE:
@@ -51,19 +52,26 @@ static int resolve_device(struct gd_opts *o, struct gd_device *dev)
 		fprintf(stderr, GD_NAME ": %s\n", err);
 		return GD_EXIT_FAIL;
 	}
-	o->platform = dev->platform;
-	o->device = dev->index;
+	bool fp64 = true;
+	o->devices = (struct gd_devspec){ .sel = GD_DEVSEL_LIST, .n = *n };
+	for (int i = 0; i < *n; i++) {
+		o->devices.list[i] = (struct gd_devref){ .platform = dev[i].platform, .index = dev[i].index };
+		fp64 = fp64 && dev[i].fp64;
+	}
+	o->platform = dev[0].platform;
+	o->device = dev[0].index;
 	if (o->kernel) {
-		o->kernel_name = dev->kernel; /* the one kernel of the file, when not named */
-		o->kernel = kernel_path;      /* for workers, whatever their directory */
+		o->kernel_name = dev[0].kernel; /* the one kernel of the file, when not named */
+		o->kernel = kernel_path;        /* for workers, whatever their directory */
 	}
 	if (o->dtype == GD_DT_AUTO)
-		o->dtype = dev->fp64 ? GD_DT_F64 : GD_DT_F32;
-	if (o->dtype == GD_DT_F64 && !dev->fp64 && !o->kernel) {
-		snprintf(err, sizeof(err), "--dtype: device %d:%d (%s) has no fp64: use f32", dev->platform,
-		         dev->index, dev->name);
-		return usage_error(err);
-	}
+		o->dtype = fp64 ? GD_DT_F64 : GD_DT_F32;
+	for (int i = 0; i < *n && o->dtype == GD_DT_F64 && !o->kernel; i++)
+		if (!dev[i].fp64) {
+			snprintf(err, sizeof(err), "--dtype: device %d:%d (%s) has no fp64: use f32",
+			         dev[i].platform, dev[i].index, dev[i].name);
+			return usage_error(err);
+		}
 	return GD_EXIT_OK;
 }
 
@@ -163,8 +171,8 @@ int main(int argc, char **argv)
 		    "the dashboard needs a terminal on standard input and output (use --headless)");
 	if (o.role == GD_ROLE_DASHBOARD && dashboard_check_terminal(err, sizeof(err)))
 		return usage_error(err);
-	struct gd_device dev;
-	int status = resolve_device(&o, &dev);
+	struct gd_device dev[GD_DEVICES_MAX];
+	int ndev = 0, status = resolve_devices(&o, dev, &ndev);
 	if (status != GD_EXIT_OK)
 		return status;
 	/* The Prometheus exporter's checks (its file's directory, its address; a port in use)
@@ -183,14 +191,14 @@ int main(int argc, char **argv)
 	struct gd_trace *trace =
 	    itrace < 0 ? NULL : trace_open(out[itrace].fd, out[itrace].own, o.trace, o.trace_limit);
 	struct gd_sink *sink = ilog < 0 ? NULL : sink_new(out[ilog].fd, out[ilog].own, o.format);
-	sink_run(sink, &o, &dev); /* every log opens with the run's facts */
+	sink_run(sink, &o, dev, ndev); /* every log opens with the run's facts */
 	sink_set_kernel(sink, opts_kernel_name(&o), opts_rate_unit(&o));
 	if (o.kernel && o.role == GD_ROLE_HEADLESS)
 		fprintf(stderr, GD_NAME ": kernel %s of %s, rates in %s; arguments: %s\n", o.kernel_name,
-		        o.kernel, opts_rate_unit(&o), dev.kargs);
+		        o.kernel, opts_rate_unit(&o), dev[0].kargs);
 	sig_install_supervisor();
 	if (o.role == GD_ROLE_DASHBOARD)
-		return dashboard_run(&o, &dev, sink, trace, prom);
-	return o.nsweep ? headless_sweep(&o, &dev, sink, trace, prom)
-	                : headless_run(&o, &dev, sink, trace, prom);
+		return dashboard_run(&o, dev, ndev, sink, trace, prom);
+	return o.nsweep ? headless_sweep(&o, dev, ndev, sink, trace, prom)
+	                : headless_run(&o, dev, ndev, sink, trace, prom);
 }

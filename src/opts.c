@@ -53,12 +53,15 @@ static const struct gd_optdef table[] = {
 	  FIELD(max_procs) },
 	{ .name = "device",
 	  .letter = 'd',
-	  .metavar = "P:D",
+	  .metavar = "LIST",
 	  .kind = GD_OPT_DEVICE,
 	  .min = 0,
 	  .max = 255,
 	  .def_text = "first GPU, else first",
-	  .help = "OpenCL platform and device index",
+	  .help = "devices, workers spread round robin: P:D[,P:D...] (platform and device "
+	          "indices 0..255), all (every GPU of the first platform with GPUs, else every "
+	          "device of the first platform), or a name substring (every device whose name "
+	          "contains it, any case)",
 	  .applies = GD_USE_RUN },
 	{ .name = "size",
 	  .letter = 's',
@@ -359,8 +362,7 @@ static bool takes_value(const struct gd_optdef *d)
 /* Kinds whose range is a number range (shown in --help). */
 static bool numeric(const struct gd_optdef *d)
 {
-	return d->kind == GD_OPT_WHOLE || d->kind == GD_OPT_SECONDS || d->kind == GD_OPT_DEVICE ||
-	       d->kind == GD_OPT_SWEEP;
+	return d->kind == GD_OPT_WHOLE || d->kind == GD_OPT_SECONDS || d->kind == GD_OPT_SWEEP;
 }
 
 /* ---- Parsing ---- */
@@ -548,20 +550,57 @@ static int set_karg(struct parser *p, const char *s, struct gd_opts *o)
 	return 0;
 }
 
-static int set_device(struct parser *p, const struct gd_optdef *d, const char *s, struct gd_opts *o)
+/* One P:D of a device list at s; *end is left after it. */
+static int device_ref(struct parser *p, const struct gd_optdef *d, const char *all, const char *s,
+                      const char **end, struct gd_devref *out)
 {
 	/* Digits, a colon, digits: each index at most 9 digits, so strtol cannot overflow. */
 	size_t plat = ndigits(s), dev = s[plat] == ':' ? ndigits(s + plat + 1) : 0;
 	long v[2] = { -1, -1 };
-	if (plat && dev && plat <= 9 && dev <= 9 && s[plat + 1 + dev] == '\0') {
+	*end = s + plat + 1 + dev;
+	if (plat && dev && plat <= 9 && dev <= 9 && (**end == '\0' || **end == ',')) {
 		v[0] = strtol(s, NULL, 10);
 		v[1] = strtol(s + plat + 1, NULL, 10);
 	}
 	for (int i = 0; i < 2; i++)
 		if (v[i] < d->min || v[i] > d->max)
-			return fail(p, "'%s' is not PLATFORM:DEVICE (for example 0:0)", s);
-	o->platform = (int)v[0];
-	o->device = (int)v[1];
+			return fail(
+			    p,
+			    "'%s' is not PLATFORM:DEVICE[,PLATFORM:DEVICE...] (for example 0:0), all, "
+			    "or a device name",
+			    all);
+	*out = (struct gd_devref){ .platform = (int)v[0], .index = (int)v[1] };
+	return 0;
+}
+
+/* A list when it holds a colon or is only digits, commas and signs; else all or a name. */
+static int set_device(struct parser *p, const struct gd_optdef *d, const char *s, struct gd_opts *o)
+{
+	struct gd_devspec *ds = &o->devices;
+	memset(ds, 0, sizeof(*ds));
+	if (*s == '\0')
+		return fail(p, "empty device (expected P:D, a list, all or a name)");
+	if (!strchr(s, ':') && s[strspn(s, "0123456789,+- ")] != '\0') {
+		ds->sel = strcmp(s, "all") == 0 ? GD_DEVSEL_ALL : GD_DEVSEL_NAME;
+		ds->name = s;
+		return 0;
+	}
+	ds->sel = GD_DEVSEL_LIST;
+	for (const char *q = s;; q++) {
+		struct gd_devref r = { -1, -1 };
+		if (device_ref(p, d, s, q, &q, &r))
+			return -1;
+		for (int i = 0; i < ds->n; i++)
+			if (ds->list[i].platform == r.platform && ds->list[i].index == r.index)
+				return fail(p, "%d:%d is listed twice", r.platform, r.index);
+		if (ds->n == GD_DEVICES_MAX)
+			return fail(p, "more than %d devices", GD_DEVICES_MAX);
+		ds->list[ds->n++] = r;
+		if (*q == '\0')
+			break;
+	}
+	o->platform = ds->list[0].platform;
+	o->device = ds->list[0].index;
 	return 0;
 }
 
@@ -1042,10 +1081,17 @@ enum gd_optval opts_value(const struct gd_opts *o, const struct gd_optdef *d, ch
 		for (int i = 0, at = 0; i < o->nkargs && at < (int)n; i++)
 			at += snprintf(buf + at, n - (size_t)at, "%s%s", i ? " " : "", o->kargs[i]);
 		return GD_VAL_TEXT;
-	case GD_OPT_DEVICE:
+	case GD_OPT_DEVICE: /* after the probe, the run's devices as a list */
+		if (o->devices.sel == GD_DEVSEL_ALL || o->devices.sel == GD_DEVSEL_NAME) {
+			snprintf(buf, n, "%s", o->devices.name);
+			return GD_VAL_TEXT;
+		}
 		if (o->platform < 0)
 			return GD_VAL_NONE;
 		snprintf(buf, n, "%d:%d", o->platform, o->device);
+		for (int i = 1, at = (int)strlen(buf); i < o->devices.n && at < (int)n; i++)
+			at += snprintf(buf + at, n - (size_t)at, ",%d:%d", o->devices.list[i].platform,
+			               o->devices.list[i].index);
 		return GD_VAL_TEXT;
 	case GD_OPT_SWEEP:
 		if (!o->nsweep)
@@ -1186,14 +1232,16 @@ __attribute__((format(printf, 2, 3))) static int add_arg(struct argv_buf *a, con
 	return 0;
 }
 
-int opts_worker_argv(const struct gd_opts *o, const char *exe, const struct gd_worker_args *wa, char **argv,
-                     int max, char *buf, size_t buflen)
+int opts_worker_argv(const struct gd_opts *o, const char *exe, const struct gd_worker_args *wa,
+                     const struct gd_devref *dev, char **argv, int max, char *buf, size_t buflen)
 {
 	struct argv_buf a = { .argv = argv, .max = max, .len = buflen };
 	a.buf = buf;
 	int rc = add_arg(&a, "%s", exe);
 	rc |= add_arg(&a, "--worker=%s,%016" PRIx64 ",%u,%d", wa->shm, wa->gen, wa->id, (int)wa->supervisor);
-	if (o->platform >= 0)
+	if (dev)
+		rc |= add_arg(&a, "--device=%d:%d", dev->platform, dev->index);
+	else if (o->platform >= 0)
 		rc |= add_arg(&a, "--device=%d:%d", o->platform, o->device);
 	rc |= add_arg(&a, "--size=%u", o->size);
 	rc |= add_arg(&a, "--launches=%u", o->launches);

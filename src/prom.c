@@ -77,29 +77,22 @@ static void put_value(struct gd_text *t, double v)
 		text_printf(t, " %.15g\n", v);
 }
 
-/* The device label of a sample: the session's one device, P:D as --device takes it. Every
- * metric takes it from here, so a worker's own device changes only this function. */
-static void device_label(char *s, size_t n, const struct gd_device *dev, const struct gd_sample *w)
-{
-	(void)w;
-	snprintf(s, n, "%d:%d", dev->platform, dev->index);
-}
-
 /* ---- The metrics: one row each, in the order they are written ---- */
 
 enum scope {
 	PER_WORKER,   /* labels worker, pid, device */
-	PER_DEVICE,   /* label device */
+	PER_DEVICE,   /* label device: one sample per device of the run */
 	PER_RUN,      /* no label */
 	WORKER_STATE, /* a state set: one sample per state, 1 for the worker's own */
-	DEVICE_INFO,  /* 1, with the device's name and platform as labels */
+	DEVICE_INFO,  /* 1 per device, with its name and platform as labels */
 };
 
 struct metric {
 	const char *name, *type, *help;
 	enum scope scope;
-	double (*worker)(const struct gd_sample *w); /* PER_WORKER */
-	double (*frame)(const struct gd_frame *f);   /* PER_DEVICE, PER_RUN */
+	double (*worker)(const struct gd_sample *w);   /* PER_WORKER */
+	double (*device)(const struct gd_devframe *d); /* PER_DEVICE */
+	double (*frame)(const struct gd_frame *f);     /* PER_RUN */
 };
 
 static double w_symbols(const struct gd_sample *w)
@@ -134,21 +127,21 @@ static double w_queue_wait(const struct gd_sample *w)
 {
 	return w->bd.queue_wait_us * 1e-6;
 }
-static double f_workers(const struct gd_frame *f)
+static double d_workers(const struct gd_devframe *d)
 {
-	return f->procs;
+	return d->procs;
 }
-static double f_rate(const struct gd_frame *f)
+static double d_rate(const struct gd_devframe *d)
 {
-	return f->agg.mbit_s * 1e6;
+	return d->agg.mbit_s * 1e6;
 }
-static double f_device_busy(const struct gd_frame *f)
+static double d_device_busy(const struct gd_devframe *d)
 {
-	return f->device_busy;
+	return d->device_busy;
 }
-static double f_ceiling(const struct gd_frame *f)
+static double d_ceiling(const struct gd_devframe *d)
 {
-	return f->ceiling * 1e6;
+	return d->ceiling * 1e6;
 }
 static double f_window(const struct gd_frame *f)
 {
@@ -166,67 +159,67 @@ static double f_observed(const struct gd_frame *f)
 static const struct metric metrics[] = {
 	{ "gputop_decode_symbols_total", "counter",
 	  "Symbols decoded by the worker since it started or the statistics were last reset.", PER_WORKER,
-	  w_symbols, NULL },
+	  w_symbols, NULL, NULL },
 	{ "gputop_decode_batches_total", "counter",
 	  "Batches the worker completed since it started or the statistics were last reset.", PER_WORKER,
-	  w_batches, NULL },
+	  w_batches, NULL, NULL },
 	{ "gputop_decode_throughput_symbols_per_second", "gauge",
 	  "Symbols decoded per second over the latest window (one symbol is one bit: Mbit/s times 1e6).",
-	  PER_WORKER, w_rate, NULL },
+	  PER_WORKER, w_rate, NULL, NULL },
 	{ "gputop_decode_kernel_busy_ratio", "gauge",
 	  "Share of the latest window in which the worker's kernels ran on the device (0 to 1).", PER_WORKER,
-	  w_kernel_busy, NULL },
+	  w_kernel_busy, NULL, NULL },
 	{ "gputop_decode_gap_kernel_seconds", "gauge",
 	  "Mean idle time between consecutive kernels of one batch in the latest window.", PER_WORKER,
-	  w_gap_kernel, NULL },
+	  w_gap_kernel, NULL, NULL },
 	{ "gputop_decode_gap_batch_seconds", "gauge",
 	  "Mean time from a batch's last kernel to the next batch's first kernel in the latest window.",
-	  PER_WORKER, w_gap_batch, NULL },
+	  PER_WORKER, w_gap_batch, NULL, NULL },
 	{ "gputop_decode_queue_wait_seconds", "gauge",
 	  "Mean time a batch's commands waited in the queue before they ran, in the latest window.",
-	  PER_WORKER, w_queue_wait, NULL },
+	  PER_WORKER, w_queue_wait, NULL, NULL },
 	{ "gputop_decode_lost_records_total", "counter",
 	  "Batch records of the worker that the tool could not use (overwritten, malformed or late).",
-	  PER_WORKER, w_lost, NULL },
+	  PER_WORKER, w_lost, NULL, NULL },
 	{ "gputop_decode_worker_state", "gauge", "1 for the worker's current state, 0 for the others.",
-	  WORKER_STATE, NULL, NULL },
-	{ "gputop_decode_workers", "gauge", "Live workers on the device.", PER_DEVICE, NULL, f_workers },
+	  WORKER_STATE, NULL, NULL, NULL },
+	{ "gputop_decode_workers", "gauge", "Live workers on the device.", PER_DEVICE, NULL, d_workers,
+	  NULL },
 	{ "gputop_decode_device_throughput_symbols_per_second", "gauge",
 	  "Symbols decoded per second by all the device's workers over the latest window.", PER_DEVICE, NULL,
-	  f_rate },
+	  d_rate, NULL },
 	{ "gputop_decode_device_busy_ratio", "gauge",
 	  "Share of the latest window in which any worker's kernel ran on the device (0 to 1).", PER_DEVICE,
-	  NULL, f_device_busy },
+	  NULL, d_device_busy, NULL },
 	{ "gputop_decode_ceiling_symbols_per_second", "gauge",
 	  "The device's ceiling in symbols per second, as measured by --calibrate or the c key.", PER_DEVICE,
-	  NULL, f_ceiling },
+	  NULL, d_ceiling, NULL },
 	{ "gputop_decode_device_info", "gauge", "The OpenCL device, by name and platform; always 1.",
-	  DEVICE_INFO, NULL, NULL },
-	{ "gputop_decode_window_seconds", "gauge", "Length of the latest window.", PER_RUN, NULL, f_window },
+	  DEVICE_INFO, NULL, NULL, NULL },
+	{ "gputop_decode_window_seconds", "gauge", "Length of the latest window.", PER_RUN, NULL, NULL,
+	  f_window },
 	{ "gputop_decode_window_end_timestamp_seconds", "gauge", "End of the latest window, in Unix seconds.",
-	  PER_RUN, NULL, f_window_end },
+	  PER_RUN, NULL, NULL, f_window_end },
 	{ "gputop_decode_window_observed", "gauge",
 	  "1 when the tool ran through the latest window; 0: it was stopped or starved and measured nothing.",
-	  PER_RUN, NULL, f_observed },
+	  PER_RUN, NULL, NULL, f_observed },
 };
 
-static void put_worker_labels(struct gd_text *t, const struct gd_device *dev, const struct gd_sample *w)
+/* The labels of a worker's samples; its device is P:D as --device takes it. */
+static void put_worker_labels(struct gd_text *t, const struct gd_sample *w)
 {
-	char id[16], pid[16], device[32];
+	char id[16], pid[16];
 	snprintf(id, sizeof(id), "%u", w->id);
 	snprintf(pid, sizeof(pid), "%d", (int)w->pid);
-	device_label(device, sizeof(device), dev, w);
 	put_label(t, "worker", id, true);
 	put_label(t, "pid", pid, false);
-	put_label(t, "device", device, false);
+	put_label(t, "device", w->device_ref, false);
 }
 
-/* The samples of one metric; returns how many. */
+/* The samples of one metric, f's workers on devs[0..f->ndevs); returns how many. */
 static int put_samples(struct gd_text *t, const struct metric *m, const struct gd_frame *f,
-                       const struct gd_device *dev)
+                       const struct gd_device *devs)
 {
-	char device[32];
-	device_label(device, sizeof(device), dev, &f->agg);
 	int n = 0;
 	switch (m->scope) {
 	case PER_WORKER:
@@ -235,7 +228,7 @@ static int put_samples(struct gd_text *t, const struct metric *m, const struct g
 			if (!isfinite(v))
 				continue; /* not measured in this window: no sample */
 			text_printf(t, "%s{", m->name);
-			put_worker_labels(t, dev, &f->workers[i]);
+			put_worker_labels(t, &f->workers[i]);
 			text_printf(t, "}");
 			put_value(t, v);
 			n++;
@@ -245,46 +238,53 @@ static int put_samples(struct gd_text *t, const struct metric *m, const struct g
 		for (int i = 0; i < f->nworkers; i++)
 			for (int st = 0; st < GD_ST_COUNT; st++, n++) {
 				text_printf(t, "%s{", m->name);
-				put_worker_labels(t, dev, &f->workers[i]);
+				put_worker_labels(t, &f->workers[i]);
 				put_label(t, "state", gd_state_name((enum gd_state)st), false);
 				text_printf(t, "}");
 				put_value(t, f->workers[i].state == (enum gd_state)st);
 			}
 		break;
 	case PER_DEVICE:
+		for (int d = 0; d < f->ndevs; d++) {
+			double v = m->device(&f->devs[d]);
+			if (!isfinite(v))
+				continue;
+			text_printf(t, "%s{", m->name);
+			put_label(t, "device", f->devs[d].agg.device_ref, true);
+			text_printf(t, "}");
+			put_value(t, v);
+			n++;
+		}
+		break;
 	case PER_RUN:
 		if (!isfinite(m->frame(f)))
 			break;
 		text_printf(t, "%s", m->name);
-		if (m->scope == PER_DEVICE) {
-			text_printf(t, "{");
-			put_label(t, "device", device, true);
-			text_printf(t, "}");
-		}
 		put_value(t, m->frame(f));
 		n++;
 		break;
 	case DEVICE_INFO:
-		text_printf(t, "%s{", m->name);
-		put_label(t, "device", device, true);
-		put_label(t, "name", dev->name, false);
-		put_label(t, "platform", dev->platform_name, false);
-		text_printf(t, "}");
-		put_value(t, 1);
-		n++;
+		for (int d = 0; d < f->ndevs; d++, n++) {
+			text_printf(t, "%s{", m->name);
+			put_label(t, "device", f->devs[d].agg.device_ref, true);
+			put_label(t, "name", devs[d].name, false);
+			put_label(t, "platform", devs[d].platform_name, false);
+			text_printf(t, "}");
+			put_value(t, 1);
+		}
 		break;
 	}
 	return n;
 }
 
-char *prom_render(const struct gd_frame *f, const struct gd_device *dev, size_t *len)
+char *prom_render(const struct gd_frame *f, const struct gd_device *devs, size_t *len)
 {
 	struct gd_text t = { 0 }, family = { 0 };
 	text_printf(&t, "%s", "");
 	for (size_t i = 0; i < GD_ARRAY_LEN(metrics); i++) {
 		const struct metric *m = &metrics[i];
 		family.n = 0;
-		if (put_samples(&family, m, f, dev) == 0)
+		if (put_samples(&family, m, f, devs) == 0)
 			continue; /* HELP and TYPE only over samples */
 		text_printf(&t, "# HELP %s %s\n# TYPE %s %s\n%s", m->name, m->help, m->name, m->type,
 		            family.p);
@@ -549,12 +549,12 @@ struct gd_prom *prom_open(const struct gd_opts *o, char *err, size_t errlen)
 	return p;
 }
 
-void prom_update(struct gd_prom *p, const struct gd_frame *f, const struct gd_device *dev)
+void prom_update(struct gd_prom *p, const struct gd_frame *f, const struct gd_device *devs)
 {
 	if (!p)
 		return;
 	size_t len;
-	char *text = prom_render(f, dev, &len);
+	char *text = prom_render(f, devs, &len);
 	pthread_mutex_lock(&p->lock);
 	char *old = p->text;
 	p->text = text;

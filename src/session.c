@@ -20,15 +20,40 @@ static void on_record(void *ctx, const struct gd_worker_info *w, const struct gd
 		collect_push(s->col, w, r);
 }
 
-/* --calibrate before any worker starts: the device to itself. */
+/* Starts the measurement of device d's ceiling. */
+static struct gd_calib *calib_device(const struct gd_session *s, int d, char *err, size_t errlen)
+{
+	struct gd_opts o = s->o;
+	o.platform = s->devs[d].platform;
+	o.device = s->devs[d].index;
+	return calib_start(&o, sup_exe(s->sup), err, errlen);
+}
+
+/* The run's ceiling: the sum of the devices', once every one is calibrated. */
+static void sum_ceilings(struct gd_session *s)
+{
+	s->ceiling = (struct gd_ceiling){ .mbit_s = 0 };
+	for (int d = 0; d < s->ndevs; d++) {
+		s->ceiling.mbit_s += s->ceilings[d].mbit_s;
+		s->ceiling.queues = s->ceilings[d].queues;
+		s->ceiling.one_queue += s->ceilings[d].one_queue;
+	}
+}
+
+/* --calibrate before any worker starts: each device to itself, one after another. */
 static int calibrate_now(struct gd_session *s, char *err, size_t errlen)
 {
-	struct gd_calib *c = calib_start(&s->o, sup_exe(s->sup), err, errlen);
-	if (!c)
-		return -1;
-	int rc = calib_wait(c, 120, &s->ceiling, err, errlen);
-	calib_free(c);
-	return rc;
+	for (int d = 0; d < s->ndevs; d++) {
+		struct gd_calib *c = calib_device(s, d, err, errlen);
+		if (!c)
+			return -1;
+		int rc = calib_wait(c, 120, &s->ceilings[d], err, errlen);
+		calib_free(c);
+		if (rc)
+			return -1;
+	}
+	sum_ceilings(s);
+	return 0;
 }
 
 /* The interval and what follows from it. */
@@ -40,12 +65,17 @@ static void set_periods(struct gd_session *s, double interval_s)
 	s->poll = s->interval < GD_NS_PER_S / 20 ? s->interval : GD_NS_PER_S / 20;
 }
 
-int session_start(struct gd_session *s, const struct gd_opts *o, const struct gd_device *dev,
+int session_start(struct gd_session *s, const struct gd_opts *o, const struct gd_device *devs, int ndev,
                   struct gd_trace *trace, struct gd_prom *prom, char *err, size_t errlen)
 {
 	memset(s, 0, sizeof(*s));
 	s->o = *o;
-	s->dev = *dev;
+	s->ndevs = ndev < 1 ? 1 : ndev > GD_DEVICES_MAX ? GD_DEVICES_MAX : ndev;
+	for (int d = 0; d < s->ndevs; d++) {
+		s->devs[d] = devs[d < ndev ? d : 0];
+		s->ceilings[d].mbit_s = NAN;
+	}
+	s->dev = s->devs[0];
 	s->trace = trace;
 	s->prom = prom;
 	s->ceiling.mbit_s = NAN;
@@ -54,7 +84,7 @@ int session_start(struct gd_session *s, const struct gd_opts *o, const struct gd
 	if (o->calibrate && calibrate_now(s, err, errlen))
 		return -1;
 	s->t0 = now_ns();
-	s->col = collect_new(s->t0, o->profile != GD_PROF_OFF);
+	s->col = collect_new(s->t0, o->profile != GD_PROF_OFF, o->devices.list, o->devices.n);
 	set_periods(s, o->interval);
 	s->end = o->duration > 0 ? s->t0 + (int64_t)(o->duration * 1e9) : INT64_MAX;
 	s->win_start = s->t0;
@@ -62,7 +92,7 @@ int session_start(struct gd_session *s, const struct gd_opts *o, const struct gd
 	if (trace)
 		trace_set_origin(trace, s->t0);
 	for (int i = 0; i < o->procs; i++)
-		if (sup_spawn(s->sup, err, errlen) < 0)
+		if (sup_spawn(s->sup, -1, err, errlen) < 0)
 			return -1;
 	return 0;
 }
@@ -92,8 +122,9 @@ int session_calibrate(struct gd_session *s, char *err, size_t errlen)
 		snprintf(err, errlen, "a calibration is already running");
 		return -1;
 	}
-	if (!(s->calib = calib_start(&s->o, sup_exe(s->sup), err, errlen)))
+	if (!(s->calib = calib_device(s, 0, err, errlen)))
 		return -1;
+	s->calib_dev = 0;
 	s->calib_paused = !sup_paused(s->sup);
 	if (s->calib_paused)
 		sup_pause(s->sup, true);
@@ -109,13 +140,24 @@ static void calibration_check(struct gd_session *s)
 	int rc = calib_poll(s->calib, &c, s->calib_msg, sizeof(s->calib_msg));
 	if (rc == 0)
 		return;
-	if (rc > 0) {
-		s->ceiling = c;
-		snprintf(s->calib_msg, sizeof(s->calib_msg), "ceiling %.1f %s (%d queue%s)", c.mbit_s,
-		         opts_rate_unit(&s->o), c.queues, c.queues > 1 ? "s" : "");
-	}
 	calib_free(s->calib);
 	s->calib = NULL;
+	if (rc > 0) {
+		s->ceilings[s->calib_dev] = c;
+		char who[48] = "";
+		if (s->ndevs > 1)
+			snprintf(who, sizeof(who), "of %d:%d ", s->devs[s->calib_dev].platform,
+			         s->devs[s->calib_dev].index);
+		snprintf(s->calib_msg, sizeof(s->calib_msg), "ceiling %s%.1f %s (%d queue%s)", who, c.mbit_s,
+		         opts_rate_unit(&s->o), c.queues, c.queues > 1 ? "s" : "");
+		sum_ceilings(s);
+		/* The next device, while the workers stay paused. */
+		if (s->calib_dev + 1 < s->ndevs &&
+		    (s->calib = calib_device(s, s->calib_dev + 1, s->calib_msg, sizeof(s->calib_msg)))) {
+			s->calib_dev++;
+			return;
+		}
+	}
 	if (s->calib_paused)
 		sup_pause(s->sup, false);
 }
@@ -171,9 +213,14 @@ bool session_poll(struct gd_session *s, int64_t now)
 	s->frame.profile = s->o.profile;
 	s->frame.ceiling = s->ceiling.mbit_s;
 	s->frame.of_ceiling = s->frame.agg.mbit_s / s->ceiling.mbit_s;
+	for (int d = 0; d < s->frame.ndevs; d++) {
+		struct gd_devframe *df = &s->frame.devs[d];
+		df->ceiling = s->ceilings[d].mbit_s;
+		df->of_ceiling = df->agg.mbit_s / df->ceiling;
+	}
 	if (s->trace)
 		trace_flush(s->trace);
-	prom_update(s->prom, &s->frame, &s->dev);
+	prom_update(s->prom, &s->frame, s->devs);
 	s->win_start = b;
 	s->win_end = b + s->interval;
 	return true;

@@ -41,8 +41,15 @@ static void csv_quoted(struct gd_text *b, const char *s)
 
 /* ---- fields: what a row holds and how each format prints it ---- */
 
-/* The rows of a frame: one per worker, then the aggregate. */
-enum row { ROW_WORKER = 1, ROW_AGG = 2, ROW_BOTH = ROW_WORKER | ROW_AGG };
+/* The rows of a frame: one per worker, one per device (with two or more), then the aggregate.
+ * A device row carries what the aggregate does, for that device's workers alone. */
+enum row {
+	ROW_WORKER = 1,
+	ROW_TOTAL = 2,
+	ROW_DEVICE = 4,
+	ROW_AGG = ROW_TOTAL | ROW_DEVICE,
+	ROW_BOTH = ROW_WORKER | ROW_AGG
+};
 
 enum print { PRINT_INT, PRINT_FIXED, PRINT_STRING, PRINT_BOOL, PRINT_JSON };
 
@@ -187,6 +194,7 @@ enum frame_field {
 	F_RUN,
 	F_KERNEL,
 	F_RATE_UNIT,
+	F_DEVICE,
 	F_WINDOW_S,
 	F_TIMEBASE,
 	F_DEVICE_BUSY_METHOD,
@@ -253,6 +261,7 @@ static const struct field frame_fields[] = {
 	[F_RUN] = { .name = "run", .print = PRINT_JSON }, /* the run header's own (sink_run) */
 	[F_KERNEL] = { .name = "kernel", .rows = ROW_AGG, .print = PRINT_STRING },
 	[F_RATE_UNIT] = { .name = "rate_unit", .rows = ROW_AGG, .print = PRINT_STRING },
+	[F_DEVICE] = { .name = "device", .rows = ROW_BOTH, .print = PRINT_STRING },
 	[F_WINDOW_S] = { .name = "window_s",
 	                 .rows = ROW_AGG,
 	                 .print = PRINT_FIXED,
@@ -277,14 +286,15 @@ struct run_kernel {
 	const char *name, *unit;
 };
 
+/* The figures of a frame's row: the frame's own, or one device's (dev not NULL). */
 static struct value frame_value(enum frame_field id, const struct gd_frame *f, const struct gd_sample *s,
-                                enum row row, const struct run_kernel *k)
+                                const struct gd_devframe *dev, enum row row, const struct run_kernel *k)
 {
 	switch (id) {
 	case F_T_S:
 		return num(f->t_s);
 	case F_KIND:
-		return str(row == ROW_AGG ? "aggregate" : "worker");
+		return str(row == ROW_TOTAL ? "aggregate" : row == ROW_DEVICE ? "device" : "worker");
 	case F_ID:
 		return num(s->id);
 	case F_PID:
@@ -292,7 +302,7 @@ static struct value frame_value(enum frame_field id, const struct gd_frame *f, c
 	case F_STATE:
 		return str(gd_state_name(s->state));
 	case F_PROCS:
-		return num(f->procs);
+		return num(dev ? dev->procs : f->procs);
 	case F_MBIT_S:
 		return num(s->mbit_s);
 	case F_BATCHES:
@@ -316,9 +326,9 @@ static struct value frame_value(enum frame_field id, const struct gd_frame *f, c
 	case F_OTHER_US:
 		return num(s->bd.other_us);
 	case F_DEVICE_BUSY:
-		return num(f->device_busy);
+		return num(dev ? dev->device_busy : f->device_busy);
 	case F_HEADROOM:
-		return num(f->headroom);
+		return num(dev ? dev->headroom : f->headroom);
 	case F_LOST:
 		return num((double)s->lost);
 	case F_QUEUE_WAIT_US:
@@ -326,9 +336,9 @@ static struct value frame_value(enum frame_field id, const struct gd_frame *f, c
 	case F_PROFILE:
 		return str(gd_profile_name(f->profile));
 	case F_CEILING:
-		return num(f->ceiling);
+		return num(dev ? dev->ceiling : f->ceiling);
 	case F_OF_CEILING:
-		return num(f->of_ceiling);
+		return num(dev ? dev->of_ceiling : f->of_ceiling);
 	case F_SAMPLE_EVERY:
 		return num(s->sample_every ? (double)s->sample_every : NAN);
 	case F_OBSERVER_SHARE:
@@ -353,12 +363,16 @@ static struct value frame_value(enum frame_field id, const struct gd_frame *f, c
 		return str(k->name);
 	case F_RATE_UNIT:
 		return str(k->unit);
+	case F_DEVICE:
+		return str(s->device_ref);
 	case F_WINDOW_S:
 		return num(f->window_s);
 	case F_TIMEBASE:
 		return str(gd_timebase_name(f->timebase));
 	case F_DEVICE_BUSY_METHOD:
-		return str(f->profile == GD_PROF_OFF ? "none" : f->busy_from_sum ? "sum-capped" : "union");
+		return str(f->profile == GD_PROF_OFF                       ? "none"
+		           : (dev ? dev->busy_from_sum : f->busy_from_sum) ? "sum-capped"
+		                                                           : "union");
 	case F_WINDOW_BATCHES:
 		return num(f->observed ? (double)s->win_batches : NAN);
 	case F_ERROR:
@@ -394,6 +408,7 @@ enum sweep_field {
 	S_KERNEL,
 	S_RATE_UNIT,
 	S_QUEUE_WAIT_US,
+	S_DEVICE,
 	S_COUNT
 };
 
@@ -422,6 +437,7 @@ static const struct field sweep_fields[] = {
 	[S_KERNEL] = { .name = "kernel", .print = PRINT_STRING },
 	[S_RATE_UNIT] = { .name = "rate_unit", .print = PRINT_STRING },
 	[S_QUEUE_WAIT_US] = { .name = "queue_wait_us", .print = PRINT_FIXED, .prec = 2 },
+	[S_DEVICE] = { .name = "device", .print = PRINT_STRING },
 };
 _Static_assert(GD_ARRAY_LEN(sweep_fields) == S_COUNT, "one entry per sweep field");
 
@@ -473,6 +489,8 @@ static struct value sweep_value(enum sweep_field id, const struct gd_sweep_row *
 		return str(k->unit);
 	case S_QUEUE_WAIT_US:
 		return num(r->queue_wait_us);
+	case S_DEVICE:
+		return str(r->device);
 	case S_COUNT:
 		break;
 	}
@@ -565,12 +583,12 @@ static void sink_line(struct gd_sink *s, const struct field *t, const struct val
 }
 
 static void frame_line(struct gd_sink *s, const struct gd_frame *f, const struct gd_sample *sample,
-                       enum row row)
+                       const struct gd_devframe *dev, enum row row)
 {
 	struct value v[F_COUNT];
 	for (enum frame_field i = 0; i < F_COUNT; i++) {
 		const struct field *t = &frame_fields[i];
-		v[i] = t->rows & row ? show(t, frame_value(i, f, sample, row, &s->kernel))
+		v[i] = t->rows & row ? show(t, frame_value(i, f, sample, dev, row, &s->kernel))
 		                     : (struct value){ .shown = false };
 	}
 	sink_line(s, frame_fields, v, F_COUNT);
@@ -579,8 +597,10 @@ static void frame_line(struct gd_sink *s, const struct gd_frame *f, const struct
 int sink_frame(struct gd_sink *s, const struct gd_frame *f)
 {
 	for (int i = 0; i < f->nworkers; i++)
-		frame_line(s, f, &f->workers[i], ROW_WORKER);
-	frame_line(s, f, &f->agg, ROW_AGG);
+		frame_line(s, f, &f->workers[i], NULL, ROW_WORKER);
+	for (int d = 0; f->ndevs > 1 && d < f->ndevs; d++)
+		frame_line(s, f, &f->devs[d].agg, &f->devs[d], ROW_DEVICE);
+	frame_line(s, f, &f->agg, NULL, ROW_TOTAL);
 	return flush(s);
 }
 
@@ -614,8 +634,9 @@ int sink_sweep_row(struct gd_sink *s, const struct gd_sweep_row *r)
 
 /* {"version":..,"host":..,"device":..,..,"options":{"procs":1,..}}: the facts that make two
  * logs comparable, as one JSON object. */
-static void run_json(struct gd_text *j, const struct gd_opts *o, const struct gd_device *dev)
+static void run_json(struct gd_text *j, const struct gd_opts *o, const struct gd_device *devs, int ndev)
 {
+	const struct gd_device *dev = &devs[0];
 	char host[256] = "";
 	if (gethostname(host, sizeof(host) - 1) != 0)
 		host[0] = '\0';
@@ -630,8 +651,16 @@ static void run_json(struct gd_text *j, const struct gd_opts *o, const struct gd
 		text_printf(j, "%s\"%s\":", i ? "," : "", facts[i].key);
 		json_string(j, facts[i].val);
 	}
-	text_printf(j, ",\"gpu\":%s,\"fp64\":%s,\"options\":{", dev->gpu ? "true" : "false",
+	text_printf(j, ",\"gpu\":%s,\"fp64\":%s,\"devices\":[", dev->gpu ? "true" : "false",
 	            dev->fp64 ? "true" : "false");
+	for (int i = 0; i < ndev; i++) { /* the facts above are the first one's */
+		char ref[24];
+		device_ref_text(ref, sizeof(ref), devs[i].platform, devs[i].index);
+		text_printf(j, "%s{\"device\":\"%s\",\"name\":", i ? "," : "", ref);
+		json_string(j, devs[i].name);
+		text_printf(j, "}");
+	}
+	text_printf(j, "],\"options\":{");
 	size_t n;
 	const struct gd_optdef *t = opts_table(&n);
 	const char *sep = "";
@@ -650,12 +679,12 @@ static void run_json(struct gd_text *j, const struct gd_opts *o, const struct gd
 	text_printf(j, "}}");
 }
 
-void sink_run(struct gd_sink *s, const struct gd_opts *o, const struct gd_device *dev)
+void sink_run(struct gd_sink *s, const struct gd_opts *o, const struct gd_device *devs, int ndev)
 {
 	if (!s)
 		return;
 	struct gd_text j = { 0 };
-	run_json(&j, o, dev);
+	run_json(&j, o, devs, ndev);
 	if (o->nsweep) {
 		struct value v[S_COUNT];
 		for (enum sweep_field i = 0; i < S_COUNT; i++)

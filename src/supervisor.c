@@ -278,14 +278,44 @@ static int spawn(const struct gd_sup *sup, char *const argv[], pid_t *pid)
 	return rc;
 }
 
-int sup_spawn(struct gd_sup *sup, char *err, size_t errlen)
+int sup_place(const int *active, int ndev)
+{
+	int best = 0;
+	for (int d = 1; d < ndev; d++)
+		if (active[d] < active[best])
+			best = d;
+	return best;
+}
+
+int sup_ndevices(const struct gd_sup *sup)
+{
+	return sup->o.devices.n > 0 ? sup->o.devices.n : 1;
+}
+
+int sup_active_on(const struct gd_sup *sup, int dev)
+{
+	int n = 0;
+	for (int i = 0; i < sup->n; i++)
+		n += is_active(&sup->workers[i]) && sup->workers[i].info.device == dev;
+	return n;
+}
+
+int sup_spawn(struct gd_sup *sup, int dev, char *err, size_t errlen)
 {
 	if (sup_live(sup) >= sup->o.max_procs) {
 		snprintf(err, errlen, "already %d workers (--max-procs)", sup->o.max_procs);
 		return -1;
 	}
+	int ndev = sup_ndevices(sup);
+	if (dev < 0 || dev >= ndev) {
+		int active[GD_DEVICES_MAX];
+		for (int d = 0; d < ndev; d++)
+			active[d] = sup_active_on(sup, d);
+		dev = sup_place(active, ndev);
+	}
 	struct sup_worker *sw = add_worker(sup);
 	sw->info.id = ++sup->next_id;
+	sw->info.device = dev;
 	sw->gen = rng_entropy();
 	seg_name(sw->shm, sizeof(sw->shm), sup->self, sw->info.id, sw->gen);
 
@@ -293,7 +323,9 @@ int sup_spawn(struct gd_sup *sup, char *err, size_t errlen)
 	int rc = -1;
 	struct gd_worker_args wa = { .gen = sw->gen, .id = sw->info.id, .supervisor = sup->self };
 	str_copy(wa.shm, sizeof(wa.shm), sw->shm);
-	if (opts_worker_argv(&sup->o, sup->exe, &wa, argv, (int)GD_ARRAY_LEN(argv), buf, sizeof(buf)) < 0)
+	const struct gd_devref *ref = sup->o.devices.n > 0 ? &sup->o.devices.list[dev] : NULL;
+	if (opts_worker_argv(&sup->o, sup->exe, &wa, ref, argv, (int)GD_ARRAY_LEN(argv), buf, sizeof(buf)) <
+	    0)
 		snprintf(err, errlen, "worker arguments too long");
 	else if ((rc = spawn(sup, argv, &sw->info.pid)) != 0)
 		snprintf(err, errlen, "posix_spawn %s: %s", sup->exe, strerror(rc));

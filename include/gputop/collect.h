@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "gputop/device.h"
 #include "gputop/opts.h"
 #include "gputop/ring.h"
 #include "gputop/stats.h"
@@ -16,6 +17,8 @@
 
 struct gd_sample {
 	unsigned id;
+	int device;          /* index into the run's devices; -1: the aggregate of all of them */
+	char device_ref[24]; /* "P:D", or "all" for the overall aggregate */
 	pid_t pid;
 	enum gd_state state;
 	double mbit_s;
@@ -30,29 +33,45 @@ struct gd_sample {
 	char error[GD_ERR_LEN];
 };
 
+/* One device's aggregate in a window: its workers only. */
+struct gd_devframe {
+	struct gd_sample agg; /* sums over the device's workers; agg.device is its index */
+	int procs;            /* its live workers */
+	double device_busy;   /* 0..1, the union of its workers' kernel intervals; NAN: n/a */
+	double headroom;      /* agg.mbit_s / device_busy; NAN when busy is 0 */
+	bool busy_from_sum;   /* its busy is the sum of its workers' kernel_busy, capped at 1 */
+	double ceiling;       /* its calibrated ceiling, Mbit/s; NAN: not calibrated */
+	double of_ceiling;    /* agg.mbit_s / ceiling */
+};
+
 struct gd_frame {
-	double t_s;      /* end of the window, seconds since start */
-	double unix_s;   /* the same instant as wall-clock Unix seconds */
-	bool observed;   /* false: the supervisor was not running through it (collect_skip) */
-	double window_s; /* its length */
-	int procs;       /* live workers */
-	struct gd_sample agg;
+	double t_s;           /* end of the window, seconds since start */
+	double unix_s;        /* the same instant as wall-clock Unix seconds */
+	bool observed;        /* false: the supervisor was not running through it (collect_skip) */
+	double window_s;      /* its length */
+	int procs;            /* live workers */
+	struct gd_sample agg; /* every worker of every device */
+	/* With one device as measured; with several, device_busy is the mean of the devices'
+	 * (the share of their combined time that was busy), ceiling their sum. */
 	double device_busy; /* 0..1, NAN without device times */
 	double headroom;    /* Mbit/s at device_busy = 1: an estimate; NAN when busy is 0 */
-	bool busy_from_sum; /* mapping unavailable: sum of kernel_busy capped at 1 */
+	bool busy_from_sum; /* mapping unavailable (on any device): sum of kernel_busy capped at 1 */
 	enum gd_timebase timebase;
 	enum gd_profile profile; /* the policy the device fields rest on */
 	double ceiling;          /* Mbit/s measured by --calibrate; NAN: not calibrated */
 	double of_ceiling;       /* agg.mbit_s / ceiling; NAN: not calibrated */
 	int nworkers, capworkers;
 	struct gd_sample *workers;
+	int ndevs; /* the run's devices: one aggregate each, in the order of the device list */
+	struct gd_devframe devs[GD_DEVICES_MAX];
 };
 
 struct gd_collector;
 
-/* A collector whose first window starts at start (host CLOCK_MONOTONIC ns). Under
- * --profile off (profiled false) no device field is measured: they stay NAN. */
-struct gd_collector *collect_new(int64_t start, bool profiled);
+/* A collector whose first window starts at start (host CLOCK_MONOTONIC ns), for workers on
+ * devs[0..ndev) (a worker's gd_worker_info.device indexes it). Under --profile off (profiled
+ * false) no device field is measured: they stay NAN. */
+struct gd_collector *collect_new(int64_t start, bool profiled, const struct gd_devref *devs, int ndev);
 void collect_free(struct gd_collector *c);
 
 /* One record of worker w, read by the supervisor. A record that completed before the open

@@ -19,7 +19,7 @@ int dashboard_check_terminal(char *err, size_t errlen);
  * terminal is restored on every path before anything is printed. Takes ownership of trace
  * and prom (NULL: none), and of sink (NULL: no log), which gets
  * every frame and an event row for every action. */
-int dashboard_run(const struct gd_opts *o, const struct gd_device *dev, struct gd_sink *sink,
+int dashboard_run(const struct gd_opts *o, const struct gd_device *devs, int ndev, struct gd_sink *sink,
                   struct gd_trace *trace, struct gd_prom *prom);
 
 #endif

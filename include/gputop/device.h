@@ -30,13 +30,20 @@ enum gd_probe_result {
 	GD_PROBE_BADKERNEL, /* bad input: no such kernel, several without --kernel-name, or an
 	                     * argument that cannot be set up (err names it) */
 };
-/* The device o->platform:o->device, or with platform < 0 the first GPU of any platform, else
- * the first device, found by a child process, which also builds the program (the decode kernel
- * for elements of elem bytes, 0: 8 where the device has fp64, else 4; or o's --kernel) and
- * plans its arguments as the workers will. d is filled unless the result is GD_PROBE_NODEVICE
- * or GD_PROBE_RUNTIME; err says what failed. */
-enum gd_probe_result device_probe(const struct gd_opts *o, int elem, struct gd_device *d, char *err,
+/* The devices o->devices asks for, found by a child process, which also builds the program on
+ * each of them (the decode kernel for elements of elem bytes, 0: 8 where every one has fp64,
+ * else 4; or o's --kernel) and plans its arguments as the workers will. d[0..*n) is filled
+ * unless the result is GD_PROBE_NODEVICE or GD_PROBE_RUNTIME (a GD_PROBE_KERNEL failure names
+ * the device); err says what failed. */
+enum gd_probe_result device_probe(const struct gd_opts *o, int elem, struct gd_device *d, int *n, char *err,
                                   size_t errlen);
+/* Pure: the devices of all[0..nall) (every device, in P:D order) that spec asks for, into
+ * out[0..*nout) (GD_DEVICES_MAX at most). Returns 0, or -1 with one line in err naming what
+ * was not found (or that more than GD_DEVICES_MAX match). */
+int device_select(const struct gd_device *all, int nall, const struct gd_devspec *spec, struct gd_device *out,
+                  int *nout, char *err, size_t errlen);
+/* "P:D" of a device (at least 24 bytes). */
+void device_ref_text(char *buf, size_t n, int platform, int index);
 /* Prints one line per device ("P:D  type  name  (platform, version)"); returns the count.
  * This loads the OpenCL runtime into the calling process. */
 int device_list(FILE *out);

@@ -10,9 +10,9 @@ struct gd_prom;
 struct gd_trace;
 
 /* Both take ownership of sink, trace and prom (NULL: none). Return the process exit status. */
-int headless_run(const struct gd_opts *o, const struct gd_device *dev, struct gd_sink *sink,
+int headless_run(const struct gd_opts *o, const struct gd_device *devs, int ndev, struct gd_sink *sink,
                  struct gd_trace *trace, struct gd_prom *prom);
-int headless_sweep(const struct gd_opts *o, const struct gd_device *dev, struct gd_sink *sink,
+int headless_sweep(const struct gd_opts *o, const struct gd_device *devs, int ndev, struct gd_sink *sink,
                    struct gd_trace *trace, struct gd_prom *prom);
 
 #endif

@@ -8,6 +8,29 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#define GD_DEVICES_MAX 16 /* devices of one run: --device's list, all, or a name */
+
+/* A device as --device and --list-devices number it: platform P, device D, "P:D". */
+struct gd_devref {
+	int platform, index;
+};
+
+/* What --device asks for. */
+enum gd_devsel {
+	GD_DEVSEL_DEFAULT, /* not given: the first GPU of any platform, else the first device */
+	GD_DEVSEL_LIST,    /* P:D[,P:D...]: exactly these, in this order, no duplicates */
+	GD_DEVSEL_ALL,     /* every GPU of the first platform that has one; with no GPU anywhere,
+	                    * every device of the first platform that has devices */
+	GD_DEVSEL_NAME,    /* every device whose name contains the text (any case), in P:D order */
+};
+
+struct gd_devspec {
+	enum gd_devsel sel;
+	int n; /* LIST: the devices in list */
+	struct gd_devref list[GD_DEVICES_MAX];
+	const char *name; /* NAME: the text looked for */
+};
+
 enum gd_role {
 	GD_ROLE_DASHBOARD,
 	GD_ROLE_HEADLESS,
@@ -55,7 +78,9 @@ struct gd_worker_args {
 struct gd_opts {
 	enum gd_role role;
 	int procs, max_procs;
-	int platform, device; /* -1: choose (first GPU, else first device) */
+	int platform, device;      /* the first device of devices; -1: chosen at start */
+	struct gd_devspec devices; /* what --device asks for; after main's probe, LIST of the */
+	                           /* run's devices (the worker role: its one device) */
 	uint32_t size, launches;
 	enum gd_dtype dtype;
 	enum gd_mode mode;
@@ -93,7 +118,7 @@ enum gd_optkind {
 	GD_OPT_SECONDS, /* a number of seconds in [min, max] */
 	GD_OPT_CHOICE,  /* one of names[min..max]; the value is the index */
 	GD_OPT_FILE,    /* a file name, not empty */
-	GD_OPT_DEVICE,  /* PLATFORM:DEVICE, each index in [min, max] */
+	GD_OPT_DEVICE,  /* P:D[,P:D...] (indices in [min, max], no duplicates), all, or a name */
 	GD_OPT_SWEEP,   /* comma-separated steps P or PxQ: P in [min, max], Q in 1..GD_QUEUES_MAX */
 	GD_OPT_WORKER,  /* the worker role's arguments (struct gd_worker_args) */
 	GD_OPT_LISTEN,  /* ADDR:PORT, [ADDR6]:PORT, :PORT or PORT (loopback): struct gd_listen */
@@ -174,10 +199,10 @@ uint64_t opts_items_per_batch(const struct gd_opts *o);
 int opts_parse(int argc, char **argv, struct gd_opts *o, char *err, size_t errlen);
 /* The --help text. */
 const char *opts_usage(void);
-/* Builds the argument vector that starts a worker with these options: argv gets at most max
- * entries (the last one NULL), their strings live in buf. Returns the argument count, or -1
- * when they do not fit. */
-int opts_worker_argv(const struct gd_opts *o, const char *exe, const struct gd_worker_args *wa, char **argv,
-                     int max, char *buf, size_t buflen);
+/* Builds the argument vector that starts a worker with these options on device dev (NULL: o's
+ * first device, if chosen): argv gets at most max entries (the last one NULL), their strings
+ * live in buf. Returns the argument count, or -1 when they do not fit. */
+int opts_worker_argv(const struct gd_opts *o, const char *exe, const struct gd_worker_args *wa,
+                     const struct gd_devref *dev, char **argv, int max, char *buf, size_t buflen);
 
 #endif

@@ -19,11 +19,11 @@ struct gd_prom;
  * with one line in err and leaves nothing behind. With --listen it says on standard error
  * where /metrics is served (the chosen port, where --listen asked for port 0). */
 struct gd_prom *prom_open(const struct gd_opts *o, char *err, size_t errlen);
-/* Renders f (a window of the workers on dev) once: the text /metrics serves from now on and,
+/* Renders f (a window of the workers on devs[0..f->ndevs)) once: the text /metrics serves from now on and,
  * with --prom-file, the file's next contents, which a thread of the exporter writes (the
  * caller never waits on the file system). A file that cannot be written is tried again with
  * the next window; prom_close reports how many writes failed and the latest reason. */
-void prom_update(struct gd_prom *p, const struct gd_frame *f, const struct gd_device *dev);
+void prom_update(struct gd_prom *p, const struct gd_frame *f, const struct gd_device *devs);
 /* The port /metrics is served on; 0 without --listen. */
 unsigned prom_port(const struct gd_prom *p);
 /* Stops serving, writes the latest rendering to the file if it is not there yet, and frees p
@@ -31,8 +31,10 @@ unsigned prom_port(const struct gd_prom *p);
  * the file failed, else 0. The last file written stays: node_exporter reports its age. */
 int prom_close(struct gd_prom *p, char *why, size_t whylen);
 
-/* The text format of f: a string to free, its length in *len. Samples whose value is not a
- * number are left out; a family without samples is left out whole. */
-char *prom_render(const struct gd_frame *f, const struct gd_device *dev, size_t *len);
+/* The text format of f (its workers on devs[0..f->ndevs)): a string to free, its length in
+ * *len. Workers carry their device's label, and the device families one sample per device
+ * (with several devices, each one's own figures). Samples whose value is not a number are
+ * left out; a family without samples is left out whole. */
+char *prom_render(const struct gd_frame *f, const struct gd_device *devs, size_t *len);
 
 #endif

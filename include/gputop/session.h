@@ -16,8 +16,10 @@ struct gd_prom;
 struct gd_trace;
 
 struct gd_session {
-	struct gd_opts o;      /* device and dtype resolved */
-	struct gd_device dev;  /* the device the workers run on */
+	struct gd_opts o;     /* device and dtype resolved */
+	struct gd_device dev; /* the first device (the only one, unless --device names more) */
+	int ndevs;            /* the devices the workers run on, o.devices.list's order */
+	struct gd_device devs[GD_DEVICES_MAX];
 	struct gd_sup *sup;    /* the workers */
 	struct gd_frame frame; /* the latest window */
 	int64_t t0;            /* start, host CLOCK_MONOTONIC ns */
@@ -36,16 +38,19 @@ struct gd_session {
 	struct gd_prom *prom;        /* --prom-file, --listen: updated as each window closes */
 	struct gd_worker_info *info; /* scratch: the supervisor's workers at a window's end */
 	int capinfo;
-	struct gd_ceiling ceiling; /* mbit_s NAN until calibrated */
-	struct gd_calib *calib;    /* a calibration in progress, or NULL */
-	bool calib_paused;         /* the workers were paused for it */
-	char calib_msg[256];       /* how the latest calibration ended; the dashboard shows it once
-	                            * and clears it */
+	struct gd_ceiling ceiling; /* the sum over the devices; mbit_s NAN until each is calibrated */
+	struct gd_ceiling ceilings[GD_DEVICES_MAX]; /* each device's; mbit_s NAN: not calibrated */
+	struct gd_calib *calib;                     /* a calibration in progress, or NULL */
+	int calib_dev;                              /* the device it measures; the next one follows it */
+	bool calib_paused;                          /* the workers were paused for it */
+	char calib_msg[256]; /* how the latest calibration ended; the dashboard shows it once
+	                      * and clears it */
 };
 
-/* Starts the supervisor and the first --procs workers; takes ownership of trace and prom
- * (either may be NULL). Returns 0 or -1 (err); session_stop must be called either way. */
-int session_start(struct gd_session *s, const struct gd_opts *o, const struct gd_device *dev,
+/* Starts the supervisor and the first --procs workers, spread round robin over devs[0..ndev)
+ * (o->devices lists them); takes ownership of trace and prom (either may be NULL). Returns 0
+ * or -1 (err); session_stop must be called either way. */
+int session_start(struct gd_session *s, const struct gd_opts *o, const struct gd_device *devs, int ndev,
                   struct gd_trace *trace, struct gd_prom *prom, char *err, size_t errlen);
 /* Services the workers; when a window is due, fills s->frame and returns true. */
 bool session_poll(struct gd_session *s, int64_t now);
@@ -64,8 +69,9 @@ void session_restart_clock(struct gd_session *s, int64_t now);
 void session_set_interval(struct gd_session *s, double interval_s);
 /* Forgets ended workers whose every record has been reported. */
 void session_prune(struct gd_session *s);
-/* Starts a calibration: the workers are paused while it runs (session_poll resumes them and
- * sets s->ceiling). Returns 0, or -1 with err filled (one is already running, or no spawn). */
+/* Starts a calibration of every device, one after another: the workers are paused while it
+ * runs (session_poll resumes them and sets s->ceilings and s->ceiling). Returns 0, or -1 with err filled (one
+ * is already running, or no spawn). */
 int session_calibrate(struct gd_session *s, char *err, size_t errlen);
 /* Stops every worker and releases everything; returns -1 with the reason in why if the trace
  * or the --prom-file could not be written. */

@@ -22,6 +22,8 @@ struct gd_sweep_row {
 	double of_ceiling;                     /* mbit_s / the calibrated ceiling; NAN without --calibrate */
 	double queue_wait_us;                  /* mean over the step's batches; NAN where not measured */
 	struct gd_spread mbit, speedup_spread; /* summary: over the runs */
+	char device[24]; /* "all" for a step's row; "P:D" for one device's share of it (runs */
+	                 /* with two or more devices add one such row per device after each step) */
 };
 
 /* Something the user did, for a log that replays a session's decisions. */
@@ -37,10 +39,11 @@ struct gd_sink;
 
 /* A sink writing to fd, which the caller opened (outputs.h); sink_close closes it if own_fd. */
 struct gd_sink *sink_new(int fd, bool own_fd, enum gd_format fmt);
-/* Queues the run header (kind "run": version, host, the device's facts, every option of the run
+/* Queues the run header (kind "run": version, host, the first device's facts, every device of
+ * devs[0..ndev) as "P:D" and name, every option of the run
  * as resolved in o) as the log's first row, for a sweep log when o has a sweep; it is written
  * with the next row, or by sink_close. Call once, before any row. NULL s: nothing. */
-void sink_run(struct gd_sink *s, const struct gd_opts *o, const struct gd_device *dev);
+void sink_run(struct gd_sink *s, const struct gd_opts *o, const struct gd_device *devs, int ndev);
 /* The kernel the run measures and the unit of its rates (opts_kernel_name, opts_rate_unit),
  * written in every aggregate and sweep row; "decode" and "Mbit/s" until set. The strings
  * must outlive s. NULL s is fine. */

@@ -19,6 +19,7 @@ struct gd_worker_info {
 	unsigned id; /* shown to the user, from 1; also in the segment's name and --worker */
 	pid_t pid;
 	enum gd_state state;
+	int device;  /* its device: an index into the run's devices (opts devices.list) */
 	bool alive;  /* not reaped yet */
 	bool active; /* alive and not asked to stop */
 	enum gd_timebase timebase;
@@ -37,8 +38,15 @@ struct gd_sup *sup_new(const struct gd_opts *o, char *err, size_t errlen);
  * segment, hands over the last records and frees s. NULL is fine. */
 void sup_free(struct gd_sup *sup, gd_record_fn on_record, void *ctx);
 
-/* Starts one more worker; returns its index, or -1 (limit reached or spawn failed: err). */
-int sup_spawn(struct gd_sup *sup, char *err, size_t errlen);
+/* Starts one more worker on device dev (an index into the run's devices), or with dev < 0 on
+ * the one sup_place picks; returns its index, or -1 (limit reached or spawn failed: err). */
+int sup_spawn(struct gd_sup *sup, int dev, char *err, size_t errlen);
+/* Pure: the device a new worker goes to, given each device's active workers: the one with
+ * the fewest, ties to the lowest index (so workers started one by one go round robin). */
+int sup_place(const int *active, int ndev);
+/* The run's devices (at least 1), and the active workers on device dev. */
+int sup_ndevices(const struct gd_sup *sup);
+int sup_active_on(const struct gd_sup *sup, int dev);
 /* Graceful stop of worker i (it finishes its batch), or SIGKILL when hard is set. */
 void sup_stop(struct gd_sup *sup, int i, bool hard);
 /* Sends sig to worker i: SIGTERM and SIGKILL as sup_stop does (graceful, hard), anything else

@@ -15,13 +15,15 @@ import sys
 FIELDS = ("t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_kernel_us,gap_batch_us,"
           "gen_us,h2d_us,kernel_us,d2h_us,other_us,device_busy,headroom,lost,queue_wait_us,profile,"
           "ceiling,of_ceiling,sample_every,observer_share,gen_busy,observed,unix_s,gap_kernel_p50_us,"
-          "gap_kernel_p99_us,gap_batch_p50_us,gap_batch_p99_us,run,kernel,rate_unit").split(",")
-NUMERIC = set(FIELDS) - {"kind", "state", "profile", "run", "kernel", "rate_unit"}
+          "gap_kernel_p99_us,gap_batch_p50_us,gap_batch_p99_us,run,kernel,rate_unit,device").split(",")
+# The fields that are not numbers (JSONL's error, timebase and device_busy_method too).
+STRINGS = {"kind", "state", "profile", "error", "timebase", "device_busy_method", "run", "kernel", "rate_unit",
+           "device"}
 PERCENTILES = (("gap_kernel_us", "gap_kernel_p50_us", "gap_kernel_p99_us"),
                ("gap_batch_us", "gap_batch_p50_us", "gap_batch_p99_us"))
 SWEEP_FIELDS = ("procs,queues,mbit_s,speedup,device_busy,gap_batch_us,headroom,of_ceiling,runs,rep,"
                 "mbit_s_min,mbit_s_max,mbit_s_sd,speedup_min,speedup_max,speedup_sd,within_spread,kind,"
-                "run,kernel,rate_unit,queue_wait_us").split(",")
+                "run,kernel,rate_unit,queue_wait_us,device").split(",")
 RUN_FACTS = ("version", "host", "device_name", "platform", "driver", "opencl")
 WORKER_ONLY = {"id", "pid", "state", "kernel_busy", "gap_kernel_us", "gap_batch_us", "gen_us", "h2d_us",
                "kernel_us", "d2h_us", "other_us", "queue_wait_us", "sample_every",
@@ -95,14 +97,15 @@ def check_run(rows, options=()):
 
 
 def load(path, fmt, options=()):
-    rows = parse(path, fmt, FIELDS, {"kind", "state", "profile", "error", "timebase",
-                                     "device_busy_method", "run", "kernel", "rate_unit"})
+    rows = parse(path, fmt, FIELDS, STRINGS)
     check_run(rows, options)
     rows = rows[1:]
     for n, row in enumerate(rows):
         kind = row.get("kind")
-        if kind not in ("worker", "aggregate"):
+        if kind not in ("worker", "aggregate", "device"):
             fail("row %d has kind %r" % (n, kind))
+        if not row.get("device") or (kind == "aggregate") != (row["device"] == "all"):
+            fail("%s row %d has device %r" % (kind, n, row.get("device")))
         forbidden = AGG_ONLY if kind == "worker" else WORKER_ONLY
         present = forbidden & set(row)
         if present:
@@ -123,13 +126,44 @@ def percentiles_seen(rows):
     return sum(1 for r in rows if all(p in r for _, p50, p99 in PERCENTILES for p in (p50, p99)))
 
 
+def check_sweep_devices(rows):
+    """On two or more devices every step's row (device "all") is followed by one row per device
+    of the same kind, whose rates and workers add up to the step's and which have no speedup
+    of their own. Returns the step rows."""
+    steps, ndev = [], None
+    for i, r in enumerate(rows):
+        if r.get("device") != "all":
+            continue
+        devs = []
+        for d in rows[i + 1:]:
+            if d.get("device") == "all":
+                break
+            devs.append(d)
+        if ndev is None:
+            ndev = len(devs)
+        if len(devs) != ndev or ndev == 1:
+            fail("step row %d is followed by %d device rows (the first by %d)" % (i, len(devs), ndev))
+        for d in devs:
+            if d.get("kind") != r.get("kind") or "speedup" in d or "within_spread" in d:
+                fail("device row %r of step row %r: its kind, or a speedup of its own" % (d, r))
+        if devs and abs(sum(d["mbit_s"] for d in devs) - r["mbit_s"]) > 1e-3 * (1 + len(devs)):
+            fail("step row %d: mbit_s %s is not the sum of its devices'" % (i, r["mbit_s"]))
+        if devs and sum(int(d["procs"]) for d in devs) != int(r["procs"]):
+            fail("step row %d: the devices' workers do not add up to %s" % (i, r["procs"]))
+        steps.append(r)
+    if len(steps) * (1 + (ndev or 0)) != len(rows):
+        fail("%d rows are neither a step's nor its devices'" % (len(rows) - len(steps) * (1 + (ndev or 0))))
+    return steps
+
+
 def check_sweep(path, fmt, steps, runs, options=()):
     """A sweep log: the run header; with runs > 1 a repeat row for every run of every step, in
     passes over the list; then one summary (kind sweep) per step, its figures the means of its
-    runs, min <= mean <= max, and the noise note by its rule."""
-    rows = parse(path, fmt, SWEEP_FIELDS, {"kind", "run", "kernel", "rate_unit"}, nulls=True)
+    runs, min <= mean <= max, and the noise note by its rule; each with its devices' rows on
+    two or more devices (check_sweep_devices)."""
+    rows = parse(path, fmt, SWEEP_FIELDS, {"kind", "run", "kernel", "rate_unit", "device"}, nulls=True)
     run = check_run(rows, options)
-    rows = rows[1:]
+    rows = check_sweep_devices(rows[1:])
     reps = [r for r in rows if r.get("kind") == "repeat"]
     sums = [r for r in rows if r.get("kind") == "sweep"]
     if len(reps) + len(sums) != len(rows):
@@ -170,14 +204,18 @@ def check_sweep(path, fmt, steps, runs, options=()):
 
 
 def windows(rows):
-    """Groups rows by t_s: [(t_s, [worker rows], aggregate row)]."""
-    out, cur = [], []
+    """Groups rows by t_s: [(t_s, [worker rows], aggregate row)]; the window's device rows
+    (runs on two or more devices) in the aggregate row's "_devices"."""
+    out, cur, devs = [], [], []
     for row in rows:
         if row["kind"] == "worker":
             cur.append(row)
+        elif row["kind"] == "device":
+            devs.append(row)
         else:
+            row["_devices"] = devs
             out.append((row["t_s"], cur, row))
-            cur = []
+            cur, devs = [], []
     if cur:
         fail("worker rows after the last aggregate")
     return out
@@ -202,11 +240,22 @@ def check(rows, procs):
         for w in ws:
             if not 0 <= w["kernel_busy"] <= 1.0 + 1e-9:
                 fail("t=%s worker %s kernel_busy %s" % (t, w["id"], w["kernel_busy"]))
-        if ws and "device_busy" in agg:
-            busy = [w["kernel_busy"] for w in ws]
-            if agg["device_busy"] < max(busy) - 1e-3 or agg["device_busy"] > min(1.0, sum(busy)) + 1e-3:
-                fail("t=%s device_busy %s not within [max %s, min(1, sum %s)]" %
-                     (t, agg["device_busy"], max(busy), sum(busy)))
+        # Each device's busy is bounded by its own workers'; one device is the whole run.
+        groups = [(d, [w for w in ws if w["device"] == d["device"]]) for d in agg["_devices"]] or [(agg, ws)]
+        if agg["_devices"] and {w["device"] for w in ws} - {d["device"] for d in agg["_devices"]}:
+            fail("t=%s: a worker on a device without a device row" % t)
+        for d, dws in groups:
+            if int(d["procs"]) != len([w for w in dws if w["state"] not in ("exited", "failed")]):
+                fail("t=%s %s: procs %s does not match its live worker rows" % (t, d["device"], d["procs"]))
+            for key in ("mbit_s", "batches", "symbols"):
+                total = sum(w[key] for w in dws)
+                if abs(total - d[key]) > 1e-3 * max(1, abs(total)) + 2e-4 * len(dws):
+                    fail("t=%s %s: %s %s != sum of its workers %s" % (t, d["device"], key, d[key], total))
+            if dws and "device_busy" in d:
+                busy = [w["kernel_busy"] for w in dws]
+                if d["device_busy"] < max(busy) - 1e-3 or d["device_busy"] > min(1.0, sum(busy)) + 1e-3:
+                    fail("t=%s %s device_busy %s not within [max %s, min(1, sum %s)]" %
+                         (t, d["device"], d["device_busy"], max(busy), sum(busy)))
     last = wins[-1]
     ids = {w["id"] for w in last[1]}
     if len(ids) != procs:

@@ -30,7 +30,7 @@ batches() { local n; n=$(grep -s "^[0-9.]*,worker,$2,[0-9]*," "$1" | tail -n 1 |
 cat >"$TMP/valid.py" <<PY
 import sys
 sys.path.insert(0, "$ROOT/tests/integration")
-from check_log import FIELDS
+from check_log import FIELDS, STRINGS
 PY
 cat >>"$TMP/valid.py" <<'PY'
 import csv, json
@@ -46,7 +46,7 @@ if fmt == "csv":
         assert len(rec) == len(FIELDS), "line %d has %d fields" % (n, len(rec))
         row = dict(zip(FIELDS, rec))
         for k, v in row.items():
-            if k not in ("kind", "state", "profile", "run", "kernel", "rate_unit") and v != "":
+            if k not in STRINGS and v != "":
                 row[k] = float(v)
         rows.append({k: v for k, v in row.items() if v != ""})
 else:

@@ -115,6 +115,17 @@ static const struct {
 	{ "--device +0:0", "PLATFORM:DEVICE" },
 	{ "--device 0:+0", "PLATFORM:DEVICE" },
 	{ "--device 0:99999999999999999999", "PLATFORM:DEVICE" },
+	/* Device lists: no duplicates, no empty entries, at most GD_DEVICES_MAX. */
+	{ "--device 0:0,0:0", "0:0 is listed twice" },
+	{ "--device 1:0,1:1,1:0", "1:0 is listed twice" },
+	{ "--device 0:0,", "PLATFORM:DEVICE" },
+	{ "--device ,0:0", "PLATFORM:DEVICE" },
+	{ "--device 0:0,,0:1", "PLATFORM:DEVICE" },
+	{ "--device 0:0;0:1", "PLATFORM:DEVICE" },
+	{ "--device 1,2", "PLATFORM:DEVICE" },
+	{ "--device 0:256", "PLATFORM:DEVICE" },
+	{ "--device 0:0,0:1,0:2,0:3,0:4,0:5,0:6,0:7,0:8,0:9,0:10,0:11,0:12,0:13,0:14,0:15,0:16",
+	  "more than 16 devices" },
 	{ "--sweep +1", "comma-separated" },
 	{ "--worker x,1,1,1 --worker=/a,-1,1,1", "malformed" },
 	{ "--worker=/a,+1,1,1", "malformed" },
@@ -250,6 +261,19 @@ static void test_good(void)
 	           o.interval == 0.5 && o.duration == 7 && o.format == GD_FMT_JSONL &&
 	           strcmp(o.output, "log") == 0 && o.verify,
 	       "every value lands in its field");
+	rc = parse("--device 1:1,0:3,2:0 --headless", &o, err, sizeof(err));
+	tap_ok(rc == 0 && o.devices.sel == GD_DEVSEL_LIST && o.devices.n == 3 &&
+	           o.devices.list[1].platform == 0 && o.devices.list[1].index == 3 && o.platform == 1 &&
+	           o.device == 1,
+	       "--device P:D,P:D,P:D: a list, in order; the first is o.platform:o.device");
+	tap_ok(parse("--device all --headless", &o, err, sizeof(err)) == 0 &&
+	           o.devices.sel == GD_DEVSEL_ALL && o.platform == -1,
+	       "--device all");
+	tap_ok(parse("--device H200 --headless", &o, err, sizeof(err)) == 0 &&
+	           o.devices.sel == GD_DEVSEL_NAME && strcmp(o.devices.name, "H200") == 0,
+	       "--device NAME: a name substring");
+	tap_ok(parse("--headless", &o, err, sizeof(err)) == 0 && o.devices.sel == GD_DEVSEL_DEFAULT,
+	       "no --device: the default");
 	rc = parse("--sweep 1,2,4,8 -D 3", &o, err, sizeof(err));
 	tap_ok(rc == 0 && o.role == GD_ROLE_HEADLESS && o.nsweep == 4 && o.sweep[3].procs == 8 &&
 	           o.sweep[3].queues == 0,
@@ -284,7 +308,7 @@ static void test_worker_roundtrip(void)
 		.shm = "/gputop-decode.0.1.2.3", .gen = 0xfeed, .id = 3, .supervisor = 4242
 	};
 	parse("-d 0:1 -s 777 -l 5 -t f64 -m pipelined --verify", &o, err, sizeof(err));
-	int n = opts_worker_argv(&o, "/bin/gputop-decode", &wa, argv, 24, buf, sizeof(buf));
+	int n = opts_worker_argv(&o, "/bin/gputop-decode", &wa, NULL, argv, 24, buf, sizeof(buf));
 	tap_ok(n > 0 && opts_parse(n, argv, &w, err, sizeof(err)) == 0, "worker arguments parse (%s)", err);
 	tap_ok(w.role == GD_ROLE_WORKER && strcmp(w.worker.shm, wa.shm) == 0 && w.worker.gen == 0xfeed &&
 	           w.worker.id == 3 && w.worker.supervisor == 4242,
@@ -292,6 +316,13 @@ static void test_worker_roundtrip(void)
 	tap_ok(w.platform == 0 && w.device == 1 && w.size == 777 && w.launches == 5 && w.dtype == GD_DT_F64 &&
 	           w.mode == GD_MODE_PIPELINED && w.verify,
 	       "the worker gets the supervisor's configuration");
+	/* Several devices: each worker is started on its own, given one device. */
+	parse("-d 0:1,2:3", &o, err, sizeof(err));
+	struct gd_devref second = o.devices.list[1];
+	n = opts_worker_argv(&o, "/bin/gputop-decode", &wa, &second, argv, 24, buf, sizeof(buf));
+	tap_ok(n > 0 && opts_parse(n, argv, &w, err, sizeof(err)) == 0 && w.platform == 2 && w.device == 3 &&
+	           w.devices.n == 1,
+	       "a worker gets the one device it was placed on (%s)", err);
 	tap_ok(parse("--worker=nocomma", &w, err, sizeof(err)) == -1,
 	       "malformed worker arguments are refused");
 }
@@ -312,7 +343,7 @@ static void test_worker_long_exe(void)
 	parse("", &o, err, sizeof(err));
 
 	memset(guarded, '#', sizeof(guarded));
-	int n = opts_worker_argv(&o, exe, &wa, argv, 24, guarded, 2048);
+	int n = opts_worker_argv(&o, exe, &wa, NULL, argv, 24, guarded, 2048);
 	tap_ok(n > 0 && strcmp(argv[0], exe) == 0 && opts_parse(n, argv, &w, err, sizeof(err)) == 0 &&
 	           w.role == GD_ROLE_WORKER && w.worker.supervisor == 42,
 	       "a 300-character executable path fits a 2048-byte buffer and parses back");
@@ -320,12 +351,13 @@ static void test_worker_long_exe(void)
 
 	for (size_t len = 0; len <= 340; len += 20) {
 		memset(guarded, '#', sizeof(guarded));
-		n = opts_worker_argv(&o, exe, &wa, argv, 24, guarded, len);
+		n = opts_worker_argv(&o, exe, &wa, NULL, argv, 24, guarded, len);
 		if (!tap_ok((n == -1 || strcmp(argv[0], exe) == 0) && guarded[len] == '#',
 		            "a %zu-byte buffer: refused, or a correct argument vector, within bounds", len))
 			printf("#   returned %d\n", n);
 	}
-	tap_ok(opts_worker_argv(&o, exe, &wa, argv, 2, guarded, 2048) == -1, "too few argv entries: refused");
+	tap_ok(opts_worker_argv(&o, exe, &wa, NULL, argv, 2, guarded, 2048) == -1,
+	       "too few argv entries: refused");
 }
 
 /* ---- The option table ---- */

@@ -1,5 +1,6 @@
 /* test_prom.c: the Prometheus exposition. The exact text of a synthetic frame (a running worker,
- * a failed one with unmeasured numbers, a device name that needs escaping), --listen's parser,
+ * a failed one with unmeasured numbers, a device name that needs escaping; then two devices,
+ * each with its own figures), --listen's parser,
  * the real libmicrohttpd server on a loopback port (GET /metrics, 404, 405, a port in use, a
  * stalled client that does not hold up another), and --prom-file (replaced whole, no
  * temporary file left, bad paths refused, a failed write reported at close). */
@@ -22,13 +23,28 @@
 static const struct gd_breakdown unmeasured = GD_BREAKDOWN_NONE;
 
 static struct gd_sample workers[2];
-static const struct gd_device dev = {
-	.platform = 0, .index = 1, .name = "a \"quoted\" \\ name", .platform_name = "Portable"
+static const struct gd_device devs[2] = {
+	{ .platform = 0, .index = 1, .name = "a \"quoted\" \\ name", .platform_name = "Portable" },
+	{ .platform = 1, .index = 0, .name = "second", .platform_name = "Other" },
 };
 
+/* A device's share of a frame, as collect.c fills it. */
+static struct gd_devframe devframe(int d, int procs, double mbit_s, double busy)
+{
+	struct gd_devframe df = { .agg = { .device = d, .mbit_s = mbit_s, .bd = unmeasured },
+		                  .procs = procs,
+		                  .device_busy = busy,
+		                  .ceiling = NAN,
+		                  .of_ceiling = NAN };
+	snprintf(df.agg.device_ref, sizeof(df.agg.device_ref), "%d:%d", devs[d].platform, devs[d].index);
+	return df;
+}
+
+/* n workers (0..2) on one device, 0:1. */
 static struct gd_frame frame_of(int n)
 {
 	workers[0] = (struct gd_sample){ .id = 1,
+		                         .device_ref = "0:1",
 		                         .pid = 4242,
 		                         .state = GD_ST_RUNNING,
 		                         .mbit_s = 123.456789,
@@ -40,19 +56,28 @@ static struct gd_frame frame_of(int n)
 	workers[0].bd.gap_kernel_us = 1.5;
 	workers[0].bd.gap_batch_us = 250;
 	workers[0].bd.queue_wait_us = 12;
-	workers[1] = (struct gd_sample){
-		.id = 7, .pid = 99, .state = GD_ST_FAILED, .mbit_s = NAN, .kernel_busy = NAN, .bd = unmeasured
+	workers[1] = (struct gd_sample){ .id = 7,
+		                         .device_ref = "0:1",
+		                         .pid = 99,
+		                         .state = GD_ST_FAILED,
+		                         .mbit_s = NAN,
+		                         .kernel_busy = NAN,
+		                         .bd = unmeasured };
+	struct gd_frame f = {
+		.t_s = 2,
+		.unix_s = 1700000000.25,
+		.observed = true,
+		.window_s = 1,
+		.procs = n > 0,
+		.agg = { .device = -1, .device_ref = "all", .mbit_s = n ? 123.456789 : 0, .bd = unmeasured },
+		.device_busy = n ? 0.75 : NAN,
+		.ceiling = NAN,
+		.nworkers = n,
+		.workers = workers,
+		.ndevs = 1
 	};
-	return (struct gd_frame){ .t_s = 2,
-		                  .unix_s = 1700000000.25,
-		                  .observed = true,
-		                  .window_s = 1,
-		                  .procs = n > 0,
-		                  .agg = { .mbit_s = n ? 123.456789 : 0, .bd = unmeasured },
-		                  .device_busy = n ? 0.75 : NAN,
-		                  .ceiling = NAN,
-		                  .nworkers = n,
-		                  .workers = workers };
+	f.devs[0] = devframe(0, f.procs, f.agg.mbit_s, f.device_busy);
+	return f;
 }
 
 static bool has_line(const char *text, const char *line)
@@ -106,7 +131,7 @@ static void test_render(void)
 {
 	struct gd_frame f = frame_of(2);
 	size_t len;
-	char *t = prom_render(&f, &dev, &len);
+	char *t = prom_render(&f, devs, &len);
 	tap_ok(len == strlen(t), "the length returned is the text's");
 	const char *w1 = "{worker=\"1\",pid=\"4242\",device=\"0:1\"}";
 	char line[256];
@@ -159,12 +184,46 @@ static void test_render(void)
 	free(t);
 
 	f = frame_of(0);
-	t = prom_render(&f, &dev, &len);
+	t = prom_render(&f, devs, &len);
 	tap_ok(!strstr(t, "worker=") && has_line(t, "gputop_decode_workers{device=\"0:1\"} 0") &&
 	           !strstr(t, "gputop_decode_device_busy_ratio"),
 	       "without workers: no worker family, zero workers, busy (not measured) left out");
 	grouped = families_grouped(t, &families);
 	tap_ok(grouped, "still one block per family (%d)", families);
+	free(t);
+
+	/* Two devices: worker 7 runs on the second; each device family has a sample per device,
+	 * with that device's own figures. */
+	f = frame_of(2);
+	snprintf(workers[1].device_ref, sizeof(workers[1].device_ref), "1:0");
+	workers[1].state = GD_ST_RUNNING;
+	workers[1].mbit_s = 100;
+	f.ndevs = 2;
+	f.devs[0] = devframe(0, 1, 123.456789, 0.5);
+	f.devs[1] = devframe(1, 1, 100, 0.25);
+	f.devs[1].ceiling = 400;
+	t = prom_render(&f, devs, &len);
+	tap_ok(
+	    has_line(t, "gputop_decode_throughput_symbols_per_second{worker=\"7\",pid=\"99\",device=\"1:0\"} "
+	                "100000000") &&
+	        has_line(t, "gputop_decode_symbols_total{worker=\"1\",pid=\"4242\",device=\"0:1\"} 5000000"),
+	    "two devices: each worker labelled with its own device");
+	tap_ok(
+	    has_line(t, "gputop_decode_device_busy_ratio{device=\"0:1\"} 0.5") &&
+	        has_line(t, "gputop_decode_device_busy_ratio{device=\"1:0\"} 0.25") &&
+	        has_line(t, "gputop_decode_device_throughput_symbols_per_second{device=\"1:0\"} 100000000") &&
+	        has_line(t, "gputop_decode_workers{device=\"0:1\"} 1") &&
+	        has_line(t, "gputop_decode_workers{device=\"1:0\"} 1"),
+	    "two devices: busy, throughput and workers per device, each its own");
+	tap_ok(has_line(t, "gputop_decode_ceiling_symbols_per_second{device=\"1:0\"} 400000000") &&
+	           !strstr(t, "gputop_decode_ceiling_symbols_per_second{device=\"0:1\"}"),
+	       "two devices: a ceiling only for the device calibrated");
+	tap_ok(
+	    has_line(t, "gputop_decode_device_info{device=\"1:0\",name=\"second\",platform=\"Other\"} 1") &&
+	        strstr(t, "gputop_decode_device_info{device=\"0:1\""),
+	    "two devices: one info sample each, with its name and platform");
+	grouped = families_grouped(t, &families);
+	tap_ok(grouped, "two devices: still one block per family (%d)", families);
 	free(t);
 }
 
@@ -276,9 +335,9 @@ static void test_server(void)
 	tap_ok(st == 200 && body[0] == '\0', "before the first window: 200 and no samples (status %d)", st);
 
 	struct gd_frame f = frame_of(2);
-	prom_update(p, &f, &dev);
+	prom_update(p, &f, devs);
 	size_t len;
-	char *want = prom_render(&f, &dev, &len);
+	char *want = prom_render(&f, devs, &len);
 	st = http(port, get, body, sizeof(body));
 	tap_ok(st == 200 && strcmp(body, want) == 0, "GET /metrics: the latest window's text (status %d)",
 	       st);
@@ -297,7 +356,7 @@ static void test_server(void)
 	bool stalled =
 	    connect(stall, (struct sockaddr *)&a, sizeof(a)) == 0 && write(stall, "GET /met", 8) == 8;
 	f.workers[0].symbols = 6000000;
-	prom_update(p, &f, &dev);
+	prom_update(p, &f, devs);
 	st = http(port, get, body, sizeof(body));
 	tap_ok(stalled && st == 200 && strstr(body, "} 6000000\n"),
 	       "with a stalled client connected, another gets the updated text");
@@ -343,9 +402,9 @@ static void test_file(void)
 	struct gd_prom *p = prom_open(&o, err, sizeof(err));
 	tap_ok(p && only_file(dir, ""), "prom_open checks the directory and leaves nothing there");
 	struct gd_frame f = frame_of(2);
-	prom_update(p, &f, &dev);
+	prom_update(p, &f, devs);
 	size_t len;
-	char *want = prom_render(&f, &dev, &len);
+	char *want = prom_render(&f, devs, &len);
 	static char got[1 << 16];
 	size_t n = 0;
 	/* The exporter's thread writes it: bounded polling, never a test of speed. */
@@ -368,7 +427,7 @@ static void test_file(void)
 	/* A write that fails (the directory is gone) is reported when the exporter closes. */
 	unlink(path);
 	rmdir(dir);
-	prom_update(p, &f, &dev);
+	prom_update(p, &f, devs);
 	char why[512] = "";
 	int rc = prom_close(p, why, sizeof(why));
 	if (!tap_ok(rc == -1 && strstr(why, "--prom-file: cannot create") && strstr(why, "(1 write failed)"),

@@ -19,6 +19,7 @@ static void write_frames(struct gd_sink *s)
 {
 	struct gd_sample w[2] = {
 		{ .id = 1,
+		  .device_ref = "0:1",
 		  .pid = 4242,
 		  .state = GD_ST_RUNNING,
 		  .mbit_s = 123.456789,
@@ -42,6 +43,8 @@ static void write_frames(struct gd_sink *s)
 		          .gap_batch_p50_us = 2.0,
 		          .gap_batch_p99_us = 8.5 } },
 		{ .id = 2,
+		  .device = 1,
+		  .device_ref = "1:0",
 		  .pid = 4243,
 		  .state = GD_ST_FAILED,
 		  .mbit_s = NAN,
@@ -58,7 +61,9 @@ static void write_frames(struct gd_sink *s)
 		.observed = true,
 		.window_s = 1.0,
 		.procs = 2,
-		.agg = { .mbit_s = 123.456789,
+		.agg = { .device = -1,
+		         .device_ref = "all",
+		         .mbit_s = 123.456789,
 		         .batches = 10,
 		         .symbols = 5000000,
 		         .bd = unmeasured,
@@ -76,7 +81,26 @@ static void write_frames(struct gd_sink *s)
 	f.agg.bd.gap_kernel_p99_us = 4.0;
 	f.agg.bd.gap_batch_p50_us = 2.0;
 	f.agg.bd.gap_batch_p99_us = 8.5;
+	/* Two devices: a row for each, between the workers and the aggregate; its figures are
+	 * that device's (the second one's worker failed: nothing measured). */
+	f.ndevs = 2;
+	f.devs[0] = (struct gd_devframe){ .agg = f.agg,
+		                          .procs = 1,
+		                          .device_busy = 0.5123,
+		                          .headroom = 240.967,
+		                          .ceiling = 300.0,
+		                          .of_ceiling = 0.41152263 };
+	f.devs[0].agg.device = 0;
+	str_copy(f.devs[0].agg.device_ref, sizeof(f.devs[0].agg.device_ref), "0:1");
+	f.devs[1] =
+	    (struct gd_devframe){ .agg = { .device = 1, .device_ref = "1:0", .bd = unmeasured, .lost = 7 },
+		                  .device_busy = NAN,
+		                  .headroom = NAN,
+		                  .busy_from_sum = true,
+		                  .ceiling = NAN,
+		                  .of_ceiling = NAN };
 	sink_frame(s, &f);
+	f.ndevs = 1; /* one device: no device rows */
 	f.agg.bd = unmeasured;
 	/* No workers left, no device times: the header is not repeated; device_busy and headroom
 	 * are left empty. */
@@ -136,11 +160,16 @@ static struct gd_sweep_row once(struct gd_sweep_row r)
 static void write_sweep(struct gd_sink *s)
 {
 	const struct gd_sweep_row rows[] = {
-		once((struct gd_sweep_row){ ROWQ(1, 1, 100.5, 1.0, 0.5, 12.25, 201.0, 0.1675, 3.5) }),
-		once((struct gd_sweep_row){ ROW(2, 4, 190.25, 1.893, 0.95, 3.125, 200.263158, NAN) }),
+		once((struct gd_sweep_row){ ROWQ(1, 1, 100.5, 1.0, 0.5, 12.25, 201.0, 0.1675, 3.5),
+		                            .device = "all" }),
+		once((struct gd_sweep_row){ ROW(2, 4, 190.25, 1.893, 0.95, 3.125, 200.263158, NAN),
+		                            .device = "all" }),
+		/* One device's share of that step (runs on two or more devices): no speedup of its own. */
+		once((struct gd_sweep_row){ ROW(1, 4, 95.0, NAN, 0.9, 3.0, 105.555556, NAN),
+		                            .device = "1:0" }),
 		/* A first step at 0 Mbit/s leaves the speedup NAN: JSON null, an empty CSV cell (JSON has no
 		   NaN). */
-		once((struct gd_sweep_row){ ROW(4, 1, 0.0, NAN, NAN, NAN, NAN, NAN) }),
+		once((struct gd_sweep_row){ ROW(4, 1, 0.0, NAN, NAN, NAN, NAN, NAN), .device = "all" }),
 	};
 	sink_set_kernel(s, "saxpy", "Mitem/s"); /* a user kernel's sweep: its name and unit in each row */
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
@@ -151,18 +180,18 @@ static void write_sweep(struct gd_sink *s)
 static void write_repeats(struct gd_sink *s)
 {
 	const struct gd_sweep_row runs[] = {
-		{ ROW(1, 1, 100.0, 1.0, 0.5, 12.0, 200.0, NAN), .rep = 1 },
-		{ ROW(2, 1, 118.0, 1.18, 0.6, 10.0, 196.666667, NAN), .rep = 1 },
-		{ ROW(1, 1, 110.0, 1.0, 0.5, 12.0, 220.0, NAN), .rep = 2 },
-		{ ROW(2, 1, 99.0, 0.9, 0.6, 10.0, 165.0, NAN), .rep = 2 },
+		{ ROW(1, 1, 100.0, 1.0, 0.5, 12.0, 200.0, NAN), .rep = 1, .device = "all" },
+		{ ROW(2, 1, 118.0, 1.18, 0.6, 10.0, 196.666667, NAN), .rep = 1, .device = "all" },
+		{ ROW(1, 1, 110.0, 1.0, 0.5, 12.0, 220.0, NAN), .rep = 2, .device = "all" },
+		{ ROW(2, 1, 99.0, 0.9, 0.6, 10.0, 165.0, NAN), .rep = 2, .device = "all" },
 	};
 	for (size_t i = 0; i < GD_ARRAY_LEN(runs); i++)
 		sink_sweep_row(s, &runs[i]);
 	const struct gd_sweep_row sum[] = {
-		{ ROW(1, 1, 105.0, 1.0, 0.5, 12.0, 210.0, NAN), .rep = 0,
+		{ ROW(1, 1, 105.0, 1.0, 0.5, 12.0, 210.0, NAN), .rep = 0, .device = "all",
 		  .mbit = { 2, 105.0, 100.0, 110.0, 7.071068 }, .speedup_spread = { 2, 1.0, 1.0, 1.0, 0.0 },
 		  .within_spread = -1 },
-		{ ROW(2, 1, 108.5, 1.033333, 0.6, 10.0, 180.833333, NAN), .rep = 0,
+		{ ROW(2, 1, 108.5, 1.033333, 0.6, 10.0, 180.833333, NAN), .rep = 0, .device = "all",
 		  .mbit = { 2, 108.5, 99.0, 118.0, 13.435029 },
 		  .speedup_spread = { 2, 1.04, 0.9, 1.18, 0.19799 }, .within_spread = 1 },
 	};
@@ -204,109 +233,127 @@ static void check(enum gd_format fmt, void (*write)(struct gd_sink *s), const ch
 }
 
 static const char frames_csv[] =
-    "t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_kernel_us,gap_batch_us,gen_us,h2d"
-    "_us,kernel_us,d2h_us,other_us,device_busy,headroom,lost,queue_wait_us,profile,ceiling,of_ceiling,sam"
-    "ple_every,observer_share,gen_busy,observed,unix_s,gap_kernel_p50_us,gap_kernel_p99_us,gap_batch_p50_"
-    "us,gap_batch_p99_us,run,kernel,rate_unit\n"
-    "12.346,worker,1,4242,running,,123.4568,10,5000000,0.5123,1.50,2.25,100.12,20.50,300.75,10.00,5.33,,,"
-    "0,4.50,,,,16,0.0123,0.250,1,1795968000.250,1.25,4.00,2.00,8.50,,,\n"
-    "12.346,worker,2,4243,failed,,,0,0,,,,,,,,,,,7,,,,,,,,1,1795968000.250,,,,,,,\n"
-    "12.346,aggregate,,,,2,123.4568,10,5000000,,,,,,,,,0.7500,164.6091,7,,sampled,600.0000,0.2058,,,,1,17"
-    "95968000.250,1.25,4.00,2.00,8.50,,decode,Mbit/s\n"
-    "13.346,aggregate,,,,0,0.0000,10,5000000,,,,,,,,,,,7,,full,,,,,,1,1795968000.250,,,,,,decode,Mbit/s\n"
-    "16.346,worker,1,4242,running,,,900,5000000,,,,,,,,,,,880,,,,,16,0.0123,,0,1795968000.250,,,,,,,\n"
-    "16.346,aggregate,,,,1,,900,5000000,,,,,,,,,,,880,,full,,,,,,0,1795968000.250,,,,,,decode,Mbit/s\n"
-    "16.500,event,3,4300,add,,,,,,,,,,,,,,,,,,,,,,,,1795968004.400,,,,,,,\n"
-    "16.750,event,,,pause,,,,,,,,,,,,,,,,,,,,,,,,1795968004.650,,,,,,,\n";
+    "t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_kernel_us,gap_batch_us,gen_us,h2d_us,"
+    "kernel_us,d2h_us,other_us,device_busy,headroom,lost,queue_wait_us,profile,ceiling,of_ceiling,sample_"
+    "every,observer_share,gen_busy,observed,unix_s,gap_kernel_p50_us,gap_kernel_p99_us,gap_batch_p50_us,gap_"
+    "batch_p99_us,run,kernel,rate_unit,device\n"
+    "12.346,worker,1,4242,running,,123.4568,10,5000000,0.5123,1.50,2.25,100.12,20.50,300.75,10.00,5.33,,,0,4."
+    "50,,,,16,0.0123,0.250,1,1795968000.250,1.25,4.00,2.00,8.50,,,,0:1\n"
+    "12.346,worker,2,4243,failed,,,0,0,,,,,,,,,,,7,,,,,,,,1,1795968000.250,,,,,,,,1:0\n"
+    "12.346,device,,,,1,123.4568,10,5000000,,,,,,,,,0.5123,240.9670,7,,sampled,300.0000,0.4115,,,,1,"
+    "1795968000.250,1.25,4.00,2.00,8.50,,decode,Mbit/s,0:1\n"
+    "12.346,device,,,,0,0.0000,0,0,,,,,,,,,,,7,,sampled,,,,,,1,1795968000.250,,,,,,decode,Mbit/s,1:0\n"
+    "12.346,aggregate,,,,2,123.4568,10,5000000,,,,,,,,,0.7500,164.6091,7,,sampled,600.0000,0.2058,,,,1,"
+    "1795968000.250,1.25,4.00,2.00,8.50,,decode,Mbit/s,all\n"
+    "13.346,aggregate,,,,0,0.0000,10,5000000,,,,,,,,,,,7,,full,,,,,,1,1795968000.250,,,,,,decode,Mbit/s,all\n"
+    "16.346,worker,1,4242,running,,,900,5000000,,,,,,,,,,,880,,,,,16,0.0123,,0,1795968000.250,,,,,,,,0:1\n"
+    "16.346,aggregate,,,,1,,900,5000000,,,,,,,,,,,880,,full,,,,,,0,1795968000.250,,,,,,decode,Mbit/s,all\n"
+    "16.500,event,3,4300,add,,,,,,,,,,,,,,,,,,,,,,,,1795968004.400,,,,,,,,\n"
+    "16.750,event,,,pause,,,,,,,,,,,,,,,,,,,,,,,,1795968004.650,,,,,,,,\n";
 
 static const char frames_jsonl[] =
     "{\"t_s\":12.346,\"kind\":\"worker\",\"state\":\"running\",\"id\":1,\"pid\":4242,\"mbit_s\":123.4568,"
-    "\"batches\":10,\"symbols\":5000000,\"kernel_busy\":0.5123,\"gap_kernel_us\":1.50,\"gap_batch_us\":2."
-    "25,\"gen_us\":100.12,\"h2d_us\":20.50,\"kernel_us\":300.75,\"d2h_us\":10.00,\"other_us\":5.33,\"lost"
-    "\":0,\"queue_wait_us\":4.50,\"sample_every\":16,\"observer_share\":0.0123,\"gen_busy\":0.250,\"obser"
-    "ved\":true,\"unix_s\":1795968000.250,\"gap_kernel_p50_us\":1.25,\"gap_kernel_p99_us\":4.00,\"gap_bat"
-    "ch_p50_us\":2.00,\"gap_batch_p99_us\":8.50,\"window_batches\":3}\n"
-    "{\"t_s\":12.346,\"kind\":\"worker\",\"state\":\"failed\",\"id\":2,\"pid\":4243,\"batches\":0,\"symbo"
-    "ls\":0,\"lost\":7,\"observed\":true,\"unix_s\":1795968000.250,\"window_batches\":0,\"error\":\"clBui"
-    "ldProgram: \\\"decode\\\" failed\\u000aline 2\\\\\"}\n"
-    "{\"t_s\":12.346,\"kind\":\"aggregate\",\"procs\":2,\"mbit_s\":123.4568,\"batches\":10,\"symbols\":50"
-    "00000,\"device_busy\":0.7500,\"headroom\":164.6091,\"lost\":7,\"profile\":\"sampled\",\"ceiling\":60"
-    "0.0000,\"of_ceiling\":0.2058,\"observed\":true,\"unix_s\":1795968000.250,\"gap_kernel_p50_us\":1.25,"
-    "\"gap_kernel_p99_us\":4.00,\"gap_batch_p50_us\":2.00,\"gap_batch_p99_us\":8.50,\"kernel\":\"decode\""
-    ",\"rate_unit\":\"Mbit/s\",\"window_s\":1.000,\"timebase\":\"host-timer\",\"device_busy_method\":\"un"
-    "ion\"}\n"
-    "{\"t_s\":13.346,\"kind\":\"aggregate\",\"procs\":0,\"mbit_s\":0.0000,\"batches\":10,\"symbols\":5000"
-    "000,\"lost\":7,\"profile\":\"full\",\"observed\":true,\"unix_s\":1795968000.250,\"kernel\":\"decode"
-    "\",\"rate_unit\":\"Mbit/s\",\"window_s\":1.000,\"timebase\":\"none\",\"device_busy_method\":\"sum-ca"
-    "pped\"}\n"
-    "{\"t_s\":16.346,\"kind\":\"worker\",\"state\":\"running\",\"id\":1,\"pid\":4242,\"batches\":900,\"sy"
-    "mbols\":5000000,\"lost\":880,\"sample_every\":16,\"observer_share\":0.0123,\"observed\":false,\"unix"
-    "_s\":1795968000.250}\n"
+    "\"batches\":10,\"symbols\":5000000,\"kernel_busy\":0.5123,\"gap_kernel_us\":1.50,\"gap_batch_us\":2.25,"
+    "\"gen_us\":100.12,\"h2d_us\":20.50,\"kernel_us\":300.75,\"d2h_us\":10.00,\"other_us\":5.33,\"lost\":0,"
+    "\"queue_wait_us\":4.50,\"sample_every\":16,\"observer_share\":0.0123,\"gen_busy\":0.250,\"observed\":"
+    "true,\"unix_s\":1795968000.250,\"gap_kernel_p50_us\":1.25,\"gap_kernel_p99_us\":4.00,\"gap_batch_p50_"
+    "us\":2.00,\"gap_batch_p99_us\":8.50,\"device\":\"0:1\",\"window_batches\":3}\n"
+    "{\"t_s\":12.346,\"kind\":\"worker\",\"state\":\"failed\",\"id\":2,\"pid\":4243,\"batches\":0,"
+    "\"symbols\":0,\"lost\":7,\"observed\":true,\"unix_s\":1795968000.250,\"device\":\"1:0\",\"window_"
+    "batches\":0,\"error\":\"clBuildProgram: \\\"decode\\\" failed\\u000aline 2\\\\\"}\n"
+    "{\"t_s\":12.346,\"kind\":\"device\",\"procs\":1,\"mbit_s\":123.4568,\"batches\":10,\"symbols\":5000000,"
+    "\"device_busy\":0.5123,\"headroom\":240.9670,\"lost\":7,\"profile\":\"sampled\",\"ceiling\":300.0000,"
+    "\"of_ceiling\":0.4115,\"observed\":true,\"unix_s\":1795968000.250,\"gap_kernel_p50_us\":1.25,\"gap_"
+    "kernel_p99_us\":4.00,\"gap_batch_p50_us\":2.00,\"gap_batch_p99_us\":8.50,\"kernel\":\"decode\",\"rate_"
+    "unit\":\"Mbit/"
+    "s\",\"device\":\"0:1\",\"window_s\":1.000,\"timebase\":\"host-timer\",\"device_busy_method\":\"union\"}"
+    "\n"
+    "{\"t_s\":12.346,\"kind\":\"device\",\"procs\":0,\"mbit_s\":0.0000,\"batches\":0,\"symbols\":0,\"lost\":"
+    "7,\"profile\":\"sampled\",\"observed\":true,\"unix_s\":1795968000.250,\"kernel\":\"decode\",\"rate_"
+    "unit\":\"Mbit/"
+    "s\",\"device\":\"1:0\",\"window_s\":1.000,\"timebase\":\"host-timer\",\"device_busy_method\":\"sum-"
+    "capped\"}\n"
+    "{\"t_s\":12.346,\"kind\":\"aggregate\",\"procs\":2,\"mbit_s\":123.4568,\"batches\":10,\"symbols\":"
+    "5000000,\"device_busy\":0.7500,\"headroom\":164.6091,\"lost\":7,\"profile\":\"sampled\",\"ceiling\":600."
+    "0000,\"of_ceiling\":0.2058,\"observed\":true,\"unix_s\":1795968000.250,\"gap_kernel_p50_us\":1.25,\"gap_"
+    "kernel_p99_us\":4.00,\"gap_batch_p50_us\":2.00,\"gap_batch_p99_us\":8.50,\"kernel\":\"decode\",\"rate_"
+    "unit\":\"Mbit/"
+    "s\",\"device\":\"all\",\"window_s\":1.000,\"timebase\":\"host-timer\",\"device_busy_method\":\"union\"}"
+    "\n"
+    "{\"t_s\":13.346,\"kind\":\"aggregate\",\"procs\":0,\"mbit_s\":0.0000,\"batches\":10,\"symbols\":5000000,"
+    "\"lost\":7,\"profile\":\"full\",\"observed\":true,\"unix_s\":1795968000.250,\"kernel\":\"decode\","
+    "\"rate_unit\":\"Mbit/"
+    "s\",\"device\":\"all\",\"window_s\":1.000,\"timebase\":\"none\",\"device_busy_method\":\"sum-capped\"}\n"
+    "{\"t_s\":16.346,\"kind\":\"worker\",\"state\":\"running\",\"id\":1,\"pid\":4242,\"batches\":900,"
+    "\"symbols\":5000000,\"lost\":880,\"sample_every\":16,\"observer_share\":0.0123,\"observed\":false,"
+    "\"unix_s\":1795968000.250,\"device\":\"0:1\"}\n"
     "{\"t_s\":16.346,\"kind\":\"aggregate\",\"procs\":1,\"batches\":900,\"symbols\":5000000,\"lost\":880,"
-    "\"profile\":\"full\",\"observed\":false,\"unix_s\":1795968000.250,\"kernel\":\"decode\",\"rate_unit"
-    "\":\"Mbit/s\",\"window_s\":3.000,\"timebase\":\"none\",\"device_busy_method\":\"sum-capped\"}\n"
-    "{\"t_s\":16.500,\"kind\":\"event\",\"state\":\"add\",\"id\":3,\"pid\":4300,\"unix_s\":1795968004.400"
-    "}\n"
+    "\"profile\":\"full\",\"observed\":false,\"unix_s\":1795968000.250,\"kernel\":\"decode\",\"rate_unit\":"
+    "\"Mbit/"
+    "s\",\"device\":\"all\",\"window_s\":3.000,\"timebase\":\"none\",\"device_busy_method\":\"sum-capped\"}\n"
+    "{\"t_s\":16.500,\"kind\":\"event\",\"state\":\"add\",\"id\":3,\"pid\":4300,\"unix_s\":1795968004.400}\n"
     "{\"t_s\":16.750,\"kind\":\"event\",\"state\":\"pause\",\"unix_s\":1795968004.650}\n";
 
 #define SWEEP_HEADER                                                                                         \
 	"procs,queues,mbit_s,speedup,device_busy,gap_batch_us,headroom,of_ceiling,runs,rep,mbit_s_min,mbit_" \
-	"s_"                                                                                                 \
-	"max,mbit_s_sd,speedup_min,speedup_max,speedup_sd,within_spread,kind,run,kernel,rate_unit,queue_"    \
-	"wait_"                                                                                              \
-	"us\n"
+	"s_max,mbit_s_sd,speedup_min,speedup_max,speedup_sd,within_spread,kind,run,kernel,rate_unit,queue_"  \
+	"wait_us,device\n"
 
 /* The first columns as they always were; the spreads and kind after them. */
-static const char sweep_csv[] = SWEEP_HEADER
-    "1,1,100.5000,1.0000,0.5000,12.2500,201.0000,0.1675,1,,100.5000,100.5000,,1.0000,1.0000,,,sweep,,saxp"
-    "y,Mitem/s,3.50\n"
-    "2,4,190.2500,1.8930,0.9500,3.1250,200.2632,,1,,190.2500,190.2500,,1.8930,1.8930,,,sweep,,saxpy,Mitem"
-    "/s,\n"
-    "4,1,0.0000,,,,,,1,,0.0000,0.0000,,,,,,sweep,,saxpy,Mitem/s,\n";
+static const char sweep_csv[] =
+    SWEEP_HEADER "1,1,100.5000,1.0000,0.5000,12.2500,201.0000,0.1675,1,,100.5000,100.5000,,1.0000,1.0000,,,"
+                 "sweep,,saxpy,Mitem/s,3.50,all\n"
+                 "2,4,190.2500,1.8930,0.9500,3.1250,200.2632,,1,,190.2500,190.2500,,1.8930,1.8930,,,sweep,,"
+                 "saxpy,Mitem/s,,all\n"
+                 "1,4,95.0000,,0.9000,3.0000,105.5556,,1,,95.0000,95.0000,,,,,,sweep,,saxpy,Mitem/s,,1:0\n"
+                 "4,1,0.0000,,,,,,1,,0.0000,0.0000,,,,,,sweep,,saxpy,Mitem/s,,all\n";
 
 static const char sweep_jsonl[] =
-    "{\"kind\":\"sweep\",\"procs\":1,\"queues\":1,\"mbit_s\":100.5000,\"speedup\":1.0000,\"device_busy\":"
-    "0.5000,\"gap_batch_us\":12.2500,\"headroom\":201.0000,\"of_ceiling\":0.1675,\"runs\":1,\"mbit_s_min"
-    "\":100.5000,\"mbit_s_max\":100.5000,\"speedup_min\":1.0000,\"speedup_max\":1.0000,\"kernel\":\"saxpy"
-    "\",\"rate_unit\":\"Mitem/s\",\"queue_wait_us\":3.50}\n"
-    "{\"kind\":\"sweep\",\"procs\":2,\"queues\":4,\"mbit_s\":190.2500,\"speedup\":1.8930,\"device_busy\":"
-    "0.9500,\"gap_batch_us\":3.1250,\"headroom\":200.2632,\"runs\":1,\"mbit_s_min\":190.2500,\"mbit_s_max"
-    "\":190.2500,\"speedup_min\":1.8930,\"speedup_max\":1.8930,\"kernel\":\"saxpy\",\"rate_unit\":\"Mitem"
-    "/s\"}\n"
+    "{\"kind\":\"sweep\",\"procs\":1,\"queues\":1,\"mbit_s\":100.5000,\"speedup\":1.0000,\"device_busy\":0."
+    "5000,\"gap_batch_us\":12.2500,\"headroom\":201.0000,\"of_ceiling\":0.1675,\"runs\":1,\"mbit_s_min\":100."
+    "5000,\"mbit_s_max\":100.5000,\"speedup_min\":1.0000,\"speedup_max\":1.0000,\"kernel\":\"saxpy\",\"rate_"
+    "unit\":\"Mitem/s\",\"queue_wait_us\":3.50,\"device\":\"all\"}\n"
+    "{\"kind\":\"sweep\",\"procs\":2,\"queues\":4,\"mbit_s\":190.2500,\"speedup\":1.8930,\"device_busy\":0."
+    "9500,\"gap_batch_us\":3.1250,\"headroom\":200.2632,\"runs\":1,\"mbit_s_min\":190.2500,\"mbit_s_max\":"
+    "190.2500,\"speedup_min\":1.8930,\"speedup_max\":1.8930,\"kernel\":\"saxpy\",\"rate_unit\":\"Mitem/"
+    "s\",\"device\":\"all\"}\n"
+    "{\"kind\":\"sweep\",\"procs\":1,\"queues\":4,\"mbit_s\":95.0000,\"speedup\":null,\"device_busy\":0.9000,"
+    "\"gap_batch_us\":3.0000,\"headroom\":105.5556,\"runs\":1,\"mbit_s_min\":95.0000,\"mbit_s_max\":95.0000,"
+    "\"kernel\":\"saxpy\",\"rate_unit\":\"Mitem/s\",\"device\":\"1:0\"}\n"
     "{\"kind\":\"sweep\",\"procs\":4,\"queues\":1,\"mbit_s\":0.0000,\"speedup\":null,\"runs\":1,\"mbit_s_"
-    "min\":0.0000,\"mbit_s_max\":0.0000,\"kernel\":\"saxpy\",\"rate_unit\":\"Mitem/s\"}\n";
+    "min\":0.0000,\"mbit_s_max\":0.0000,\"kernel\":\"saxpy\",\"rate_unit\":\"Mitem/s\",\"device\":\"all\"}\n";
 
-static const char repeats_csv[] = SWEEP_HEADER
-    "1,1,100.0000,1.0000,0.5000,12.0000,200.0000,,,1,,,,,,,,repeat,,decode,Mbit/s,\n"
-    "2,1,118.0000,1.1800,0.6000,10.0000,196.6667,,,1,,,,,,,,repeat,,decode,Mbit/s,\n"
-    "1,1,110.0000,1.0000,0.5000,12.0000,220.0000,,,2,,,,,,,,repeat,,decode,Mbit/s,\n"
-    "2,1,99.0000,0.9000,0.6000,10.0000,165.0000,,,2,,,,,,,,repeat,,decode,Mbit/s,\n"
-    "1,1,105.0000,1.0000,0.5000,12.0000,210.0000,,2,,100.0000,110.0000,7.0711,1.0000,1.0000,0.0000,,sweep"
-    ",,decode,Mbit/s,\n"
-    "2,1,108.5000,1.0333,0.6000,10.0000,180.8333,,2,,99.0000,118.0000,13.4350,0.9000,1.1800,0.1980,1,swee"
-    "p,,decode,Mbit/s,\n";
+static const char repeats_csv[] =
+    SWEEP_HEADER "1,1,100.0000,1.0000,0.5000,12.0000,200.0000,,,1,,,,,,,,repeat,,decode,Mbit/s,,all\n"
+                 "2,1,118.0000,1.1800,0.6000,10.0000,196.6667,,,1,,,,,,,,repeat,,decode,Mbit/s,,all\n"
+                 "1,1,110.0000,1.0000,0.5000,12.0000,220.0000,,,2,,,,,,,,repeat,,decode,Mbit/s,,all\n"
+                 "2,1,99.0000,0.9000,0.6000,10.0000,165.0000,,,2,,,,,,,,repeat,,decode,Mbit/s,,all\n"
+                 "1,1,105.0000,1.0000,0.5000,12.0000,210.0000,,2,,100.0000,110.0000,7.0711,1.0000,1.0000,0."
+                 "0000,,sweep,,decode,Mbit/s,,all\n"
+                 "2,1,108.5000,1.0333,0.6000,10.0000,180.8333,,2,,99.0000,118.0000,13.4350,0.9000,1.1800,0."
+                 "1980,1,sweep,,decode,Mbit/s,,all\n";
 
 static const char repeats_jsonl[] =
-    "{\"kind\":\"repeat\",\"procs\":1,\"queues\":1,\"mbit_s\":100.0000,\"speedup\":1.0000,\"device_busy\""
-    ":0.5000,\"gap_batch_us\":12.0000,\"headroom\":200.0000,\"rep\":1,\"kernel\":\"decode\",\"rate_unit\""
-    ":\"Mbit/s\"}\n"
-    "{\"kind\":\"repeat\",\"procs\":2,\"queues\":1,\"mbit_s\":118.0000,\"speedup\":1.1800,\"device_busy\""
-    ":0.6000,\"gap_batch_us\":10.0000,\"headroom\":196.6667,\"rep\":1,\"kernel\":\"decode\",\"rate_unit\""
-    ":\"Mbit/s\"}\n"
-    "{\"kind\":\"repeat\",\"procs\":1,\"queues\":1,\"mbit_s\":110.0000,\"speedup\":1.0000,\"device_busy\""
-    ":0.5000,\"gap_batch_us\":12.0000,\"headroom\":220.0000,\"rep\":2,\"kernel\":\"decode\",\"rate_unit\""
-    ":\"Mbit/s\"}\n"
-    "{\"kind\":\"repeat\",\"procs\":2,\"queues\":1,\"mbit_s\":99.0000,\"speedup\":0.9000,\"device_busy\":"
-    "0.6000,\"gap_batch_us\":10.0000,\"headroom\":165.0000,\"rep\":2,\"kernel\":\"decode\",\"rate_unit\":"
-    "\"Mbit/s\"}\n"
-    "{\"kind\":\"sweep\",\"procs\":1,\"queues\":1,\"mbit_s\":105.0000,\"speedup\":1.0000,\"device_busy\":"
-    "0.5000,\"gap_batch_us\":12.0000,\"headroom\":210.0000,\"runs\":2,\"mbit_s_min\":100.0000,\"mbit_s_ma"
-    "x\":110.0000,\"mbit_s_sd\":7.0711,\"speedup_min\":1.0000,\"speedup_max\":1.0000,\"speedup_sd\":0.000"
-    "0,\"kernel\":\"decode\",\"rate_unit\":\"Mbit/s\"}\n"
-    "{\"kind\":\"sweep\",\"procs\":2,\"queues\":1,\"mbit_s\":108.5000,\"speedup\":1.0333,\"device_busy\":"
-    "0.6000,\"gap_batch_us\":10.0000,\"headroom\":180.8333,\"runs\":2,\"mbit_s_min\":99.0000,\"mbit_s_max"
-    "\":118.0000,\"mbit_s_sd\":13.4350,\"speedup_min\":0.9000,\"speedup_max\":1.1800,\"speedup_sd\":0.198"
-    "0,\"within_spread\":true,\"kernel\":\"decode\",\"rate_unit\":\"Mbit/s\"}\n";
+    "{\"kind\":\"repeat\",\"procs\":1,\"queues\":1,\"mbit_s\":100.0000,\"speedup\":1.0000,\"device_busy\":0."
+    "5000,\"gap_batch_us\":12.0000,\"headroom\":200.0000,\"rep\":1,\"kernel\":\"decode\",\"rate_unit\":"
+    "\"Mbit/s\",\"device\":\"all\"}\n"
+    "{\"kind\":\"repeat\",\"procs\":2,\"queues\":1,\"mbit_s\":118.0000,\"speedup\":1.1800,\"device_busy\":0."
+    "6000,\"gap_batch_us\":10.0000,\"headroom\":196.6667,\"rep\":1,\"kernel\":\"decode\",\"rate_unit\":"
+    "\"Mbit/s\",\"device\":\"all\"}\n"
+    "{\"kind\":\"repeat\",\"procs\":1,\"queues\":1,\"mbit_s\":110.0000,\"speedup\":1.0000,\"device_busy\":0."
+    "5000,\"gap_batch_us\":12.0000,\"headroom\":220.0000,\"rep\":2,\"kernel\":\"decode\",\"rate_unit\":"
+    "\"Mbit/s\",\"device\":\"all\"}\n"
+    "{\"kind\":\"repeat\",\"procs\":2,\"queues\":1,\"mbit_s\":99.0000,\"speedup\":0.9000,\"device_busy\":0."
+    "6000,\"gap_batch_us\":10.0000,\"headroom\":165.0000,\"rep\":2,\"kernel\":\"decode\",\"rate_unit\":"
+    "\"Mbit/s\",\"device\":\"all\"}\n"
+    "{\"kind\":\"sweep\",\"procs\":1,\"queues\":1,\"mbit_s\":105.0000,\"speedup\":1.0000,\"device_busy\":0."
+    "5000,\"gap_batch_us\":12.0000,\"headroom\":210.0000,\"runs\":2,\"mbit_s_min\":100.0000,\"mbit_s_max\":"
+    "110.0000,\"mbit_s_sd\":7.0711,\"speedup_min\":1.0000,\"speedup_max\":1.0000,\"speedup_sd\":0.0000,"
+    "\"kernel\":\"decode\",\"rate_unit\":\"Mbit/s\",\"device\":\"all\"}\n"
+    "{\"kind\":\"sweep\",\"procs\":2,\"queues\":1,\"mbit_s\":108.5000,\"speedup\":1.0333,\"device_busy\":0."
+    "6000,\"gap_batch_us\":10.0000,\"headroom\":180.8333,\"runs\":2,\"mbit_s_min\":99.0000,\"mbit_s_max\":"
+    "118.0000,\"mbit_s_sd\":13.4350,\"speedup_min\":0.9000,\"speedup_max\":1.1800,\"speedup_sd\":0.1980,"
+    "\"within_spread\":true,\"kernel\":\"decode\",\"rate_unit\":\"Mbit/s\",\"device\":\"all\"}\n";
 
 /* ---- the run header ---- */
 
@@ -322,7 +369,7 @@ static const struct gd_device run_dev = { .platform = 0,
 
 static void write_run_frames(struct gd_sink *s)
 {
-	sink_run(s, &run_opts, &run_dev);
+	sink_run(s, &run_opts, &run_dev, 1);
 	struct gd_frame f = {
 		.t_s = 1, .observed = true, .window_s = 1, .device_busy = NAN, .headroom = NAN
 	};
@@ -332,12 +379,12 @@ static void write_run_frames(struct gd_sink *s)
 
 static void write_run_only(struct gd_sink *s)
 {
-	sink_run(s, &run_opts, &run_dev);
+	sink_run(s, &run_opts, &run_dev, 1);
 }
 
 static void write_run_sweep(struct gd_sink *s)
 {
-	sink_run(s, &run_opts, &run_dev);
+	sink_run(s, &run_opts, &run_dev, 1);
 	write_sweep(s);
 }
 
@@ -409,14 +456,16 @@ static void test_run_header(void)
 	memset(empty + strlen(empty), ',', 26);
 	tap_ok(strncmp(csv ? csv : "", frames_csv, strcspn(frames_csv, "\n") + 1) == 0 && starts(buf, empty),
 	       "CSV: the header, then the run row first: kind run at t_s 0, the frame columns empty");
-	snprintf(want, sizeof(want),
-	         ",,,,,\"{\"\"version\"\":\"\"" GD_VERSION
-	         "\"\",\"\"host\"\":\"\"%s\"\",\"\"device_name\"\":\"\"Test "
-	         "\\\"\"GPU\\\"\" \\\\ 1\"\",\"\"platform\"\":\"\"Test "
-	         "Platform\"\",\"\"driver\"\":\"\"555.42\"\",\"\""
-	         "opencl\"\":\"\"OpenCL 3.0 test\"\",\"\"gpu\"\":true,\"\"fp64\"\":true,"
-	         "\"\"options\"\":{\"\"procs\"\":2,",
-	         host);
+	snprintf(
+	    want, sizeof(want),
+	    ",,,,,\"{\"\"version\"\":\"\"" GD_VERSION
+	    "\"\",\"\"host\"\":\"\"%s\"\",\"\"device_name\"\":\"\"Test "
+	    "\\\"\"GPU\\\"\" \\\\ 1\"\",\"\"platform\"\":\"\"Test "
+	    "Platform\"\",\"\"driver\"\":\"\"555.42\"\",\"\""
+	    "opencl\"\":\"\"OpenCL 3.0 test\"\",\"\"gpu\"\":true,\"\"fp64\"\":true,"
+	    "\"\"devices\"\":[{\"\"device\"\":\"\"0:1\"\",\"\"name\"\":\"\"Test \\\"\"GPU\\\"\" \\\\ 1\"\"}],"
+	    "\"\"options\"\":{\"\"procs\"\":2,",
+	    host);
 	tap_ok(strstr(buf, want) != NULL, "CSV: the run cell is JSON in one quoted cell, quotes doubled");
 	double unix_s = 0;
 	sscanf(buf + strlen(empty), "%lf", &unix_s);
@@ -440,7 +489,8 @@ static void test_run_header(void)
 	         "\",\"host\":\"%s\",\"device_name\":\"Test \\\"GPU\\\" \\\\ 1\","
 	         "\"platform\":\"Test Platform\",\"driver\":\"555.42\",\"opencl\":\"OpenCL 3.0 "
 	         "test\",\"gpu\":true,"
-	         "\"fp64\":true,\"options\":{\"procs\":2,",
+	         "\"fp64\":true,\"devices\":[{\"device\":\"0:1\",\"name\":\"Test \\\"GPU\\\" \\\\ 1\"}],"
+	         "\"options\":{\"procs\":2,",
 	         host);
 	tap_ok(strstr(buf, want) != NULL && strcmp(buf + strlen(buf) - 3, "}}}") == 0,
 	       "JSONL: run is an object: version, host, device (escaped), platform, driver, OpenCL version, "
