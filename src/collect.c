@@ -160,7 +160,7 @@ static void worker_sample(struct gd_collector *c, struct col_worker *cw, const s
 	struct gd_batch_acc acc;
 	memset(&acc, 0, sizeof(acc));
 	int64_t busy = 0;
-	size_t keep = 0;
+	size_t keep = 0, first = *niv;
 	for (size_t i = 0; i < cw->npend; i++) {
 		const struct gd_rec *r = &cw->pend[i];
 		busy += stats_rec_busy(r, a, b);
@@ -177,6 +177,10 @@ static void worker_sample(struct gd_collector *c, struct col_worker *cw, const s
 		cw->last_profiled = stats_rec_profiled(r);
 	}
 	cw->npend = keep;
+	/* Records can overlap (an unprofiled batch's intervals are estimated): its busy time is
+	 * never more than the union of its own intervals. */
+	int64_t own = stats_union(c->iv + first, *niv - first, a, b);
+	busy = busy < own ? busy : own;
 
 	double win = (double)(b - a) / 1e9;
 	worker_totals(c, cw, info, out);

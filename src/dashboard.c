@@ -1527,7 +1527,7 @@ static bool ui_same_layout(const struct layout *a, const struct layout *b)
 static int ui_windows(struct ui *u)
 {
 	struct layout l;
-	layout_compute(COLS, LINES, u->s.frame.nworkers, &l);
+	layout_compute(COLS, LINES, ui_nlines(u), &l);
 	if (u->have_windows && ui_same_layout(&l, &u->lay))
 		return 0;
 	ui_free_windows(u);

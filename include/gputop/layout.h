@@ -41,10 +41,10 @@ struct layout {
 	int table_rows; /* worker rows visible: the table's h - 1 */
 };
 
-/* Places every part for a cols x lines terminal that has nworkers rows to show. The table
- * gets a row for every worker first; the graphs share what is left, however tall (each at
- * least one row), and what their equal shares leave over goes back to the table. Narrower
- * than LAYOUT_SPLIT_W the worker's pair of graphs is shown only when every one of the four
+/* Places every part for a cols x lines terminal whose table has nworkers rows to show (with
+ * several devices, their heading lines too). The table gets a row for every one first; the graphs share what
+ * is left, however tall (each at least one row), and what their equal shares leave over goes back to the
+ * table. Narrower than LAYOUT_SPLIT_W the worker's pair of graphs is shown only when every one of the four
  * graphs gets a row. */
 void layout_compute(int cols, int lines, int nworkers, struct layout *out);
 

@@ -2,8 +2,8 @@
 # test_devices.sh: --device with real PoCL devices: one device by P:D, all, a name substring;
 # bad devices and lists refused with status 2 before anything starts; and with PoCL made to
 # expose two devices (POCL_DEVICES), workers spread round robin, device rows per window whose
-# figures are their own workers', a sweep's per-device rows (repeated too), and Prometheus
-# samples labelled by device.
+# figures are their own workers', a sweep's per-device rows (repeated too), Prometheus
+# samples labelled by device, and the dashboard's device lines in a real terminal (tmux).
 . "$(dirname "$0")/lib.sh"
 CHECK="python3 $ROOT/tests/integration/check_log.py"
 ARGS=(--headless -s 5000 -l 2 -i 0.5 --profile full -f jsonl)
@@ -140,6 +140,28 @@ ok $? "--prom-file: device busy for 0:1, worker 2 labelled 0:1"
 check "--prom-file: two device_info samples" test "$(grep -c '^gputop_decode_device_info{' "$TMP/m.prom")" -eq 2
 kill -INT $pid
 wait $pid
+
+# The dashboard in a real terminal: one line per device heading its workers, + on the device
+# with the fewest, q ends it all.
+. "$(dirname "$0")/screen.sh"
+trap '"${TM[@]}" kill-server >/dev/null 2>&1; tap_cleanup' EXIT
+"${TM[@]}" new-session -d -x 120 -y 30 -s main "env PS1='$ ' LC_ALL=C.UTF-8 POCL_DEVICES='$POCL_DEVICES' bash --norc --noprofile"
+SHPID=$("${TM[@]}" display -p -t main '#{pane_pid}')
+keys "clear; $BIN -n 3 --device all -s 5000 -l 2 -i 0.5 -f jsonl -o $TMP/dash.jsonl; echo END=\$?" Enter
+see "the dashboard starts" 60 find_dash
+PIDS+=("$DPID")
+see "the header lists both devices" 90 screen_has "2 devices: 0:0 0:1"
+see "a line per device: 0:0 with 2 workers, 0:1 with 1" 90 eval \
+	'screen_has "^ 0:0 .* workers 2" && screen_has "^ 0:1 .* workers 1"'
+check "the device lines head their groups (0:0, two rows, 0:1, one row)" eval \
+	'[ "$(pane | grep -E "^ 0:[01] |^[>* ] *[0-9]+ +[0-9]+ " | cut -c1-5 | tr -d " " | tr "\n" " ")" = "0:0 >1 3 0:1 2 " ]'
+keys +
+see "+ starts worker 4 on 0:1, the device with the fewest" 90 eval \
+	'screen_has "started worker 4 \(pid [0-9]+\) on 0:1" && screen_has "^ 0:1 .* workers 2"'
+keys q
+see "q ends the dashboard with status 0" 60 screen_has "^END=0$"
+check "the dashboard's log has device rows for both" eval \
+	'grep -q "\"kind\":\"device\".*\"device\":\"0:1\"" "$TMP/dash.jsonl" && grep -q "\"kind\":\"device\".*\"device\":\"0:0\"" "$TMP/dash.jsonl"'
 left=0
 for p in "${PIDS[@]}"; do
 	left=$((left + $(segments_of "$p") + $(children_of "$p")))

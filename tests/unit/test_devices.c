@@ -169,7 +169,18 @@ static void test_aggregate(void)
 	collect_window(one, w1, 2, t0, t0 + s, &f);
 	tap_ok(f.ndevs == 1 && fabs(f.device_busy - 0.6) < 1e-6 && fabs(f.devs[0].device_busy - 0.6) < 1e-6,
 	       "one device: the overall busy is that device's union");
+
+	/* One worker whose records overlap in [0.4, 0.6) s: its kernel busy is its union, 0.8 s. */
+	struct gd_collector *lap = collect_new(t0, true, devs, 1);
+	struct gd_rec a1 = batch(0, t0, t0 + 6 * s / 10), a2 = batch(1, t0 + 4 * s / 10, t0 + 8 * s / 10);
+	collect_push(lap, &w1[0], &a1);
+	collect_push(lap, &w1[0], &a2);
+	collect_window(lap, w1, 1, t0, t0 + s, &f);
+	tap_ok(fabs(f.workers[0].kernel_busy - 0.8) < 1e-6 && fabs(f.device_busy - 0.8) < 1e-6,
+	       "overlapping records of one worker: its kernel busy is their union (%.4f), not 1.0",
+	       f.workers[0].kernel_busy);
 	collect_frame_free(&f);
+	collect_free(lap);
 	collect_free(one);
 	collect_free(c);
 }
