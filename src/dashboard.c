@@ -1117,13 +1117,14 @@ static void ui_draw_header(struct ui *u, WINDOW *w, int64_t now)
 			n += snprintf(dev + n, sizeof(dev) - (size_t)n, " %d:%d", u->s.devs[d].platform,
 			              u->s.devs[d].index);
 	} else {
-		snprintf(dev, sizeof(dev), "%d:%d %s", u->s.dev.platform, u->s.dev.index, u->s.dev.name);
+		snprintf(dev, sizeof(dev), "%d:%d %s", u->s.devs[0].platform, u->s.devs[0].index,
+		         u->s.devs[0].name);
 	}
 	if (x < limit)
 		ui_putf(w, 0, x, ui_attr(u, UI_P_HEAD), "%.*s", limit - x, dev);
 	x += (int)strlen(dev) + 2;
 	if (x < limit && u->s.ndevs == 1)
-		ui_putf(w, 0, x, A_NORMAL, "%.*s", limit - x, u->s.dev.version);
+		ui_putf(w, 0, x, A_NORMAL, "%.*s", limit - x, u->s.devs[0].version);
 	ui_put(w, 0, sx, A_NORMAL, sort);
 	wattrset(w, A_BOLD);
 	int ax = sx + (int)strlen(sort);

@@ -75,7 +75,6 @@ int session_start(struct gd_session *s, const struct gd_opts *o, const struct gd
 		s->devs[d] = devs[d < ndev ? d : 0];
 		s->ceilings[d].mbit_s = NAN;
 	}
-	s->dev = s->devs[0];
 	s->trace = trace;
 	s->prom = prom;
 	s->ceiling.mbit_s = NAN;

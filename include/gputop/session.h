@@ -16,9 +16,8 @@ struct gd_prom;
 struct gd_trace;
 
 struct gd_session {
-	struct gd_opts o;     /* device and dtype resolved */
-	struct gd_device dev; /* the first device (the only one, unless --device names more) */
-	int ndevs;            /* the devices the workers run on, o.devices.list's order */
+	struct gd_opts o; /* device and dtype resolved */
+	int ndevs;        /* the devices the workers run on, o.devices.list's order */
 	struct gd_device devs[GD_DEVICES_MAX];
 	struct gd_sup *sup;    /* the workers */
 	struct gd_frame frame; /* the latest window */
