@@ -14,8 +14,12 @@
 static void on_record(void *ctx, const struct gd_worker_info *w, const struct gd_rec *r)
 {
 	struct gd_session *s = ctx;
-	if (s->trace)
-		trace_batch(s->trace, w->id, w->pid, r);
+	if (s->trace) {
+		const struct gd_device *d = &s->devs[w->device >= 0 && w->device < s->ndevs ? w->device : 0];
+		char ref[24];
+		device_ref_text(ref, sizeof(ref), d->platform, d->index);
+		trace_batch(s->trace, w->id, w->pid, ref, r);
+	}
 	if (s->col)
 		collect_push(s->col, w, r);
 }

@@ -114,8 +114,9 @@ static void event(struct gd_trace *t, unsigned worker, int tid, const char *name
 	     name, cat, worker, tid, us(t, s), (double)(e - s) / 1e3, batch);
 }
 
-/* The worker's entry of named tracks, naming its process and threads the first time. */
-static struct named *name_track(struct gd_trace *t, unsigned worker, pid_t pid)
+/* The worker's entry of named tracks, naming its process and threads the first time: its
+ * device track carries the device's P:D. */
+static struct named *name_track(struct gd_trace *t, unsigned worker, pid_t pid, const char *device)
 {
 	for (size_t i = 0; i < t->nnamed; i++)
 		if (t->named[i].worker == worker)
@@ -134,8 +135,9 @@ static struct named *name_track(struct gd_trace *t, unsigned worker, pid_t pid)
 	     "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":1,\"args\":{\"name\":\"host\"}},\n",
 	     worker);
 	line(t,
-	     "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":2,\"args\":{\"name\":\"device\"}},\n",
-	     worker);
+	     "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":2,\"args\":{\"name\":\"device "
+	     "%s\"}},\n",
+	     worker, device);
 	return n;
 }
 
@@ -155,11 +157,11 @@ static int gen_track(struct gd_trace *t, struct named *n, const struct gd_rec *r
 	return 10 + (int)k;
 }
 
-void trace_batch(struct gd_trace *t, unsigned worker, pid_t pid, const struct gd_rec *r)
+void trace_batch(struct gd_trace *t, unsigned worker, pid_t pid, const char *device, const struct gd_rec *r)
 {
 	if (t->events >= t->limit)
 		return;
-	struct named *n = name_track(t, worker, pid);
+	struct named *n = name_track(t, worker, pid, device);
 	if (r->t_gen > r->t_begin)
 		event(t, worker, gen_track(t, n, r), "generate", "host", r->t_begin, r->t_gen, r->batch);
 	if (r->h2d[1] > 0)

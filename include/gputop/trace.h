@@ -17,7 +17,8 @@ struct gd_trace;
 struct gd_trace *trace_open(int fd, bool own_fd, const char *path, uint64_t limit);
 /* Timestamps are written relative to t0 (host CLOCK_MONOTONIC ns), the run's start. */
 void trace_set_origin(struct gd_trace *t, int64_t t0);
-void trace_batch(struct gd_trace *t, unsigned worker, pid_t pid, const struct gd_rec *r);
+/* One batch of a worker on device (P:D, which names its device track). */
+void trace_batch(struct gd_trace *t, unsigned worker, pid_t pid, const char *device, const struct gd_rec *r);
 /* Writes the whole lines buffered so far (called once per window). */
 void trace_flush(struct gd_trace *t);
 /* Ends the array with an "end of trace" event and closes; returns 0, or -1 with the first

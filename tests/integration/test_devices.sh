@@ -3,7 +3,8 @@
 # bad devices and lists refused with status 2 before anything starts; and with PoCL made to
 # expose two devices (POCL_DEVICES), workers spread round robin, device rows per window whose
 # figures are their own workers', a sweep's per-device rows (repeated too), Prometheus
-# samples labelled by device, and the dashboard's device lines in a real terminal (tmux).
+# samples labelled by device, trace tracks named after their device, and the dashboard's
+# device lines in a real terminal (tmux).
 . "$(dirname "$0")/lib.sh"
 CHECK="python3 $ROOT/tests/integration/check_log.py"
 ARGS=(--headless -s 5000 -l 2 -i 0.5 --profile full -f jsonl)
@@ -73,7 +74,7 @@ bad 0:0,3:0 "no device 3:0"
 export POCL_DEVICES="pthread basic"
 "$BIN" --list-devices >"$TMP/two"
 check "POCL_DEVICES exposes two devices" test "$(grep -cE '^0:[01] ' "$TMP/two")" -eq 2
-run "$TMP/two.jsonl" 3 --device 0:0,0:1
+run "$TMP/two.jsonl" 3 --device 0:0,0:1 --trace "$TMP/two.trace"
 ok $rc "--device 0:0,0:1 with 3 workers: exits 0"
 $CHECK "$TMP/two.jsonl" jsonl 3 >"$TMP/check" 2>&1
 ok $? "two devices: each device row is the sum of its workers, its busy within its workers' bounds"
@@ -94,6 +95,11 @@ assert all(0 <= d["device_busy"] <= 1 and d["mbit_s"] > 0 for d in devs), devs
 PY
 ok $? "round robin: workers 1 and 3 on 0:0, 2 on 0:1; the overall busy is the devices' mean"
 diag "$TMP/check"
+check "the trace names each worker's device track: 1 and 3 on 0:0, 2 on 0:1" python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))
+names = {e["pid"]: e["args"]["name"] for e in t if e.get("name") == "thread_name" and e.get("tid") == 2}
+assert names == {1: "device 0:0", 2: "device 0:1", 3: "device 0:0"}, names' "$TMP/two.trace"
 
 # A substring matching one of them, and all.
 run "$TMP/basic.jsonl" 2 --device BASIC
