@@ -58,9 +58,9 @@ static const struct gd_optdef table[] = {
 	  .min = 0,
 	  .max = 255,
 	  .def_text = "first GPU, else first",
-	  .help = "devices, workers spread round robin: P:D[,P:D...] (platform and device "
-	          "indices 0..255), all (every GPU of the first platform with GPUs, else every "
-	          "device of the first platform), or a name substring (every device whose name "
+	  .help = "devices, workers spread round robin: P:D[,P:D...], platform and device "
+	          "indices (0..255); all (every GPU of the first platform with GPUs, else every "
+	          "device of the first platform); or a name substring (every device whose name "
 	          "contains it, any case)",
 	  .applies = GD_USE_RUN },
 	{ .name = "size",
