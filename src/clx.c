@@ -305,7 +305,7 @@ static void probe_child(const struct gd_opts *o, int elem, int fd)
 {
 	static struct probe_msg m;
 	static struct every e;
-	struct gd_device all[GD_ARRAY_LEN(e.dev)];
+	static struct gd_device all[GD_ARRAY_LEN(e.dev)];
 	memset(&m, 0, sizeof(m));
 	if (each_device(keep_one, &e, m.err, sizeof(m.err)) == 0) {
 		m.rc = GD_PROBE_RUNTIME;

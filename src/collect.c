@@ -28,7 +28,7 @@ struct gd_collector {
 	struct gd_iv *iv; /* scratch: the window's kernel intervals, one device's after another */
 	size_t capiv;
 	int ndev;
-	struct gd_devref devs[GD_DEVICES_MAX];
+	char refs[GD_DEVICES_MAX][24]; /* each device's "P:D" */
 };
 
 struct gd_collector *collect_new(int64_t start, bool profiled, const struct gd_devref *devs, int ndev)
@@ -37,8 +37,10 @@ struct gd_collector *collect_new(int64_t start, bool profiled, const struct gd_d
 	c->start = start;
 	c->profiled = profiled;
 	c->ndev = ndev < 1 ? 1 : ndev > GD_DEVICES_MAX ? GD_DEVICES_MAX : ndev;
-	for (int d = 0; d < ndev && d < GD_DEVICES_MAX; d++)
-		c->devs[d] = devs[d];
+	for (int d = 0; d < c->ndev; d++) {
+		const struct gd_devref *r = d < ndev ? &devs[d] : &(const struct gd_devref){ 0, 0 };
+		device_ref_text(c->refs[d], sizeof(c->refs[d]), r->platform, r->index);
+	}
 	return c;
 }
 
@@ -51,11 +53,7 @@ static int dev_of(const struct gd_collector *c, const struct gd_worker_info *inf
 static void name_device(const struct gd_collector *c, int d, struct gd_sample *out)
 {
 	out->device = d;
-	if (d < 0)
-		str_copy(out->device_ref, sizeof(out->device_ref), "all");
-	else
-		device_ref_text(out->device_ref, sizeof(out->device_ref), c->devs[d].platform,
-		                c->devs[d].index);
+	str_copy(out->device_ref, sizeof(out->device_ref), d < 0 ? "all" : c->refs[d]);
 }
 
 void collect_free(struct gd_collector *c)

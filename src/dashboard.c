@@ -636,8 +636,7 @@ static void ui_act_spawn(struct ui *u, int key)
 	struct gd_worker_info w;
 	sup_worker(u->s.sup, i, &w);
 	if (u->s.ndevs > 1)
-		ui_message(u, "started worker %u (pid %d) on %d:%d", w.id, (int)w.pid,
-		           u->s.devs[w.device].platform, u->s.devs[w.device].index);
+		ui_message(u, "started worker %u (pid %d) on %s", w.id, (int)w.pid, u->s.refs[w.device]);
 	else
 		ui_message(u, "started worker %u (pid %d)", w.id, (int)w.pid);
 	ui_log(u, "add", &w);
@@ -1114,11 +1113,9 @@ static void ui_draw_header(struct ui *u, WINDOW *w, int64_t now)
 	if (u->s.ndevs > 1) { /* each device's name heads its group below */
 		int n = snprintf(dev, sizeof(dev), "%d devices:", u->s.ndevs);
 		for (int d = 0; d < u->s.ndevs && n < (int)sizeof(dev); d++)
-			n += snprintf(dev + n, sizeof(dev) - (size_t)n, " %d:%d", u->s.devs[d].platform,
-			              u->s.devs[d].index);
+			n += snprintf(dev + n, sizeof(dev) - (size_t)n, " %s", u->s.refs[d]);
 	} else {
-		snprintf(dev, sizeof(dev), "%d:%d %s", u->s.devs[0].platform, u->s.devs[0].index,
-		         u->s.devs[0].name);
+		snprintf(dev, sizeof(dev), "%s %s", u->s.refs[0], u->s.devs[0].name);
 	}
 	if (x < limit)
 		ui_putf(w, 0, x, ui_attr(u, UI_P_HEAD), "%.*s", limit - x, dev);
@@ -1279,8 +1276,8 @@ static void ui_draw_device(struct ui *u, WINDOW *w, int y, int d)
 	chart_num(busy, sizeof(busy), 8, 100 * df->device_busy, 1);
 	if (!isnan(df->of_ceiling))
 		snprintf(pct, sizeof(pct), "%.1f%%", 100 * df->of_ceiling);
-	ui_putf(w, y, 1, ui_attr(u, UI_P_HEAD), "%d:%d %.40s  %s %s  busy %s%%  ceiling %s  workers %d",
-	        dev->platform, dev->index, dev->name, mbit, opts_rate_unit(&u->s.o), busy, pct, df->procs);
+	ui_putf(w, y, 1, ui_attr(u, UI_P_HEAD), "%s %.40s  %s %s  busy %s%%  ceiling %s  workers %d",
+	        u->s.refs[d], dev->name, mbit, opts_rate_unit(&u->s.o), busy, pct, df->procs);
 }
 
 static void ui_draw_table(struct ui *u, WINDOW *w)

@@ -226,7 +226,7 @@ static int measure(struct gd_session *s, const struct gd_opts *o, const struct g
 		struct gd_sweep_row *r = &row[stride * (size_t)(1 + d)];
 		r->procs = sup_active_on(s->sup, d);
 		r->queues = row[0].queues;
-		device_ref_text(r->device, sizeof(r->device), s->devs[d].platform, s->devs[d].index);
+		str_copy(r->device, sizeof(r->device), s->refs[d]);
 		step_row(&dev[d], t, s->ceilings[d].mbit_s, r);
 	}
 	return 0;
@@ -398,7 +398,7 @@ int headless_sweep(const struct gd_opts *o, const struct gd_device *devs, int nd
 			snprintf(of, sizeof(of), " (run %d of %d)", pass + 1, runs);
 		fprintf(stderr, GD_NAME ": sweep %d/%d: %dx%d%s, %.2f %s\n", done + 1, total, n, r->queues,
 		        of, r->mbit_s, opts_rate_unit(o));
-		for (int k = 0; k < per && log_ok; k++) {
+		for (int k = 0; k < per; k++) {
 			struct gd_sweep_row *rk = r + (size_t)k * (size_t)total;
 			rk->rep = pass + 1;
 			if (k) /* a device's share: the speedup is the step's, over every device */
@@ -406,7 +406,7 @@ int headless_sweep(const struct gd_opts *o, const struct gd_device *devs, int nd
 			struct gd_sweep_row *sum = &rows[i * per + k];
 			if (runs == 1) /* the step's summary is its one run: logged as it completes */
 				summarise(rk, k ? NULL : run, 1, NULL, sum);
-			if (log_row(o, sink, runs == 1 ? sum : rk)) {
+			if (log_ok && log_row(o, sink, runs == 1 ? sum : rk)) {
 				status = GD_EXIT_FAIL;
 				log_ok = false;
 			}

@@ -14,12 +14,9 @@
 static void on_record(void *ctx, const struct gd_worker_info *w, const struct gd_rec *r)
 {
 	struct gd_session *s = ctx;
-	if (s->trace) {
-		const struct gd_device *d = &s->devs[w->device >= 0 && w->device < s->ndevs ? w->device : 0];
-		char ref[24];
-		device_ref_text(ref, sizeof(ref), d->platform, d->index);
-		trace_batch(s->trace, w->id, w->pid, ref, r);
-	}
+	if (s->trace)
+		trace_batch(s->trace, w->id, w->pid,
+		            s->refs[w->device >= 0 && w->device < s->ndevs ? w->device : 0], r);
 	if (s->col)
 		collect_push(s->col, w, r);
 }
@@ -33,15 +30,12 @@ static struct gd_calib *calib_device(const struct gd_session *s, int d, char *er
 	return calib_start(&o, sup_exe(s->sup), err, errlen);
 }
 
-/* The run's ceiling: the sum of the devices', once every one is calibrated. */
+/* The run's ceiling: the sum of the devices' rates, NAN until every one is calibrated. */
 static void sum_ceilings(struct gd_session *s)
 {
 	s->ceiling = (struct gd_ceiling){ .mbit_s = 0 };
-	for (int d = 0; d < s->ndevs; d++) {
+	for (int d = 0; d < s->ndevs; d++)
 		s->ceiling.mbit_s += s->ceilings[d].mbit_s;
-		s->ceiling.queues = s->ceilings[d].queues;
-		s->ceiling.one_queue += s->ceilings[d].one_queue;
-	}
 }
 
 /* --calibrate before any worker starts: each device to itself, one after another. */
@@ -77,6 +71,7 @@ int session_start(struct gd_session *s, const struct gd_opts *o, const struct gd
 	s->ndevs = ndev < 1 ? 1 : ndev > GD_DEVICES_MAX ? GD_DEVICES_MAX : ndev;
 	for (int d = 0; d < s->ndevs; d++) {
 		s->devs[d] = devs[d < ndev ? d : 0];
+		device_ref_text(s->refs[d], sizeof(s->refs[d]), s->devs[d].platform, s->devs[d].index);
 		s->ceilings[d].mbit_s = NAN;
 	}
 	s->trace = trace;
@@ -149,8 +144,7 @@ static void calibration_check(struct gd_session *s)
 		s->ceilings[s->calib_dev] = c;
 		char who[48] = "";
 		if (s->ndevs > 1)
-			snprintf(who, sizeof(who), "of %d:%d ", s->devs[s->calib_dev].platform,
-			         s->devs[s->calib_dev].index);
+			snprintf(who, sizeof(who), "of %s ", s->refs[s->calib_dev]);
 		snprintf(s->calib_msg, sizeof(s->calib_msg), "ceiling %s%.1f %s (%d queue%s)", who, c.mbit_s,
 		         opts_rate_unit(&s->o), c.queues, c.queues > 1 ? "s" : "");
 		sum_ceilings(s);

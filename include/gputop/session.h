@@ -19,10 +19,11 @@ struct gd_session {
 	struct gd_opts o; /* device and dtype resolved */
 	int ndevs;        /* the devices the workers run on, o.devices.list's order */
 	struct gd_device devs[GD_DEVICES_MAX];
-	struct gd_sup *sup;    /* the workers */
-	struct gd_frame frame; /* the latest window */
-	int64_t t0;            /* start, host CLOCK_MONOTONIC ns */
-	int64_t win_start;     /* the open window [win_start, win_end) */
+	char refs[GD_DEVICES_MAX][24]; /* their "P:D" */
+	struct gd_sup *sup;            /* the workers */
+	struct gd_frame frame;         /* the latest window */
+	int64_t t0;                    /* start, host CLOCK_MONOTONIC ns */
+	int64_t win_start;             /* the open window [win_start, win_end) */
 	int64_t win_end;
 	int64_t interval; /* ns */
 	int64_t settle;   /* a window is closed this long after its end, so batches that */
@@ -37,7 +38,7 @@ struct gd_session {
 	struct gd_prom *prom;        /* --prom-file, --listen: updated as each window closes */
 	struct gd_worker_info *info; /* scratch: the supervisor's workers at a window's end */
 	int capinfo;
-	struct gd_ceiling ceiling; /* the sum over the devices; mbit_s NAN until each is calibrated */
+	struct gd_ceiling ceiling; /* mbit_s: the devices' sum, NAN until each is calibrated */
 	struct gd_ceiling ceilings[GD_DEVICES_MAX]; /* each device's; mbit_s NAN: not calibrated */
 	struct gd_calib *calib;                     /* a calibration in progress, or NULL */
 	int calib_dev;                              /* the device it measures; the next one follows it */
@@ -69,8 +70,8 @@ void session_set_interval(struct gd_session *s, double interval_s);
 /* Forgets ended workers whose every record has been reported. */
 void session_prune(struct gd_session *s);
 /* Starts a calibration of every device, one after another: the workers are paused while it
- * runs (session_poll resumes them and sets s->ceilings and s->ceiling). Returns 0, or -1 with err filled (one
- * is already running, or no spawn). */
+ * runs (session_poll resumes them and sets s->ceilings and s->ceiling). Returns 0, or -1 with
+ * err filled (one is already running, or no spawn). */
 int session_calibrate(struct gd_session *s, char *err, size_t errlen);
 /* Stops every worker and releases everything; returns -1 with the reason in why if the trace
  * or the --prom-file could not be written. */
