@@ -45,8 +45,12 @@ endif
 BUILD := build/$(if $(SANITIZER),$(SANITIZER),plain)
 BIN := gputop-decode
 
-SRCS := $(wildcard src/*.c)
+# Every .c under src/, folders included; objects mirror the tree. The archive holds all but
+# main.o: a unit test links against it, so the linker takes only the objects that test needs,
+# and --as-needed drops the libraries none of them call.
+SRCS := $(sort $(shell find src -name '*.c'))
 OBJS := $(SRCS:src/%.c=$(BUILD)/%.o)
+LIB := $(BUILD)/libgputop.a
 LIB_OBJS := $(filter-out $(BUILD)/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
@@ -82,10 +86,14 @@ $(BUILD)/%.o: src/%.c $(OBJ_STAMP)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) tests/unit/tap.h $(OBJ_STAMP)
+$(LIB): $(LIB_OBJS)
+	$(call say,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $(LIB_OBJS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB) tests/unit/tap.h $(OBJ_STAMP)
 	@mkdir -p $(@D)
 	$(call say,CC,$<)
-	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MMD -MP -o $@ $< $(LIB_OBJS) $(LDFLAGS) $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MMD -MP -o $@ $< $(LIB) $(LDFLAGS) -Wl,--as-needed $(LDLIBS)
 
 -include $(OBJS:.o=.d) $(UNIT_BINS:=.d)
 
@@ -121,8 +129,8 @@ FUZZ_SECONDS ?= 30
 FUZZ_DIR := build/fuzz
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude $(WARN) -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_RING_SRCS := fuzz/fuzz_ring.c src/ring.c src/common.c src/proc.c src/stats.c
-FUZZ_OPTS_SRCS := fuzz/fuzz_opts.c src/opts.c src/kargs.c src/rng.c src/common.c
+FUZZ_RING_SRCS := fuzz/fuzz_ring.c src/ring.c src/common.c src/proc.c src/session/stats.c
+FUZZ_OPTS_SRCS := fuzz/fuzz_opts.c src/opts/opts.c src/kargs.c src/rng.c src/common.c
 FUZZ_ENV := ASAN_OPTIONS=detect_leaks=1:allow_user_segv_handler=1 UBSAN_OPTIONS=print_stacktrace=1
 
 $(FUZZ_DIR)/fuzz_ring: $(FUZZ_RING_SRCS) $(wildcard include/gputop/*.h)
@@ -146,10 +154,10 @@ lint:
 	@tools/lint.sh
 
 format:
-	clang-format -i src/*.c include/gputop/*.h tests/unit/*.c tests/unit/*.h fuzz/*.c bench/*.c
+	clang-format -i $(SRCS) $(wildcard src/*/*.h) include/gputop/*.h tests/unit/*.c tests/unit/*.h fuzz/*.c bench/*.c
 
 format-check:
-	clang-format --dry-run --Werror src/*.c include/gputop/*.h tests/unit/*.c tests/unit/*.h fuzz/*.c bench/*.c
+	clang-format --dry-run --Werror $(SRCS) $(wildcard src/*/*.h) include/gputop/*.h tests/unit/*.c tests/unit/*.h fuzz/*.c bench/*.c
 
 # Every file under kernels/ (subdirectories too) goes to $(DATADIR)/kernels, where the binary
 # looks for them (from $(BINDIR): ../share/gputop-decode/kernels). uninstall removes exactly

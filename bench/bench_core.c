@@ -50,7 +50,7 @@ static double bench_ring(void)
 	static struct gd_rec out[512];
 	struct gd_rec r;
 	memset(&r, 0, sizeof(r));
-	r.symbols = 1;
+	r.items = 1;
 	r.t_begin = r.t_gen = r.t_end = 1;
 	const long n = 4000000;
 	int64_t t0 = now_ns();

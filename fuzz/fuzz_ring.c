@@ -43,7 +43,7 @@ static void init(void)
 	}
 	atexit(remove_segment);
 	for (uint64_t i = 0; i < GD_RING_CAPACITY + GD_RING_CAPACITY / 2; i++) {
-		struct gd_rec r = { .batch = i, .symbols = 1000, .kernels = 2, .nkiv = 2 };
+		struct gd_rec r = { .batch = i, .items = 1000, .kernels = 2, .nkiv = 2 };
 		r.t_begin = 1000000000 + (int64_t)i * 1000000;
 		r.t_gen = r.t_begin + 1000;
 		r.t_end = r.t_begin + 900000;

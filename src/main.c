@@ -105,7 +105,7 @@ static int started_by_us(const struct gd_opts *o, char *err, size_t errlen)
 	}
 	if (!ours)
 		snprintf(err, errlen, "%s: internal: only " GD_NAME " itself starts this role",
-		         o->role == GD_ROLE_WORKER ? "--worker" : "--measure-ceiling");
+		         o->role == GD_ROLE_WORKER ? "--worker" : "--calibrate-child");
 	return ours ? 0 : -1;
 }
 
@@ -151,7 +151,7 @@ int main(int argc, char **argv)
 		if (started_by_us(&o, err, sizeof(err)))
 			return usage_error(err);
 		return worker_main(&o);
-	case GD_ROLE_CEILING:
+	case GD_ROLE_CALIBRATE:
 		if (started_by_us(&o, err, sizeof(err)))
 			return usage_error(err);
 		return ceiling_main(&o);
@@ -161,6 +161,7 @@ int main(int argc, char **argv)
 			return GD_EXIT_FAIL;
 		}
 		return GD_EXIT_OK;
+	case GD_ROLE_NONE: /* opts_parse settles every command line on a role */
 	case GD_ROLE_DASHBOARD:
 	case GD_ROLE_HEADLESS:
 		break;

@@ -35,7 +35,7 @@ struct seg_header {
 	uint32_t state;
 	uint32_t timebase;
 	int64_t heartbeat_ns;
-	uint64_t batches, symbols, kernels;
+	uint64_t batches, items, kernels;
 	uint64_t head;
 	char device[GD_DEV_LEN];
 	char error[GD_ERR_LEN]; /* written before state becomes FAILED */
@@ -90,7 +90,7 @@ static bool copy_valid(const struct gd_rec *r, const int64_t c[2])
 
 bool gd_rec_valid(const struct gd_rec *r)
 {
-	if (r->symbols == 0 || r->symbols > GD_SIZE_MAX || r->kernels > GD_LAUNCHES_MAX ||
+	if (r->items == 0 || r->items > GD_SIZE_MAX || r->kernels > GD_LAUNCHES_MAX ||
 	    r->nkiv > GD_REC_KMAX || (r->flags & ~(uint32_t)(GD_REC_FLAGS | GD_REC_GEN)) ||
 	    kiv_shift(r) > GD_REC_SHIFT_MAX || gd_rec_gen_thread(r) > GD_GEN_THREADS_MAX)
 		return false;
@@ -115,7 +115,7 @@ bool gd_rec_valid(const struct gd_rec *r)
 
 uint64_t gd_rec_items(const struct gd_rec *r)
 {
-	return (r->flags & GD_REC_PER_LAUNCH) ? (uint64_t)r->symbols * r->kernels : r->symbols;
+	return (r->flags & GD_REC_PER_LAUNCH) ? (uint64_t)r->items * r->kernels : r->items;
 }
 
 unsigned gd_rec_gen_thread(const struct gd_rec *r)
@@ -321,12 +321,12 @@ void seg_heartbeat(struct gd_seg *seg)
 	__atomic_store_n(&seg->h->heartbeat_ns, now_ns(), __ATOMIC_RELEASE);
 }
 
-void seg_add_totals(struct gd_seg *seg, uint64_t batches, uint64_t symbols, uint64_t kernels)
+void seg_add_totals(struct gd_seg *seg, uint64_t batches, uint64_t items, uint64_t kernels)
 {
 	struct seg_header *h = seg->h;
 	__atomic_store_n(&h->batches, __atomic_load_n(&h->batches, __ATOMIC_RELAXED) + batches,
 	                 __ATOMIC_RELEASE);
-	__atomic_store_n(&h->symbols, __atomic_load_n(&h->symbols, __ATOMIC_RELAXED) + symbols,
+	__atomic_store_n(&h->items, __atomic_load_n(&h->items, __ATOMIC_RELAXED) + items,
 	                 __ATOMIC_RELEASE);
 	__atomic_store_n(&h->kernels, __atomic_load_n(&h->kernels, __ATOMIC_RELAXED) + kernels,
 	                 __ATOMIC_RELEASE);
@@ -575,7 +575,7 @@ bool reader_view(struct gd_reader *r, struct gd_seg_view *v)
 	int64_t hb = LOAD(h->heartbeat_ns);
 	v->heartbeat_ns = hb > 0 ? hb : 0; /* the supervisor subtracts it from now: keep it sane */
 	v->batches = LOAD(h->batches);
-	v->symbols = LOAD(h->symbols);
+	v->items = LOAD(h->items);
 	if (v->state == GD_ST_FAILED)
 		copy_text(v->error, h->error, sizeof(v->error));
 	else

@@ -6,7 +6,7 @@ set -u
 cd "$(dirname "$0")/.."
 flags=(-std=c11 -D_GNU_SOURCE -Iinclude -Itests/unit $(pkg-config --cflags ncursesw OpenCL 2>/dev/null))
 status=0
-srcs=(src/*.c)
+mapfile -t srcs < <(find src -name "*.c" | sort)
 echo "cppcheck: ${#srcs[@]} files"
 cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	--inline-suppr --suppress=missingIncludeSystem --std=c11 -D_GNU_SOURCE -Iinclude "${srcs[@]}" || status=1

@@ -9,7 +9,7 @@
 #include "gputop/opts.h"
 
 struct gd_ceiling {
-	double mbit_s;    /* the best of 1, 2, 4 and 8 queues: the ceiling */
+	double rate;      /* the best of 1, 2, 4 and 8 queues: the ceiling */
 	int queues;       /* where it was reached */
 	double one_queue; /* the figure on one queue */
 };

@@ -21,8 +21,8 @@ struct gd_sample {
 	char device_ref[24]; /* "P:D", or "all" for the overall aggregate */
 	pid_t pid;
 	enum gd_state state;
-	double mbit_s;
-	uint64_t batches, symbols; /* totals since start (or the last reset) */
+	double rate;  
+	uint64_t batches, items; /* totals since start (or the last reset) */
 	uint64_t win_batches;      /* batches completed in the window */
 	double kernel_busy;        /* 0..1 */
 	double gen_busy;           /* threads kept busy generating inputs: generation time / window */
@@ -38,10 +38,10 @@ struct gd_devframe {
 	struct gd_sample agg; /* sums over the device's workers; agg.device is its index */
 	int procs;            /* its live workers */
 	double device_busy;   /* 0..1, the union of its workers' kernel intervals; NAN: n/a */
-	double headroom;      /* agg.mbit_s / device_busy; NAN when busy is 0 */
+	double headroom;      /* agg.rate / device_busy; NAN when busy is 0 */
 	bool busy_from_sum;   /* its busy is the sum of its workers' kernel_busy, capped at 1 */
 	double ceiling;       /* its calibrated ceiling, Mbit/s; NAN: not calibrated */
-	double of_ceiling;    /* agg.mbit_s / ceiling */
+	double of_ceiling;    /* agg.rate / ceiling */
 };
 
 struct gd_frame {
@@ -59,7 +59,7 @@ struct gd_frame {
 	enum gd_timebase timebase;
 	enum gd_profile profile; /* the policy the device fields rest on */
 	double ceiling;          /* Mbit/s measured by --calibrate; NAN: not calibrated */
-	double of_ceiling;       /* agg.mbit_s / ceiling; NAN: not calibrated */
+	double of_ceiling;       /* agg.rate / ceiling; NAN: not calibrated */
 	int nworkers, capworkers;
 	struct gd_sample *workers;
 	int ndevs; /* the run's devices: one aggregate each, in the order of the device list */

@@ -32,13 +32,14 @@ struct gd_devspec {
 };
 
 enum gd_role {
+	GD_ROLE_NONE, /* in the option table: the option asks for no role */
 	GD_ROLE_DASHBOARD,
 	GD_ROLE_HEADLESS,
 	GD_ROLE_LIST,
 	GD_ROLE_WORKER,
 	GD_ROLE_HELP,
 	GD_ROLE_VERSION,
-	GD_ROLE_CEILING, /* internal: the --calibrate measurement, in a child process */
+	GD_ROLE_CALIBRATE, /* internal: the --calibrate measurement, in a child process */
 };
 enum gd_mode { GD_MODE_SEED, GD_MODE_PIPELINED, GD_MODE_KERNEL_ONLY, GD_MODE_COUNT };
 enum gd_dtype { GD_DT_AUTO, GD_DT_F32, GD_DT_F64 };
@@ -150,7 +151,7 @@ struct gd_optdef {
 	const char *def;          /* the default, as it would be typed, or NULL */
 	const char *def_text;     /* the default in words, where it is no typed value */
 	const char *const *names; /* CHOICE: the names, indexed by value */
-	enum gd_role role;        /* the role it asks for, or GD_ROLE_DASHBOARD: none */
+	enum gd_role role;        /* the role it asks for, or GD_ROLE_NONE */
 	unsigned applies;         /* the uses it applies to: bits of enum gd_use */
 	size_t offset, bytes;     /* its field in struct gd_opts (FLAG, WHOLE, SECONDS, CHOICE, FILE) */
 };

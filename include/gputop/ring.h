@@ -59,7 +59,7 @@ const char *gd_timebase_name(enum gd_timebase t);
 struct gd_rec {
 	uint64_t seq;
 	uint64_t batch;        /* index of the batch within its worker, from 0 */
-	uint32_t symbols;      /* input values decoded */
+	uint32_t items;        /* items of one launch (decode: input values decoded) */
 	uint32_t kernels;      /* launches in the batch */
 	uint32_t nkiv;         /* kernel intervals stored, <= GD_REC_KMAX */
 	uint32_t flags;        /* GD_REC_* */
@@ -135,7 +135,7 @@ void seg_set_timebase(struct gd_seg *seg, enum gd_timebase tb);
 void seg_set_error(struct gd_seg *seg, const char *msg);
 void seg_heartbeat(struct gd_seg *seg);
 /* Adds to the monotonic totals (written only by the worker). */
-void seg_add_totals(struct gd_seg *seg, uint64_t batches, uint64_t symbols, uint64_t kernels);
+void seg_add_totals(struct gd_seg *seg, uint64_t batches, uint64_t items, uint64_t kernels);
 
 /* Reader side (supervisor). Plain struct so the collector can embed it. */
 struct gd_reader {
@@ -151,7 +151,7 @@ struct gd_seg_view {
 	enum gd_state state;
 	enum gd_timebase timebase;
 	int64_t heartbeat_ns;
-	uint64_t batches, symbols;
+	uint64_t batches, items;
 	char error[GD_ERR_LEN]; /* empty unless state is failed */
 };
 

@@ -18,7 +18,7 @@ struct gd_sweep_row {
 	int rep;           /* the run, from 1; 0: the summary */
 	int within_spread; /* summary: 1 when it differs from the step before by less than their
 	                      spread (stats_within_spread), 0 when not, -1: n/a (first, one run) */
-	double mbit_s, speedup, device_busy, gap_batch_us, headroom;
+	double rate, speedup, device_busy, gap_batch_us, headroom;
 	double of_ceiling;                     /* mbit_s / the calibrated ceiling; NAN without --calibrate */
 	double queue_wait_us;                  /* mean over the step's batches; NAN where not measured */
 	struct gd_spread mbit, speedup_spread; /* summary: over the runs */

@@ -47,7 +47,7 @@ double stats_hist_percentile(const struct gd_hist *h, double p);
 /* Running means over the batches of one window. */
 struct gd_batch_acc {
 	uint64_t n; /* batches */
-	uint64_t symbols;
+	uint64_t items;
 	int64_t gen;                            /* sum over every batch, ns */
 	uint64_t ndev;                          /* batches with device times */
 	int64_t h2d, kernel, d2h, qwait, other; /* sums over those, ns */

@@ -23,7 +23,7 @@ struct gd_worker_info {
 	bool alive;  /* not reaped yet */
 	bool active; /* alive and not asked to stop */
 	enum gd_timebase timebase;
-	uint64_t batches, symbols; /* the worker's own totals */
+	uint64_t batches, items; /* the worker's own totals */
 	uint64_t lost;             /* records the reader could not use */
 	char error[GD_ERR_LEN];
 };

@@ -99,7 +99,7 @@ static struct gd_rec batch(uint64_t b, int64_t ks, int64_t ke)
 	memset(&r, 0, sizeof(r));
 	int64_t kv[1][2] = { { ks, ke } };
 	r.batch = b;
-	r.symbols = 1000000;
+	r.items = 1000000;
 	r.kernels = 1;
 	r.flags = GD_REC_DEVTIME;
 	r.t_begin = ks - 2000;
@@ -152,8 +152,8 @@ static void test_aggregate(void)
 	tap_ok(f.devs[2].device_busy == 0 && f.devs[2].procs == 0 && isnan(f.devs[2].headroom),
 	       "a device without workers: idle");
 	tap_ok(f.devs[0].procs == 2 && f.devs[1].procs == 1 && f.procs == 3, "live workers per device");
-	tap_ok(fabs(f.devs[0].agg.mbit_s - 2.0) < 1e-9 && fabs(f.devs[1].agg.mbit_s - 1.0) < 1e-9 &&
-	           fabs(f.agg.mbit_s - 3.0) < 1e-9,
+	tap_ok(fabs(f.devs[0].agg.rate - 2.0) < 1e-9 && fabs(f.devs[1].agg.rate - 1.0) < 1e-9 &&
+	           fabs(f.agg.rate - 3.0) < 1e-9,
 	       "Mbit/s per device and overall");
 	tap_ok(fabs(f.device_busy - (0.6 + 0.4 + 0) / 3) < 1e-6,
 	       "overall busy: the mean of the devices' (%.4f)", f.device_busy);

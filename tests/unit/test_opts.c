@@ -294,8 +294,8 @@ static void test_good(void)
 	       "by default: sampled profiling with an adapting period, one queue");
 	tap_ok(parse("-m pipelined", &o, err, sizeof(err)) == 0 && opts_queues(&o) == 4,
 	       "the pipelined mode has 4 queues unless told otherwise");
-	tap_ok(parse("--measure-ceiling", &o, err, sizeof(err)) == 0 && o.role == GD_ROLE_CEILING,
-	       "--measure-ceiling is the calibration's own role");
+	tap_ok(parse("--calibrate-child", &o, err, sizeof(err)) == 0 && o.role == GD_ROLE_CALIBRATE,
+	       "--calibrate-child is the calibration's own role");
 }
 
 /* The worker's argument vector parses back into the same configuration. */

@@ -31,7 +31,7 @@ static const struct gd_device devs[2] = {
 /* A device's share of a frame, as collect.c fills it. */
 static struct gd_devframe devframe(int d, int procs, double mbit_s, double busy)
 {
-	struct gd_devframe df = { .agg = { .device = d, .mbit_s = mbit_s, .bd = unmeasured },
+	struct gd_devframe df = { .agg = { .device = d, .rate = mbit_s, .bd = unmeasured },
 		                  .procs = procs,
 		                  .device_busy = busy,
 		                  .ceiling = NAN,
@@ -47,9 +47,9 @@ static struct gd_frame frame_of(int n)
 		                         .device_ref = "0:1",
 		                         .pid = 4242,
 		                         .state = GD_ST_RUNNING,
-		                         .mbit_s = 123.456789,
+		                         .rate = 123.456789,
 		                         .batches = 10,
-		                         .symbols = 5000000,
+		                         .items = 5000000,
 		                         .kernel_busy = 0.5,
 		                         .lost = 2,
 		                         .bd = unmeasured };
@@ -60,7 +60,7 @@ static struct gd_frame frame_of(int n)
 		                         .device_ref = "0:1",
 		                         .pid = 99,
 		                         .state = GD_ST_FAILED,
-		                         .mbit_s = NAN,
+		                         .rate = NAN,
 		                         .kernel_busy = NAN,
 		                         .bd = unmeasured };
 	struct gd_frame f = {
@@ -69,14 +69,14 @@ static struct gd_frame frame_of(int n)
 		.observed = true,
 		.window_s = 1,
 		.procs = n > 0,
-		.agg = { .device = -1, .device_ref = "all", .mbit_s = n ? 123.456789 : 0, .bd = unmeasured },
+		.agg = { .device = -1, .device_ref = "all", .rate = n ? 123.456789 : 0, .bd = unmeasured },
 		.device_busy = n ? 0.75 : NAN,
 		.ceiling = NAN,
 		.nworkers = n,
 		.workers = workers,
 		.ndevs = 1
 	};
-	f.devs[0] = devframe(0, f.procs, f.agg.mbit_s, f.device_busy);
+	f.devs[0] = devframe(0, f.procs, f.agg.rate, f.device_busy);
 	return f;
 }
 
@@ -197,7 +197,7 @@ static void test_render(void)
 	f = frame_of(2);
 	snprintf(workers[1].device_ref, sizeof(workers[1].device_ref), "1:0");
 	workers[1].state = GD_ST_RUNNING;
-	workers[1].mbit_s = 100;
+	workers[1].rate = 100;
 	f.ndevs = 2;
 	f.devs[0] = devframe(0, 1, 123.456789, 0.5);
 	f.devs[1] = devframe(1, 1, 100, 0.25);
@@ -355,7 +355,7 @@ static void test_server(void)
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	bool stalled =
 	    connect(stall, (struct sockaddr *)&a, sizeof(a)) == 0 && write(stall, "GET /met", 8) == 8;
-	f.workers[0].symbols = 6000000;
+	f.workers[0].items = 6000000;
 	prom_update(p, &f, devs);
 	st = http(port, get, body, sizeof(body));
 	tap_ok(stalled && st == 200 && strstr(body, "} 6000000\n"),

@@ -29,7 +29,7 @@ static void fill(struct gd_rec *r, uint64_t i)
 {
 	memset(r, 0, sizeof(*r));
 	r->batch = i;
-	r->symbols = 100;
+	r->items = 100;
 	r->kernels = 2;
 	r->nkiv = 2;
 	r->t_begin = 1000 + (int64_t)i;

@@ -32,7 +32,7 @@ struct hdr_v1 {
 	uint64_t generation;
 	uint32_t dtype_bytes, state, timebase;
 	int64_t heartbeat_ns;
-	uint64_t batches, symbols, kernels, head;
+	uint64_t batches, items, kernels, head;
 	char device[GD_DEV_LEN];
 	char error[GD_ERR_LEN];
 };
@@ -83,7 +83,7 @@ static struct gd_rec good_rec(uint64_t i)
 	memset(&r, 0, sizeof(r));
 	int64_t t = 1000000000 + (int64_t)i * 1000000;
 	r.batch = i;
-	r.symbols = 1000;
+	r.items = 1000;
 	r.kernels = 2;
 	r.nkiv = 2;
 	r.flags = GD_REC_DEVTIME;
@@ -481,8 +481,8 @@ static const struct rec_case rec_cases[] = {
 	{ "kernel interval ends before it starts", R(kiv[1][1]), false, 5 },
 	{ "more kernel intervals than a record holds", R(nkiv), false, GD_REC_KMAX + 1 },
 	{ "nkiv UINT32_MAX", R(nkiv), false, UINT32_MAX },
-	{ "zero symbols", R(symbols), false, 0 },
-	{ "more symbols than --size allows", R(symbols), false, (1 << 27) + 1 },
+	{ "zero symbols", R(items), false, 0 },
+	{ "more symbols than --size allows", R(items), false, (1 << 27) + 1 },
 	{ "1001 kernels", R(kernels), false, 1001 },
 	{ "negative kernel busy time", R(kbusy_ns), false, -1 },
 	{ "kernel busy time INT64_MAX", R(kbusy_ns), false, INT64_MAX },

@@ -71,7 +71,7 @@ static struct gd_rec profiled_rec(void)
 	struct gd_rec r;
 	memset(&r, 0, sizeof(r));
 	r.batch = 4;
-	r.symbols = 1000;
+	r.items = 1000;
 	r.kernels = 2;
 	r.nkiv = 2;
 	r.flags = GD_REC_DEVTIME;
@@ -112,7 +112,7 @@ static void test_estimate(void)
 	           r.qwait_ns == 7 && r.nkiv == 2 && r.kiv[1][1] == 110,
 	       "the template's device work, ending as long before the host saw it end");
 	r.batch = 5;
-	r.symbols = 1000;
+	r.items = 1000;
 	r.kernels = 2;
 	tap_ok(gd_rec_valid(&r), "the estimate is a valid record");
 

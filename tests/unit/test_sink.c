@@ -22,9 +22,9 @@ static void write_frames(struct gd_sink *s)
 		  .device_ref = "0:1",
 		  .pid = 4242,
 		  .state = GD_ST_RUNNING,
-		  .mbit_s = 123.456789,
+		  .rate = 123.456789,
 		  .batches = 10,
-		  .symbols = 5000000,
+		  .items = 5000000,
 		  .win_batches = 3,
 		  .kernel_busy = 0.51234,
 		  .sample_every = 16,
@@ -47,7 +47,7 @@ static void write_frames(struct gd_sink *s)
 		  .device_ref = "1:0",
 		  .pid = 4243,
 		  .state = GD_ST_FAILED,
-		  .mbit_s = NAN,
+		  .rate = NAN,
 		  .kernel_busy = NAN,
 		  .observer_share = NAN,
 		  .gen_busy = NAN,
@@ -63,9 +63,9 @@ static void write_frames(struct gd_sink *s)
 		.procs = 2,
 		.agg = { .device = -1,
 		         .device_ref = "all",
-		         .mbit_s = 123.456789,
+		         .rate = 123.456789,
 		         .batches = 10,
-		         .symbols = 5000000,
+		         .items = 5000000,
 		         .bd = unmeasured,
 		         .lost = 7 },
 		.nworkers = 2,
@@ -108,7 +108,7 @@ static void write_frames(struct gd_sink *s)
 	f.window_s = 1.0005;
 	f.procs = 0;
 	f.nworkers = 0;
-	f.agg.mbit_s = 0;
+	f.agg.rate = 0;
 	f.device_busy = NAN;
 	f.headroom = NAN;
 	f.profile = GD_PROF_FULL;
@@ -124,13 +124,13 @@ static void write_frames(struct gd_sink *s)
 	f.observed = false;
 	f.procs = 1;
 	f.nworkers = 1;
-	w[0].mbit_s = NAN;
+	w[0].rate = NAN;
 	w[0].kernel_busy = NAN;
 	w[0].gen_busy = NAN;
 	w[0].bd = unmeasured;
 	w[0].batches = 900;
 	w[0].lost = 880;
-	f.agg.mbit_s = NAN;
+	f.agg.rate = NAN;
 	f.agg.batches = 900;
 	f.agg.lost = 880;
 	sink_frame(s, &f);
@@ -144,14 +144,14 @@ static void write_frames(struct gd_sink *s)
 /* A sweep row's figures in their order: procs, queues, Mbit/s, speedup, busy, gap, headroom,
  * share of the ceiling. */
 #define ROWQ(p, q, m, s, b, g, h, c, w)                                                                      \
-	.procs = (p), .queues = (q), .mbit_s = (m), .speedup = (s), .device_busy = (b), .gap_batch_us = (g), \
+	.procs = (p), .queues = (q), .rate = (m), .speedup = (s), .device_busy = (b), .gap_batch_us = (g), \
 	.headroom = (h), .of_ceiling = (c), .queue_wait_us = (w)
 #define ROW(p, q, m, s, b, g, h, c) ROWQ(p, q, m, s, b, g, h, c, NAN)
 
 /* The summary of one run (--repeat 1): min = max = mean, no sd, no noise note. */
 static struct gd_sweep_row once(struct gd_sweep_row r)
 {
-	r.mbit = (struct gd_spread){ 1, r.mbit_s, r.mbit_s, r.mbit_s, NAN };
+	r.mbit = (struct gd_spread){ 1, r.rate, r.rate, r.rate, NAN };
 	r.speedup_spread = (struct gd_spread){ 1, r.speedup, r.speedup, r.speedup, NAN };
 	r.within_spread = -1;
 	return r;

@@ -75,7 +75,7 @@ static struct gd_rec batch(uint64_t i, int64_t t0)
 	struct gd_rec r;
 	memset(&r, 0, sizeof(r));
 	r.batch = i;
-	r.symbols = 1000;
+	r.items = 1000;
 	r.kernels = 3;
 	r.nkiv = 3;
 	r.flags = GD_REC_DEVTIME;
@@ -115,7 +115,7 @@ static void test_breakdown(void)
 	tap_ok(fabs(bd.gap_kernel_us - 0.005) < 1e-12, "mean gap between kernels: 5 ns");
 	/* Batch 0's last kernel ends at 1000+120+160 = 1280; batch 1's first starts at 1520. */
 	tap_ok(fabs(bd.gap_batch_us - 0.240) < 1e-12, "gap between batches: 240 ns, measured once");
-	tap_ok(acc.n == 2 && acc.symbols == 2000, "batches and symbols are counted");
+	tap_ok(acc.n == 2 && acc.items == 2000, "batches and symbols are counted");
 
 	struct gd_batch_acc none;
 	memset(&none, 0, sizeof(none));
@@ -184,7 +184,7 @@ static struct gd_rec long_batch(const int64_t (*kv)[2], uint32_t n)
 {
 	struct gd_rec r;
 	memset(&r, 0, sizeof(r));
-	r.symbols = 1000;
+	r.items = 1000;
 	r.kernels = n;
 	r.flags = GD_REC_DEVTIME;
 	r.t_begin = kv[0][0] - 2000;

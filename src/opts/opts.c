@@ -272,7 +272,7 @@ static const struct gd_optdef table[] = {
 	  .metavar = "NAME,GEN,ID,SUPERVISOR-PID",
 	  .kind = GD_OPT_WORKER,
 	  .role = GD_ROLE_WORKER },
-	{ .name = "measure-ceiling", .kind = GD_OPT_ROLE, .role = GD_ROLE_CEILING },
+	{ .name = "calibrate-child", .kind = GD_OPT_ROLE, .role = GD_ROLE_CALIBRATE },
 	{ .name = "help", .letter = 'h', .kind = GD_OPT_ROLE, .role = GD_ROLE_HELP, .help = "this text" },
 	{ .name = "version", .letter = 'V', .kind = GD_OPT_ROLE, .role = GD_ROLE_VERSION, .help = "version" },
 };
@@ -750,7 +750,7 @@ static void ask_role(struct parser *p, struct gd_opts *o, enum gd_role r)
 {
 	if (r == GD_ROLE_HEADLESS || r == GD_ROLE_LIST)
 		p->pending |= 1u << r;
-	else if (r != GD_ROLE_DASHBOARD)
+	else if (r != GD_ROLE_NONE)
 		o->role = r;
 }
 
@@ -760,6 +760,8 @@ static void settle_role(const struct parser *p, struct gd_opts *o)
 		o->role = GD_ROLE_LIST;
 	else if (p->pending & (1u << GD_ROLE_HEADLESS))
 		o->role = GD_ROLE_HEADLESS;
+	else
+		o->role = GD_ROLE_DASHBOARD;
 }
 
 static int defaults(struct parser *p, struct gd_opts *o)
@@ -997,7 +999,7 @@ int opts_parse(int argc, char **argv, struct gd_opts *o, char *err, size_t errle
 		p.opt = argv[optind];
 		return fail(&p, "unexpected argument (see --help)");
 	}
-	if (o->role != GD_ROLE_DASHBOARD)
+	if (o->role != GD_ROLE_NONE)
 		return 0; /* help, version or an internal role: nothing else applies */
 	settle_role(&p, o);
 	if (check_applies(&p, o))

@@ -44,7 +44,7 @@ int calib_parse(const char *line, struct gd_ceiling *out)
 	if (*s != '\0' || !isfinite(v[0]) || v[0] <= 0 || v[1] < 1 || v[1] > GD_QUEUES_MAX ||
 	    v[1] != floor(v[1]) || !isfinite(v[2]) || v[2] < 0)
 		return -1;
-	*out = (struct gd_ceiling){ .mbit_s = v[0], .queues = (int)v[1], .one_queue = v[2] };
+	*out = (struct gd_ceiling){ .rate = v[0], .queues = (int)v[1], .one_queue = v[2] };
 	return 0;
 }
 
@@ -57,7 +57,7 @@ struct gd_calib *calib_start(const struct gd_opts *o, const char *exe, char *err
 	snprintf(dtype, sizeof(dtype), "--dtype=%s", o->dtype == GD_DT_F32 ? "f32" : "f64");
 	/* The kernel's own options as the workers get them: --kernel, its name, build options and
 	 * --arg values, each one argument of the form --NAME=VALUE. */
-	char *argv[8 + 3 + GD_KARGS_MAX] = { (char *)exe, "--measure-ceiling", dev, size, launches, dtype };
+	char *argv[8 + 3 + GD_KARGS_MAX] = { (char *)exe, "--calibrate-child", dev, size, launches, dtype };
 	char *own[3 + GD_KARGS_MAX];
 	int n = 6, nown = 0;
 	const char *names[] = { "kernel", "kernel-name", "build-options" };

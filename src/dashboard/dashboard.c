@@ -161,7 +161,7 @@ static const struct ui_col {
 	{ .head = "pid", .off = offsetof(struct gd_sample, pid), .width = 8, .kind = UI_K_PID },
 	{ .head = "state", .off = offsetof(struct gd_sample, state), .width = 9, .kind = UI_K_STATE },
 	{ .head = "Mbit/s",
-	  .off = offsetof(struct gd_sample, mbit_s),
+	  .off = offsetof(struct gd_sample, rate),
 	  .width = 9,
 	  .kind = UI_K_F,
 	  .prec = 2 },
@@ -224,7 +224,7 @@ static const struct ui_col {
 /* Column i's heading: the rate column says the run's unit (Mbit/s, or Mitem/s for --kernel). */
 static const char *ui_col_head(const struct ui *u, size_t i)
 {
-	return ui_cols[i].off == offsetof(struct gd_sample, mbit_s) ? opts_rate_unit(&u->s.o)
+	return ui_cols[i].off == offsetof(struct gd_sample, rate) ? opts_rate_unit(&u->s.o)
 	                                                            : ui_cols[i].head;
 }
 
@@ -415,7 +415,7 @@ static void ui_whist_push(struct ui *u)
 		struct ui_whist *h = ui_whist_find(u, w->id);
 		if (!h)
 			h = ui_whist_add(u, w->id);
-		chart_push(&h->mbit, w->mbit_s);
+		chart_push(&h->mbit, w->rate);
 		chart_push(&h->busy, w->kernel_busy);
 	}
 }
@@ -517,7 +517,7 @@ static void ui_draw_tput(struct ui *u, WINDOW *w)
 	uint64_t per = ui_per_column(u, l->tput_graph.w);
 	double max = ui_columns(u, &u->mbit, l->tput_graph.w, per);
 	char now[32], top[32];
-	chart_num(now, sizeof(now), 10, u->mbit.n ? f->agg.mbit_s : NAN, 2);
+	chart_num(now, sizeof(now), 10, u->mbit.n ? f->agg.rate : NAN, 2);
 	chart_num(top, sizeof(top), 9, max, 1);
 	const char *unit = opts_rate_unit(&u->s.o);
 	ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "%-7s%9s", unit, now);
@@ -553,7 +553,7 @@ static void ui_draw_worker(struct ui *u, WINDOW *w, const struct layout_rect *g,
 		if (g->h > 1)
 			ui_put(w, 1, 0, A_NORMAL, "its kernels' device time");
 	} else {
-		chart_num(now, sizeof(now), 10, s->mbit_s, 2);
+		chart_num(now, sizeof(now), 10, s->rate, 2);
 		chart_num(top, sizeof(top), 9, max, 1);
 		const char *unit = opts_rate_unit(&u->s.o);
 		ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "worker %u %s %9s", s->id, unit, now);
@@ -1139,9 +1139,9 @@ static void ui_draw_summary(struct ui *u, WINDOW *w)
 	const struct gd_frame *f = &u->s.frame;
 	char head[32], ceil[32], pct[32], p[6][96];
 	chart_num(head, sizeof(head), 12, u->mbit.n ? f->headroom : NAN, 1);
-	chart_num(ceil, sizeof(ceil), 12, u->s.ceiling.mbit_s, 1);
+	chart_num(ceil, sizeof(ceil), 12, u->s.ceiling.rate, 1);
 	chart_num(pct, sizeof(pct), 8, u->mbit.n ? 100 * f->of_ceiling : NAN, 1);
-	if (isnan(u->s.ceiling.mbit_s))
+	if (isnan(u->s.ceiling.rate))
 		snprintf(p[0], sizeof(p[0]), "headroom~ %s %s (estimate; c calibrates)", head,
 		         opts_rate_unit(&u->s.o));
 	else
@@ -1272,7 +1272,7 @@ static void ui_draw_device(struct ui *u, WINDOW *w, int y, int d)
 	const struct gd_devframe *df = &u->s.frame.devs[d];
 	const struct gd_device *dev = &u->s.devs[d];
 	char mbit[32], busy[32], pct[32] = "n/a";
-	chart_num(mbit, sizeof(mbit), 10, df->agg.mbit_s, 2);
+	chart_num(mbit, sizeof(mbit), 10, df->agg.rate, 2);
 	chart_num(busy, sizeof(busy), 8, 100 * df->device_busy, 1);
 	if (!isnan(df->of_ceiling))
 		snprintf(pct, sizeof(pct), "%.1f%%", 100 * df->of_ceiling);
@@ -1660,7 +1660,7 @@ static void ui_frame(struct ui *u)
 		snprintf(u->fatal, sizeof(u->fatal), "%s", sink_error(u->log));
 		u->quit = true;
 	}
-	chart_push(&u->mbit, f->agg.mbit_s);
+	chart_push(&u->mbit, f->agg.rate);
 	chart_push(&u->busy, f->device_busy);
 	ui_whist_push(u);
 	ui_drop_ended_tags(u);

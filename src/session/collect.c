@@ -17,7 +17,7 @@ struct col_worker {
 	uint64_t last_batch;
 	uint32_t sample_every, share_ppm; /* of the latest record */
 	bool last_profiled;               /* the previous batch's times were measured, not estimated */
-	uint64_t base_batches, base_symbols, base_lost; /* baselines of the last reset */
+	uint64_t base_batches, base_items, base_lost; /* baselines of the last reset */
 };
 
 struct gd_collector {
@@ -126,7 +126,7 @@ void collect_reset(struct gd_collector *c, const struct gd_worker_info *info, in
 	for (int i = 0; i < n; i++) {
 		struct col_worker *cw = get(c, info[i].id);
 		cw->base_batches = info[i].batches;
-		cw->base_symbols = info[i].symbols;
+		cw->base_items = info[i].items;
 		cw->base_lost = info[i].lost + cw->late;
 		cw->npend = 0;
 		cw->last_kend = 0;
@@ -143,7 +143,7 @@ static void worker_totals(const struct gd_collector *c, const struct col_worker 
 	out->pid = info->pid;
 	out->state = info->state;
 	out->batches = info->batches - cw->base_batches;
-	out->symbols = info->symbols - cw->base_symbols;
+	out->items = info->items - cw->base_items;
 	out->lost = info->lost + cw->late - cw->base_lost;
 	out->sample_every = cw->sample_every;
 	out->observer_share = cw->share_ppm == GD_SHARE_NONE || !cw->sample_every ? NAN : cw->share_ppm / 1e6;
@@ -184,7 +184,7 @@ static void worker_sample(struct gd_collector *c, struct col_worker *cw, const s
 	worker_totals(c, cw, info, out);
 	out->win_batches = acc.n;
 	out->gen_busy = (double)acc.gen / (double)(b - a);
-	out->mbit_s = (double)acc.symbols / win / 1e6;
+	out->rate = (double)acc.items / win / 1e6;
 	out->kernel_busy = c->profiled ? (double)busy / (double)(b - a) : NAN;
 	stats_breakdown(&acc, &out->bd);
 	stats_batch_merge(all, &acc);
@@ -206,7 +206,7 @@ static void worker_gap(const struct gd_collector *c, struct col_worker *cw, cons
 	cw->last_kend = 0; /* no gap between batches is measured across it */
 	worker_totals(c, cw, info, out);
 	out->win_batches = 0;
-	out->mbit_s = NAN;
+	out->rate = NAN;
 	out->kernel_busy = NAN;
 	out->gen_busy = NAN;
 	out->bd = (struct gd_breakdown)GD_BREAKDOWN_NONE;
@@ -214,9 +214,9 @@ static void worker_gap(const struct gd_collector *c, struct col_worker *cw, cons
 
 static void add_to(struct gd_sample *agg, const struct gd_sample *cw)
 {
-	agg->mbit_s += cw->mbit_s;
+	agg->rate += cw->rate;
 	agg->batches += cw->batches;
-	agg->symbols += cw->symbols;
+	agg->items += cw->items;
 	agg->win_batches += cw->win_batches;
 	agg->lost += cw->lost;
 }
@@ -272,7 +272,7 @@ static void overall_busy(struct gd_frame *f)
 		}
 	}
 	f->device_busy = nbusy == f->ndevs && nbusy > 0 ? busy / nbusy : NAN;
-	f->headroom = f->device_busy > 0 ? f->agg.mbit_s / f->device_busy : NAN;
+	f->headroom = f->device_busy > 0 ? f->agg.rate / f->device_busy : NAN;
 }
 
 void collect_window(struct gd_collector *c, const struct gd_worker_info *info, int n, int64_t t0, int64_t end,
@@ -309,7 +309,7 @@ void collect_window(struct gd_collector *c, const struct gd_worker_info *info, i
 			df->device_busy = (double)stats_union(c->iv, niv, a, b) / (double)(b - a);
 		else
 			df->device_busy = sum_busy < 1 ? sum_busy : 1;
-		df->headroom = df->device_busy > 0 ? df->agg.mbit_s / df->device_busy : NAN;
+		df->headroom = df->device_busy > 0 ? df->agg.rate / df->device_busy : NAN;
 		stats_breakdown(&dev_all, &df->agg.bd);
 		stats_batch_merge(&all, &dev_all);
 	}
@@ -332,11 +332,11 @@ void collect_skip(struct gd_collector *c, const struct gd_worker_info *info, int
 	for (int d = 0; d < c->ndev; d++) {
 		struct gd_devframe *df = &f->devs[d];
 		df->agg.bd = (struct gd_breakdown)GD_BREAKDOWN_NONE;
-		df->agg.mbit_s = df->agg.kernel_busy = NAN;
+		df->agg.rate = df->agg.kernel_busy = NAN;
 		df->device_busy = df->headroom = NAN;
 	}
 	f->agg.bd = (struct gd_breakdown)GD_BREAKDOWN_NONE;
-	f->agg.mbit_s = NAN;
+	f->agg.rate = NAN;
 	f->agg.kernel_busy = NAN;
 	f->t_s = (double)(end - t0) / 1e9;
 	f->window_s = (double)(end - c->start) / 1e9;

@@ -33,9 +33,9 @@ static struct gd_calib *calib_device(const struct gd_session *s, int d, char *er
 /* The run's ceiling: the sum of the devices' rates, NAN until every one is calibrated. */
 static void sum_ceilings(struct gd_session *s)
 {
-	s->ceiling = (struct gd_ceiling){ .mbit_s = 0 };
+	s->ceiling = (struct gd_ceiling){ .rate = 0 };
 	for (int d = 0; d < s->ndevs; d++)
-		s->ceiling.mbit_s += s->ceilings[d].mbit_s;
+		s->ceiling.rate += s->ceilings[d].rate;
 }
 
 /* --calibrate before any worker starts: each device to itself, one after another. */
@@ -72,11 +72,11 @@ int session_start(struct gd_session *s, const struct gd_opts *o, const struct gd
 	for (int d = 0; d < s->ndevs; d++) {
 		s->devs[d] = devs[d < ndev ? d : 0];
 		device_ref_text(s->refs[d], sizeof(s->refs[d]), s->devs[d].platform, s->devs[d].index);
-		s->ceilings[d].mbit_s = NAN;
+		s->ceilings[d].rate = NAN;
 	}
 	s->trace = trace;
 	s->prom = prom;
-	s->ceiling.mbit_s = NAN;
+	s->ceiling.rate = NAN;
 	if (!(s->sup = sup_new(o, err, errlen)))
 		return -1;
 	if (o->calibrate && calibrate_now(s, err, errlen))
@@ -145,7 +145,7 @@ static void calibration_check(struct gd_session *s)
 		char who[48] = "";
 		if (s->ndevs > 1)
 			snprintf(who, sizeof(who), "of %s ", s->refs[s->calib_dev]);
-		snprintf(s->calib_msg, sizeof(s->calib_msg), "ceiling %s%.1f %s (%d queue%s)", who, c.mbit_s,
+		snprintf(s->calib_msg, sizeof(s->calib_msg), "ceiling %s%.1f %s (%d queue%s)", who, c.rate,
 		         opts_rate_unit(&s->o), c.queues, c.queues > 1 ? "s" : "");
 		sum_ceilings(s);
 		/* The next device, while the workers stay paused. */
@@ -208,12 +208,12 @@ bool session_poll(struct gd_session *s, int64_t now)
 	}
 	s->frame.unix_s = unix_seconds(b);
 	s->frame.profile = s->o.profile;
-	s->frame.ceiling = s->ceiling.mbit_s;
-	s->frame.of_ceiling = s->frame.agg.mbit_s / s->ceiling.mbit_s;
+	s->frame.ceiling = s->ceiling.rate;
+	s->frame.of_ceiling = s->frame.agg.rate / s->ceiling.rate;
 	for (int d = 0; d < s->frame.ndevs; d++) {
 		struct gd_devframe *df = &s->frame.devs[d];
-		df->ceiling = s->ceilings[d].mbit_s;
-		df->of_ceiling = df->agg.mbit_s / df->ceiling;
+		df->ceiling = s->ceilings[d].rate;
+		df->of_ceiling = df->agg.rate / df->ceiling;
 	}
 	if (s->trace)
 		trace_flush(s->trace);

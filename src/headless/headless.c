@@ -164,7 +164,7 @@ struct step_acc {
 static void step_add(struct step_acc *a, const struct gd_frame *f, const struct gd_sample *agg, double busy,
                      int dev)
 {
-	a->sym += agg->mbit_s * f->window_s;
+	a->sym += agg->rate * f->window_s;
 	if (!isnan(busy))
 		a->busy += busy * f->window_s;
 	for (int i = 0; i < f->nworkers; i++) {
@@ -184,12 +184,12 @@ static void step_add(struct step_acc *a, const struct gd_frame *f, const struct 
 
 static void step_row(const struct step_acc *a, double t, double ceiling, struct gd_sweep_row *row)
 {
-	row->mbit_s = t > 0 ? a->sym / t : 0;
-	row->of_ceiling = row->mbit_s / ceiling;
+	row->rate = t > 0 ? a->sym / t : 0;
+	row->of_ceiling = row->rate / ceiling;
 	row->device_busy = t > 0 ? a->busy / t : NAN;
 	row->gap_batch_us = a->gapw > 0 ? a->gap / a->gapw : NAN;
 	row->queue_wait_us = a->qww > 0 ? a->qw / a->qww : NAN;
-	row->headroom = row->device_busy > 0 ? row->mbit_s / row->device_busy : NAN;
+	row->headroom = row->device_busy > 0 ? row->rate / row->device_busy : NAN;
 }
 
 /* Runs one sweep step: `duration` seconds of windows, averaged; row[0] is the step's, and
@@ -221,13 +221,13 @@ static int measure(struct gd_session *s, const struct gd_opts *o, const struct g
 	row[0].procs = st->procs;
 	row[0].queues = step_queues(o, st);
 	str_copy(row[0].device, sizeof(row[0].device), "all");
-	step_row(&all, t, s->ceiling.mbit_s, &row[0]);
+	step_row(&all, t, s->ceiling.rate, &row[0]);
 	for (int d = 0; s->ndevs > 1 && d < s->ndevs; d++) {
 		struct gd_sweep_row *r = &row[stride * (size_t)(1 + d)];
 		r->procs = sup_active_on(s->sup, d);
 		r->queues = row[0].queues;
 		str_copy(r->device, sizeof(r->device), s->refs[d]);
-		step_row(&dev[d], t, s->ceilings[d].mbit_s, r);
+		step_row(&dev[d], t, s->ceilings[d].rate, r);
 	}
 	return 0;
 }
@@ -244,7 +244,7 @@ static void cell(FILE *out, int width, int prec, double v)
 /* The columns after the speedup, the device with several, and the bar for the rate. */
 static void row_tail(FILE *out, const struct gd_sweep_row *r, double max, const char *note, bool devices)
 {
-	int bar = max > 0 ? (int)lround(30.0 * r->mbit_s / max) : 0;
+	int bar = max > 0 ? (int)lround(30.0 * r->rate / max) : 0;
 	char bars[31];
 	memset(bars, '#', (size_t)bar);
 	bars[bar] = '\0';
@@ -267,7 +267,7 @@ static void print_sweep(FILE *out, const struct gd_sweep_row *rows, int n, int r
 	double max = 0;
 	bool devices = false;
 	for (int i = 0; i < n; i++) {
-		max = rows[i].mbit_s > max ? rows[i].mbit_s : max;
+		max = rows[i].rate > max ? rows[i].rate : max;
 		devices = devices || strcmp(rows[i].device, "all") != 0;
 	}
 	char last[64];
@@ -281,7 +281,7 @@ static void print_sweep(FILE *out, const struct gd_sweep_row *rows, int n, int r
 		        "busy%", "%ceiling", "gap_batch_us", "headroom~", last);
 	for (int i = 0; i < n; i++) {
 		const struct gd_sweep_row *r = &rows[i];
-		fprintf(out, "%5d %6d %10.2f", r->procs, r->queues, r->mbit_s);
+		fprintf(out, "%5d %6d %10.2f", r->procs, r->queues, r->rate);
 		if (runs > 1) {
 			cell(out, 8, 2, r->mbit.sd);
 			cell(out, 10, 2, r->mbit.min);
@@ -321,15 +321,15 @@ static void summarise(const struct gd_sweep_row *run, const struct gd_sweep_row 
 	*sum = run[0];
 	sum->rep = 0;
 	for (int r = 0; r < k; r++) {
-		v[r] = run[r].mbit_s;
-		f[r] = first ? first[r].mbit_s : NAN;
+		v[r] = run[r].rate;
+		f[r] = first ? first[r].rate : NAN;
 		ratio[r] = run[r].speedup;
 	}
 	stats_spread(v, k, &sum->mbit);
 	stats_spread(ratio, k, &sum->speedup_spread);
 	stats_spread(f, k, &sp);
-	sum->mbit_s = sum->mbit.mean;
-	sum->speedup = sp.mean > 0 ? sum->mbit_s / sp.mean : NAN; /* within min..max of the runs' */
+	sum->rate = sum->mbit.mean;
+	sum->speedup = sp.mean > 0 ? sum->rate / sp.mean : NAN; /* within min..max of the runs' */
 	/* The other figures: means over the runs that measured them. */
 	const size_t off[] = { offsetof(struct gd_sweep_row, device_busy),
 		               offsetof(struct gd_sweep_row, gap_batch_us),
@@ -392,12 +392,12 @@ int headless_sweep(const struct gd_opts *o, const struct gd_device *devs, int nd
 			status = GD_EXIT_FAIL;
 			break;
 		}
-		r->speedup = run[pass].mbit_s > 0 ? r->mbit_s / run[pass].mbit_s : NAN;
+		r->speedup = run[pass].rate > 0 ? r->rate / run[pass].rate : NAN;
 		char of[64] = "";
 		if (runs > 1)
 			snprintf(of, sizeof(of), " (run %d of %d)", pass + 1, runs);
 		fprintf(stderr, GD_NAME ": sweep %d/%d: %dx%d%s, %.2f %s\n", done + 1, total, n, r->queues,
-		        of, r->mbit_s, opts_rate_unit(o));
+		        of, r->rate, opts_rate_unit(o));
 		for (int k = 0; k < per; k++) {
 			struct gd_sweep_row *rk = r + (size_t)k * (size_t)total;
 			rk->rep = pass + 1;

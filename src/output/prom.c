@@ -97,7 +97,7 @@ struct metric {
 
 static double w_symbols(const struct gd_sample *w)
 {
-	return (double)w->symbols;
+	return (double)w->items;
 }
 static double w_batches(const struct gd_sample *w)
 {
@@ -109,7 +109,7 @@ static double w_lost(const struct gd_sample *w)
 }
 static double w_rate(const struct gd_sample *w)
 {
-	return w->mbit_s * 1e6;
+	return w->rate * 1e6;
 }
 static double w_kernel_busy(const struct gd_sample *w)
 {
@@ -133,7 +133,7 @@ static double d_workers(const struct gd_devframe *d)
 }
 static double d_rate(const struct gd_devframe *d)
 {
-	return d->agg.mbit_s * 1e6;
+	return d->agg.rate * 1e6;
 }
 static double d_device_busy(const struct gd_devframe *d)
 {

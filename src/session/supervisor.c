@@ -424,7 +424,7 @@ static void drain(struct sup_worker *sw, gd_record_fn on_record, void *ctx)
 		return;
 	}
 	sw->info.batches = sw->view.batches;
-	sw->info.symbols = sw->view.symbols;
+	sw->info.items = sw->view.items;
 	sw->info.timebase = sw->view.timebase;
 }
 

@@ -304,11 +304,11 @@ static struct value frame_value(enum frame_field id, const struct gd_frame *f, c
 	case F_PROCS:
 		return num(dev ? dev->procs : f->procs);
 	case F_MBIT_S:
-		return num(s->mbit_s);
+		return num(s->rate);
 	case F_BATCHES:
 		return num((double)s->batches);
 	case F_SYMBOLS:
-		return num((double)s->symbols);
+		return num((double)s->items);
 	case F_KERNEL_BUSY:
 		return num(s->kernel_busy);
 	case F_GAP_KERNEL_US:
@@ -472,7 +472,7 @@ static struct value sweep_value(enum sweep_field id, const struct gd_sweep_row *
 	case S_QUEUES:
 		return num(r->queues);
 	case S_MBIT_S:
-		return num(r->mbit_s);
+		return num(r->rate);
 	case S_SPEEDUP:
 		return num(r->speedup);
 	case S_DEVICE_BUSY:

@@ -97,7 +97,7 @@ void stats_batch_add(struct gd_batch_acc *acc, const struct gd_rec *r, int64_t p
 {
 	int64_t gen = r->t_gen - r->t_begin;
 	acc->n++;
-	acc->symbols += gd_rec_items(r);
+	acc->items += gd_rec_items(r);
 	acc->gen += gen;
 	if (!(r->flags & GD_REC_DEVTIME))
 		return; /* --profile off: the host's times only */
@@ -128,7 +128,7 @@ void stats_batch_add(struct gd_batch_acc *acc, const struct gd_rec *r, int64_t p
 void stats_batch_merge(struct gd_batch_acc *into, const struct gd_batch_acc *from)
 {
 	into->n += from->n;
-	into->symbols += from->symbols;
+	into->items += from->items;
 	into->gen += from->gen;
 	into->ndev += from->ndev;
 	into->h2d += from->h2d;

@@ -345,7 +345,7 @@ int worker_publish(struct gd_worker *w, struct gd_batch *b, int64_t t_end)
 	struct gd_rec r;
 	memset(&r, 0, sizeof(r));
 	r.batch = w->batches;
-	r.symbols = w->o->size;
+	r.items = w->o->size;
 	r.kernels = w->o->launches;
 	r.t_begin = b->t_begin;
 	r.t_gen = b->t_gen;
