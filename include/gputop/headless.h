@@ -2,17 +2,30 @@
 #ifndef GPUTOP_HEADLESS_H
 #define GPUTOP_HEADLESS_H
 
-#include "gputop/device.h"
-#include "gputop/opts.h"
-#include "gputop/sink.h"
+#include "gputop/session.h"
 
-struct gd_prom;
-struct gd_trace;
+#define GD_SWEEP_MAX   64  /* steps in one --sweep list */
+#define GD_REPEAT_MAX  100 /* --repeat: runs of each sweep step */
+#define GD_SWEEP_STEP_S 10 /* a sweep step's seconds without --duration */
 
-/* Both take ownership of sink, trace and prom (NULL: none). Return the process exit status. */
-int headless_run(const struct gd_opts *o, const struct gd_device *devs, int ndev, struct gd_sink *sink,
-                 struct gd_trace *trace, struct gd_prom *prom);
-int headless_sweep(const struct gd_opts *o, const struct gd_device *devs, int ndev, struct gd_sink *sink,
-                   struct gd_trace *trace, struct gd_prom *prom);
+/* One step of a sweep: procs workers with queues queues each (0: the workload's). */
+struct gd_step {
+	int procs, queues;
+};
+
+struct gd_sweep_config {
+	struct gd_step steps[GD_SWEEP_MAX];
+	int nsteps;
+	int repeat;     /* the list runs this many times over */
+	double step_s;  /* each step's measured seconds */
+};
+
+struct gd_outputs;
+
+/* Samples to the outputs until the run's duration or a quit signal; the process exit status. */
+int headless_run(const struct gd_session_config *c, struct gd_outputs *outs);
+/* Runs the sweep and prints its table on standard output; the sweep rows also go to the
+ * outputs. The process exit status. */
+int headless_sweep(const struct gd_session_config *c, const struct gd_sweep_config *sw, struct gd_outputs *outs);
 
 #endif

@@ -8,28 +8,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define GD_DEVICES_MAX 16 /* devices of one run: --device's list, all, or a name */
-
-/* A device as --device and --list-devices number it: platform P, device D, "P:D". */
-struct gd_devref {
-	int platform, index;
-};
-
-/* What --device asks for. */
-enum gd_devsel {
-	GD_DEVSEL_DEFAULT, /* not given: the first GPU of any platform, else the first device */
-	GD_DEVSEL_LIST,    /* P:D[,P:D...]: exactly these, in this order, no duplicates */
-	GD_DEVSEL_ALL,     /* every GPU of the first platform that has one; with no GPU anywhere,
-	                    * every device of the first platform that has devices */
-	GD_DEVSEL_NAME,    /* every device whose name contains the text (any case), in P:D order */
-};
-
-struct gd_devspec {
-	enum gd_devsel sel;
-	int n; /* LIST: the devices in list */
-	struct gd_devref list[GD_DEVICES_MAX];
-	const char *name; /* NAME: the text looked for */
-};
+#include "gputop/common.h"
+#include "gputop/device.h"
+#include "gputop/headless.h"
+#include "gputop/spec.h"
 
 enum gd_role {
 	GD_ROLE_NONE, /* in the option table: the option asks for no role */
@@ -41,23 +23,7 @@ enum gd_role {
 	GD_ROLE_VERSION,
 	GD_ROLE_CALIBRATE, /* internal: the --calibrate measurement, in a child process */
 };
-enum gd_mode { GD_MODE_SEED, GD_MODE_PIPELINED, GD_MODE_KERNEL_ONLY, GD_MODE_COUNT };
-enum gd_dtype { GD_DT_AUTO, GD_DT_F32, GD_DT_F64 };
 enum gd_format { GD_FMT_CSV, GD_FMT_JSONL, GD_FMT_COUNT };
-/* What a worker profiles: every command, some batches (sampler.h), or nothing. */
-enum gd_profile { GD_PROF_FULL, GD_PROF_SAMPLED, GD_PROF_OFF, GD_PROF_COUNT };
-
-/* Limits of the command line that other modules share (the man page states them). */
-#define GD_PROCS_MAX       256        /* workers: --max-procs, --procs, --sweep counts */
-#define GD_SIZE_MAX        (1u << 27) /* symbols per batch: --size */
-#define GD_LAUNCHES_MAX    1000       /* kernel launches per batch: --launches */
-#define GD_SWEEP_MAX       64         /* steps in one --sweep list */
-#define GD_QUEUES_MAX      16         /* in-order queues of one worker: --queues */
-#define GD_SAMPLE_MAX      4096       /* --sample-every */
-#define GD_GEN_THREADS_MAX 64         /* --gen-threads */
-#define GD_REPEAT_MAX      100        /* --repeat: runs of each sweep step */
-#define GD_SWEEP_STEP_S    10         /* a sweep step's seconds without --duration */
-#define GD_KARGS_MAX       32         /* --arg values */
 
 /* --listen ADDR:PORT: where the Prometheus exporter serves /metrics (a literal address). */
 struct gd_listen {
@@ -66,14 +32,6 @@ struct gd_listen {
 	unsigned char addr[16]; /* network order: 4 bytes (IPv4) or 16 (IPv6) */
 	unsigned port;          /* 0: a free port, chosen at start */
 	const char *text;       /* as typed, for messages */
-};
-
-/* The worker role's own arguments: --worker NAME,GENERATION,ID,SUPERVISOR-PID. */
-struct gd_worker_args {
-	char shm[128];    /* its shared-memory segment */
-	uint64_t gen;     /* the segment's generation */
-	unsigned id;      /* the worker's number, as the dashboard and the log show it */
-	pid_t supervisor; /* the process that started it */
 };
 
 struct gd_opts {
@@ -90,9 +48,7 @@ struct gd_opts {
 	enum gd_format format;
 	const char *output, *trace;
 	uint64_t trace_limit; /* trace events at most */
-	struct gd_step {
-		int procs, queues; /* queues 0: --queues */
-	} sweep[GD_SWEEP_MAX];
+	struct gd_step sweep[GD_SWEEP_MAX];
 	int nsweep;
 	int repeat; /* runs of each sweep step */
 	bool verify;
@@ -177,33 +133,19 @@ enum gd_optval opts_value(const struct gd_opts *o, const struct gd_optdef *d, ch
  * without it, 0: until stopped. */
 double opts_duration(const struct gd_opts *o);
 
-const char *gd_mode_name(enum gd_mode m);
-const char *gd_dtype_name(enum gd_dtype d);
-const char *gd_profile_name(enum gd_profile p);
 /* The queues of each worker: --queues, or the mode's own (pipelined 4, others 1). */
 int opts_queues(const struct gd_opts *o);
 /* The generation threads of each pipelined worker: --gen-threads, or a fair share of cores
  * (cores / --procs, at least 1, at most 16); 0 for the other modes. */
 int opts_gen_threads(const struct gd_opts *o, int cores);
 
-/* The kernel a run measures: --kernel-name (resolved at start), else "decode". */
-const char *opts_kernel_name(const struct gd_opts *o);
-/* The unit of the throughput fields: "Mbit/s" for the decode kernel (an item is a decoded
- * bit), "Mitem/s" for a user kernel (--kernel). */
-const char *opts_rate_unit(const struct gd_opts *o);
-/* Items a batch counts: the decode kernel's --size (its launches repeat one codeword batch),
- * a user kernel's --size work items times --launches. */
-uint64_t opts_items_per_batch(const struct gd_opts *o);
-
 /* Fills o from argv. Returns 0, or -1 with a one-line message (no trailing newline) in err.
  * Reentrant: it may be called many times in one process. */
 int opts_parse(int argc, char **argv, struct gd_opts *o, char *err, size_t errlen);
 /* The --help text. */
 const char *opts_usage(void);
-/* Builds the argument vector that starts a worker with these options on device dev (NULL: o's
- * first device, if chosen): argv gets at most max entries (the last one NULL), their strings
- * live in buf. Returns the argument count, or -1 when they do not fit. */
-int opts_worker_argv(const struct gd_opts *o, const char *exe, const struct gd_worker_args *wa,
-                     const struct gd_devref *dev, char **argv, int max, char *buf, size_t buflen);
+/* The run header's "options" object: every option that applies to o's use, as resolved,
+ * appended to j as JSON ({"procs":1,...}). */
+void opts_json(const struct gd_opts *o, struct gd_text *j);
 
 #endif

@@ -1,7 +1,9 @@
-/* outputs.h: the files a run writes (the log, the trace), checked together and opened after
- * every other check: two outputs never share a file, a refused set leaves no file behind and
- * every existing file as it was, and each output is created alike (mode 0644 less the umask,
- * close-on-exec). */
+/* outputs.h: what a run writes, in two parts. The files (the log, the trace, the Prometheus
+ * file) are checked together and opened after every other check: two outputs never share a
+ * file, a refused set leaves no file behind and every existing file as it was, and each one
+ * is created alike (mode 0644 less the umask, close-on-exec). The outputs themselves (the
+ * log, the Prometheus exporter, the trace) form one list behind one small interface, opened
+ * and closed by main.c; the session hands each frame to it, the roles their own rows. */
 #ifndef GPUTOP_OUTPUTS_H
 #define GPUTOP_OUTPUTS_H
 
@@ -15,6 +17,7 @@ struct gd_output {
 	const char *path; /* "-": standard output, used as it is */
 	int fd;           /* set by outputs_open */
 	bool own;         /* fd was opened here (not standard output) */
+	bool replaced;    /* only checked, not opened: the file is replaced by a rename (--prom-file) */
 	bool created;     /* the file did not exist before */
 };
 
@@ -27,5 +30,47 @@ void outputs_reserve_std(void);
 int outputs_open(struct gd_output *out, int n, char *err, size_t errlen);
 /* Undoes outputs_open after a later failure: closes its descriptors, removes created files. */
 void outputs_discard(struct gd_output *out, int n);
+
+struct gd_worker_info;
+struct gd_rec;
+struct gd_frame;
+struct gd_event;
+struct gd_sweep_row;
+
+/* One output. Each call hands over complete values that the output copies or writes at once,
+ * and nothing comes back that the session depends on, so a slow output can move to a thread
+ * of its own. Any member but close may be NULL: the output does not want those. */
+struct gd_output_ops {
+	/* Every batch read, in each worker's order; device is its device's "P:D". */
+	void (*batch)(void *self, const struct gd_worker_info *w, const char *device, const struct gd_rec *r);
+	/* Every window; the latest frame as each is completed. 0, or -1 with the reason in err:
+	 * the output failed, and the run cannot go on without it. */
+	int (*frame)(void *self, const struct gd_frame *f, char *err, size_t errlen);
+	int (*event)(void *self, const struct gd_event *e, char *err, size_t errlen); /* the user's actions */
+	int (*sweep_row)(void *self, const struct gd_sweep_row *r, char *err, size_t errlen);
+	/* Writes what is pending, closes and frees self: 0, or -1 with the reason in why. */
+	int (*close)(void *self, char *why, size_t whylen);
+};
+
+struct gd_outputs {
+	struct {
+		const struct gd_output_ops *ops;
+		void *self;
+	} out[GD_OUTPUTS_MAX];
+	int n;
+};
+
+/* Adds an output (self NULL: none is added). */
+void outputs_add(struct gd_outputs *l, const struct gd_output_ops *ops, void *self);
+/* Hands a batch, a frame, an event or a sweep row to every output that takes it. The last
+ * three stop at the first output that fails: -1 with its reason in err. NULL l: nothing. */
+void outputs_batch(struct gd_outputs *l, const struct gd_worker_info *w, const char *device,
+                   const struct gd_rec *r);
+int outputs_frame(struct gd_outputs *l, const struct gd_frame *f, char *err, size_t errlen);
+int outputs_event(struct gd_outputs *l, const struct gd_event *e, char *err, size_t errlen);
+int outputs_sweep_row(struct gd_outputs *l, const struct gd_sweep_row *r, char *err, size_t errlen);
+/* Closes every output, in the order they were added, and empties l: 0, or -1 after saying
+ * on standard error why each one that failed did. */
+int outputs_close(struct gd_outputs *l);
 
 #endif

@@ -1,80 +1,98 @@
-/* session.h: what the dashboard and the headless mode share: the supervisor, the collector,
- * the trace and the interval clock. Only the printer differs between them. */
+/* session.h: what the dashboard and the headless roles share: the workers, the interval clock,
+ * the calibration, and the frames every output gets. The session alone completes a frame and
+ * hands it to the outputs; the roles act on it only through the verbs below and read it
+ * through the queries. */
 #ifndef GPUTOP_SESSION_H
 #define GPUTOP_SESSION_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "gputop/calibrate.h"
 #include "gputop/collect.h"
 #include "gputop/device.h"
-#include "gputop/opts.h"
+#include "gputop/spec.h"
 #include "gputop/supervisor.h"
 
-struct gd_prom;
-struct gd_trace;
+struct gd_outputs;
 
-struct gd_session {
-	struct gd_opts o; /* device and dtype resolved */
-	int ndevs;        /* the devices the workers run on, o.devices.list's order */
+/* A run's settings, resolved from the command line once (main.c). */
+struct gd_session_config {
+	struct gd_workload work; /* what every worker runs */
+	int ndevs;               /* the run's devices, probed: workers spread over them */
 	struct gd_device devs[GD_DEVICES_MAX];
-	char refs[GD_DEVICES_MAX][24]; /* their "P:D" */
-	struct gd_sup *sup;            /* the workers */
-	struct gd_frame frame;         /* the latest window */
-	int64_t t0;                    /* start, host CLOCK_MONOTONIC ns */
-	int64_t win_start;             /* the open window [win_start, win_end) */
-	int64_t win_end;
-	int64_t interval; /* ns */
-	int64_t settle;   /* a window is closed this long after its end, so batches that */
-	                  /* completed inside it have been read */
-	int64_t end;      /* stop after the window ending here; INT64_MAX: never */
-	int64_t poll;     /* ring polling period */
-	int64_t serviced; /* when the workers' rings were last read */
-	bool unobserved;  /* records were lost while the supervisor did not run, until gap_end: */
-	int64_t gap_end;  /* the open window runs to the boundary after it (collect_skip) */
-	struct gd_collector *col;
-	struct gd_trace *trace;
-	struct gd_prom *prom;        /* --prom-file, --listen: updated as each window closes */
-	struct gd_worker_info *info; /* scratch: the supervisor's workers at a window's end */
-	int capinfo;
-	struct gd_ceiling ceiling; /* mbit_s: the devices' sum, NAN until each is calibrated */
-	struct gd_ceiling ceilings[GD_DEVICES_MAX]; /* each device's; mbit_s NAN: not calibrated */
-	struct gd_calib *calib;                     /* a calibration in progress, or NULL */
-	int calib_dev;                              /* the device it measures; the next one follows it */
-	bool calib_paused;                          /* the workers were paused for it */
-	char calib_msg[256]; /* how the latest calibration ended; the dashboard shows it once
-	                      * and clears it */
+	int procs;          /* workers at start */
+	int max_procs;      /* workers alive at once, at most */
+	double interval_s;  /* the window */
+	double duration_s;  /* 0: until stopped */
+	bool calibrate;     /* measure each device's ceiling before the first worker starts */
 };
 
-/* Starts the supervisor and the first --procs workers, spread round robin over devs[0..ndev)
- * (o->devices lists them); takes ownership of trace and prom (either may be NULL). Returns 0
- * or -1 (err); session_stop must be called either way. */
-int session_start(struct gd_session *s, const struct gd_opts *o, const struct gd_device *devs, int ndev,
-                  struct gd_trace *trace, struct gd_prom *prom, char *err, size_t errlen);
-/* Services the workers; when a window is due, fills s->frame and returns true. */
-bool session_poll(struct gd_session *s, int64_t now);
-/* Services the workers without closing a window. */
+struct gd_session;
+
+/* Starts the workers' supervisor, calibrates where asked and starts the first c->procs
+ * workers. Every record read goes to outs (NULL: none), and every frame completed; outs
+ * stays the caller's and must outlive the session. Returns NULL with err filled, having
+ * stopped whatever it had started. */
+struct gd_session *session_start(const struct gd_session_config *c, struct gd_outputs *outs, char *err,
+                                 size_t errlen);
+/* Stops every worker (gracefully, then hard), reads their last records and frees s. NULL is
+ * fine. */
+void session_stop(struct gd_session *s);
+
+/* ---- the clock ---- */
+/* Reads the workers' rings; when a window is due, completes its frame, hands it to the
+ * outputs and returns it (valid until the next call); else NULL. */
+const struct gd_frame *session_poll(struct gd_session *s, int64_t now);
+/* Reads the workers' rings without closing a window. */
 void session_service(struct gd_session *s, int64_t now);
 /* Nanoseconds until session_poll has something to do. */
 int64_t session_wait(const struct gd_session *s, int64_t now);
-/* True once the window that ends at --duration has been produced. */
+/* True once the window that ends at the end of the run has been produced. */
 bool session_done(const struct gd_session *s);
-/* Forgets the statistics so far and starts the window clock again at now (the `r` key,
- * each sweep step). */
+/* Forgets the statistics so far and starts the window clock again at now (the r key, each
+ * sweep step). */
 void session_restart_clock(struct gd_session *s, int64_t now);
-/* Changes the interval from now on (the dashboard's [ and ] keys), keeping the statistics:
- * the open window ends one new interval after its start. interval_s is within the option's
- * bounds. */
+/* The run ends with the window that ends seconds after the open window's start (0: never). */
+void session_end_after(struct gd_session *s, double seconds);
+/* Changes the interval from now on, for the clock and for the supervisor's stall and attach
+ * deadlines; the open window ends one new interval after its start. */
 void session_set_interval(struct gd_session *s, double interval_s);
+double session_interval(const struct gd_session *s);
+/* The ring polling period (ns): how long a waiting loop sleeps between looks. */
+int64_t session_poll_period(const struct gd_session *s);
 /* Forgets ended workers whose every record has been reported. */
 void session_prune(struct gd_session *s);
-/* Starts a calibration of every device, one after another: the workers are paused while it
- * runs (session_poll resumes them and sets s->ceilings and s->ceiling). Returns 0, or -1 with
- * err filled (one is already running, or no spawn). */
+
+/* ---- the workers ---- */
+/* Starts one more worker on device dev (-1: the one with the fewest); its index, or -1 with err. */
+int session_spawn(struct gd_session *s, int dev, char *err, size_t errlen);
+/* Asks worker i to stop after its batch, or kills it (hard). */
+void session_stop_worker(struct gd_session *s, int i, bool hard);
+/* Sends sig to worker i (sup_signal); 0, or -1 when it has ended. */
+int session_signal(struct gd_session *s, int i, int sig);
+void session_pause(struct gd_session *s, bool pause);
+/* The queues of workers started from now on. */
+void session_set_queues(struct gd_session *s, int queues);
+/* The workers, read-only: sup_count, sup_worker, sup_find and the other queries. */
+const struct gd_sup *session_workers(const struct gd_session *s);
+
+/* ---- the run ---- */
+const struct gd_workload *session_workload(const struct gd_session *s);
+int session_ndevs(const struct gd_session *s);
+const struct gd_device *session_device(const struct gd_session *s, int d);
+/* The calibrated ceiling of device d, or with d = -1 the run's (the devices' sum); rate NAN:
+ * not calibrated. */
+struct gd_ceiling session_ceiling(const struct gd_session *s, int d);
+/* The latest frame (zeroed before the first window). */
+const struct gd_frame *session_frame(const struct gd_session *s);
+
+/* ---- calibration ---- */
+/* Starts a calibration of every device, one after another, with the workers paused while it
+ * runs; the session keeps the ceilings. 0, or -1 with err (one is running, or no spawn). */
 int session_calibrate(struct gd_session *s, char *err, size_t errlen);
-/* Stops every worker and releases everything; returns -1 with the reason in why if the trace
- * or the --prom-file could not be written. */
-int session_stop(struct gd_session *s, char *why, size_t whylen);
+/* How the latest calibration ended, once: copies it to buf and returns true, else false. */
+bool session_take_message(struct gd_session *s, char *buf, size_t n);
 
 #endif

@@ -1,15 +1,16 @@
-/* worker.h: the worker role: one OS process, one OpenCL context, one decode loop that
- * publishes a record per batch into its shared-memory segment. Its exit statuses are in
- * common.h; everything OpenCL stays behind src/worker_impl.h. */
+/* worker.h: the roles of the worker side, each in a process of its own started by the
+ * supervisor (spec_child_argv). Their exit statuses are in common.h; everything OpenCL stays
+ * behind src/worker/. */
 #ifndef GPUTOP_WORKER_H
 #define GPUTOP_WORKER_H
 
-#include "gputop/opts.h"
+#include "gputop/spec.h"
 
-/* Runs the worker that o->worker describes until it is stopped; returns its exit status. */
-int worker_main(const struct gd_opts *o);
-/* The --calibrate measurement (src/ceiling.c), in a process of its own: prints
- * "ceiling MBIT_S QUEUES ONE_QUEUE_MBIT_S" on standard output; returns the exit status. */
-int ceiling_main(const struct gd_opts *o);
+/* One worker: one OpenCL context on dev, one loop of w that publishes a record per batch into
+ * the segment wa names, until it is stopped; returns its exit status. */
+int worker_main(const struct gd_workload *w, struct gd_devref dev, const struct gd_worker_args *wa);
+/* The --calibrate measurement of k on dev: prints "ceiling RATE QUEUES ONE_QUEUE_RATE" on
+ * standard output; returns the exit status. */
+int calibrate_child_main(const struct gd_kspec *k, struct gd_devref dev);
 
 #endif
