@@ -87,6 +87,10 @@ const struct gd_device *session_device(const struct gd_session *s, int d);
 struct gd_ceiling session_ceiling(const struct gd_session *s, int d);
 /* The latest frame (zeroed before the first window). */
 const struct gd_frame *session_frame(const struct gd_session *s);
+/* When the run started (host CLOCK_MONOTONIC ns): the t_s of frames and events counts from it. */
+int64_t session_t0(const struct gd_session *s);
+/* "", or why an output failed while taking a frame (the run cannot go on without it). */
+const char *session_error(const struct gd_session *s);
 
 /* ---- calibration ---- */
 /* Starts a calibration of every device, one after another, with the workers paused while it
