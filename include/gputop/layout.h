@@ -18,12 +18,12 @@ struct layout_rect {
 
 /* The parts: together they tile the screen. Only WTPUT and WBUSY may be empty. */
 enum layout_part {
-	LAYOUT_HEADER,  /* device, run settings, sort and interval: 2 lines */
-	LAYOUT_TPUT,    /* aggregate Mbit/s: label and graph */
+	LAYOUT_HEADER,  /* devices, run settings, sort and interval: 2 lines */
+	LAYOUT_TPUT,    /* the aggregate's rate: label and graph */
 	LAYOUT_BUSY,    /* device busy and idle: label and graph */
-	LAYOUT_WTPUT,   /* the selected worker's Mbit/s: beside TPUT, or under BUSY, or empty */
+	LAYOUT_WTPUT,   /* the selected worker's rate: beside TPUT, or under BUSY, or empty */
 	LAYOUT_WBUSY,   /* the selected worker's kernel busy: beside BUSY, or under WTPUT, or empty */
-	LAYOUT_SUMMARY, /* headroom, workers, lost: 1 line */
+	LAYOUT_SUMMARY, /* headroom or ceiling, workers, lost, profile: 1 line */
 	LAYOUT_TABLE,   /* column heads on its first line, then worker rows */
 	LAYOUT_KEYBAR,  /* last line */
 	LAYOUT_NPARTS

@@ -1,0 +1,109 @@
+/* actions.c: the keys that act on the run (more and fewer workers, the interval, pause,
+ * reset, calibrate) and the event row every action leaves in the outputs. */
+#include "gputop/outputs.h"
+#include "gputop/sink.h" /* struct gd_event, which outputs_event takes; nothing else of the log */
+#include "ui.h"
+
+void ui_log(struct ui *u, const char *action, const struct gd_worker_info *w)
+{
+	if (u->fatal[0])
+		return;
+	int64_t now = now_ns();
+	struct gd_event e = { .t_s = (double)(now - session_t0(u->s)) / 1e9,
+		              .unix_s = unix_seconds(now),
+		              .action = action,
+		              .id = w ? w->id : 0,
+		              .pid = w ? w->pid : 0 };
+	char err[sizeof(u->fatal)] = "";
+	if (outputs_event(u->outs, &e, err, sizeof(err)))
+		str_copy(u->fatal, sizeof(u->fatal), err[0] ? err : "an output failed to take an event row");
+}
+
+ui_reaction ui_act_spawn(struct ui *u, int key)
+{
+	(void)key;
+	char err[GD_ERR_LEN];
+	int i = session_spawn(u->s, -1, err, sizeof(err)); /* on the device with the fewest */
+	if (i < 0) {
+		ui_message(u, "cannot start a worker: %s", err);
+		return UI_R_DRAW;
+	}
+	struct gd_worker_info w;
+	sup_worker(session_workers(u->s), i, &w);
+	if (session_ndevs(u->s) > 1)
+		ui_message(u, "started worker %u (pid %d) on %s", w.id, (int)w.pid,
+		           session_device(u->s, w.device)->ref);
+	else
+		ui_message(u, "started worker %u (pid %d)", w.id, (int)w.pid);
+	ui_log(u, "add", &w);
+	return UI_R_DRAW;
+}
+
+ui_reaction ui_act_stop_newest(struct ui *u, int key)
+{
+	(void)key;
+	int i = sup_newest(session_workers(u->s));
+	if (i < 0) {
+		ui_message(u, "no running worker to stop");
+		return UI_R_DRAW;
+	}
+	struct gd_worker_info w;
+	sup_worker(session_workers(u->s), i, &w);
+	session_stop_worker(u->s, i, false);
+	ui_message(u, "stopping worker %u", w.id);
+	ui_log(u, "stop", &w);
+	return UI_R_DRAW;
+}
+
+/* [ halves the interval, ] doubles it, within the bounds of -i. */
+ui_reaction ui_act_interval(struct ui *u, int key)
+{
+	double lo = u->interval_min, hi = u->interval_max, now = session_interval(u->s);
+	double next = key == ']' ? now * 2 : now / 2;
+	next = next < lo ? lo : next > hi ? hi : next;
+	if (next == now) {
+		ui_message(u, "the interval is already the %s, %g s", key == ']' ? "longest" : "shortest",
+		           now);
+		return UI_R_DRAW;
+	}
+	session_set_interval(u->s, next);
+	ui_message(u, "interval %g s from now on", next);
+	char action[48];
+	snprintf(action, sizeof(action), "interval-%g", next);
+	ui_log(u, action, NULL);
+	return UI_R_DRAW;
+}
+
+ui_reaction ui_act_pause(struct ui *u, int key)
+{
+	(void)key;
+	session_pause(u->s, !sup_paused(session_workers(u->s)));
+	bool paused = sup_paused(session_workers(u->s));
+	ui_message(u, paused ? "paused every worker (p resumes)" : "resumed every worker");
+	ui_log(u, paused ? "pause" : "resume", NULL);
+	return UI_R_DRAW;
+}
+
+ui_reaction ui_act_reset(struct ui *u, int key)
+{
+	(void)key;
+	session_restart_clock(u->s, now_ns());
+	ui_history_clear(u);
+	ui_message(u, "statistics and history reset");
+	ui_log(u, "reset", NULL);
+	return UI_R_DRAW;
+}
+
+/* Each device in turn, the workers paused meanwhile; the key bar says how it ended. */
+ui_reaction ui_act_calibrate(struct ui *u, int key)
+{
+	(void)key;
+	char err[256];
+	if (session_calibrate(u->s, err, sizeof(err))) {
+		ui_message(u, "%s", err);
+	} else {
+		ui_message(u, "calibrating: workers paused for about two seconds");
+		ui_log(u, "calibrate", NULL);
+	}
+	return UI_R_DRAW;
+}

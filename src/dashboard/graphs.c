@@ -1,0 +1,127 @@
+/* graphs.c: the history graphs: the aggregate's rate and device busy, and the selected
+ * worker's rate and kernel busy, each with its label on the left. */
+#include <math.h>
+#include <wchar.h>
+
+#include "ui.h"
+
+#define UI_SPAN_S 120.0 /* a graph covers at least this much time */
+
+/* Frames per graph column, so that a graph of width columns spans at least UI_SPAN_S. */
+static uint64_t per_column(const struct ui *u, int width)
+{
+	return chart_per_column(UI_SPAN_S, session_interval(u->s), width);
+}
+
+/* Fills u->cols with h's columns for a graph width wide; returns their maximum. */
+static double columns(struct ui *u, const struct chart_hist *h, int width, uint64_t per)
+{
+	return chart_columns(h, per, u->cols, width < UI_GRAPH_MAXW ? width : UI_GRAPH_MAXW);
+}
+
+static const wchar_t blocks[] = L" \u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588";
+static const char ascii[] = " ._-~=+*#";
+
+/* Column bars of height rows, eighths of a cell with block characters (ASCII levels
+ * otherwise); a value above zero always shows at least its lowest level. */
+static void graph(struct ui *u, WINDOW *w, const struct layout_rect *g, int rows, double scale,
+                  enum ui_pair p)
+{
+	int width = g->w < UI_GRAPH_MAXW ? g->w : UI_GRAPH_MAXW;
+	int x0 = g->x - getbegx(w) + g->w - width; /* g is on the screen, w a part of it */
+	wattrset(w, ui_attr(u, p));
+	for (int c = 0; c < width; c++) {
+		double v = u->cols[c];
+		if (isnan(v))
+			continue;
+		long eighths = scale > 0 ? lround(v / scale * rows * 8) : 0;
+		if (eighths < 1 && v > 0)
+			eighths = 1;
+		for (int r = 0; r < rows; r++) {
+			long lv = eighths - 8L * (rows - 1 - r);
+			lv = lv < 0 ? 0 : lv > 8 ? 8 : lv;
+			if (u->utf8)
+				mvwaddnwstr(w, r, x0 + c, &blocks[lv], 1);
+			else
+				mvwaddch(w, r, x0 + c, (chtype)ascii[lv]);
+		}
+	}
+	wattrset(w, A_NORMAL);
+}
+
+static const char *rate_unit(const struct ui *u)
+{
+	return kspec_rate_unit(&session_workload(u->s)->kernel);
+}
+
+void ui_draw_tput(struct ui *u, WINDOW *w)
+{
+	const struct layout *l = &u->lay;
+	int rows = l->part[LAYOUT_TPUT].h;
+	const struct gd_frame *f = session_frame(u->s);
+	uint64_t per = per_column(u, l->tput_graph.w);
+	double max = columns(u, &u->rate, l->tput_graph.w, per);
+	char now[32], top[32];
+	chart_num(now, sizeof(now), 10, u->rate.n ? f->agg.rate : NAN, 2);
+	chart_num(top, sizeof(top), 9, max, 1);
+	const char *unit = rate_unit(u);
+	ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "%-7s%9s", unit, now);
+	if (rows > 1)
+		ui_putf(w, 1, 0, A_NORMAL, "graph top %s %s", top, unit);
+	else
+		ui_putf(w, 0, 17, A_NORMAL, "top %s", top);
+	graph(u, w, &l->tput_graph, rows, max, UI_P_TPUT);
+	if (rows > 2)
+		ui_putf(w, rows - 1, 0, ui_attr(u, UI_P_DIM), "last %.1f min",
+		        (double)per * l->tput_graph.w * session_interval(u->s) / 60);
+}
+
+void ui_draw_worker(struct ui *u, WINDOW *w, const struct layout_rect *g, bool busy)
+{
+	const struct gd_frame *f = session_frame(u->s);
+	const struct ui_whist *h = ui_whist_find(u, u->sel_id);
+	const struct gd_sample *s = NULL;
+	for (int i = 0; i < f->nworkers; i++)
+		if (f->workers[i].id == u->sel_id)
+			s = &f->workers[i];
+	if (!h || !s) {
+		ui_put(w, 0, 0, ui_attr(u, UI_P_DIM), busy ? "" : "no worker selected");
+		return;
+	}
+	const struct chart_hist *series = busy ? &h->busy : &h->rate;
+	uint64_t per = per_column(u, g->w);
+	double max = columns(u, series, g->w, per);
+	char now[32], top[32];
+	if (busy) {
+		chart_num(now, sizeof(now), 7, 100 * s->kernel_busy, 1);
+		ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "worker %u kbusy %6s %%", s->id, now);
+		if (g->h > 1)
+			ui_put(w, 1, 0, A_NORMAL, "its kernels' device time");
+	} else {
+		chart_num(now, sizeof(now), 10, s->rate, 2);
+		chart_num(top, sizeof(top), 9, max, 1);
+		const char *unit = rate_unit(u);
+		ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "worker %u %s %9s", s->id, unit, now);
+		if (g->h > 1)
+			ui_putf(w, 1, 0, A_NORMAL, "graph top %s %s", top, unit);
+	}
+	graph(u, w, g, g->h, busy ? 1.0 : max, busy ? UI_P_BUSY : UI_P_TPUT);
+}
+
+void ui_draw_busy(struct ui *u, WINDOW *w)
+{
+	const struct layout *l = &u->lay;
+	int rows = l->part[LAYOUT_BUSY].h;
+	const struct gd_frame *f = session_frame(u->s);
+	columns(u, &u->busy, l->busy_graph.w, per_column(u, l->busy_graph.w));
+	double busy = u->busy.n ? f->device_busy : NAN;
+	char b[16], idle[16];
+	chart_num(b, sizeof(b), 7, 100 * busy, 1);
+	chart_num(idle, sizeof(idle), 7, 100 * (1 - busy), 1);
+	ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "busy %6s %%", b);
+	ui_putf(w, 0, 15, A_NORMAL, "idle %6s %%", idle);
+	if (rows > 1)
+		ui_put(w, 1, 0, A_NORMAL,
+		       f->busy_from_sum ? "sum of workers, capped" : "union of kernel intervals");
+	graph(u, w, &l->busy_graph, rows, 1.0, UI_P_BUSY);
+}

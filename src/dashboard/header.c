@@ -1,0 +1,103 @@
+/* header.c: the header (the tool, the devices, the sort, the clock, the run's settings) and
+ * the summary line under the graphs. */
+#include <math.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "ui.h"
+
+static void clock_text(char *buf, size_t n, int64_t ns)
+{
+	long s = (long)(ns / GD_NS_PER_S);
+	snprintf(buf, n, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+}
+
+/* The run's settings; the compact form where the long one does not fit in width. */
+static int settings(const struct ui *u, char p[][96], int width)
+{
+	const struct gd_workload *w = session_workload(u->s);
+	const struct gd_kspec *k = &w->kernel;
+	for (int c = 0; c < 2; c++) {
+		snprintf(p[0], 96, c ? "%u sym" : "size %u", (unsigned)k->size);
+		if (k->source) /* a user kernel: its arguments' types are its own */
+			snprintf(p[1], 96, c ? "%s" : "kernel %s", kspec_name(k));
+		else
+			snprintf(p[1], 96, c ? "%s" : "dtype %s", gd_dtype_name(k->dtype));
+		snprintf(p[2], 96, c ? "%u launches" : "launches %u", (unsigned)k->launches);
+		snprintf(p[3], 96, c ? "%s" : "mode %s", gd_mode_name(w->mode));
+		snprintf(p[4], 96, c ? "every %g s" : "interval %g s", session_interval(u->s));
+		snprintf(p[5], 96, "timebase %s", gd_timebase_name(session_frame(u->s)->timebase));
+		int len = 0;
+		for (int i = 0; i < 6; i++)
+			len += (int)strlen(p[i]) + 2;
+		if (len - 2 <= width)
+			break;
+	}
+	return 6;
+}
+
+/* One device: its P:D and name; several: how many and each one's P:D (each one's name heads
+ * its group in the table). */
+static void devices_text(const struct ui *u, char *buf, size_t size)
+{
+	int ndevs = session_ndevs(u->s);
+	if (ndevs <= 1) {
+		snprintf(buf, size, "%s %s", session_device(u->s, 0)->ref, session_device(u->s, 0)->name);
+		return;
+	}
+	int n = snprintf(buf, size, "%d devices:", ndevs);
+	for (int d = 0; d < ndevs && n < (int)size; d++)
+		n += snprintf(buf + n, size - (size_t)n, " %s", session_device(u->s, d)->ref);
+}
+
+void ui_draw_header(struct ui *u, WINDOW *w, int64_t now)
+{
+	bool paused = sup_paused(session_workers(u->s));
+	char clock[32], right[64], dev[160], sort[64], p[6][96];
+	clock_text(clock, sizeof(clock), now - session_t0(u->s));
+	snprintf(right, sizeof(right), "%selapsed %s", paused ? "PAUSED  " : "", clock);
+	snprintf(sort, sizeof(sort), "sort: %s ", ui_col_head(u, u->sort));
+	/* Right to left: the clock, the sort with its arrow (one cell, pointing the way values grow
+	 * down the table); the devices (and the version of a single one) give way to both. */
+	int sx = getmaxx(w) - (int)strlen(right) - 2 - 1 - (int)strlen(sort);
+	int limit = sx - 2;
+	ui_put(w, 0, 0, ui_attr(u, UI_P_HEAD), GD_NAME);
+	int x = (int)strlen(GD_NAME) + 2;
+	devices_text(u, dev, sizeof(dev));
+	if (x < limit)
+		ui_putf(w, 0, x, ui_attr(u, UI_P_HEAD), "%.*s", limit - x, dev);
+	x += (int)strlen(dev) + 2;
+	if (x < limit && session_ndevs(u->s) == 1)
+		ui_putf(w, 0, x, A_NORMAL, "%.*s", limit - x, session_device(u->s, 0)->version);
+	ui_put(w, 0, sx, A_NORMAL, sort);
+	wattrset(w, A_BOLD);
+	int ax = sx + (int)strlen(sort);
+	if (u->utf8)
+		mvwaddnwstr(w, 0, ax, u->sort_desc ? L"\u25bc" : L"\u25b2", 1);
+	else
+		mvwaddch(w, 0, ax, u->sort_desc ? 'v' : '^');
+	wattrset(w, A_NORMAL);
+	ui_put_right(w, 0, ui_attr(u, paused ? UI_P_WARN : UI_P_NONE), right);
+	ui_pieces(w, 1, 0, getmaxx(w), A_NORMAL, p, settings(u, p, getmaxx(w)));
+}
+
+void ui_draw_summary(struct ui *u, WINDOW *w)
+{
+	const struct gd_frame *f = session_frame(u->s);
+	const char *unit = kspec_rate_unit(&session_workload(u->s)->kernel);
+	double ceiling = session_ceiling(u->s, -1).rate;
+	char head[32], ceil[32], pct[32], p[6][96];
+	chart_num(head, sizeof(head), 12, u->rate.n ? f->headroom : NAN, 1);
+	chart_num(ceil, sizeof(ceil), 12, ceiling, 1);
+	chart_num(pct, sizeof(pct), 8, u->rate.n ? 100 * f->of_ceiling : NAN, 1);
+	if (isnan(ceiling))
+		snprintf(p[0], sizeof(p[0]), "headroom~ %s %s (estimate; c calibrates)", head, unit);
+	else
+		snprintf(p[0], sizeof(p[0]), "ceiling %s %s, at %s%%", ceil, unit, pct);
+	snprintf(p[1], sizeof(p[1]), "workers %d/%d", sup_live(session_workers(u->s)), u->max_procs);
+	snprintf(p[2], sizeof(p[2]), "lost %llu", (unsigned long long)f->agg.lost);
+	snprintf(p[3], sizeof(p[3]), "profile %s", gd_profile_name(session_workload(u->s)->profile));
+	snprintf(p[4], sizeof(p[4]), "timebase %s", gd_timebase_name(f->timebase));
+	snprintf(p[5], sizeof(p[5]), "%s", f->busy_from_sum ? "busy: sum of workers (no clock mapping)" : "");
+	ui_pieces(w, 0, 0, getmaxx(w), A_NORMAL, p, 6);
+}

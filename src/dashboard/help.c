@@ -1,0 +1,90 @@
+/* help.c: the help screen: the key table, then notes on the columns and the graphs; it
+ * scrolls where it does not fit. */
+#include "ui.h"
+
+static const char *const notes[] = {
+	"Columns: id, pid, state; Mbit/s decoded in the last interval; batches since the",
+	"start or the last reset; kbusy% device time of its kernels per interval; kgap_us",
+	"mean gap between kernels of a batch; bgap_us mean gap between batches; lost",
+	"samples that could not be read; qwait_us queued behind other work (wide screens).",
+	"Breakdown of a batch's wall time: g generate on the host, w host-to-device copy,",
+	"q queued, k kernels, r device-to-host copy, o the rest. n/a: not measured.",
+	"headroom~: Mbit/s / device busy, an estimate; c measures the ceiling instead.",
+	"Rows: > selected, * tagged. The header shows the sort column and its direction.",
+	"The graphs headed \"worker N\" are the selected worker's own history.",
+	"Logs also give p50 and p99 of kgap and bgap (gap_kernel_p50_us ...): the median",
+	"and 99th percentile of each interval's gaps, per worker and over all workers.",
+	"With --kernel, Mitem/s (the kernel's work items) stands wherever Mbit/s does.",
+};
+
+/* The help is one list of lines: a title, a blank, the key table, a blank, the notes. */
+static int help_len(void)
+{
+	return 3 + ui_nkeys + (int)GD_ARRAY_LEN(notes);
+}
+
+static void help_line(struct ui *u, WINDOW *w, int y, int i)
+{
+	if (i == 0) {
+		ui_put(w, y, 0, ui_attr(u, UI_P_HEAD), GD_NAME " " GD_VERSION ": keys");
+	} else if (i >= 2 && i < 2 + ui_nkeys) {
+		ui_put(w, y, 2, ui_attr(u, UI_P_KEY), ui_keys[i - 2].label);
+		ui_put(w, y, 14, A_NORMAL, ui_keys[i - 2].help);
+	} else if (i >= 3 + ui_nkeys) {
+		ui_put(w, y, 0, A_NORMAL, notes[i - 3 - ui_nkeys]);
+	}
+}
+
+/* The help from line help_top; where it does not fit, the arrows and pages scroll it. */
+void ui_draw_help(struct ui *u, WINDOW *w)
+{
+	int rows = getmaxy(w) - 1, total = help_len();
+	int most = total - rows > 0 ? total - rows : 0;
+	u->help_top = u->help_top < 0 ? 0 : u->help_top > most ? most : u->help_top;
+	for (int y = 0; y < rows && u->help_top + y < total; y++)
+		help_line(u, w, y, u->help_top + y);
+	if (most == 0)
+		ui_put(w, rows, 0, ui_attr(u, UI_P_DIM),
+		       "Esc or any key but the arrows and page keys closes this screen.");
+	else
+		ui_putf(w, rows, 0, ui_attr(u, UI_P_DIM),
+		        "lines %d-%d of %d: Up/Down/PgUp/PgDn scroll, Esc or any other key closes",
+		        u->help_top + 1, u->help_top + rows, total);
+}
+
+ui_reaction ui_act_help(struct ui *u, int key)
+{
+	(void)key;
+	u->help = true;
+	u->help_top = 0;
+	return UI_R_DRAW;
+}
+
+/* A key while the help is shown: the arrows and pages scroll it, any other closes it. */
+ui_reaction ui_help_key(struct ui *u, int ch)
+{
+	int page = LINES > 3 ? LINES - 2 : 1;
+	switch (ch) {
+	case KEY_UP:
+		u->help_top--;
+		break;
+	case KEY_DOWN:
+		u->help_top++;
+		break;
+	case KEY_PPAGE:
+		u->help_top -= page;
+		break;
+	case KEY_NPAGE:
+		u->help_top += page;
+		break;
+	case KEY_HOME:
+		u->help_top = 0;
+		break;
+	case KEY_END:
+		u->help_top = help_len();
+		break;
+	default:
+		u->help = false;
+	}
+	return UI_R_DRAW;
+}

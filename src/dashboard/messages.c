@@ -1,0 +1,43 @@
+/* messages.c: the last line of the screen: a message for a few seconds after an action, else
+ * the key bar. */
+#include <stdarg.h>
+#include <string.h>
+
+#include "ui.h"
+
+#define UI_MSG_NS (4 * GD_NS_PER_S)
+
+void ui_message(struct ui *u, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(u->msg, sizeof(u->msg), fmt, ap);
+	va_end(ap);
+	u->msg_until = now_ns() + UI_MSG_NS;
+}
+
+/* The key table's entries with a bar name, in its order, as many as fit: the last one (quit)
+ * always. */
+void ui_draw_keybar(struct ui *u, WINDOW *w, int64_t now)
+{
+	if (now < u->msg_until) {
+		ui_put(w, 0, 0, ui_attr(u, UI_P_WARN), u->msg);
+		return;
+	}
+	int x = 0, last = 0;
+	for (int i = 0; i < ui_nkeys; i++)
+		if (ui_keys[i].bar)
+			last = i;
+	int keep = (int)(strlen(ui_keys[last].bar) + 1 + strlen(ui_keys[last].word));
+	for (int i = 0; i < ui_nkeys; i++) {
+		const struct ui_key *k = &ui_keys[i];
+		if (!k->bar)
+			continue;
+		int len = (int)(strlen(k->bar) + 1 + strlen(k->word));
+		if (x + len + (i == last ? 0 : 2 + keep) > getmaxx(w))
+			continue;
+		ui_put(w, 0, x, ui_attr(u, UI_P_KEY), k->bar);
+		ui_put(w, 0, x + (int)strlen(k->bar) + 1, A_NORMAL, k->word);
+		x += len + 2;
+	}
+}

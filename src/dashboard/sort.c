@@ -1,0 +1,68 @@
+/* sort.c: the column the rows are sorted by and its direction: the keys s, < and >, I, and the
+ * sort menu (F6). The header shows both; table.c orders the rows by them. */
+#include "ui.h"
+
+void ui_set_sort(struct ui *u, int col)
+{
+	u->sort = col;
+	u->sort_desc = ui_col_desc(col);
+}
+
+/* s: the next column, round; < and >: the one to the left or right. */
+ui_reaction ui_act_sort(struct ui *u, int key)
+{
+	if (key == 's')
+		ui_set_sort(u, (u->sort + 1) % UI_NCOLS);
+	else if (key == '<' && u->sort > 0)
+		ui_set_sort(u, u->sort - 1);
+	else if (key == '>' && u->sort < UI_NCOLS - 1)
+		ui_set_sort(u, u->sort + 1);
+	return UI_R_DRAW;
+}
+
+ui_reaction ui_act_invert(struct ui *u, int key)
+{
+	(void)key;
+	u->sort_desc = !u->sort_desc;
+	return UI_R_DRAW;
+}
+
+/* ---- the menu: every column, the current one highlighted ---- */
+
+static int sort_menu_len(void)
+{
+	return UI_NCOLS;
+}
+
+static void sort_menu_title(const struct ui *u, char *buf, size_t n)
+{
+	snprintf(buf, n, "sort by (now %s)", ui_col_head(u, u->sort));
+}
+
+static void sort_menu_item(const struct ui *u, int k, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", ui_col_head(u, k));
+}
+
+static ui_reaction sort_menu_choose(struct ui *u, int k)
+{
+	ui_set_sort(u, k);
+	return UI_R_DRAW;
+}
+
+static const struct ui_menu sort_menu = {
+	.foot = "Enter/y sort  Esc/n cancel",
+	.cancelled = "sort unchanged",
+	.len = sort_menu_len,
+	.title = sort_menu_title,
+	.item = sort_menu_item,
+	.key = ui_menu_key,
+	.choose = sort_menu_choose,
+};
+
+ui_reaction ui_act_sort_menu(struct ui *u, int key)
+{
+	(void)key;
+	ui_menu_open(u, &sort_menu, u->sort);
+	return UI_R_DRAW;
+}

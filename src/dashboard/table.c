@@ -1,0 +1,232 @@
+/* table.c: the worker table: the rows' order, the selection and its scrolling, and drawing the
+ * rows, the devices' heading lines and each batch's breakdown bar. */
+#include <math.h>
+#include <string.h>
+
+#include "ui.h"
+
+/* With two or more devices the table groups the workers by device, each group headed by a
+ * line of its device's aggregate; with one it lists them as the supervisor started them. */
+static bool grouped(const struct ui *u)
+{
+	return session_frame(u->s)->ndevs > 1;
+}
+
+/* Whether a goes above b: grouped, by device first; then by the sort column, n/a last either
+ * way, then by id. */
+static bool before(const struct ui *u, const struct gd_sample *a, const struct gd_sample *b)
+{
+	if (grouped(u) && a->device != b->device)
+		return a->device < b->device;
+	const struct ui_col *c = ui_col(u->sort);
+	double x = ui_col_value(c, a, NULL, 0), y = ui_col_value(c, b, NULL, 0);
+	if (isnan(x) != isnan(y))
+		return isnan(y);
+	if (!isnan(x) && x != y)
+		return u->sort_desc ? x > y : x < y;
+	return a->id < b->id;
+}
+
+/* u->order for the current frame: an insertion sort, stable and in place (the live workers,
+ * GD_PROCS_MAX at most, and the few ended ones still listed). */
+static void sort_rows(struct ui *u)
+{
+	const struct gd_frame *f = session_frame(u->s);
+	if (f->nworkers > u->caporder) {
+		u->caporder = f->nworkers + 16;
+		u->order = xreallocarray(u->order, (size_t)u->caporder, sizeof(*u->order));
+	}
+	for (int i = 0; i < f->nworkers; i++) {
+		int v = i, j = i;
+		for (; j > 0 && before(u, &f->workers[v], &f->workers[u->order[j - 1]]); j--)
+			u->order[j] = u->order[j - 1];
+		u->order[j] = v;
+	}
+}
+
+/* The sample on display row r (rows as sorted by the last sort_rows). */
+static const struct gd_sample *row(const struct ui *u, int r)
+{
+	return &session_frame(u->s)->workers[u->order[r]];
+}
+
+/* The table line of the worker at position p of the order (headings before it counted). */
+static int line_of(const struct ui *u, int p)
+{
+	return grouped(u) ? p + row(u, p)->device + 1 : p;
+}
+
+int ui_nlines(const struct ui *u)
+{
+	const struct gd_frame *f = session_frame(u->s);
+	return f->nworkers + (grouped(u) ? f->ndevs : 0);
+}
+
+void ui_follow(struct ui *u)
+{
+	int n = session_frame(u->s)->nworkers;
+	sort_rows(u);
+	for (int r = 0; r < n; r++)
+		if (row(u, r)->id == u->sel_id)
+			u->sel = r;
+	if (u->sel >= n)
+		u->sel = n - 1;
+	if (u->sel < 0)
+		u->sel = 0;
+	u->sel_id = n ? row(u, u->sel)->id : 0;
+	int rows = u->lay.table_rows > 0 ? u->lay.table_rows : 1, nl = ui_nlines(u);
+	int line = n ? line_of(u, u->sel) : 0;
+	if (line < u->top)
+		u->top = line;
+	if (line >= u->top + rows)
+		u->top = line - rows + 1;
+	if (u->top > nl - rows)
+		u->top = nl - rows > 0 ? nl - rows : 0;
+}
+
+void ui_move(struct ui *u, int by)
+{
+	ui_follow(u);
+	int n = session_frame(u->s)->nworkers;
+	if (n == 0)
+		return;
+	u->sel = u->sel + by < 0 ? 0 : u->sel + by >= n ? n - 1 : u->sel + by;
+	u->sel_id = row(u, u->sel)->id;
+}
+
+/* ---- drawing ---- */
+
+/* The segments of the breakdown bar, in its order: their letters and colours. */
+static const struct {
+	char ch;
+	enum ui_pair pair;
+	size_t off;
+} segs[] = {
+	{ .ch = 'g', .pair = UI_P_SEG_GEN, .off = offsetof(struct gd_breakdown, gen_us) },
+	{ .ch = 'w', .pair = UI_P_SEG_H2D, .off = offsetof(struct gd_breakdown, h2d_us) },
+	{ .ch = 'q', .pair = UI_P_SEG_QWAIT, .off = offsetof(struct gd_breakdown, queue_wait_us) },
+	{ .ch = 'k', .pair = UI_P_SEG_KERNEL, .off = offsetof(struct gd_breakdown, kernel_us) },
+	{ .ch = 'r', .pair = UI_P_SEG_D2H, .off = offsetof(struct gd_breakdown, d2h_us) },
+	{ .ch = 'o', .pair = UI_P_SEG_OTHER, .off = offsetof(struct gd_breakdown, other_us) },
+};
+#define NSEGS ((int)GD_ARRAY_LEN(segs))
+
+/* The batch breakdown as a stacked bar: cells shared out by largest remainder. */
+static void draw_bar(struct ui *u, WINDOW *w, int y, int x, int width, attr_t base,
+                     const struct gd_breakdown *bd)
+{
+	double v[NSEGS];
+	int cells[NSEGS];
+	for (int i = 0; i < NSEGS; i++)
+		memcpy(&v[i], (const char *)bd + segs[i].off, sizeof(double));
+	if (!chart_split(v, NSEGS, width, cells)) {
+		ui_put(w, y, x, base, "n/a");
+		return;
+	}
+	for (int i = 0; i < NSEGS; i++) {
+		char seg[UI_GRAPH_MAXW];
+		int n = cells[i] < (int)sizeof(seg) - 1 ? cells[i] : (int)sizeof(seg) - 1;
+		memset(seg, segs[i].ch, (size_t)n);
+		seg[n] = '\0';
+		ui_put(w, y, x, base | ui_attr(u, segs[i].pair), seg);
+		x += cells[i];
+	}
+}
+
+/* One worker's row. Column 0: * when tagged, else > when selected; the selected row is
+ * drawn in reverse video either way. */
+static void draw_row(struct ui *u, WINDOW *w, int y, const struct gd_sample *s, bool sel)
+{
+	int xs[UI_NCOLS];
+	int bar = ui_col_x(getmaxx(w), xs);
+	attr_t base = sel ? A_REVERSE : A_NORMAL;
+	bool tagged = ui_tagged(u, s->id);
+	if (sel) {
+		wattrset(w, base);
+		mvwhline(w, y, 0, ' ', getmaxx(w));
+	}
+	if (sel || tagged)
+		ui_put(w, y, 0, base | A_BOLD, tagged ? "*" : ">");
+	for (int i = 0; i < UI_NCOLS; i++) {
+		if (xs[i] < 0)
+			continue;
+		const struct ui_col *c = ui_col(i);
+		char cell[64];
+		if (s->state == GD_ST_FAILED && c->kind != UI_K_ID && c->kind != UI_K_PID &&
+		    c->kind != UI_K_STATE) {
+			/* A failed worker's numbers mean nothing: its error takes the rest of the row. */
+			ui_putf(w, y, xs[i] + 1, base | ui_attr(u, UI_P_BAD), "%s", s->error);
+			return;
+		}
+		ui_col_value(c, s, cell, sizeof(cell));
+		if (c->kind == UI_K_STATE)
+			ui_putf(w, y, xs[i] + 1, base | ui_attr(u, ui_state_pair(s->state)), "%-*s",
+			        c->width - 1, cell);
+		else
+			ui_putf(w, y, xs[i], base, "%*s", c->width - 1, cell);
+	}
+	int bw = getmaxx(w) - bar;
+	if (s->error[0] && s->state == GD_ST_EXITED)
+		ui_put(w, y, bar, base | ui_attr(u, UI_P_DIM), s->error);
+	else if (bw >= 3)
+		draw_bar(u, w, y, bar, bw, base, &s->bd);
+}
+
+/* A device's line heading its group: P:D and name, its rate, busy, ceiling share, workers. */
+static void draw_device(struct ui *u, WINDOW *w, int y, int d)
+{
+	const struct gd_devframe *df = &session_frame(u->s)->devs[d];
+	const struct gd_device *dev = session_device(u->s, d);
+	char rate[32], busy[32], pct[32] = "n/a";
+	chart_num(rate, sizeof(rate), 10, df->agg.rate, 2);
+	chart_num(busy, sizeof(busy), 8, 100 * df->device_busy, 1);
+	if (!isnan(df->of_ceiling))
+		snprintf(pct, sizeof(pct), "%.1f%%", 100 * df->of_ceiling);
+	ui_putf(w, y, 1, ui_attr(u, UI_P_HEAD), "%s %.40s  %s %s  busy %s%%  ceiling %s  workers %d",
+	        dev->ref, dev->name, rate, kspec_rate_unit(&session_workload(u->s)->kernel), busy, pct,
+	        df->procs);
+}
+
+/* The column heads, the breakdown's legend, and which lines are shown when not all fit. */
+static void draw_heads(struct ui *u, WINDOW *w)
+{
+	int xs[UI_NCOLS];
+	int bar = ui_col_x(getmaxx(w), xs);
+	wattrset(w, ui_attr(u, UI_P_COLS));
+	mvwhline(w, 0, 0, ' ', getmaxx(w));
+	for (int i = 0; i < UI_NCOLS; i++)
+		if (xs[i] >= 0)
+			ui_putf(w, 0, xs[i], ui_attr(u, UI_P_COLS),
+			        ui_col(i)->kind == UI_K_STATE ? " %-*s" : "%*s", ui_col(i)->width - 1,
+			        ui_col_head(u, i));
+	ui_put(w, 0, bar, ui_attr(u, UI_P_COLS),
+	       getmaxx(w) - bar >= 21 ? "breakdown g w q k r o" : "breakdown");
+}
+
+void ui_draw_table(struct ui *u, WINDOW *w)
+{
+	const struct gd_frame *f = session_frame(u->s);
+	draw_heads(u, w);
+	ui_follow(u);
+	int rows = u->lay.table_rows, nl = ui_nlines(u);
+	if (nl > rows) {
+		char more[48];
+		snprintf(more, sizeof(more), " rows %d-%d of %d ", u->top + 1, u->top + rows, nl);
+		ui_put_right(w, 0, ui_attr(u, UI_P_COLS) | A_BOLD, more);
+	}
+	if (f->nworkers == 0 && !grouped(u))
+		ui_put(w, 1, 1, ui_attr(u, UI_P_DIM),
+		       u->rate.n ? "no workers: press + to start one" : "waiting for the first interval");
+	/* Line by line: each device's heading (grouped), then its workers. */
+	int line = 0, p = 0;
+	for (int d = 0; d < (grouped(u) ? f->ndevs : 1); d++) {
+		if (grouped(u)) {
+			if (line >= u->top && line < u->top + rows)
+				draw_device(u, w, 1 + line - u->top, d);
+			line++;
+		}
+		for (; p < f->nworkers && (!grouped(u) || row(u, p)->device == d); p++, line++)
+			if (line >= u->top && line < u->top + rows)
+				draw_row(u, w, 1 + line - u->top, row(u, p), p == u->sel);
+	}
+}

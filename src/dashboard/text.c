@@ -1,0 +1,44 @@
+/* text.c: writing text into a window, clipped to its line where curses would wrap. */
+#include <stdarg.h>
+#include <string.h>
+
+#include "ui.h"
+
+void ui_put(WINDOW *w, int y, int x, attr_t a, const char *s)
+{
+	int room = getmaxx(w) - x;
+	if (room <= 0 || y < 0 || y >= getmaxy(w) || x < 0)
+		return;
+	wattrset(w, a);
+	mvwaddnstr(w, y, x, s, room);
+	wattrset(w, A_NORMAL);
+}
+
+void ui_putf(WINDOW *w, int y, int x, attr_t a, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	ui_put(w, y, x, a, buf);
+}
+
+void ui_put_right(WINDOW *w, int y, attr_t a, const char *s)
+{
+	int x = getmaxx(w) - (int)strlen(s);
+	ui_put(w, y, x > 0 ? x : 0, a, s);
+}
+
+void ui_pieces(WINDOW *w, int y, int x, int limit, attr_t a, char pieces[][96], int n)
+{
+	for (int i = 0; i < n; i++) {
+		int len = (int)strlen(pieces[i]);
+		if (len == 0)
+			continue;
+		if (x + len > limit)
+			continue;
+		ui_put(w, y, x, a, pieces[i]);
+		x += len + 2;
+	}
+}

@@ -1,0 +1,259 @@
+/* ui.h: the dashboard's own header, shared by its files and by nothing else. The dashboard
+ * reads the run through the session's queries and acts on it through its verbs; what it keeps
+ * itself (the selection, the sort, the tags, the histories, the open menu) is struct ui. */
+#ifndef GPUTOP_DASHBOARD_UI_H
+#define GPUTOP_DASHBOARD_UI_H
+
+#ifndef NCURSES_WIDECHAR
+#define NCURSES_WIDECHAR 1 /* the wide-character functions of ncursesw */
+#endif
+
+#include <curses.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gputop/chart.h"
+#include "gputop/common.h"
+#include "gputop/layout.h"
+#include "gputop/session.h"
+
+struct gd_outputs;
+
+#define UI_GRAPH_MAXW 1024 /* graph columns drawn at most */
+#define UI_KEY_ESC    27
+
+/* What a key's handler asks of the loop, as bits (htop's Htop_Reaction): a handler changes
+ * only struct ui and the session, and says what follows. */
+typedef unsigned ui_reaction;
+enum {
+	UI_R_DRAW = 1u << 0, /* the screen changed: draw it */
+	UI_R_QUIT = 1u << 1, /* end the run */
+};
+
+/* ---- colours and attributes (colours.c) ---- */
+
+enum ui_pair {
+	UI_P_NONE,
+	UI_P_HEAD,
+	UI_P_TPUT,
+	UI_P_BUSY,
+	UI_P_GOOD,
+	UI_P_WARN,
+	UI_P_BAD,
+	UI_P_INFO,
+	UI_P_DIM,
+	UI_P_KEY,
+	UI_P_COLS,
+	UI_P_SEG_GEN,
+	UI_P_SEG_H2D,
+	UI_P_SEG_KERNEL,
+	UI_P_SEG_D2H,
+	UI_P_SEG_OTHER,
+	UI_P_SEG_QWAIT,
+	UI_P_COUNT
+};
+
+/* ---- state ---- */
+
+/* One worker's history, one value per frame, aligned with the aggregate's: value k of both
+ * is frame k, NAN before the worker was listed. */
+struct ui_whist {
+	unsigned id;
+	struct chart_hist rate, busy; /* its rate and kernel busy (0..1) */
+};
+
+struct ui;
+
+/* A menu open over the screen (menu.c draws it and moves its highlight, as htop's Panel);
+ * each menu's own file says what its items are and what choosing one does. */
+struct ui_menu {
+	const char *foot;      /* its keys, at its foot */
+	const char *cancelled; /* the key bar's words when it is closed with nothing done */
+	int (*len)(void);
+	void (*title)(const struct ui *u, char *buf, size_t n);
+	void (*item)(const struct ui *u, int k, char *buf, size_t n);
+	/* A key while it is open: its own keys, then ui_menu_key's. */
+	ui_reaction (*key)(struct ui *u, int ch);
+	ui_reaction (*choose)(struct ui *u, int k); /* item k was chosen; the menu is closed */
+};
+
+struct ui {
+	struct gd_session *s;
+	struct gd_outputs *outs;           /* event rows: one for every action (NULL: none) */
+	int max_procs;                     /* workers alive at once, at most */
+	double interval_min, interval_max; /* the bounds of [ and ] */
+	SCREEN *scr;
+	struct layout lay;
+	bool have_windows;
+	WINDOW *part[LAYOUT_NPARTS];
+	WINDOW *full; /* the help and too-small screens */
+	bool colour, utf8, help, dirty;
+	int help_top;               /* first help line shown, when the help does not fit */
+	const struct ui_menu *menu; /* the menu open over the screen, or NULL */
+	int menu_sel;               /* its highlighted item */
+	unsigned sel_id;            /* selected worker, by id: rows come and go */
+	int sel, top;               /* selected worker (a position in order) and first visible table line */
+	int sort;                   /* the column rows are sorted by (an index of ui_col) */
+	bool sort_desc;             /* largest first */
+	int *order;                 /* display position -> index in the frame's workers, grouped by device */
+	int caporder;
+	unsigned *tags; /* ids of the tagged workers: x, k and K act on them */
+	int ntags;
+	struct ui_whist **wh; /* every listed worker's history, by id */
+	int nwh, capwh;
+	struct chart_hist rate, busy; /* the aggregate's, one value per frame */
+	double cols[UI_GRAPH_MAXW];
+	char msg[GD_ERR_LEN + 64];
+	int64_t msg_until, last_draw;
+	char fatal[256];  /* why the run ends in failure; the loop stops once it is set */
+	int saved_stderr; /* -1: stderr not captured */
+	FILE *captured;
+};
+
+/* ---- colours.c ---- */
+void ui_colours(struct ui *u); /* after the terminal is set up */
+attr_t ui_attr(const struct ui *u, enum ui_pair p);
+enum ui_pair ui_state_pair(enum gd_state st);
+
+/* ---- text.c: every write is clipped to its line, where curses would wrap ---- */
+void ui_put(WINDOW *w, int y, int x, attr_t a, const char *s);
+void ui_putf(WINDOW *w, int y, int x, attr_t a, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void ui_put_right(WINDOW *w, int y, attr_t a, const char *s);
+/* Writes pieces left to right, two spaces apart, leaving out those that no longer fit
+ * before limit: a field is shown whole or not at all. */
+void ui_pieces(WINDOW *w, int y, int x, int limit, attr_t a, char pieces[][96], int n);
+
+/* ---- messages.c: the last line ---- */
+/* A message in the key bar's place for a few seconds. */
+void ui_message(struct ui *u, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void ui_draw_keybar(struct ui *u, WINDOW *w, int64_t now);
+
+/* ---- columns.c: the worker table's columns ---- */
+
+enum ui_kind { UI_K_ID, UI_K_PID, UI_K_STATE, UI_K_F, UI_K_PCT, UI_K_U64 };
+
+/* A column: its heading, where its value lives in a sample, its width, the terminal width
+ * from which it is shown. */
+struct ui_col {
+	const char *head; /* with its unit; NULL where rate says it */
+	bool rate;        /* a rate: headed by the run's unit (Mbit/s, or Mitem/s for --kernel) */
+	size_t off;
+	int width, min_cols;
+	enum ui_kind kind;
+	int prec;
+};
+
+#define UI_NCOLS 16
+const struct ui_col *ui_col(int i);
+const char *ui_col_head(const struct ui *u, int i);
+/* Column c's value in s, the number rows are sorted by; with text, also as the cell shows it. */
+double ui_col_value(const struct ui_col *c, const struct gd_sample *s, char *text, size_t n);
+/* Whether the column sorts largest first (numbers) or smallest first (id, pid, state). */
+bool ui_col_desc(int i);
+/* x of each column shown on a table width cells wide (-1: hidden); returns where the breakdown bar
+ * starts. */
+int ui_col_x(int width, int xs[UI_NCOLS]);
+
+/* ---- table.c: the rows, the selection ---- */
+/* The table's lines: a row for every worker, with several devices a heading line each. */
+int ui_nlines(const struct ui *u);
+/* Sorts the rows and keeps the selection on its worker (by id) and in view. */
+void ui_follow(struct ui *u);
+/* Moves the selection by rows (clamped to the table). */
+void ui_move(struct ui *u, int by);
+void ui_draw_table(struct ui *u, WINDOW *w);
+
+/* ---- sort.c: the sort column, its keys and its menu (F6) ---- */
+void ui_set_sort(struct ui *u, int col);
+ui_reaction ui_act_sort(struct ui *u, int key);
+ui_reaction ui_act_sort_menu(struct ui *u, int key);
+ui_reaction ui_act_invert(struct ui *u, int key);
+
+/* ---- history.c: the aggregate's and the workers' histories ---- */
+/* Adds a frame's values: the aggregate's, then every listed worker's; the histories of workers
+ * no longer listed are dropped. */
+void ui_history_push(struct ui *u, const struct gd_frame *f);
+const struct ui_whist *ui_whist_find(const struct ui *u, unsigned id);
+/* Forgets every history (the r key). */
+void ui_history_clear(struct ui *u);
+void ui_history_free(struct ui *u);
+
+/* ---- graphs.c ---- */
+void ui_draw_tput(struct ui *u, WINDOW *w);
+void ui_draw_busy(struct ui *u, WINDOW *w);
+/* The selected worker's graph: its rate (busy false) or its kernel busy. */
+void ui_draw_worker(struct ui *u, WINDOW *w, const struct layout_rect *g, bool busy);
+
+/* ---- header.c: the header and the summary line ---- */
+void ui_draw_header(struct ui *u, WINDOW *w, int64_t now);
+void ui_draw_summary(struct ui *u, WINDOW *w);
+
+/* ---- paint.c: windows and whole screens ---- */
+/* Recomputes the layout and makes new windows when it changed. Returns -1 on failure. */
+int ui_windows(struct ui *u);
+void ui_free_windows(struct ui *u);
+void ui_draw(struct ui *u, int64_t now);
+
+/* ---- menu.c: the menu over the screen ---- */
+void ui_menu_open(struct ui *u, const struct ui_menu *m, int sel);
+/* The keys every menu shares: arrows, Home, End and digits move the highlight, Enter or y
+ * chooses, Esc or n closes it. Nothing is done before a choice. */
+ui_reaction ui_menu_key(struct ui *u, int ch);
+void ui_draw_menu(struct ui *u);
+
+/* ---- help.c ---- */
+ui_reaction ui_act_help(struct ui *u, int key);
+ui_reaction ui_help_key(struct ui *u, int ch);
+void ui_draw_help(struct ui *u, WINDOW *w);
+
+/* ---- keys.c: the key table ---- */
+
+/* A binding: the keys, how the help and the key bar name them, and what they do. */
+struct ui_key {
+	int keys[4];       /* 0 ends the list */
+	const char *label; /* in the help screen */
+	const char *bar;   /* in the key bar; NULL: not there */
+	const char *word;
+	const char *help;
+	ui_reaction (*act)(struct ui *u, int key);
+};
+extern const struct ui_key ui_keys[];
+extern const int ui_nkeys;
+/* A key: to the help when it is open, else to the open menu, else to its binding. */
+ui_reaction ui_key(struct ui *u, int ch);
+
+/* ---- actions.c: actions on the run ---- */
+/* An event row for an action on worker w (NULL: on all of them). An output that cannot take
+ * it ends the dashboard, as a failed log ends a headless run. */
+void ui_log(struct ui *u, const char *action, const struct gd_worker_info *w);
+ui_reaction ui_act_spawn(struct ui *u, int key);
+ui_reaction ui_act_stop_newest(struct ui *u, int key);
+ui_reaction ui_act_interval(struct ui *u, int key);
+ui_reaction ui_act_pause(struct ui *u, int key);
+ui_reaction ui_act_reset(struct ui *u, int key);
+ui_reaction ui_act_calibrate(struct ui *u, int key);
+
+/* ---- tags.c: tags, and the workers x, k and K act on ---- */
+bool ui_tagged(const struct ui *u, unsigned id);
+/* Tags stay on live workers only: an ended worker's tag is dropped. */
+void ui_drop_ended_tags(struct ui *u);
+/* The tagged workers when any is tagged, else the selected one when it is alive, as
+ * indices of the session's workers. Returns how many. */
+int ui_targets(struct ui *u, int idx[GD_PROCS_MAX]);
+ui_reaction ui_act_tag(struct ui *u, int key);
+ui_reaction ui_act_untag(struct ui *u, int key);
+
+/* ---- signals.c: x, K and the signal menu (k) ---- */
+ui_reaction ui_act_stop(struct ui *u, int key);
+ui_reaction ui_act_kill(struct ui *u, int key);
+ui_reaction ui_act_signal_menu(struct ui *u, int key);
+
+/* ---- terminal.c ---- */
+/* Returns 0, or -1 with u->fatal set when the terminal cannot be driven. */
+int ui_begin(struct ui *u);
+/* Restores the terminal and replays what was written to stderr meanwhile. */
+void ui_end(struct ui *u);
+
+#endif
