@@ -364,7 +364,7 @@ static struct value frame_value(enum frame_field id, const struct gd_frame *f, c
 	case F_RATE_UNIT:
 		return str(k->unit);
 	case F_DEVICE:
-		return str(s->device_ref);
+		return str(frame_device_ref(f, s->device));
 	case F_WINDOW_S:
 		return num(f->window_s);
 	case F_TIMEBASE:
@@ -448,15 +448,15 @@ static struct value sweep_value(enum sweep_field id, const struct gd_sweep_row *
 	case S_KIND:
 		return str(sum ? "sweep" : "repeat");
 	case S_RUNS:
-		return num(sum ? r->mbit.n : NAN);
+		return num(sum ? r->rate_spread.n : NAN);
 	case S_REP:
 		return num(sum ? NAN : r->rep);
 	case S_MBIT_S_MIN:
-		return num(sum ? r->mbit.min : NAN);
+		return num(sum ? r->rate_spread.min : NAN);
 	case S_MBIT_S_MAX:
-		return num(sum ? r->mbit.max : NAN);
+		return num(sum ? r->rate_spread.max : NAN);
 	case S_MBIT_S_SD:
-		return num(sum ? r->mbit.sd : NAN);
+		return num(sum ? r->rate_spread.sd : NAN);
 	case S_SPEEDUP_MIN:
 		return num(sum ? r->speedup_spread.min : NAN);
 	case S_SPEEDUP_MAX:
@@ -555,22 +555,15 @@ static void cut_partial_line(const struct gd_sink *s, size_t written)
  * at any moment, never sees half a line from us except on a short write, which is cut back. */
 static int flush(struct gd_sink *s)
 {
-	size_t off = 0;
-	while (off < s->b.n) {
-		ssize_t w = write(s->fd, s->b.p + off, s->b.n - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			snprintf(s->err, sizeof(s->err), "writing the log: %s",
-			         w < 0 ? strerror(errno) : "short write");
-			cut_partial_line(s, off);
-			s->b.n = 0;
-			return -1;
-		}
-		off += (size_t)w;
+	size_t off;
+	int e = write_all(s->fd, s->b.p, s->b.n, &off);
+	if (e) {
+		snprintf(s->err, sizeof(s->err), "writing the log: %s",
+		         e == EIO ? "short write" : strerror(e));
+		cut_partial_line(s, off);
 	}
 	s->b.n = 0;
-	return 0;
+	return e ? -1 : 0;
 }
 
 /* Adds one row's line, after the header when it is the sink's first. */
@@ -634,7 +627,7 @@ int sink_sweep_row(struct gd_sink *s, const struct gd_sweep_row *r)
 
 /* {"version":..,"host":..,"device":..,..,"options":{"procs":1,..}}: the facts that make two
  * logs comparable, as one JSON object. */
-static void run_json(struct gd_text *j, const struct gd_opts *o, const struct gd_device *devs, int ndev)
+static void run_json(struct gd_text *j, const struct gd_device *devs, int ndev, const char *options)
 {
 	const struct gd_device *dev = &devs[0];
 	char host[256] = "";
@@ -654,38 +647,20 @@ static void run_json(struct gd_text *j, const struct gd_opts *o, const struct gd
 	text_printf(j, ",\"gpu\":%s,\"fp64\":%s,\"devices\":[", dev->gpu ? "true" : "false",
 	            dev->fp64 ? "true" : "false");
 	for (int i = 0; i < ndev; i++) { /* the facts above are the first one's */
-		char ref[24];
-		device_ref_text(ref, sizeof(ref), devs[i].platform, devs[i].index);
-		text_printf(j, "%s{\"device\":\"%s\",\"name\":", i ? "," : "", ref);
+		text_printf(j, "%s{\"device\":\"%s\",\"name\":", i ? "," : "", devs[i].ref);
 		json_string(j, devs[i].name);
 		text_printf(j, "}");
 	}
-	text_printf(j, "],\"options\":{");
-	size_t n;
-	const struct gd_optdef *t = opts_table(&n);
-	const char *sep = "";
-	for (size_t i = 0; i < n; i++) {
-		char val[PATH_MAX + 64]; /* a path (--kernel is resolved), or the --arg values */
-		if (!(t[i].applies & opts_use(o)))
-			continue; /* the run's own options only */
-		enum gd_optval kind = opts_value(o, &t[i], val, sizeof(val));
-		text_printf(j, "%s\"%s\":", sep, t[i].name);
-		sep = ",";
-		if (kind == GD_VAL_TEXT)
-			json_string(j, val);
-		else
-			text_printf(j, "%s", kind == GD_VAL_NONE ? "null" : val);
-	}
-	text_printf(j, "}}");
+	text_printf(j, "],\"options\":%s}", options);
 }
 
-void sink_run(struct gd_sink *s, const struct gd_opts *o, const struct gd_device *devs, int ndev)
+void sink_run(struct gd_sink *s, const struct gd_device *devs, int ndev, const char *options, bool sweep)
 {
 	if (!s)
 		return;
 	struct gd_text j = { 0 };
-	run_json(&j, o, devs, ndev);
-	if (o->nsweep) {
+	run_json(&j, devs, ndev, options);
+	if (sweep) {
 		struct value v[S_COUNT];
 		for (enum sweep_field i = 0; i < S_COUNT; i++)
 			v[i] = (struct value){ .shown = false };
@@ -727,3 +702,38 @@ int sink_close(struct gd_sink *s, char *why, size_t whylen)
 	free(s);
 	return rc;
 }
+
+/* ---- the log as one of the run's outputs ---- */
+
+static int out_frame(void *self, const struct gd_frame *f, char *err, size_t errlen)
+{
+	if (!sink_frame(self, f))
+		return 0;
+	str_copy(err, errlen, sink_error(self));
+	return -1;
+}
+
+static int out_event(void *self, const struct gd_event *e, char *err, size_t errlen)
+{
+	if (!sink_event(self, e))
+		return 0;
+	str_copy(err, errlen, sink_error(self));
+	return -1;
+}
+
+static int out_sweep_row(void *self, const struct gd_sweep_row *r, char *err, size_t errlen)
+{
+	if (!sink_sweep_row(self, r))
+		return 0;
+	str_copy(err, errlen, sink_error(self));
+	return -1;
+}
+
+static int out_close(void *self, char *why, size_t whylen)
+{
+	return sink_close(self, why, whylen);
+}
+
+const struct gd_output_ops sink_output = {
+	.frame = out_frame, .event = out_event, .sweep_row = out_sweep_row, .close = out_close
+};
