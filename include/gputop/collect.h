@@ -1,7 +1,8 @@
-/* collect.h: turning the records of one interval window into plain samples: one per worker
- * and one aggregate. Both printers (dashboard, headless) read only these. The collector owns
- * the per-worker statistics state (records waiting for their window, the previous batch,
- * the baselines of the last reset); what the supervisor knows comes in as gd_worker_info. */
+/* collect.h: turning the records of one interval window into a frame of plain samples: one
+ * per worker, one aggregate per device and one of every worker. Every output (the log, the
+ * Prometheus text, the dashboard) reads only frames. The collector owns the per-worker
+ * statistics state (records waiting for their window, the previous batch, the baselines of
+ * the last reset); what the supervisor knows comes in as gd_worker_info. */
 #ifndef GPUTOP_COLLECT_H
 #define GPUTOP_COLLECT_H
 
