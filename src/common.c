@@ -101,6 +101,21 @@ void text_printf(struct gd_text *t, const char *fmt, ...)
 	va_end(ap);
 }
 
+void text_json_string(struct gd_text *t, const char *s)
+{
+	text_printf(t, "\"");
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			text_printf(t, "\\%c", c);
+		else if (c < 0x20)
+			text_printf(t, "\\u%04x", c);
+		else
+			text_printf(t, "%c", c);
+	}
+	text_printf(t, "\"");
+}
+
 int write_all(int fd, const void *buf, size_t n, size_t *written)
 {
 	size_t off = 0;

@@ -49,6 +49,8 @@ struct gd_text {
 	size_t n, cap;
 };
 void text_printf(struct gd_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* s as a JSON string, quoted: quotes and backslashes escaped, control characters as \uXXXX. */
+void text_json_string(struct gd_text *t, const char *s);
 void text_vprintf(struct gd_text *t, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 /* Writes buf[0..n) to fd, going on after a short write or EINTR: 0, or the errno that stopped
