@@ -91,3 +91,18 @@ void text_printf(struct gd_text *t, const char *fmt, ...)
 		t->p = xreallocarray(t->p, t->cap, 1);
 	}
 }
+
+void text_json_string(struct gd_text *t, const char *s)
+{
+	text_printf(t, "\"");
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			text_printf(t, "\\%c", c);
+		else if (c < 0x20)
+			text_printf(t, "\\u%04x", c);
+		else
+			text_printf(t, "%c", c);
+	}
+	text_printf(t, "\"");
+}

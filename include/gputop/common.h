@@ -43,5 +43,8 @@ struct gd_text {
 	size_t n, cap;
 };
 void text_printf(struct gd_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends s as a JSON string: in quotes, '"' and '\\' escaped, bytes below 0x20 as \u00XX, every
+ * other byte as it is (UTF-8 passes through). */
+void text_json_string(struct gd_text *t, const char *s);
 
 #endif
