@@ -1,5 +1,5 @@
-/* opts.h: the command line of every role, described by one option table (opts.c) from which
- * parsing, defaults, range checks and --help all come. */
+/* opts.h: the command line of every role, described by one option table (src/opts/table.c)
+ * from which parsing, defaults, range checks, --help and the run header's options all come. */
 #ifndef GPUTOP_OPTS_H
 #define GPUTOP_OPTS_H
 
@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+struct gd_opts; /* before the includes: a header they include may name it */
 
 #include "gputop/common.h"
 #include "gputop/device.h"
