@@ -1,5 +1,5 @@
-/* opts.h: the command line of every role, described by one option table (opts.c) from which
- * parsing, defaults, range checks and --help all come. */
+/* opts.h: the command line of every role, described by one option table (src/opts/table.c)
+ * from which parsing, defaults, range checks, --help and the run header's options all come. */
 #ifndef GPUTOP_OPTS_H
 #define GPUTOP_OPTS_H
 
