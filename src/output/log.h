@@ -23,8 +23,14 @@ enum row {
 
 enum print { PRINT_INT, PRINT_FIXED, PRINT_STRING, PRINT_BOOL, PRINT_JSON };
 
+/* Where a field's value comes from: a double of the row's struct (offset off), or the code of
+ * frame_value and sweep_value. */
+enum from { FROM_CODE, FROM_DOUBLE };
+
 struct field {
 	const char *name;
+	enum from from;
+	size_t off; /* FROM_DOUBLE: the double's offset in struct gd_sample, or gd_sweep_row */
 	unsigned rows; /* rows of a frame that carry it; the others leave it empty or out */
 	enum print print;
 	int prec;        /* PRINT_FIXED: digits after the point */
