@@ -1,15 +1,16 @@
 /* fuzz_opts.c: libFuzzer harness for the command-line parser: NUL-separated arguments in.
  * It must never crash, must give the same answer twice, every error must be one line, and a
- * worker's argument vector must parse back into the same settings. Of a command line it
- * accepts, every numeric value is bare digits (no whitespace around it, no sign) and every
- * internal option was spelled in full: the harness reads argv again the way getopt_long does
- * and checks each option it finds. */
+ * child's command line (a worker's, the calibration's) must parse back into the same settings. Of a command
+ * line it accepts, every numeric value is bare digits (no whitespace around it, no sign) and every internal
+ * option was spelled in full: the harness reads argv again the way getopt_long does and checks each option it
+ * finds. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gputop/opts.h"
+#include "gputop/spec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -29,23 +30,67 @@ static int split(char *buf, size_t size, char **argv)
 	return argc;
 }
 
-/* A worker's argument vector, built with --output's value as the executable path (so its length
- * is fuzzed too): where it fits, it parses back into the worker role with the same settings. */
-static void worker_roundtrip(const struct gd_opts *o)
+static bool same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* A child's parsed options run the kernel of k on dev alone. */
+static bool same_kernel(const struct gd_opts *c, const struct gd_kspec *k, struct gd_devref dev)
+{
+	bool same = c->platform == dev.platform && c->device == dev.index && c->devices.n == 1 &&
+	            c->size == k->size && c->launches == k->launches && c->dtype == k->dtype &&
+	            same_text(c->kernel, k->source) && same_text(c->kernel_name, k->name) &&
+	            same_text(c->build_options, k->build_options) && c->nkargs == k->nargs;
+	for (int i = 0; same && i < k->nargs; i++)
+		same = same_text(c->kargs[i], k->args[i]);
+	return same;
+}
+
+/* A worker's and the calibration's command lines (spec_child_argv), with --output's value as
+ * the executable path (so its length is fuzzed too): where they fit, they parse back into the
+ * child's role with the same kernel and, for the worker, the same workload. */
+static void child_roundtrip(const struct gd_opts *o)
 {
 	static const struct gd_worker_args wa = {
 		.shm = "/gputop-decode.0.1.1.0", .gen = 1, .id = 1, .supervisor = 1
 	};
-	char *wargv[24], wbuf[2048], err[512];
-	struct gd_opts w;
-	int n = opts_worker_argv(o, o->output ? o->output : "/bin/gputop-decode", &wa, NULL, wargv, 24, wbuf,
-	                         sizeof(wbuf));
-	if (n < 0)
-		return;
-	if (opts_parse(n, wargv, &w, err, sizeof(err)) != 0 || w.role != GD_ROLE_WORKER ||
-	    w.size != o->size || w.launches != o->launches || w.mode != o->mode || w.dtype != o->dtype ||
-	    w.verify != o->verify || w.platform != o->platform || w.device != o->device)
+	static struct gd_argv a;
+	struct gd_workload work = {
+		.kernel = { .source = o->kernel,
+		            .name = o->kernel_name,
+		            .build_options = o->build_options,
+		            .nargs = o->nkargs,
+		            .size = o->size,
+		            .launches = o->launches,
+		            .dtype = o->dtype },
+		.mode = o->mode,
+		.queues = opts_queues(o),
+		.gen_threads = opts_gen_threads(o, 8),
+		.profile = o->profile,
+		.sample_every = o->sample_every,
+		.verify = o->verify,
+	};
+	for (int i = 0; i < o->nkargs; i++)
+		work.kernel.args[i] = o->kargs[i];
+	struct gd_child child = { .work = &work, .wa = &wa };
+	if (o->platform >= 0)
+		child.dev = (struct gd_devref){ o->platform, o->device };
+	const char *exe = o->output ? o->output : "/bin/gputop-decode";
+	char err[512];
+	struct gd_opts c;
+	if (spec_child_argv(&a, exe, &child) == 0 &&
+	    (opts_parse(a.argc, a.argv, &c, err, sizeof(err)) != 0 || c.role != GD_ROLE_WORKER ||
+	     !same_kernel(&c, &work.kernel, child.dev) || c.mode != work.mode || c.profile != work.profile ||
+	     c.sample_every != work.sample_every || c.queues != work.queues ||
+	     c.gen_threads != work.gen_threads || c.verify != work.verify || c.worker.id != wa.id ||
+	     strcmp(c.worker.shm, wa.shm) != 0))
 		abort(); /* the worker would run something else */
+	child.wa = NULL;
+	if (spec_child_argv(&a, exe, &child) == 0 &&
+	    (opts_parse(a.argc, a.argv, &c, err, sizeof(err)) != 0 || c.role != GD_ROLE_CALIBRATE ||
+	     !same_kernel(&c, &work.kernel, child.dev)))
+		abort(); /* the calibration would measure something else */
 }
 
 static bool takes_value(const struct gd_optdef *d)
@@ -146,7 +191,7 @@ static void parse(const uint8_t *data, size_t size, struct gd_opts *o, int *rc, 
 	if (*rc == 0)
 		check_accepted(argc, argv);
 	if (*rc == 0 && o->role != GD_ROLE_WORKER)
-		worker_roundtrip(o);
+		child_roundtrip(o);
 	/* Strings in o point into buf: keep only what the comparison below needs. */
 	const char **text[] = { &o->output,      &o->trace,         &o->prom_file,   &o->kernel,
 		                &o->kernel_name, &o->build_options, &o->listen.text, &o->devices.name };

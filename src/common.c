@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static void oom(size_t n)
 {
@@ -74,13 +75,13 @@ char *str_copy(char *dst, size_t n, const char *src)
 	return dst;
 }
 
-void text_printf(struct gd_text *t, const char *fmt, ...)
+void text_vprintf(struct gd_text *t, const char *fmt, va_list ap)
 {
 	for (;;) {
-		va_list ap;
-		va_start(ap, fmt);
-		int len = vsnprintf(t->p ? t->p + t->n : NULL, t->p ? t->cap - t->n : 0, fmt, ap);
-		va_end(ap);
+		va_list aq;
+		va_copy(aq, ap);
+		int len = vsnprintf(t->p ? t->p + t->n : NULL, t->p ? t->cap - t->n : 0, fmt, aq);
+		va_end(aq);
 		if (len < 0)
 			return;
 		if (t->p && t->n + (size_t)len < t->cap) {
@@ -90,4 +91,52 @@ void text_printf(struct gd_text *t, const char *fmt, ...)
 		t->cap = (t->cap + (size_t)len) * 2 + 256;
 		t->p = xreallocarray(t->p, t->cap, 1);
 	}
+}
+
+void text_printf(struct gd_text *t, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	text_vprintf(t, fmt, ap);
+	va_end(ap);
+}
+
+void text_json_string(struct gd_text *t, const char *s)
+{
+	text_printf(t, "\"");
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			text_printf(t, "\\%c", c);
+		else if (c < 0x20)
+			text_printf(t, "\\u%04x", c);
+		else
+			text_printf(t, "%c", c);
+	}
+	text_printf(t, "\"");
+}
+
+int write_all(int fd, const void *buf, size_t n, size_t *written)
+{
+	size_t off = 0;
+	int rc = 0;
+	while (off < n) {
+		ssize_t w = write(fd, (const char *)buf + off, n - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			rc = w < 0 ? errno : EIO;
+			break;
+		}
+		off += (size_t)w;
+	}
+	if (written)
+		*written = off;
+	return rc;
+}
+
+void gd_assert_failed(const char *file, int line, const char *expr)
+{
+	fprintf(stderr, GD_NAME ": %s:%d: invariant broken: %s\n", file, line, expr);
+	abort();
 }

@@ -1,5 +1,6 @@
-/* main.c: parse the command line and hand over to one role: dashboard, headless, worker or
- * list-devices. */
+/* main.c: parse the command line, resolve it once into the settings each part needs, open
+ * the outputs, and hand over to one role: dashboard, headless, worker, calibration or
+ * list-devices. Nothing below this file sees the options themselves. */
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -14,10 +15,12 @@
 #include "gputop/headless.h"
 #include "gputop/opts.h"
 #include "gputop/outputs.h"
+#include "gputop/probe.h"
 #include "gputop/prom.h"
 #include "gputop/ring.h"
 #include "gputop/sig.h"
 #include "gputop/sink.h"
+#include "gputop/spec.h"
 #include "gputop/trace.h"
 #include "gputop/worker.h"
 
@@ -25,6 +28,59 @@ static int usage_error(const char *msg)
 {
 	fprintf(stderr, GD_NAME ": %s\n", msg);
 	return GD_EXIT_USAGE;
+}
+
+/* ---- the settings of each part, from the options ---- */
+
+static struct gd_kspec kspec_of(const struct gd_opts *o)
+{
+	struct gd_kspec k = { .source = o->kernel,
+		              .name = o->kernel_name,
+		              .build_options = o->build_options,
+		              .nargs = o->nkargs,
+		              .size = o->size,
+		              .launches = o->launches,
+		              .dtype = o->dtype };
+	memcpy(k.args, o->kargs, sizeof(k.args));
+	return k;
+}
+
+/* What every worker runs; gen_threads as resolved (opts_gen_threads, or the worker's own). */
+static struct gd_workload workload_of(const struct gd_opts *o, int gen_threads)
+{
+	return (struct gd_workload){ .kernel = kspec_of(o),
+		                     .mode = o->mode,
+		                     .queues = opts_queues(o),
+		                     .gen_threads = gen_threads,
+		                     .profile = o->profile,
+		                     .sample_every = o->sample_every,
+		                     .verify = o->verify };
+}
+
+/* The session's settings: pipelined workers share the cores fairly among the most workers the
+ * run will have at once (--procs, or the largest sweep step). */
+static void session_config_of(const struct gd_opts *o, const struct gd_device *dev, int ndev,
+                              struct gd_session_config *c)
+{
+	struct gd_opts most = *o;
+	for (int i = 0; i < o->nsweep; i++)
+		most.procs = o->sweep[i].procs > most.procs ? o->sweep[i].procs : most.procs;
+	*c = (struct gd_session_config){ .work = workload_of(
+		                             o, opts_gen_threads(&most, (int)sysconf(_SC_NPROCESSORS_ONLN))),
+		                         .ndevs = ndev,
+		                         .procs = o->procs,
+		                         .max_procs = o->max_procs,
+		                         .interval_s = o->interval,
+		                         .duration_s = o->duration,
+		                         .calibrate = o->calibrate };
+	memcpy(c->devs, dev, (size_t)ndev * sizeof(*dev));
+}
+
+static struct gd_sweep_config sweep_config_of(const struct gd_opts *o)
+{
+	struct gd_sweep_config sw = { .nsteps = o->nsweep, .repeat = o->repeat, .step_s = opts_duration(o) };
+	memcpy(sw.steps, o->sweep, sizeof(sw.steps));
+	return sw;
 }
 
 /* Resolves the devices and the element type and builds the program on each, before anything
@@ -40,8 +96,8 @@ static int resolve_devices(struct gd_opts *o, struct gd_device *dev, int *n)
 		snprintf(err, sizeof(err), "--kernel: %s: %s", o->kernel, strerror(errno));
 		return usage_error(err);
 	}
-	int elem = o->dtype == GD_DT_F32 ? 4 : o->dtype == GD_DT_F64 ? 8 : 0;
-	switch (device_probe(o, elem, dev, n, err, sizeof(err))) {
+	const struct gd_kspec k = kspec_of(o);
+	switch (device_probe(&o->devices, &k, dev, n, err, sizeof(err))) {
 	case GD_PROBE_OK:
 		break;
 	case GD_PROBE_NODEVICE:
@@ -109,9 +165,10 @@ static int started_by_us(const struct gd_opts *o, char *err, size_t errlen)
 	return ours ? 0 : -1;
 }
 
-/* The run's outputs, in the order their messages name them: what writes to standard output
- * by itself (the dashboard, a sweep's table, a log without --output), the log, the trace. */
-static int plan_outputs(const struct gd_opts *o, struct gd_output *out, int *log, int *trace)
+/* The run's files, in the order their messages name them: what writes to standard output by
+ * itself (the dashboard, a sweep's table, a log without --output), the log, the trace, and
+ * the Prometheus file, which is only checked (it is replaced by a rename). */
+static int plan_files(const struct gd_opts *o, struct gd_output *out, int *log, int *trace)
 {
 	int n = 0;
 	*log = *trace = -1;
@@ -129,32 +186,90 @@ static int plan_outputs(const struct gd_opts *o, struct gd_output *out, int *log
 		*trace = n;
 		out[n++] = (struct gd_output){ .what = "--trace", .path = o->trace };
 	}
+	if (o->prom_file)
+		out[n++] =
+		    (struct gd_output){ .what = "--prom-file", .path = o->prom_file, .replaced = true };
 	return n;
 }
 
-int main(int argc, char **argv)
+/* The run's outputs into l: the trace, the Prometheus exporter and the log, in the order
+ * they get each frame. Every check that can refuse the command line is made here, the files'
+ * last: a refused set leaves no file behind and existing files untouched. Returns 0, or -1
+ * with err filled and nothing left open. */
+static int open_outputs(const struct gd_opts *o, const struct gd_device *dev, int ndev, struct gd_outputs *l,
+                        char *err, size_t errlen)
 {
-	outputs_reserve_std(); /* no file opened later takes the place of 0, 1 or 2 */
-	struct gd_opts o;
-	char err[512];
-	if (opts_parse(argc, argv, &o, err, sizeof(err)))
-		return usage_error(err);
+	const struct gd_prom_config pc = {
+		.file = o->prom_file, .listen = o->listen, .ndevs = ndev, .devs = dev
+	};
+	struct gd_prom *prom = prom_open(&pc, err, errlen);
+	if (!prom && err[0])
+		return -1;
+	struct gd_output out[GD_OUTPUTS_MAX];
+	int ilog, itrace, nout = plan_files(o, out, &ilog, &itrace);
+	if (outputs_open(out, nout, err, errlen)) {
+		prom_close(prom, NULL, 0);
+		return -1;
+	}
+	if (itrace >= 0)
+		outputs_add(l, &trace_output,
+		            trace_open(out[itrace].fd, out[itrace].own, o->trace, o->trace_limit));
+	outputs_add(l, &prom_output, prom);
+	if (ilog >= 0) {
+		struct gd_sink *sink = sink_new(out[ilog].fd, out[ilog].own, o->format);
+		struct gd_text options = { 0 };
+		opts_json(o, &options);
+		sink_run(sink, dev, ndev, options.p,
+		         o->nsweep > 0); /* every log opens with the run's facts */
+		free(options.p);
+		const struct gd_kspec k = kspec_of(o);
+		sink_set_kernel(sink, kspec_name(&k), kspec_rate_unit(&k));
+		outputs_add(l, &sink_output, sink);
+	}
+	return 0;
+}
 
-	switch (o.role) {
+/* The dashboard or the headless role, from the resolved options and the run's devices. */
+static int run_role(const struct gd_opts *o, const struct gd_device *dev, int ndev, struct gd_outputs *outs)
+{
+	static struct gd_session_config c; /* sixteen devices' facts: off the stack */
+	session_config_of(o, dev, ndev, &c);
+	if (o->role == GD_ROLE_DASHBOARD) {
+		const struct gd_optdef *iv = opts_find("interval");
+		const struct gd_dashboard_config d = { .interval_min = iv->min, .interval_max = iv->max };
+		return dashboard_run(&c, &d, outs);
+	}
+	if (!o->nsweep)
+		return headless_run(&c, outs);
+	const struct gd_sweep_config sw = sweep_config_of(o);
+	return headless_sweep(&c, &sw, outs);
+}
+
+/* The roles that start nothing of their own: help, version, the listing, and the children the
+ * supervisor starts. Returns the exit status, or -1 for the dashboard and headless roles. */
+static int run_simple_role(const struct gd_opts *o)
+{
+	char err[512];
+	const struct gd_devref dev = { .platform = o->platform, .index = o->device };
+	switch (o->role) {
 	case GD_ROLE_HELP:
 		fputs(opts_usage(), stdout);
 		return GD_EXIT_OK;
 	case GD_ROLE_VERSION:
 		puts(GD_NAME " " GD_VERSION);
 		return GD_EXIT_OK;
-	case GD_ROLE_WORKER:
-		if (started_by_us(&o, err, sizeof(err)))
+	case GD_ROLE_WORKER: {
+		if (started_by_us(o, err, sizeof(err)))
 			return usage_error(err);
-		return worker_main(&o);
-	case GD_ROLE_CALIBRATE:
-		if (started_by_us(&o, err, sizeof(err)))
+		const struct gd_workload w = workload_of(o, o->gen_threads);
+		return worker_main(&w, dev, &o->worker);
+	}
+	case GD_ROLE_CALIBRATE: {
+		if (started_by_us(o, err, sizeof(err)))
 			return usage_error(err);
-		return ceiling_main(&o);
+		const struct gd_kspec k = kspec_of(o);
+		return calibrate_child_main(&k, dev);
+	}
 	case GD_ROLE_LIST:
 		if (device_list(stdout) == 0) {
 			fprintf(stderr, GD_NAME ": no OpenCL device found\n");
@@ -166,40 +281,39 @@ int main(int argc, char **argv)
 	case GD_ROLE_HEADLESS:
 		break;
 	}
+	return -1;
+}
 
+int main(int argc, char **argv)
+{
+	outputs_reserve_std(); /* no file opened later takes the place of 0, 1 or 2 */
+	static struct gd_opts o;
+	char err[512];
+	if (opts_parse(argc, argv, &o, err, sizeof(err)))
+		return usage_error(err);
+	int status = run_simple_role(&o);
+	if (status >= 0)
+		return status;
 	if (o.role == GD_ROLE_DASHBOARD && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
 		return usage_error(
 		    "the dashboard needs a terminal on standard input and output (use --headless)");
 	if (o.role == GD_ROLE_DASHBOARD && dashboard_check_terminal(err, sizeof(err)))
 		return usage_error(err);
-	struct gd_device dev[GD_DEVICES_MAX];
-	int ndev = 0, status = resolve_devices(&o, dev, &ndev);
-	if (status != GD_EXIT_OK)
+	static struct gd_device dev[GD_DEVICES_MAX];
+	int ndev = 0;
+	if ((status = resolve_devices(&o, dev, &ndev)) != GD_EXIT_OK)
 		return status;
-	/* The Prometheus exporter's checks (its file's directory, its address; a port in use)
-	 * refuse the command line like any other: before the outputs and every worker. */
-	struct gd_prom *prom = prom_open(&o, err, sizeof(err));
-	if (!prom && err[0])
+	struct gd_outputs outs = { 0 };
+	if (open_outputs(&o, dev, ndev, &outs, err, sizeof(err)))
 		return usage_error(err);
-	/* The outputs last: nothing after them refuses the command line, and a refused set
-	 * leaves no file behind and existing files untouched. */
-	struct gd_output out[GD_OUTPUTS_MAX];
-	int ilog, itrace, nout = plan_outputs(&o, out, &ilog, &itrace);
-	if (outputs_open(out, nout, err, sizeof(err))) {
-		prom_close(prom, NULL, 0);
-		return usage_error(err);
+	if (o.kernel && o.role == GD_ROLE_HEADLESS) {
+		const struct gd_kspec k = kspec_of(&o);
+		fprintf(stderr, GD_NAME ": kernel %s of %s, rates in %s; arguments: %s\n", kspec_name(&k),
+		        o.kernel, kspec_rate_unit(&k), dev[0].kargs);
 	}
-	struct gd_trace *trace =
-	    itrace < 0 ? NULL : trace_open(out[itrace].fd, out[itrace].own, o.trace, o.trace_limit);
-	struct gd_sink *sink = ilog < 0 ? NULL : sink_new(out[ilog].fd, out[ilog].own, o.format);
-	sink_run(sink, &o, dev, ndev); /* every log opens with the run's facts */
-	sink_set_kernel(sink, opts_kernel_name(&o), opts_rate_unit(&o));
-	if (o.kernel && o.role == GD_ROLE_HEADLESS)
-		fprintf(stderr, GD_NAME ": kernel %s of %s, rates in %s; arguments: %s\n", o.kernel_name,
-		        o.kernel, opts_rate_unit(&o), dev[0].kargs);
 	sig_install_supervisor();
-	if (o.role == GD_ROLE_DASHBOARD)
-		return dashboard_run(&o, dev, ndev, sink, trace, prom);
-	return o.nsweep ? headless_sweep(&o, dev, ndev, sink, trace, prom)
-	                : headless_run(&o, dev, ndev, sink, trace, prom);
+	status = run_role(&o, dev, ndev, &outs);
+	if (outputs_close(&outs))
+		status = GD_EXIT_FAIL;
+	return status;
 }

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "gputop/opts.h"
+#include "gputop/spec.h"
 
 struct gd_ceiling {
 	double rate;      /* the best of 1, 2, 4 and 8 queues: the ceiling */
@@ -14,18 +14,21 @@ struct gd_ceiling {
 	double one_queue; /* the figure on one queue */
 };
 
-struct gd_calib;
+struct gd_calibration;
 
-/* Starts the measurement of o's kernel, size, dtype and device; NULL with err filled. */
-struct gd_calib *calib_start(const struct gd_opts *o, const char *exe, char *err, size_t errlen);
+/* Starts the measurement of kernel k on device dev, in a child started from exe; NULL with
+ * err filled. */
+struct gd_calibration *calibrate_start(const struct gd_kspec *k, struct gd_devref dev, const char *exe,
+                                       char *err, size_t errlen);
 /* 1: done, *out filled; 0: still running; -1: failed, err filled. Never blocks. */
-int calib_poll(struct gd_calib *c, struct gd_ceiling *out, char *err, size_t errlen);
+int calibrate_poll(struct gd_calibration *c, struct gd_ceiling *out, char *err, size_t errlen);
 /* Waits for the answer (at most timeout_s seconds): 0, or -1 with err filled. */
-int calib_wait(struct gd_calib *c, double timeout_s, struct gd_ceiling *out, char *err, size_t errlen);
+int calibrate_wait(struct gd_calibration *c, double timeout_s, struct gd_ceiling *out, char *err,
+                   size_t errlen);
 /* Ends the child if it still runs, reaps it and frees c. NULL is fine. */
-void calib_free(struct gd_calib *c);
+void calibrate_free(struct gd_calibration *c);
 
 /* Parses the child's line "ceiling MBIT_S QUEUES ONE_QUEUE_MBIT_S"; 0 or -1. */
-int calib_parse(const char *line, struct gd_ceiling *out);
+int calibrate_parse(const char *line, struct gd_ceiling *out);
 
 #endif

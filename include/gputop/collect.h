@@ -1,7 +1,8 @@
-/* collect.h: turning the records of one interval window into plain samples: one per worker
- * and one aggregate. Both printers (dashboard, headless) read only these. The collector owns
- * the per-worker statistics state (records waiting for their window, the previous batch,
- * the baselines of the last reset); what the supervisor knows comes in as gd_worker_info. */
+/* collect.h: turning the records of one interval window into a frame of plain samples: one
+ * per worker, one aggregate per device and one of every worker. Every output (the log, the
+ * Prometheus text, the dashboard) reads only frames. The collector owns the per-worker
+ * statistics state (records waiting for their window, the previous batch, the baselines of
+ * the last reset); what the supervisor knows comes in as gd_worker_info. */
 #ifndef GPUTOP_COLLECT_H
 #define GPUTOP_COLLECT_H
 
@@ -10,23 +11,22 @@
 #include <sys/types.h>
 
 #include "gputop/device.h"
-#include "gputop/opts.h"
 #include "gputop/ring.h"
+#include "gputop/spec.h"
 #include "gputop/stats.h"
-#include "gputop/supervisor.h"
+#include "gputop/workerinfo.h"
 
 struct gd_sample {
 	unsigned id;
-	int device;          /* index into the run's devices; -1: the aggregate of all of them */
-	char device_ref[24]; /* "P:D", or "all" for the overall aggregate */
+	int device; /* index into the run's devices (the frame's devs[]); -1: all of them */
 	pid_t pid;
 	enum gd_state state;
-	double rate;  
+	double rate;
 	uint64_t batches, items; /* totals since start (or the last reset) */
-	uint64_t win_batches;      /* batches completed in the window */
-	double kernel_busy;        /* 0..1 */
-	double gen_busy;           /* threads kept busy generating inputs: generation time / window */
-	struct gd_breakdown bd;    /* gaps and breakdown, NAN where not measured */
+	uint64_t win_batches;    /* batches completed in the window */
+	double kernel_busy;      /* 0..1 */
+	double gen_busy;         /* threads kept busy generating inputs: generation time / window */
+	struct gd_breakdown bd;  /* gaps and breakdown, NAN where not measured */
 	uint64_t lost;
 	uint32_t sample_every; /* --profile sampled: profiled 2 batches in this many; 0: n/a */
 	double observer_share; /* measured share of the batches' time taken by profiling; NAN: n/a */
@@ -35,6 +35,7 @@ struct gd_sample {
 
 /* One device's aggregate in a window: its workers only. */
 struct gd_devframe {
+	char ref[8];          /* the device's "P:D" */
 	struct gd_sample agg; /* sums over the device's workers; agg.device is its index */
 	int procs;            /* its live workers */
 	double device_busy;   /* 0..1, the union of its workers' kernel intervals; NAN: n/a */
@@ -69,9 +70,9 @@ struct gd_frame {
 struct gd_collector;
 
 /* A collector whose first window starts at start (host CLOCK_MONOTONIC ns), for workers on
- * devs[0..ndev) (a worker's gd_worker_info.device indexes it). Under --profile off (profiled
- * false) no device field is measured: they stay NAN. */
-struct gd_collector *collect_new(int64_t start, bool profiled, const struct gd_devref *devs, int ndev);
+ * devs[0..ndev) (a worker's gd_worker_info.device indexes it; frames name each by its ref). Under --profile
+ * off (profiled false) no device field is measured: they stay NAN. */
+struct gd_collector *collect_new(int64_t start, bool profiled, const struct gd_device *devs, int ndev);
 void collect_free(struct gd_collector *c);
 
 /* One record of worker w, read by the supervisor. A record that completed before the open
@@ -95,5 +96,7 @@ void collect_window(struct gd_collector *c, const struct gd_worker_info *w, int 
 void collect_skip(struct gd_collector *c, const struct gd_worker_info *w, int n, int64_t t0, int64_t end,
                   struct gd_frame *f);
 void collect_frame_free(struct gd_frame *f);
+/* The label of device d in f: its "P:D", or "all" for d < 0 (the aggregate). */
+const char *frame_device_ref(const struct gd_frame *f, int d);
 
 #endif

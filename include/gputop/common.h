@@ -2,6 +2,7 @@
 #ifndef GPUTOP_COMMON_H
 #define GPUTOP_COMMON_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,7 +21,12 @@ enum {
 };
 
 #define GD_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-#define GD_NS_PER_S     1000000000LL
+
+/* An invariant that holds in every build (NDEBUG too): when it does not, the file, line and
+ * expression go to standard error and the process aborts. */
+#define GD_ASSERT(e) ((e) ? (void)0 : gd_assert_failed(__FILE__, __LINE__, #e))
+_Noreturn void gd_assert_failed(const char *file, int line, const char *expr);
+#define GD_NS_PER_S 1000000000LL
 
 /* Allocation that never returns NULL: it aborts with a message instead. */
 void *xmalloc(size_t n);
@@ -43,5 +49,12 @@ struct gd_text {
 	size_t n, cap;
 };
 void text_printf(struct gd_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* s as a JSON string, quoted: quotes and backslashes escaped, control characters as \uXXXX. */
+void text_json_string(struct gd_text *t, const char *s);
+void text_vprintf(struct gd_text *t, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
+/* Writes buf[0..n) to fd, going on after a short write or EINTR: 0, or the errno that stopped
+ * it (EIO for a write of nothing); *written (when not NULL) gets the bytes that went out. */
+int write_all(int fd, const void *buf, size_t n, size_t *written);
 
 #endif

@@ -20,6 +20,7 @@ int dashboard_check_terminal(char *err, size_t errlen);
 /* Runs until q, F10, the run's duration or a quit signal; returns the process exit status.
  * The terminal is restored on every path before anything is printed. Every frame reaches
  * outs through the session, and an event row for every action goes to outs too. */
-int dashboard_run(const struct gd_session_config *c, const struct gd_dashboard_config *d, struct gd_outputs *outs);
+int dashboard_run(const struct gd_session_config *c, const struct gd_dashboard_config *d,
+                  struct gd_outputs *outs);
 
 #endif

@@ -1,5 +1,5 @@
-/* opts.h: the command line of every role, described by one option table (opts.c) from which
- * parsing, defaults, range checks and --help all come. */
+/* opts.h: the command line of every role, described by one option table (src/opts/table.c)
+ * from which parsing, defaults, range checks, --help and the run header's options all come. */
 #ifndef GPUTOP_OPTS_H
 #define GPUTOP_OPTS_H
 
@@ -11,6 +11,8 @@
 #include "gputop/common.h"
 #include "gputop/device.h"
 #include "gputop/headless.h"
+#include "gputop/prom.h"
+#include "gputop/sink.h"
 #include "gputop/spec.h"
 
 enum gd_role {
@@ -22,16 +24,6 @@ enum gd_role {
 	GD_ROLE_HELP,
 	GD_ROLE_VERSION,
 	GD_ROLE_CALIBRATE, /* internal: the --calibrate measurement, in a child process */
-};
-enum gd_format { GD_FMT_CSV, GD_FMT_JSONL, GD_FMT_COUNT };
-
-/* --listen ADDR:PORT: where the Prometheus exporter serves /metrics (a literal address). */
-struct gd_listen {
-	bool set;
-	int family;             /* AF_INET or AF_INET6 */
-	unsigned char addr[16]; /* network order: 4 bytes (IPv4) or 16 (IPv6) */
-	unsigned port;          /* 0: a free port, chosen at start */
-	const char *text;       /* as typed, for messages */
 };
 
 struct gd_opts {

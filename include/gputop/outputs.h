@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define GD_OUTPUTS_MAX 8 /* outputs of one run, at most */
 
@@ -41,6 +42,8 @@ struct gd_sweep_row;
  * and nothing comes back that the session depends on, so a slow output can move to a thread
  * of its own. Any member but close may be NULL: the output does not want those. */
 struct gd_output_ops {
+	/* The session's clock starts at t0 (host CLOCK_MONOTONIC ns). */
+	void (*start)(void *self, int64_t t0);
 	/* Every batch read, in each worker's order; device is its device's "P:D". */
 	void (*batch)(void *self, const struct gd_worker_info *w, const char *device, const struct gd_rec *r);
 	/* Every window; the latest frame as each is completed. 0, or -1 with the reason in err:
@@ -64,6 +67,7 @@ struct gd_outputs {
 void outputs_add(struct gd_outputs *l, const struct gd_output_ops *ops, void *self);
 /* Hands a batch, a frame, an event or a sweep row to every output that takes it. The last
  * three stop at the first output that fails: -1 with its reason in err. NULL l: nothing. */
+void outputs_start(struct gd_outputs *l, int64_t t0);
 void outputs_batch(struct gd_outputs *l, const struct gd_worker_info *w, const char *device,
                    const struct gd_rec *r);
 int outputs_frame(struct gd_outputs *l, const struct gd_frame *f, char *err, size_t errlen);

@@ -8,22 +8,39 @@
 
 #include "gputop/collect.h"
 #include "gputop/device.h"
-#include "gputop/opts.h"
+#include "gputop/outputs.h"
 
 struct gd_prom;
 
-/* The exporter that o asks for (--prom-file, --listen), or NULL with err empty when it asks for
+/* --listen ADDR:PORT: where the exporter serves /metrics (a literal address). */
+struct gd_listen {
+	bool set;
+	int family;             /* AF_INET or AF_INET6 */
+	unsigned char addr[16]; /* network order: 4 bytes (IPv4) or 16 (IPv6) */
+	unsigned port;          /* 0: a free port, chosen at start */
+	const char *text;       /* as typed, for messages */
+};
+
+struct gd_prom_config {
+	const char *file;        /* --prom-file, or NULL */
+	struct gd_listen listen; /* --listen, where set */
+	int ndevs;               /* the run's devices: their names label the device families */
+	const struct gd_device *devs;
+};
+
+/* The exporter as one of the run's outputs (outputs.h): each frame is rendered once, for
+ * /metrics and the file's writer (the caller never waits on the file system); a file that
+ * cannot be written is tried again with the next frame, and close reports how many writes
+ * failed and the latest reason. */
+extern const struct gd_output_ops prom_output;
+
+/* The exporter that c asks for (a file, an address), or NULL with err empty when it asks for
  * neither. Every check that can refuse the command line is made here, before any worker
- * starts: the file's directory takes a new file, the file is none of the run's other outputs,
- * the address is bound and listening (a port in use is refused). On refusal it returns NULL
- * with one line in err and leaves nothing behind. With --listen it says on standard error
- * where /metrics is served (the chosen port, where --listen asked for port 0). */
-struct gd_prom *prom_open(const struct gd_opts *o, char *err, size_t errlen);
-/* Renders f (a window of the workers on devs[0..f->ndevs)) once: the text /metrics serves from now on and,
- * with --prom-file, the file's next contents, which a thread of the exporter writes (the
- * caller never waits on the file system). A file that cannot be written is tried again with
- * the next window; prom_close reports how many writes failed and the latest reason. */
-void prom_update(struct gd_prom *p, const struct gd_frame *f, const struct gd_device *devs);
+ * starts: the file's directory takes a new file, the address is bound and listening (a port
+ * in use is refused); that the file is none of the run's other outputs is outputs_open's.
+ * On refusal it returns NULL with one line in err and leaves nothing behind. With an address
+ * it says on standard error where /metrics is served (the chosen port, for port 0). */
+struct gd_prom *prom_open(const struct gd_prom_config *c, char *err, size_t errlen);
 /* The port /metrics is served on; 0 without --listen. */
 unsigned prom_port(const struct gd_prom *p);
 /* Stops serving, writes the latest rendering to the file if it is not there yet, and frees p

@@ -22,11 +22,11 @@ struct gd_session_config {
 	struct gd_workload work; /* what every worker runs */
 	int ndevs;               /* the run's devices, probed: workers spread over them */
 	struct gd_device devs[GD_DEVICES_MAX];
-	int procs;          /* workers at start */
-	int max_procs;      /* workers alive at once, at most */
-	double interval_s;  /* the window */
-	double duration_s;  /* 0: until stopped */
-	bool calibrate;     /* measure each device's ceiling before the first worker starts */
+	int procs;         /* workers at start */
+	int max_procs;     /* workers alive at once, at most */
+	double interval_s; /* the window */
+	double duration_s; /* 0: until stopped */
+	bool calibrate;    /* measure each device's ceiling before the first worker starts */
 };
 
 struct gd_session;
@@ -47,6 +47,9 @@ void session_stop(struct gd_session *s);
 const struct gd_frame *session_poll(struct gd_session *s, int64_t now);
 /* Reads the workers' rings without closing a window. */
 void session_service(struct gd_session *s, int64_t now);
+/* "" while every output works; else why one failed as a frame was handed to it (the log):
+ * the run cannot go on. */
+const char *session_error(const struct gd_session *s);
 /* Nanoseconds until session_poll has something to do. */
 int64_t session_wait(const struct gd_session *s, int64_t now);
 /* True once the window that ends at the end of the run has been produced. */
@@ -89,8 +92,6 @@ struct gd_ceiling session_ceiling(const struct gd_session *s, int d);
 const struct gd_frame *session_frame(const struct gd_session *s);
 /* When the run started (host CLOCK_MONOTONIC ns): the t_s of frames and events counts from it. */
 int64_t session_t0(const struct gd_session *s);
-/* "", or why an output failed while taking a frame (the run cannot go on without it). */
-const char *session_error(const struct gd_session *s);
 
 /* ---- calibration ---- */
 /* Starts a calibration of every device, one after another, with the workers paused while it

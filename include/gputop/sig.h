@@ -9,5 +9,7 @@ extern volatile sig_atomic_t gd_quit_signal; /* SIGINT, SIGTERM, SIGHUP or SIGQU
 /* SIGINT, SIGTERM, SIGHUP set gd_quit_signal; SIGPIPE and SIGXFSZ are ignored, so a write
  * fails with an error instead. SIGWINCH is left to curses, which turns it into KEY_RESIZE. */
 void sig_install_supervisor(void);
+/* sigaction(sig) with handler (or SIG_IGN, SIG_DFL), flags, and nothing blocked while it runs. */
+void sig_handle(int sig, void (*handler)(int), int flags);
 
 #endif

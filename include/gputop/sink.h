@@ -8,7 +8,7 @@
 
 #include "gputop/collect.h"
 #include "gputop/device.h"
-#include "gputop/opts.h"
+#include "gputop/outputs.h"
 #include "gputop/stats.h"
 
 /* One run of a sweep step (rep >= 1), or a step's summary over its runs (rep 0): then the
@@ -19,9 +19,9 @@ struct gd_sweep_row {
 	int within_spread; /* summary: 1 when it differs from the step before by less than their
 	                      spread (stats_within_spread), 0 when not, -1: n/a (first, one run) */
 	double rate, speedup, device_busy, gap_batch_us, headroom;
-	double of_ceiling;                     /* mbit_s / the calibrated ceiling; NAN without --calibrate */
-	double queue_wait_us;                  /* mean over the step's batches; NAN where not measured */
-	struct gd_spread mbit, speedup_spread; /* summary: over the runs */
+	double of_ceiling;    /* mbit_s / the calibrated ceiling; NAN without --calibrate */
+	double queue_wait_us; /* mean over the step's batches; NAN where not measured */
+	struct gd_spread rate_spread, speedup_spread; /* summary: over the runs */
 	char device[24]; /* "all" for a step's row; "P:D" for one device's share of it (runs */
 	                 /* with two or more devices add one such row per device after each step) */
 };
@@ -35,15 +35,21 @@ struct gd_event {
 	pid_t pid;
 };
 
+enum gd_format { GD_FMT_CSV, GD_FMT_JSONL, GD_FMT_COUNT };
+
 struct gd_sink;
+
+/* The log as one of the run's outputs (outputs.h): frames, events and sweep rows; a row that
+ * cannot be written fails the run with the reason. */
+extern const struct gd_output_ops sink_output;
 
 /* A sink writing to fd, which the caller opened (outputs.h); sink_close closes it if own_fd. */
 struct gd_sink *sink_new(int fd, bool own_fd, enum gd_format fmt);
 /* Queues the run header (kind "run": version, host, the first device's facts, every device of
- * devs[0..ndev) as "P:D" and name, every option of the run
- * as resolved in o) as the log's first row, for a sweep log when o has a sweep; it is written
- * with the next row, or by sink_close. Call once, before any row. NULL s: nothing. */
-void sink_run(struct gd_sink *s, const struct gd_opts *o, const struct gd_device *devs, int ndev);
+ * devs[0..ndev) as "P:D" and name, and options, the JSON object of every option of the run as
+ * resolved) as the log's first row, a sweep log's when sweep is set; it is written with the
+ * next row, or by sink_close. Call once, before any row. NULL s: nothing. */
+void sink_run(struct gd_sink *s, const struct gd_device *devs, int ndev, const char *options, bool sweep);
 /* The kernel the run measures and the unit of its rates (opts_kernel_name, opts_rate_unit),
  * written in every aggregate and sweep row; "decode" and "Mbit/s" until set. The strings
  * must outlive s. NULL s is fine. */

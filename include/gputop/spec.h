@@ -42,9 +42,9 @@ const char *gd_profile_name(enum gd_profile p);
 
 /* The kernel and one batch of it. */
 struct gd_kspec {
-	const char *source;        /* --kernel: the user's OpenCL C file (absolute); NULL: decode */
-	const char *name;          /* --kernel-name: the kernel of source, once resolved; NULL: the file's one */
-	const char *build_options; /* added to the program's own, or NULL */
+	const char *source; /* --kernel: the user's OpenCL C file (absolute); NULL: decode */
+	const char *name;   /* --kernel-name: the kernel of source, once resolved; NULL: the file's one */
+	const char *build_options;      /* added to the program's own, or NULL */
 	const char *args[GD_KARGS_MAX]; /* --arg NAME=VALUE, in the order given */
 	int nargs;
 	uint32_t size, launches; /* items (decode: symbols) per launch, launches per batch */

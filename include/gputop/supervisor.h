@@ -9,34 +9,37 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "gputop/opts.h"
 #include "gputop/ring.h"
+#include "gputop/spec.h"
+#include "gputop/workerinfo.h"
 
 struct gd_sup;
-
-/* One worker as the supervisor knows it, alive or ended: a copy, valid until the next call. */
-struct gd_worker_info {
-	unsigned id; /* shown to the user, from 1; also in the segment's name and --worker */
-	pid_t pid;
-	enum gd_state state;
-	int device;  /* its device: an index into the run's devices (opts devices.list) */
-	bool alive;  /* not reaped yet */
-	bool active; /* alive and not asked to stop */
-	enum gd_timebase timebase;
-	uint64_t batches, items; /* the worker's own totals */
-	uint64_t lost;             /* records the reader could not use */
-	char error[GD_ERR_LEN];
-};
 
 /* Called for every record read, in each worker's order. */
 typedef void (*gd_record_fn)(void *ctx, const struct gd_worker_info *w, const struct gd_rec *r);
 
-/* Sets up signal handling for children and sweeps stale segments. o's device and dtype are
- * resolved. Returns NULL with a message in err. */
-struct gd_sup *sup_new(const struct gd_opts *o, char *err, size_t errlen);
-/* Stops every worker (SIGTERM, then SIGKILL after a grace period), reaps them, unlinks every
- * segment, hands over the last records and frees s. NULL is fine. */
-void sup_free(struct gd_sup *sup, gd_record_fn on_record, void *ctx);
+/* What the supervisor needs of a run. */
+struct gd_sup_config {
+	struct gd_workload work; /* what workers started from now on run (sup_set_queues) */
+	int ndevs;               /* the devices workers spread over, at least 1 */
+	struct gd_devref devs[GD_DEVICES_MAX];
+	int max_procs;     /* live workers at once, at most */
+	double interval_s; /* the sampling interval: a worker is stalled after 3 without a heartbeat */
+};
+
+/* Sets up signal handling for children and sweeps stale segments. Returns NULL with a message
+ * in err. */
+struct gd_sup *sup_new(const struct gd_sup_config *c, char *err, size_t errlen);
+/* The interval from now on, for the stall and attach deadlines. */
+void sup_set_interval(struct gd_sup *sup, double interval_s);
+/* Asks every live worker to stop after its batch. */
+void sup_stop_all(struct gd_sup *sup);
+/* Waits up to grace_ns for every worker to end, kills those left, reaps them all and hands
+ * their last records over; then every segment is unlinked and the workers' standard error is
+ * relayed to its end. */
+void sup_reap_all(struct gd_sup *sup, int64_t grace_ns, gd_record_fn on_record, void *ctx);
+/* Frees sup (its workers reaped: sup_reap_all). NULL is fine. */
+void sup_free(struct gd_sup *sup);
 
 /* Starts one more worker on device dev (an index into the run's devices), or with dev < 0 on
  * the one sup_place picks; returns its index, or -1 (limit reached or spawn failed: err). */
@@ -55,7 +58,6 @@ void sup_stop(struct gd_sup *sup, int i, bool hard);
 int sup_signal(struct gd_sup *sup, int i, int sig);
 /* Pauses or resumes every worker between batches. */
 void sup_pause(struct gd_sup *sup, bool pause);
-bool sup_paused(const struct gd_sup *sup);
 
 /* Reaps children, attaches segments, reads every ring (each record goes to on_record),
  * updates states and escalates stops. Call often. */
@@ -76,11 +78,13 @@ int sup_live(const struct gd_sup *sup);
 int sup_active(const struct gd_sup *sup);
 /* Active workers that have published at least one batch. */
 int sup_ready(const struct gd_sup *sup);
-/* The queues of workers started from now on (opts_queues), and setting them. */
+/* The queues of workers started from now on, and setting them. */
 int sup_queues(const struct gd_sup *sup);
 void sup_set_queues(struct gd_sup *sup, int queues);
 /* The executable workers are started from. */
 const char *sup_exe(const struct gd_sup *sup);
+/* Whether the workers are paused (sup_pause). */
+bool sup_paused(const struct gd_sup *sup);
 /* The first error of any worker, or "". */
 const char *sup_first_error(const struct gd_sup *sup);
 

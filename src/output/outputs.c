@@ -1,4 +1,5 @@
-/* outputs.c: the run's output files, checked together and opened last (outputs.h). */
+/* outputs.c: the run's output files, checked together and opened last, and the list of its
+ * outputs (outputs.h). */
 #include "gputop/outputs.h"
 
 #include <errno.h>
@@ -7,6 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "gputop/common.h"
 
 void outputs_reserve_std(void)
 {
@@ -29,6 +32,10 @@ static int open_one(struct gd_output *o, char *err, size_t errlen)
 {
 	o->fd = STDOUT_FILENO;
 	o->own = o->created = false;
+	if (o->replaced) {
+		o->fd = -1;
+		return 0;
+	}
 	if (strcmp(o->path, "-") == 0)
 		return 0;
 	for (int tries = 0; tries < 2; tries++) {
@@ -76,17 +83,20 @@ static bool null_path(const char *path)
 	return strcmp(path, "-") != 0 && stat(path, &st) == 0 && null_device(&st);
 }
 
-/* -1 when two outputs share one file, with a message naming both. */
+/* -1 when two outputs share one file, with a message naming both. A file that is only
+ * replaced is compared where it exists already. */
 static int shared(const struct gd_output *out, int n, char *err, size_t errlen)
 {
 	struct stat st[GD_OUTPUTS_MAX];
+	bool exists[GD_OUTPUTS_MAX];
 	for (int j = 0; j < n; j++) {
-		if (fstat(out[j].fd, &st[j]) != 0) {
+		exists[j] = (out[j].replaced ? stat(out[j].path, &st[j]) : fstat(out[j].fd, &st[j])) == 0;
+		if (!exists[j] && !(out[j].replaced && errno == ENOENT)) {
 			snprintf(err, errlen, "%s: '%s': %s", out[j].what, out[j].path, strerror(errno));
 			return -1;
 		}
-		for (int i = 0; i < j; i++)
-			if (st[i].st_dev == st[j].st_dev && st[i].st_ino == st[j].st_ino &&
+		for (int i = 0; i < j && exists[j]; i++)
+			if (exists[i] && st[i].st_dev == st[j].st_dev && st[i].st_ino == st[j].st_ino &&
 			    !null_device(&st[j])) {
 				snprintf(err, errlen, "%s: '%s' is the same file as %s", out[j].what,
 				         out[j].path, out[i].what);
@@ -135,4 +145,71 @@ int outputs_open(struct gd_output *out, int n, char *err, size_t errlen)
 		}
 	}
 	return 0;
+}
+
+/* ---- the list ---- */
+
+void outputs_add(struct gd_outputs *l, const struct gd_output_ops *ops, void *self)
+{
+	if (!self)
+		return;
+	GD_ASSERT(l->n < GD_OUTPUTS_MAX);
+	l->out[l->n].ops = ops;
+	l->out[l->n].self = self;
+	l->n++;
+}
+
+void outputs_start(struct gd_outputs *l, int64_t t0)
+{
+	for (int i = 0; l && i < l->n; i++)
+		if (l->out[i].ops->start)
+			l->out[i].ops->start(l->out[i].self, t0);
+}
+
+void outputs_batch(struct gd_outputs *l, const struct gd_worker_info *w, const char *device,
+                   const struct gd_rec *r)
+{
+	for (int i = 0; l && i < l->n; i++)
+		if (l->out[i].ops->batch)
+			l->out[i].ops->batch(l->out[i].self, w, device, r);
+}
+
+/* The one loop behind frames, events and sweep rows: member at offset off of the ops. */
+#define EACH(l, member, value, err, errlen)                                                  \
+	do {                                                                                 \
+		for (int i_ = 0; (l) && i_ < (l)->n; i_++)                                   \
+			if ((l)->out[i_].ops->member &&                                      \
+			    (l)->out[i_].ops->member((l)->out[i_].self, value, err, errlen)) \
+				return -1;                                                   \
+		return 0;                                                                    \
+	} while (0)
+
+int outputs_frame(struct gd_outputs *l, const struct gd_frame *f, char *err, size_t errlen)
+{
+	EACH(l, frame, f, err, errlen);
+}
+
+int outputs_event(struct gd_outputs *l, const struct gd_event *e, char *err, size_t errlen)
+{
+	EACH(l, event, e, err, errlen);
+}
+
+int outputs_sweep_row(struct gd_outputs *l, const struct gd_sweep_row *r, char *err, size_t errlen)
+{
+	EACH(l, sweep_row, r, err, errlen);
+}
+
+int outputs_close(struct gd_outputs *l)
+{
+	int rc = 0;
+	for (int i = 0; l && i < l->n; i++) {
+		char why[512];
+		if (l->out[i].ops->close(l->out[i].self, why, sizeof(why)) != 0) {
+			fprintf(stderr, GD_NAME ": %s\n", why);
+			rc = -1;
+		}
+	}
+	if (l)
+		l->n = 0;
+	return rc;
 }

@@ -49,6 +49,8 @@ struct gd_prom {
 	char *file, *tmp; /* --prom-file and its temporary name beside it; NULL without */
 	pthread_t writer;
 	bool writing; /* the writer thread runs */
+	int ndevs;    /* the run's devices, for the device families' names */
+	struct gd_device devs[GD_DEVICES_MAX];
 };
 
 /* ---- The text ---- */
@@ -206,14 +208,14 @@ static const struct metric metrics[] = {
 };
 
 /* The labels of a worker's samples; its device is P:D as --device takes it. */
-static void put_worker_labels(struct gd_text *t, const struct gd_sample *w)
+static void put_worker_labels(struct gd_text *t, const struct gd_frame *f, const struct gd_sample *w)
 {
 	char id[16], pid[16];
 	snprintf(id, sizeof(id), "%u", w->id);
 	snprintf(pid, sizeof(pid), "%d", (int)w->pid);
 	put_label(t, "worker", id, true);
 	put_label(t, "pid", pid, false);
-	put_label(t, "device", w->device_ref, false);
+	put_label(t, "device", frame_device_ref(f, w->device), false);
 }
 
 /* The samples of one metric, f's workers on devs[0..f->ndevs); returns how many. */
@@ -228,7 +230,7 @@ static int put_samples(struct gd_text *t, const struct metric *m, const struct g
 			if (!isfinite(v))
 				continue; /* not measured in this window: no sample */
 			text_printf(t, "%s{", m->name);
-			put_worker_labels(t, &f->workers[i]);
+			put_worker_labels(t, f, &f->workers[i]);
 			text_printf(t, "}");
 			put_value(t, v);
 			n++;
@@ -238,7 +240,7 @@ static int put_samples(struct gd_text *t, const struct metric *m, const struct g
 		for (int i = 0; i < f->nworkers; i++)
 			for (int st = 0; st < GD_ST_COUNT; st++, n++) {
 				text_printf(t, "%s{", m->name);
-				put_worker_labels(t, &f->workers[i]);
+				put_worker_labels(t, f, &f->workers[i]);
 				put_label(t, "state", gd_state_name((enum gd_state)st), false);
 				text_printf(t, "}");
 				put_value(t, f->workers[i].state == (enum gd_state)st);
@@ -250,7 +252,7 @@ static int put_samples(struct gd_text *t, const struct metric *m, const struct g
 			if (!isfinite(v))
 				continue;
 			text_printf(t, "%s{", m->name);
-			put_label(t, "device", f->devs[d].agg.device_ref, true);
+			put_label(t, "device", f->devs[d].ref, true);
 			text_printf(t, "}");
 			put_value(t, v);
 			n++;
@@ -266,7 +268,7 @@ static int put_samples(struct gd_text *t, const struct metric *m, const struct g
 	case DEVICE_INFO:
 		for (int d = 0; d < f->ndevs; d++, n++) {
 			text_printf(t, "%s{", m->name);
-			put_label(t, "device", f->devs[d].agg.device_ref, true);
+			put_label(t, "device", f->devs[d].ref, true);
 			put_label(t, "name", devs[d].name, false);
 			put_label(t, "platform", devs[d].platform_name, false);
 			text_printf(t, "}");
@@ -374,29 +376,13 @@ static int start_blocked(pthread_t *t, void *(*fn)(void *), void *arg)
 	return rc;
 }
 
-/* The same file as path: the same name, or the same existing file. */
-static bool same_file(const char *a, const char *b)
+/* --prom-file's checks: a regular file or none, and a directory that takes the temporary file
+ * (created and removed here). That it is none of the other outputs is outputs_open's check. */
+static int file_open(struct gd_prom *p, const char *path, char *err, size_t errlen)
 {
-	struct stat sa, sb;
-	if (!b || strcmp(b, "-") == 0)
-		return false;
-	return strcmp(a, b) == 0 ||
-	       (stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino);
-}
-
-/* --prom-file's checks: a regular file or none, none of the other outputs, and a directory that
- * takes the temporary file (created and removed here). */
-static int file_open(struct gd_prom *p, const struct gd_opts *o, char *err, size_t errlen)
-{
-	const char *path = o->prom_file;
 	struct stat st;
 	if (strcmp(path, "-") == 0) {
 		snprintf(err, errlen, "--prom-file: '-' is no file (the file is replaced by a rename)");
-		return -1;
-	}
-	if (same_file(path, o->output) || same_file(path, o->trace)) {
-		snprintf(err, errlen, "--prom-file: '%s' is the same file as %s", path,
-		         same_file(path, o->output) ? "--output" : "--trace");
 		return -1;
 	}
 	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
@@ -531,30 +517,34 @@ static int serve(struct gd_prom *p, const struct gd_listen *l, char *err, size_t
 
 /* ---- The exporter ---- */
 
-struct gd_prom *prom_open(const struct gd_opts *o, char *err, size_t errlen)
+struct gd_prom *prom_open(const struct gd_prom_config *c, char *err, size_t errlen)
 {
 	err[0] = '\0';
-	if (!o->prom_file && !o->listen.set)
+	if (!c->file && !c->listen.set)
 		return NULL;
 	struct gd_prom *p = xcalloc(1, sizeof(*p));
+	p->ndevs = c->ndevs < GD_DEVICES_MAX ? c->ndevs : GD_DEVICES_MAX;
+	memcpy(p->devs, c->devs, (size_t)p->ndevs * sizeof(p->devs[0]));
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->wake, NULL);
 	p->text = xmalloc(1);
 	p->text[0] = '\0';
-	if ((o->prom_file && file_open(p, o, err, errlen)) ||
-	    (o->listen.set && serve(p, &o->listen, err, errlen))) {
+	if ((c->file && file_open(p, c->file, err, errlen)) ||
+	    (c->listen.set && serve(p, &c->listen, err, errlen))) {
 		prom_close(p, NULL, 0);
 		return NULL;
 	}
 	return p;
 }
 
-void prom_update(struct gd_prom *p, const struct gd_frame *f, const struct gd_device *devs)
+/* The output's frame: renders f once, for /metrics and the file's writer. */
+static int prom_frame(void *self, const struct gd_frame *f, char *err, size_t errlen)
 {
-	if (!p)
-		return;
+	(void)err;
+	(void)errlen;
+	struct gd_prom *p = self;
 	size_t len;
-	char *text = prom_render(f, devs, &len);
+	char *text = prom_render(f, p->devs, &len);
 	pthread_mutex_lock(&p->lock);
 	char *old = p->text;
 	p->text = text;
@@ -563,6 +553,7 @@ void prom_update(struct gd_prom *p, const struct gd_frame *f, const struct gd_de
 	pthread_cond_signal(&p->wake);
 	pthread_mutex_unlock(&p->lock);
 	free(old);
+	return 0; /* a file that could not be written is tried again, and said at the close */
 }
 
 /* For the tests, which listen on port 0; the tool itself announces the port when it binds. */
@@ -571,6 +562,13 @@ unsigned prom_port(const struct gd_prom *p)
 {
 	return p ? p->port : 0;
 }
+
+static int prom_close_output(void *self, char *why, size_t whylen)
+{
+	return prom_close(self, why, whylen);
+}
+
+const struct gd_output_ops prom_output = { .frame = prom_frame, .close = prom_close_output };
 
 int prom_close(struct gd_prom *p, char *why, size_t whylen)
 {

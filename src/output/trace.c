@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "gputop/common.h"
+#include "gputop/ring.h"
+#include "gputop/workerinfo.h"
 
 #define TRACE_BUF_WRITE ((size_t)64 * 1024) /* the buffer is written out once it holds this much */
 
@@ -22,8 +24,7 @@ struct gd_trace {
 	int fd;
 	bool own_fd;
 	char path[256];
-	char *buf; /* whole lines not yet written */
-	size_t n, cap;
+	struct gd_text b; /* whole lines not yet written */
 	uint64_t limit, events;
 	int64_t t0;
 	struct named {
@@ -37,37 +38,19 @@ struct gd_trace {
 /* Writes the buffered lines; a short write goes on with the rest. */
 static void write_out(struct gd_trace *t)
 {
-	size_t off = 0;
-	while (off < t->n && !t->error) {
-		ssize_t w = write(t->fd, t->buf + off, t->n - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			t->error = w < 0 ? errno : EIO;
-		else
-			off += (size_t)w;
-	}
-	t->n = 0;
+	if (!t->error)
+		t->error = write_all(t->fd, t->b.p, t->b.n, NULL);
+	t->b.n = 0;
 }
 
 /* Appends one whole line to the buffer. */
 __attribute__((format(printf, 2, 3))) static void line(struct gd_trace *t, const char *fmt, ...)
 {
-	for (;;) {
-		va_list ap;
-		va_start(ap, fmt);
-		int len = vsnprintf(t->buf + t->n, t->cap - t->n, fmt, ap);
-		va_end(ap);
-		if (len < 0)
-			return;
-		if (t->n + (size_t)len < t->cap) {
-			t->n += (size_t)len;
-			break;
-		}
-		t->cap = 2 * (t->cap + (size_t)len);
-		t->buf = xreallocarray(t->buf, t->cap, 1);
-	}
-	if (t->n >= TRACE_BUF_WRITE)
+	va_list ap;
+	va_start(ap, fmt);
+	text_vprintf(&t->b, fmt, ap);
+	va_end(ap);
+	if (t->b.n >= TRACE_BUF_WRITE)
 		write_out(t);
 }
 
@@ -78,16 +61,15 @@ struct gd_trace *trace_open(int fd, bool own_fd, const char *path, uint64_t limi
 	t->own_fd = own_fd;
 	str_copy(t->path, sizeof(t->path), path);
 	t->limit = limit;
-	t->cap = 2 * TRACE_BUF_WRITE;
-	t->buf = xmalloc(t->cap);
 	line(t,
 	     "[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"args\":{\"name\":\"" GD_NAME "\"}},\n");
 	write_out(t); /* a trace of a run killed at once is still "[" and whole lines */
 	return t;
 }
 
-void trace_set_origin(struct gd_trace *t, int64_t t0)
+static void trace_start(void *self, int64_t t0)
 {
+	struct gd_trace *t = self;
 	t->t0 = t0;
 }
 
@@ -157,11 +139,14 @@ static int gen_track(struct gd_trace *t, struct named *n, const struct gd_rec *r
 	return 10 + (int)k;
 }
 
-void trace_batch(struct gd_trace *t, unsigned worker, pid_t pid, const char *device, const struct gd_rec *r)
+static void trace_batch(void *self, const struct gd_worker_info *w, const char *device,
+                        const struct gd_rec *r)
 {
+	struct gd_trace *t = self;
+	unsigned worker = w->id;
 	if (t->events >= t->limit)
 		return;
-	struct named *n = name_track(t, worker, pid, device);
+	struct named *n = name_track(t, worker, w->pid, device);
 	if (r->t_gen > r->t_begin)
 		event(t, worker, gen_track(t, n, r), "generate", "host", r->t_begin, r->t_gen, r->batch);
 	if (r->h2d[1] > 0)
@@ -175,15 +160,19 @@ void trace_batch(struct gd_trace *t, unsigned worker, pid_t pid, const char *dev
 		event(t, worker, 2, "read", "d2h", r->d2h[0], r->d2h[1], r->batch);
 }
 
-void trace_flush(struct gd_trace *t)
+/* Each window's lines go out together. */
+static int trace_frame(void *self, const struct gd_frame *f, char *err, size_t errlen)
 {
-	write_out(t);
+	(void)f;
+	(void)err;
+	(void)errlen;
+	write_out(self); /* a write error is said at the close */
+	return 0;
 }
 
-int trace_close(struct gd_trace *t, char *why, size_t whylen)
+static int trace_close(void *self, char *why, size_t whylen)
 {
-	if (!t)
-		return 0;
+	struct gd_trace *t = self;
 	/* The last event carries no comma: the array ends here. */
 	line(t, "{\"name\":\"end of trace\",\"ph\":\"i\",\"s\":\"g\",\"pid\":0,\"tid\":0,\"ts\":%.3f}\n]\n",
 	     us(t, now_ns()));
@@ -193,8 +182,12 @@ int trace_close(struct gd_trace *t, char *why, size_t whylen)
 	int error = t->error;
 	if (error)
 		snprintf(why, whylen, "--trace: writing '%s' failed: %s", t->path, strerror(error));
-	free(t->buf);
+	free(t->b.p);
 	free(t->named);
 	free(t);
 	return error ? -1 : 0;
 }
+
+const struct gd_output_ops trace_output = {
+	.start = trace_start, .batch = trace_batch, .frame = trace_frame, .close = trace_close
+};

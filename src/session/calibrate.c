@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +12,9 @@
 #include <unistd.h>
 
 #include "gputop/common.h"
+#include "gputop/spawn.h"
 
-struct gd_calib {
+struct gd_calibration {
 	pid_t pid;
 	int fd; /* read end of the child's standard output, non-blocking */
 	char line[128];
@@ -30,7 +30,7 @@ static const char *number(const char *s, double *out)
 	return end == s || errno || (*end != ' ' && *end != '\0') ? NULL : end;
 }
 
-int calib_parse(const char *line, struct gd_ceiling *out)
+int calibrate_parse(const char *line, struct gd_ceiling *out)
 {
 	static const char word[] = "ceiling ";
 	double v[3];
@@ -48,57 +48,33 @@ int calib_parse(const char *line, struct gd_ceiling *out)
 	return 0;
 }
 
-struct gd_calib *calib_start(const struct gd_opts *o, const char *exe, char *err, size_t errlen)
+struct gd_calibration *calibrate_start(const struct gd_kspec *k, struct gd_devref dev, const char *exe,
+                                       char *err, size_t errlen)
 {
-	char dev[32], size[32], launches[32], dtype[32];
-	snprintf(dev, sizeof(dev), "--device=%d:%d", o->platform, o->device);
-	snprintf(size, sizeof(size), "--size=%u", o->size);
-	snprintf(launches, sizeof(launches), "--launches=%u", o->launches);
-	snprintf(dtype, sizeof(dtype), "--dtype=%s", o->dtype == GD_DT_F32 ? "f32" : "f64");
-	/* The kernel's own options as the workers get them: --kernel, its name, build options and
-	 * --arg values, each one argument of the form --NAME=VALUE. */
-	char *argv[8 + 3 + GD_KARGS_MAX] = { (char *)exe, "--calibrate-child", dev, size, launches, dtype };
-	char *own[3 + GD_KARGS_MAX];
-	int n = 6, nown = 0;
-	const char *names[] = { "kernel", "kernel-name", "build-options" };
-	const char *values[] = { o->kernel, o->kernel_name, o->build_options };
-	for (int i = 0; i < 3; i++)
-		if (values[i] && asprintf(&own[nown], "--%s=%s", names[i], values[i]) >= 0)
-			argv[n++] = own[nown++];
-	for (int i = 0; i < o->nkargs; i++)
-		if (asprintf(&own[nown], "--arg=%s", o->kargs[i]) >= 0)
-			argv[n++] = own[nown++];
-	argv[n] = NULL;
+	/* The calibration measures every arrangement itself: of the workload, only the kernel. */
+	const struct gd_workload w = { .kernel = *k, .gen_threads = -1 };
+	const struct gd_child child = { .work = &w, .dev = dev };
 	int fds[2];
 	if (pipe2(fds, O_CLOEXEC) != 0) {
 		snprintf(err, errlen, "--calibrate: pipe: %s", strerror(errno));
-		for (int i = 0; i < nown; i++)
-			free(own[i]);
 		return NULL;
 	}
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
-	pid_t pid;
-	int rc = posix_spawn(&pid, exe, &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	for (int i = 0; i < nown; i++)
-		free(own[i]);
+	char why[256];
+	pid_t pid = spawn_child(exe, &child, fds[1], -1, why, sizeof(why));
 	close(fds[1]);
-	if (rc != 0) {
+	if (pid < 0) {
 		close(fds[0]);
-		snprintf(err, errlen, "--calibrate: posix_spawn %s: %s", exe, strerror(rc));
+		snprintf(err, errlen, "--calibrate: %s", why);
 		return NULL;
 	}
 	fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
-	struct gd_calib *c = xcalloc(1, sizeof(*c));
+	struct gd_calibration *c = xcalloc(1, sizeof(*c));
 	c->pid = pid;
 	c->fd = fds[0];
 	return c;
 }
 
-int calib_poll(struct gd_calib *c, struct gd_ceiling *out, char *err, size_t errlen)
+int calibrate_poll(struct gd_calibration *c, struct gd_ceiling *out, char *err, size_t errlen)
 {
 	for (;;) {
 		if (c->n + 1 >= sizeof(c->line)) {
@@ -116,17 +92,18 @@ int calib_poll(struct gd_calib *c, struct gd_ceiling *out, char *err, size_t err
 	}
 	c->line[c->n] = '\0';
 	c->line[strcspn(c->line, "\n")] = '\0';
-	if (calib_parse(c->line, out) == 0)
+	if (calibrate_parse(c->line, out) == 0)
 		return 1;
 	snprintf(err, errlen, "--calibrate: the measurement failed (its error is above)");
 	return -1;
 }
 
-int calib_wait(struct gd_calib *c, double timeout_s, struct gd_ceiling *out, char *err, size_t errlen)
+int calibrate_wait(struct gd_calibration *c, double timeout_s, struct gd_ceiling *out, char *err,
+                   size_t errlen)
 {
 	int64_t deadline = now_ns() + (int64_t)(timeout_s * 1e9);
 	int rc;
-	while ((rc = calib_poll(c, out, err, errlen)) == 0) {
+	while ((rc = calibrate_poll(c, out, err, errlen)) == 0) {
 		if (now_ns() > deadline) {
 			snprintf(err, errlen, "--calibrate: no answer after %.0f s", timeout_s);
 			return -1;
@@ -136,20 +113,14 @@ int calib_wait(struct gd_calib *c, double timeout_s, struct gd_ceiling *out, cha
 	return rc > 0 ? 0 : -1;
 }
 
-void calib_free(struct gd_calib *c)
+void calibrate_free(struct gd_calibration *c)
 {
 	if (!c)
 		return;
 	close(c->fd);
-	/* The supervisor's reaping (waitpid(-1)) may have collected it already: then ECHILD, and
-	 * the pid, free again, must not be signalled. Until it is reaped, it cannot be reused. */
-	pid_t r;
-	while ((r = waitpid(c->pid, NULL, WNOHANG)) < 0 && errno == EINTR)
+	/* Only this code reaps its child: until then the pid cannot be reused. */
+	kill(c->pid, SIGKILL);
+	while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
 		;
-	if (r == 0) {
-		kill(c->pid, SIGKILL);
-		while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
-			;
-	}
 	free(c);
 }

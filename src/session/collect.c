@@ -28,19 +28,17 @@ struct gd_collector {
 	struct gd_iv *iv; /* scratch: the window's kernel intervals, one device's after another */
 	size_t capiv;
 	int ndev;
-	char refs[GD_DEVICES_MAX][24]; /* each device's "P:D" */
+	char refs[GD_DEVICES_MAX][8]; /* each device's "P:D", copied into every frame */
 };
 
-struct gd_collector *collect_new(int64_t start, bool profiled, const struct gd_devref *devs, int ndev)
+struct gd_collector *collect_new(int64_t start, bool profiled, const struct gd_device *devs, int ndev)
 {
 	struct gd_collector *c = xcalloc(1, sizeof(*c));
 	c->start = start;
 	c->profiled = profiled;
 	c->ndev = ndev < 1 ? 1 : ndev > GD_DEVICES_MAX ? GD_DEVICES_MAX : ndev;
-	for (int d = 0; d < c->ndev; d++) {
-		const struct gd_devref *r = d < ndev ? &devs[d] : &(const struct gd_devref){ 0, 0 };
-		device_ref_text(c->refs[d], sizeof(c->refs[d]), r->platform, r->index);
-	}
+	for (int d = 0; d < c->ndev && d < ndev; d++)
+		str_copy(c->refs[d], sizeof(c->refs[d]), devs[d].ref);
 	return c;
 }
 
@@ -48,12 +46,6 @@ struct gd_collector *collect_new(int64_t start, bool profiled, const struct gd_d
 static int dev_of(const struct gd_collector *c, const struct gd_worker_info *info)
 {
 	return info->device >= 0 && info->device < c->ndev ? info->device : 0;
-}
-
-static void name_device(const struct gd_collector *c, int d, struct gd_sample *out)
-{
-	out->device = d;
-	str_copy(out->device_ref, sizeof(out->device_ref), d < 0 ? "all" : c->refs[d]);
 }
 
 void collect_free(struct gd_collector *c)
@@ -138,7 +130,7 @@ void collect_reset(struct gd_collector *c, const struct gd_worker_info *info, in
 static void worker_totals(const struct gd_collector *c, const struct col_worker *cw,
                           const struct gd_worker_info *info, struct gd_sample *out)
 {
-	name_device(c, dev_of(c, info), out);
+	out->device = dev_of(c, info);
 	out->id = info->id;
 	out->pid = info->pid;
 	out->state = info->state;
@@ -230,13 +222,14 @@ static void frame_begin(const struct gd_collector *c, struct gd_frame *f, int n)
 	}
 	memset(&f->agg, 0, sizeof(f->agg));
 	f->agg.state = GD_ST_RUNNING;
-	name_device(c, -1, &f->agg);
+	f->agg.device = -1;
 	f->ndevs = c->ndev;
 	for (int d = 0; d < c->ndev; d++) {
 		struct gd_devframe *df = &f->devs[d];
 		memset(df, 0, sizeof(*df));
 		df->agg.state = GD_ST_RUNNING;
-		name_device(c, d, &df->agg);
+		df->agg.device = d;
+		str_copy(df->ref, sizeof(df->ref), c->refs[d]);
 		df->ceiling = df->of_ceiling = NAN;
 	}
 	f->nworkers = n;
@@ -351,4 +344,9 @@ void collect_frame_free(struct gd_frame *f)
 {
 	free(f->workers);
 	memset(f, 0, sizeof(*f));
+}
+
+const char *frame_device_ref(const struct gd_frame *f, int d)
+{
+	return d >= 0 && d < f->ndevs ? f->devs[d].ref : "all";
 }

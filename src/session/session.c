@@ -1,5 +1,6 @@
-/* session.c: the interval clock around the supervisor and the collector; every record the
- * supervisor reads goes to the trace and the collector from here. */
+/* session.c: the interval clock around the supervisor and the collector. Every record the
+ * supervisor reads goes to the outputs and the collector from here; every window closed here
+ * becomes a frame that only this file completes and hands to the outputs. */
 #include "gputop/session.h"
 
 #include <math.h>
@@ -8,45 +9,75 @@
 #include <string.h>
 
 #include "gputop/common.h"
-#include "gputop/prom.h"
-#include "gputop/trace.h"
+#include "gputop/outputs.h"
+
+#define CALIBRATE_WAIT_S 120               /* --calibrate before the first worker: at most this per device */
+#define REAP_GRACE_NS    (3 * GD_NS_PER_S) /* at the end: workers finish their batch, or are killed */
+
+struct gd_session {
+	struct gd_session_config c;
+	struct gd_sup *sup; /* the workers */
+	struct gd_collector *col;
+	struct gd_outputs *outs; /* the caller's; NULL: none */
+	struct gd_frame frame;   /* the latest window */
+	int64_t t0;              /* start, host CLOCK_MONOTONIC ns */
+	int64_t win_start;       /* the open window [win_start, win_end) */
+	int64_t win_end;
+	int64_t interval;            /* ns */
+	int64_t settle;              /* a window is closed this long after its end, so batches that */
+	                             /* completed inside it have been read */
+	int64_t end;                 /* stop after the window ending here; INT64_MAX: never */
+	int64_t poll;                /* ring polling period */
+	int64_t serviced;            /* when the workers' rings were last read */
+	bool unobserved;             /* records were lost while the supervisor did not run, until gap_end: */
+	int64_t gap_end;             /* the open window runs to the boundary after it (collect_skip) */
+	struct gd_worker_info *info; /* scratch: the supervisor's workers at a window's end */
+	int capinfo;
+	struct gd_ceiling ceiling;                  /* rate: the devices' sum, NAN until each is calibrated */
+	struct gd_ceiling ceilings[GD_DEVICES_MAX]; /* each device's; rate NAN: not calibrated */
+	struct gd_calibration *calib;               /* a calibration in progress, or NULL */
+	int calib_dev;                              /* the device it measures; the next one follows it */
+	bool calib_paused;                          /* the workers were paused for it */
+	char message[256];                          /* how the latest calibration ended, until taken */
+	char error[256];                            /* an output that failed: the run cannot go on */
+};
 
 static void on_record(void *ctx, const struct gd_worker_info *w, const struct gd_rec *r)
 {
 	struct gd_session *s = ctx;
-	if (s->trace)
-		trace_batch(s->trace, w->id, w->pid,
-		            s->refs[w->device >= 0 && w->device < s->ndevs ? w->device : 0], r);
+	int d = w->device >= 0 && w->device < s->c.ndevs ? w->device : 0;
+	outputs_batch(s->outs, w, s->c.devs[d].ref, r);
 	if (s->col)
 		collect_push(s->col, w, r);
 }
 
+/* ---- calibration ---- */
+
 /* Starts the measurement of device d's ceiling. */
-static struct gd_calib *calib_device(const struct gd_session *s, int d, char *err, size_t errlen)
+static struct gd_calibration *calibrate_device(const struct gd_session *s, int d, char *err, size_t errlen)
 {
-	struct gd_opts o = s->o;
-	o.platform = s->devs[d].platform;
-	o.device = s->devs[d].index;
-	return calib_start(&o, sup_exe(s->sup), err, errlen);
+	const struct gd_device *dev = &s->c.devs[d];
+	struct gd_devref ref = { .platform = dev->platform, .index = dev->index };
+	return calibrate_start(&s->c.work.kernel, ref, sup_exe(s->sup), err, errlen);
 }
 
 /* The run's ceiling: the sum of the devices' rates, NAN until every one is calibrated. */
 static void sum_ceilings(struct gd_session *s)
 {
 	s->ceiling = (struct gd_ceiling){ .rate = 0 };
-	for (int d = 0; d < s->ndevs; d++)
+	for (int d = 0; d < s->c.ndevs; d++)
 		s->ceiling.rate += s->ceilings[d].rate;
 }
 
 /* --calibrate before any worker starts: each device to itself, one after another. */
 static int calibrate_now(struct gd_session *s, char *err, size_t errlen)
 {
-	for (int d = 0; d < s->ndevs; d++) {
-		struct gd_calib *c = calib_device(s, d, err, errlen);
+	for (int d = 0; d < s->c.ndevs; d++) {
+		struct gd_calibration *c = calibrate_device(s, d, err, errlen);
 		if (!c)
 			return -1;
-		int rc = calib_wait(c, 120, &s->ceilings[d], err, errlen);
-		calib_free(c);
+		int rc = calibrate_wait(c, CALIBRATE_WAIT_S, &s->ceilings[d], err, errlen);
+		calibrate_free(c);
 		if (rc)
 			return -1;
 	}
@@ -54,46 +85,137 @@ static int calibrate_now(struct gd_session *s, char *err, size_t errlen)
 	return 0;
 }
 
+int session_calibrate(struct gd_session *s, char *err, size_t errlen)
+{
+	if (s->calib) {
+		snprintf(err, errlen, "a calibration is already running");
+		return -1;
+	}
+	if (!(s->calib = calibrate_device(s, 0, err, errlen)))
+		return -1;
+	s->calib_dev = 0;
+	s->calib_paused = !sup_paused(s->sup);
+	if (s->calib_paused)
+		sup_pause(s->sup, true);
+	return 0;
+}
+
+/* The figure of a calibration that answered, in words. */
+static void say_ceiling(struct gd_session *s, const struct gd_ceiling *c)
+{
+	char who[48] = "";
+	if (s->c.ndevs > 1)
+		snprintf(who, sizeof(who), "of %s ", s->c.devs[s->calib_dev].ref);
+	snprintf(s->message, sizeof(s->message), "ceiling %s%.1f %s (%d queue%s)", who, c->rate,
+	         kspec_rate_unit(&s->c.work.kernel), c->queues, c->queues > 1 ? "s" : "");
+}
+
+/* A calibration in progress that has answered: keep its figure, go on with the next device,
+ * or resume the workers. */
+static void calibration_check(struct gd_session *s)
+{
+	if (!s->calib)
+		return;
+	struct gd_ceiling c;
+	int rc = calibrate_poll(s->calib, &c, s->message, sizeof(s->message));
+	if (rc == 0)
+		return;
+	calibrate_free(s->calib);
+	s->calib = NULL;
+	if (rc > 0) {
+		s->ceilings[s->calib_dev] = c;
+		say_ceiling(s, &c);
+		sum_ceilings(s);
+		/* The next device, while the workers stay paused. */
+		if (s->calib_dev + 1 < s->c.ndevs &&
+		    (s->calib = calibrate_device(s, s->calib_dev + 1, s->message, sizeof(s->message)))) {
+			s->calib_dev++;
+			return;
+		}
+	}
+	if (s->calib_paused)
+		sup_pause(s->sup, false);
+}
+
+bool session_take_message(struct gd_session *s, char *buf, size_t n)
+{
+	if (!s->message[0])
+		return false;
+	str_copy(buf, n, s->message);
+	s->message[0] = '\0';
+	return true;
+}
+
+/* ---- start and stop ---- */
+
 /* The interval and what follows from it. */
 static void set_periods(struct gd_session *s, double interval_s)
 {
-	s->o.interval = interval_s;
+	s->c.interval_s = interval_s;
 	s->interval = (int64_t)(interval_s * 1e9);
 	s->settle = s->interval / 2 < GD_NS_PER_S / 4 ? s->interval / 2 : GD_NS_PER_S / 4;
 	s->poll = s->interval < GD_NS_PER_S / 20 ? s->interval : GD_NS_PER_S / 20;
 }
 
-int session_start(struct gd_session *s, const struct gd_opts *o, const struct gd_device *devs, int ndev,
-                  struct gd_trace *trace, struct gd_prom *prom, char *err, size_t errlen)
+static struct gd_sup *start_supervisor(const struct gd_session_config *c, char *err, size_t errlen)
 {
-	memset(s, 0, sizeof(*s));
-	s->o = *o;
-	s->ndevs = ndev < 1 ? 1 : ndev > GD_DEVICES_MAX ? GD_DEVICES_MAX : ndev;
-	for (int d = 0; d < s->ndevs; d++) {
-		s->devs[d] = devs[d < ndev ? d : 0];
-		device_ref_text(s->refs[d], sizeof(s->refs[d]), s->devs[d].platform, s->devs[d].index);
-		s->ceilings[d].rate = NAN;
-	}
-	s->trace = trace;
-	s->prom = prom;
+	struct gd_sup_config sc = {
+		.work = c->work, .ndevs = c->ndevs, .max_procs = c->max_procs, .interval_s = c->interval_s
+	};
+	for (int d = 0; d < c->ndevs; d++)
+		sc.devs[d] = (struct gd_devref){ .platform = c->devs[d].platform, .index = c->devs[d].index };
+	return sup_new(&sc, err, errlen);
+}
+
+struct gd_session *session_start(const struct gd_session_config *c, struct gd_outputs *outs, char *err,
+                                 size_t errlen)
+{
+	struct gd_session *s = xcalloc(1, sizeof(*s));
+	s->c = *c;
+	s->c.ndevs = c->ndevs < 1 ? 1 : c->ndevs > GD_DEVICES_MAX ? GD_DEVICES_MAX : c->ndevs;
+	s->outs = outs;
 	s->ceiling.rate = NAN;
-	if (!(s->sup = sup_new(o, err, errlen)))
-		return -1;
-	if (o->calibrate && calibrate_now(s, err, errlen))
-		return -1;
+	for (int d = 0; d < s->c.ndevs; d++)
+		s->ceilings[d].rate = NAN;
+	set_periods(s, c->interval_s);
+	if (!(s->sup = start_supervisor(&s->c, err, errlen)) ||
+	    (c->calibrate && calibrate_now(s, err, errlen))) {
+		session_stop(s);
+		return NULL;
+	}
 	s->t0 = now_ns();
-	s->col = collect_new(s->t0, o->profile != GD_PROF_OFF, o->devices.list, o->devices.n);
-	set_periods(s, o->interval);
-	s->end = o->duration > 0 ? s->t0 + (int64_t)(o->duration * 1e9) : INT64_MAX;
+	outputs_start(outs, s->t0);
+	s->col = collect_new(s->t0, c->work.profile != GD_PROF_OFF, s->c.devs, s->c.ndevs);
+	s->end = INT64_MAX;
 	s->win_start = s->t0;
 	s->win_end = s->t0 + s->interval;
-	if (trace)
-		trace_set_origin(trace, s->t0);
-	for (int i = 0; i < o->procs; i++)
-		if (sup_spawn(s->sup, -1, err, errlen) < 0)
-			return -1;
-	return 0;
+	session_end_after(s, c->duration_s);
+	for (int i = 0; i < c->procs; i++)
+		if (sup_spawn(s->sup, -1, err, errlen) < 0) {
+			session_stop(s);
+			return NULL;
+		}
+	return s;
 }
+
+void session_stop(struct gd_session *s)
+{
+	if (!s)
+		return;
+	calibrate_free(s->calib);
+	collect_free(s->col);
+	s->col = NULL; /* the last records still reach the outputs */
+	if (s->sup) {
+		sup_stop_all(s->sup);
+		sup_reap_all(s->sup, REAP_GRACE_NS, on_record, s);
+		sup_free(s->sup);
+	}
+	collect_frame_free(&s->frame);
+	free(s->info);
+	free(s);
+}
+
+/* ---- the clock ---- */
 
 /* The supervisor's workers, copied into s->info; returns how many. */
 static int snapshot(struct gd_session *s)
@@ -114,51 +236,6 @@ void session_service(struct gd_session *s, int64_t now)
 	s->serviced = now;
 }
 
-int session_calibrate(struct gd_session *s, char *err, size_t errlen)
-{
-	if (s->calib) {
-		snprintf(err, errlen, "a calibration is already running");
-		return -1;
-	}
-	if (!(s->calib = calib_device(s, 0, err, errlen)))
-		return -1;
-	s->calib_dev = 0;
-	s->calib_paused = !sup_paused(s->sup);
-	if (s->calib_paused)
-		sup_pause(s->sup, true);
-	return 0;
-}
-
-/* A calibration in progress that has answered: keep its figure, resume the workers. */
-static void calibration_check(struct gd_session *s)
-{
-	if (!s->calib)
-		return;
-	struct gd_ceiling c;
-	int rc = calib_poll(s->calib, &c, s->calib_msg, sizeof(s->calib_msg));
-	if (rc == 0)
-		return;
-	calib_free(s->calib);
-	s->calib = NULL;
-	if (rc > 0) {
-		s->ceilings[s->calib_dev] = c;
-		char who[48] = "";
-		if (s->ndevs > 1)
-			snprintf(who, sizeof(who), "of %s ", s->refs[s->calib_dev]);
-		snprintf(s->calib_msg, sizeof(s->calib_msg), "ceiling %s%.1f %s (%d queue%s)", who, c.rate,
-		         opts_rate_unit(&s->o), c.queues, c.queues > 1 ? "s" : "");
-		sum_ceilings(s);
-		/* The next device, while the workers stay paused. */
-		if (s->calib_dev + 1 < s->ndevs &&
-		    (s->calib = calib_device(s, s->calib_dev + 1, s->calib_msg, sizeof(s->calib_msg)))) {
-			s->calib_dev++;
-			return;
-		}
-	}
-	if (s->calib_paused)
-		sup_pause(s->sup, false);
-}
-
 /* Records the reader could not use, summed over the supervisor's workers. */
 static uint64_t lost_now(const struct gd_session *s)
 {
@@ -171,8 +248,25 @@ static uint64_t lost_now(const struct gd_session *s)
 	return lost;
 }
 
-/* The end of the open window: the next boundary, or --duration's end; for a window that
- * holds a time not observed, the first boundary at or after that time's end. */
+/* Services the workers and notes a time not observed. Away for several polls, the supervisor
+ * did not run (stopped, or starved). What its workers published meanwhile waited in their
+ * rings; where a ring overflowed, records of that time are gone and no window of it can be
+ * told. That time, from the open window's start to the first boundary after it, becomes one
+ * window that says so; the regular schedule resumes after it. Without an overflow every
+ * record is still there, and overdue windows are closed one by one as usual. */
+static void service_noting_gaps(struct gd_session *s, int64_t now)
+{
+	bool away = s->serviced && now - s->serviced > 4 * s->poll;
+	uint64_t lost = away ? lost_now(s) : 0;
+	session_service(s, now);
+	if (away && lost_now(s) > lost) {
+		s->unobserved = true;
+		s->gap_end = now;
+	}
+}
+
+/* The end of the open window: the next boundary, or the run's end; for a window that holds a
+ * time not observed, the first boundary at or after that time's end. */
 static int64_t window_end(const struct gd_session *s)
 {
 	int64_t b = s->win_end;
@@ -181,52 +275,45 @@ static int64_t window_end(const struct gd_session *s)
 	return b < s->end ? b : s->end;
 }
 
-bool session_poll(struct gd_session *s, int64_t now)
+/* Closes the open window at b into s->frame and completes it: the wall clock, the profiling
+ * policy and the ceilings. */
+static void close_window(struct gd_session *s, int64_t b)
 {
-	/* Away for several polls: the supervisor did not run (stopped, or starved). What its
-	 * workers published meanwhile waited in their rings; where a ring overflowed, records of
-	 * that time are gone and no window of it can be told. That time, from the open window's
-	 * start to the first boundary after it, becomes one window that says so; the regular
-	 * schedule resumes after it. Without an overflow every record is still there, and overdue
-	 * windows are closed one by one as usual. */
-	bool away = s->serviced && now - s->serviced > 4 * s->poll;
-	uint64_t lost = away ? lost_now(s) : 0;
-	session_service(s, now);
-	if (away && lost_now(s) > lost) {
-		s->unobserved = true;
-		s->gap_end = now;
-	}
-	calibration_check(s);
-	int64_t b = window_end(s);
-	if (now < b + s->settle || s->win_start >= s->end)
-		return false;
-	if (s->unobserved) {
-		collect_skip(s->col, s->info, snapshot(s), s->t0, b, &s->frame);
-		s->unobserved = false;
-	} else {
-		collect_window(s->col, s->info, snapshot(s), s->t0, b, &s->frame);
-	}
-	s->frame.unix_s = unix_seconds(b);
-	s->frame.profile = s->o.profile;
-	s->frame.ceiling = s->ceiling.rate;
-	s->frame.of_ceiling = s->frame.agg.rate / s->ceiling.rate;
-	for (int d = 0; d < s->frame.ndevs; d++) {
-		struct gd_devframe *df = &s->frame.devs[d];
+	struct gd_frame *f = &s->frame;
+	if (s->unobserved)
+		collect_skip(s->col, s->info, snapshot(s), s->t0, b, f);
+	else
+		collect_window(s->col, s->info, snapshot(s), s->t0, b, f);
+	s->unobserved = false;
+	f->unix_s = unix_seconds(b);
+	f->profile = s->c.work.profile;
+	f->ceiling = s->ceiling.rate;
+	f->of_ceiling = f->agg.rate / s->ceiling.rate;
+	for (int d = 0; d < f->ndevs; d++) {
+		struct gd_devframe *df = &f->devs[d];
 		df->ceiling = s->ceilings[d].rate;
 		df->of_ceiling = df->agg.rate / df->ceiling;
 	}
-	if (s->trace)
-		trace_flush(s->trace);
-	prom_update(s->prom, &s->frame, s->devs);
 	s->win_start = b;
 	s->win_end = b + s->interval;
-	return true;
+}
+
+const struct gd_frame *session_poll(struct gd_session *s, int64_t now)
+{
+	service_noting_gaps(s, now);
+	calibration_check(s);
+	int64_t b = window_end(s);
+	if (now < b + s->settle || s->win_start >= s->end)
+		return NULL;
+	close_window(s, b);
+	if (!s->error[0])
+		outputs_frame(s->outs, &s->frame, s->error, sizeof(s->error));
+	return &s->frame;
 }
 
 int64_t session_wait(const struct gd_session *s, int64_t now)
 {
-	int64_t b = window_end(s);
-	int64_t due = b + s->settle - now;
+	int64_t due = window_end(s) + s->settle - now;
 	return due < s->poll ? (due > 0 ? due : 0) : s->poll;
 }
 
@@ -257,30 +344,88 @@ void session_restart_clock(struct gd_session *s, int64_t now)
 	s->win_end = now + s->interval;
 }
 
+void session_end_after(struct gd_session *s, double seconds)
+{
+	s->end = seconds > 0 ? s->win_start + (int64_t)(seconds * 1e9) : INT64_MAX;
+}
+
 void session_set_interval(struct gd_session *s, double interval_s)
 {
 	set_periods(s, interval_s);
+	sup_set_interval(s->sup, interval_s);
 	/* The open window keeps its start and ends one new interval after it: when that is past
 	 * already it closes at the next poll, and the windows after it follow the new clock. */
 	s->win_end = s->win_start + s->interval;
 }
 
-int session_stop(struct gd_session *s, char *why, size_t whylen)
+double session_interval(const struct gd_session *s)
 {
-	calib_free(s->calib);
-	s->calib = NULL;
-	collect_free(s->col);
-	s->col = NULL; /* the last records still reach the trace */
-	sup_free(s->sup, on_record, s);
-	s->sup = NULL;
-	collect_frame_free(&s->frame);
-	free(s->info);
-	s->info = NULL;
-	int rc = trace_close(s->trace, why, whylen);
-	s->trace = NULL;
-	/* The server stops with the workers; a trace error is the one reported when both fail. */
-	if (prom_close(s->prom, rc ? NULL : why, whylen))
-		rc = -1;
-	s->prom = NULL;
-	return rc;
+	return s->c.interval_s;
+}
+
+int64_t session_poll_period(const struct gd_session *s)
+{
+	return s->poll;
+}
+
+const char *session_error(const struct gd_session *s)
+{
+	return s->error;
+}
+
+/* ---- the workers and the run ---- */
+
+int session_spawn(struct gd_session *s, int dev, char *err, size_t errlen)
+{
+	return sup_spawn(s->sup, dev, err, errlen);
+}
+
+void session_stop_worker(struct gd_session *s, int i, bool hard)
+{
+	sup_stop(s->sup, i, hard);
+}
+
+int session_signal(struct gd_session *s, int i, int sig)
+{
+	return sup_signal(s->sup, i, sig);
+}
+
+void session_pause(struct gd_session *s, bool pause)
+{
+	sup_pause(s->sup, pause);
+}
+
+void session_set_queues(struct gd_session *s, int queues)
+{
+	sup_set_queues(s->sup, queues);
+}
+
+const struct gd_sup *session_workers(const struct gd_session *s)
+{
+	return s->sup;
+}
+
+const struct gd_workload *session_workload(const struct gd_session *s)
+{
+	return &s->c.work;
+}
+
+int session_ndevs(const struct gd_session *s)
+{
+	return s->c.ndevs;
+}
+
+const struct gd_device *session_device(const struct gd_session *s, int d)
+{
+	return &s->c.devs[d >= 0 && d < s->c.ndevs ? d : 0];
+}
+
+struct gd_ceiling session_ceiling(const struct gd_session *s, int d)
+{
+	return d < 0 ? s->ceiling : s->ceilings[d < s->c.ndevs ? d : 0];
+}
+
+const struct gd_frame *session_frame(const struct gd_session *s)
+{
+	return &s->frame;
 }

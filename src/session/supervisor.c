@@ -1,14 +1,13 @@
 /* supervisor.c: spawning, stopping and reaping workers; attaching to and draining their
- * segments. Workers are started with posix_spawn of this same binary (never a fork after
- * OpenCL or curses own anything), die with us (PR_SET_PDEATHSIG) and are reaped on SIGCHLD.
+ * segments. Workers are started with posix_spawn of this same binary (spawn.h: never a fork
+ * after OpenCL or curses own anything), die with us (PR_SET_PDEATHSIG) and are reaped on
+ * SIGCHLD, each by its own pid: other children of this process are not the supervisor's.
  * Everything in struct sup_worker is written here and nowhere else. */
 #include "gputop/supervisor.h"
 
-#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,8 @@
 #include "gputop/common.h"
 #include "gputop/proc.h"
 #include "gputop/rng.h"
+#include "gputop/sig.h"
+#include "gputop/spawn.h"
 
 #define GRACE_NS (5 * GD_NS_PER_S) /* SIGTERM, then SIGKILL after this */
 /* A worker whose segment has not appeared this long after its spawn is ended as failed (at
@@ -41,7 +42,7 @@ struct sup_worker {
 };
 
 struct gd_sup {
-	struct gd_opts o;
+	struct gd_sup_config c;
 	pid_t self;
 	char exe[4096];
 	struct sup_worker *workers;
@@ -77,7 +78,15 @@ static int64_t attach_deadline(double interval)
 	return four > ATTACH_NS ? four : ATTACH_NS;
 }
 
-struct gd_sup *sup_new(const struct gd_opts *o, char *err, size_t errlen)
+void sup_set_interval(struct gd_sup *sup, double interval_s)
+{
+	sup->c.interval_s = interval_s;
+	int64_t three = (int64_t)(3 * interval_s * 1e9);
+	sup->stall_ns = three > GD_NS_PER_S ? three : GD_NS_PER_S;
+	sup->attach_ns = attach_deadline(interval_s);
+}
+
+struct gd_sup *sup_new(const struct gd_sup_config *c, char *err, size_t errlen)
 {
 	const char *exe = proc_self_exe();
 	if (!exe) {
@@ -92,30 +101,20 @@ struct gd_sup *sup_new(const struct gd_opts *o, char *err, size_t errlen)
 	struct gd_sup *sup = xcalloc(1, sizeof(*sup));
 	sup->errr = errpipe[0];
 	sup->errw = errpipe[1];
-	sup->o = *o;
-	/* A fair share of the cores for the most workers this run will have at once. */
-	struct gd_opts most = *o;
-	for (int i = 0; i < o->nsweep; i++)
-		most.procs = o->sweep[i].procs > most.procs ? o->sweep[i].procs : most.procs;
-	sup->o.gen_threads = opts_gen_threads(&most, (int)sysconf(_SC_NPROCESSORS_ONLN));
+	sup->c = *c;
+	if (sup->c.ndevs < 1)
+		sup->c.ndevs = 1;
 	sup->self = getpid();
 	str_copy(sup->exe, sizeof(sup->exe), exe);
-	int64_t three = (int64_t)(3 * o->interval * 1e9);
-	sup->stall_ns = three > GD_NS_PER_S ? three : GD_NS_PER_S;
-	sup->attach_ns = attach_deadline(o->interval);
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_child;
-	sa.sa_flags = SA_NOCLDSTOP; /* no SA_RESTART: a child's end wakes the loop */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGCHLD, &sa, NULL);
+	sup_set_interval(sup, c->interval_s);
+	sig_handle(SIGCHLD, on_child, SA_NOCLDSTOP); /* no SA_RESTART: a child's end wakes the loop */
 	seg_sweep_stale();
 	return sup;
 }
 
 static struct sup_worker *at(const struct gd_sup *sup, int i)
 {
-	assert(i >= 0 && i < sup->n);
+	GD_ASSERT(i >= 0 && i < sup->n);
 	return &sup->workers[i];
 }
 
@@ -186,12 +185,12 @@ const char *sup_first_error(const struct gd_sup *sup)
 
 int sup_queues(const struct gd_sup *sup)
 {
-	return opts_queues(&sup->o);
+	return sup->c.work.queues;
 }
 
 void sup_set_queues(struct gd_sup *sup, int queues)
 {
-	sup->o.queues = queues;
+	sup->c.work.queues = queues;
 }
 
 const char *sup_exe(const struct gd_sup *sup)
@@ -247,37 +246,6 @@ static void relay_stderr(struct gd_sup *sup)
 	}
 }
 
-/* posix_spawn of the worker role: standard input and output on /dev/null, standard error into
- * the pipe errw, pause and resume blocked until the worker has its handlers, every other signal
- * at its default. */
-static int spawn(const struct gd_sup *sup, char *const argv[], pid_t *pid)
-{
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, sup->errw, STDERR_FILENO);
-	posix_spawnattr_init(&attr);
-	sigset_t mask, def;
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGUSR1);
-	sigaddset(&mask, SIGUSR2);
-	sigemptyset(&def);
-	static const int defaults[] = {
-		SIGTERM, SIGINT, SIGHUP, SIGCHLD, SIGPIPE, SIGUSR1, SIGUSR2, SIGWINCH
-	};
-	for (size_t i = 0; i < GD_ARRAY_LEN(defaults); i++)
-		sigaddset(&def, defaults[i]);
-	posix_spawnattr_setsigmask(&attr, &mask);
-	posix_spawnattr_setsigdefault(&attr, &def);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	int rc = posix_spawn(pid, sup->exe, &fa, &attr, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	return rc;
-}
-
 int sup_place(const int *active, int ndev)
 {
 	int best = 0;
@@ -289,7 +257,7 @@ int sup_place(const int *active, int ndev)
 
 int sup_ndevices(const struct gd_sup *sup)
 {
-	return sup->o.devices.n > 0 ? sup->o.devices.n : 1;
+	return sup->c.ndevs;
 }
 
 int sup_active_on(const struct gd_sup *sup, int dev)
@@ -302,8 +270,8 @@ int sup_active_on(const struct gd_sup *sup, int dev)
 
 int sup_spawn(struct gd_sup *sup, int dev, char *err, size_t errlen)
 {
-	if (sup_live(sup) >= sup->o.max_procs) {
-		snprintf(err, errlen, "already %d workers (--max-procs)", sup->o.max_procs);
+	if (sup_live(sup) >= sup->c.max_procs) {
+		snprintf(err, errlen, "already %d workers (--max-procs)", sup->c.max_procs);
 		return -1;
 	}
 	int ndev = sup_ndevices(sup);
@@ -319,17 +287,11 @@ int sup_spawn(struct gd_sup *sup, int dev, char *err, size_t errlen)
 	sw->gen = rng_entropy();
 	seg_name(sw->shm, sizeof(sw->shm), sup->self, sw->info.id, sw->gen);
 
-	char *argv[24 + GD_KARGS_MAX], buf[8192];
-	int rc = -1;
 	struct gd_worker_args wa = { .gen = sw->gen, .id = sw->info.id, .supervisor = sup->self };
 	str_copy(wa.shm, sizeof(wa.shm), sw->shm);
-	const struct gd_devref *ref = sup->o.devices.n > 0 ? &sup->o.devices.list[dev] : NULL;
-	if (opts_worker_argv(&sup->o, sup->exe, &wa, ref, argv, (int)GD_ARRAY_LEN(argv), buf, sizeof(buf)) <
-	    0)
-		snprintf(err, errlen, "worker arguments too long");
-	else if ((rc = spawn(sup, argv, &sw->info.pid)) != 0)
-		snprintf(err, errlen, "posix_spawn %s: %s", sup->exe, strerror(rc));
-	if (rc != 0) {
+	const struct gd_child child = { .work = &sup->c.work, .dev = sup->c.devs[dev], .wa = &wa };
+	sw->info.pid = spawn_child(sup->exe, &child, -1, sup->errw, err, errlen);
+	if (sw->info.pid < 0) {
 		sup->n--;
 		return -1;
 	}
@@ -530,29 +492,29 @@ static void reaped(const struct gd_sup *sup, struct sup_worker *sw, int status, 
 	ended(sw, status);
 }
 
-static struct sup_worker *by_pid(struct gd_sup *sup, pid_t pid)
+/* What waitpid says of each live worker: stopped, continued, or ended (reaped). Only the
+ * workers' own pids: another child of this process (the calibration) is its owner's. */
+static void wait_workers(struct gd_sup *sup, gd_record_fn on_record, void *ctx)
 {
-	for (int i = 0; i < sup->n; i++)
-		if (sup->workers[i].info.alive && sup->workers[i].info.pid == pid)
-			return &sup->workers[i];
-	return NULL;
+	for (int i = 0; i < sup->n; i++) {
+		struct sup_worker *sw = &sup->workers[i];
+		int status;
+		pid_t pid;
+		while (sw->info.alive &&
+		       (pid = waitpid(sw->info.pid, &status, WNOHANG | WUNTRACED | WCONTINUED)) > 0) {
+			if (WIFSTOPPED(status))
+				sw->sigstopped = true;
+			else if (WIFCONTINUED(status))
+				continued(sw);
+			else
+				reaped(sup, sw, status, on_record, ctx);
+		}
+	}
 }
 
 void sup_service(struct gd_sup *sup, int64_t now, gd_record_fn on_record, void *ctx)
 {
-	int status;
-	pid_t pid;
-	while ((pid = waitpid(-1, &status, WNOHANG | WUNTRACED | WCONTINUED)) > 0) {
-		struct sup_worker *sw = by_pid(sup, pid);
-		if (!sw)
-			continue;
-		if (WIFSTOPPED(status))
-			sw->sigstopped = true;
-		else if (WIFCONTINUED(status))
-			continued(sw);
-		else
-			reaped(sup, sw, status, on_record, ctx);
-	}
+	wait_workers(sup, on_record, ctx);
 	relay_stderr(sup);
 	for (int i = 0; i < sup->n; i++) {
 		struct sup_worker *sw = &sup->workers[i];
@@ -585,42 +547,60 @@ void sup_service(struct gd_sup *sup, int64_t now, gd_record_fn on_record, void *
 void sup_forget(struct gd_sup *sup, int i)
 {
 	struct sup_worker *sw = at(sup, i);
-	assert(!sw->info.alive);
+	GD_ASSERT(!sw->info.alive);
 	reader_close(&sw->rd);
 	memmove(sw, sw + 1, (size_t)(sup->n - i - 1) * sizeof(*sw));
 	sup->n--;
 }
 
-void sup_free(struct gd_sup *sup, gd_record_fn on_record, void *ctx)
+void sup_stop_all(struct gd_sup *sup)
 {
-	if (!sup)
-		return;
 	for (int i = 0; i < sup->n; i++)
 		sup_stop(sup, i, false);
-	int64_t deadline = now_ns() + 3 * GD_NS_PER_S;
+}
+
+/* Kills worker sw, which outlived every grace, and waits for its end. */
+static void kill_and_reap(struct gd_sup *sup, struct sup_worker *sw, gd_record_fn on_record, void *ctx)
+{
+	kill(sw->info.pid, SIGKILL);
+	sw->kill_sent = true;
+	int status;
+	while (waitpid(sw->info.pid, &status, 0) < 0 && errno == EINTR)
+		;
+	reaped(sup, sw, status, on_record, ctx);
+}
+
+void sup_reap_all(struct gd_sup *sup, int64_t grace_ns, gd_record_fn on_record, void *ctx)
+{
+	int64_t deadline = now_ns() + grace_ns;
 	while (sup_live(sup) > 0 && now_ns() < deadline) {
 		sup_service(sup, now_ns(), on_record, ctx);
 		sleep_ns(GD_NS_PER_S / 100);
 	}
-	for (int i = 0; i < sup->n; i++) {
-		struct sup_worker *sw = &sup->workers[i];
-		if (!sw->info.alive)
-			continue;
-		kill(sw->info.pid, SIGKILL);
-		sw->kill_sent = true;
-		int status;
-		while (waitpid(sw->info.pid, &status, 0) < 0 && errno == EINTR)
-			;
-		reaped(sup, sw, status, on_record, ctx);
-	}
-	for (int i = 0; i < sup->n; i++) {
+	for (int i = 0; i < sup->n; i++)
+		if (sup->workers[i].info.alive)
+			kill_and_reap(sup, &sup->workers[i], on_record, ctx);
+	for (int i = 0; i < sup->n; i++)
 		shm_unlink(sup->workers[i].shm); /* idempotent: ENOENT when already gone */
-		reader_close(&sup->workers[i].rd);
+	if (sup->errw >= 0) {
+		close(sup->errw); /* then the pipe ends once every worker has gone */
+		sup->errw = -1;
 	}
-	close(sup->errw); /* then the pipe ends once every worker has gone */
 	relay_stderr(sup);
 	if (sup->errn) /* the last line had no newline */
 		relay_line(sup);
+}
+
+void sup_free(struct gd_sup *sup)
+{
+	if (!sup)
+		return;
+	for (int i = 0; i < sup->n; i++)
+		GD_ASSERT(!sup->workers[i].info.alive);
+	for (int i = 0; i < sup->n; i++)
+		reader_close(&sup->workers[i].rd);
+	if (sup->errw >= 0)
+		close(sup->errw);
 	close(sup->errr);
 	free(sup->workers);
 	free(sup);

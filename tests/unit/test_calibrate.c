@@ -8,7 +8,7 @@
 int main(void)
 {
 	struct gd_ceiling c;
-	tap_ok(calib_parse("ceiling 612.5000 4 540.2500", &c) == 0 && c.rate == 612.5 && c.queues == 4 &&
+	tap_ok(calibrate_parse("ceiling 612.5000 4 540.2500", &c) == 0 && c.rate == 612.5 && c.queues == 4 &&
 	           c.one_queue == 540.25,
 	       "the answer line gives the ceiling, its queues and the one-queue figure");
 	static const char *const bad[] = {
@@ -30,7 +30,7 @@ int main(void)
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		memset(&c, 0, sizeof(c));
-		tap_ok(calib_parse(bad[i], &c) == -1 && c.rate == 0, "refused: '%s'", bad[i]);
+		tap_ok(calibrate_parse(bad[i], &c) == -1 && c.rate == 0, "refused: '%s'", bad[i]);
 	}
 	return tap_done();
 }

@@ -5,6 +5,7 @@
  * --help line and the uses it applies to. */
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gputop/opts.h"
@@ -298,66 +299,171 @@ static void test_good(void)
 	       "--calibrate-child is the calibration's own role");
 }
 
-/* The worker's argument vector parses back into the same configuration. */
-static void test_worker_roundtrip(void)
+/* ---- A child's command line (spec_child_argv) parses back ---- */
+
+/* The workload a run hands its workers, from its parsed options, resolved as the supervisor
+ * resolves it (the mode's queues, a share of 8 cores). */
+static struct gd_workload workload_of(const struct gd_opts *o)
 {
-	struct gd_opts o, w = { .role = GD_ROLE_DASHBOARD };
-	char err[256], buf[2048];
-	char *argv[24];
-	const struct gd_worker_args wa = {
+	struct gd_workload w = {
+		.kernel = { .source = o->kernel,
+		            .name = o->kernel_name,
+		            .build_options = o->build_options,
+		            .nargs = o->nkargs,
+		            .size = o->size,
+		            .launches = o->launches,
+		            .dtype = o->dtype },
+		.mode = o->mode,
+		.queues = opts_queues(o),
+		.gen_threads = opts_gen_threads(o, 8),
+		.profile = o->profile,
+		.sample_every = o->sample_every,
+		.verify = o->verify,
+	};
+	for (int i = 0; i < o->nkargs; i++)
+		w.kernel.args[i] = o->kargs[i];
+	return w;
+}
+
+static bool same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* The kernel and the one device a child's parsed options give; the first difference named. */
+static const char *kernel_differs(const struct gd_opts *c, const struct gd_kspec *k, struct gd_devref dev)
+{
+	if (c->platform != dev.platform || c->device != dev.index || c->devices.sel != GD_DEVSEL_LIST ||
+	    c->devices.n != 1)
+		return "device";
+	if (c->size != k->size || c->launches != k->launches || c->dtype != k->dtype)
+		return "size, launches or dtype";
+	if (!same_text(c->kernel, k->source) || !same_text(c->kernel_name, k->name) ||
+	    !same_text(c->build_options, k->build_options))
+		return "kernel, kernel-name or build-options";
+	for (int i = 0; i < k->nargs || i < c->nkargs; i++)
+		if (c->nkargs != k->nargs || !same_text(c->kargs[i], k->args[i]))
+			return "args";
+	return NULL;
+}
+
+/* How a worker's parsed options run the kernel, against the workload it was started with. */
+static const char *work_differs(const struct gd_opts *c, const struct gd_workload *w)
+{
+	if (c->mode != w->mode || c->profile != w->profile || c->sample_every != w->sample_every)
+		return "mode, profile or sample-every";
+	if (opts_queues(c) != w->queues || c->queues != w->queues || c->gen_threads != w->gen_threads ||
+	    c->verify != w->verify)
+		return "queues, gen-threads or verify";
+	return NULL;
+}
+
+/* Writes the command line of a child started with these options on dev (a worker where wa is
+ * set, else the calibration) and parses it back into c; 0, or -1 with err filled. */
+static int child_parse(const struct gd_workload *work, struct gd_devref dev, const struct gd_worker_args *wa,
+                       struct gd_argv *a, struct gd_opts *c, char *err, size_t errlen)
+{
+	const struct gd_child child = { .work = work, .dev = dev, .wa = wa };
+	snprintf(err, errlen, "spec_child_argv refused");
+	if (spec_child_argv(a, "/bin/gputop-decode", &child) != 0)
+		return -1;
+	return opts_parse(a->argc, a->argv, c, err, errlen);
+}
+
+/* One command line: its worker's and its calibration's options are the supervisor's. */
+static void roundtrip(const char *what, struct gd_opts *o, struct gd_devref dev)
+{
+	static const struct gd_worker_args wa = {
 		.shm = "/gputop-decode.0.1.2.3", .gen = 0xfeed, .id = 3, .supervisor = 4242
 	};
-	parse("-d 0:1 -s 777 -l 5 -t f64 -m pipelined --verify", &o, err, sizeof(err));
-	int n = opts_worker_argv(&o, "/bin/gputop-decode", &wa, NULL, argv, 24, buf, sizeof(buf));
-	tap_ok(n > 0 && opts_parse(n, argv, &w, err, sizeof(err)) == 0, "worker arguments parse (%s)", err);
-	tap_ok(w.role == GD_ROLE_WORKER && strcmp(w.worker.shm, wa.shm) == 0 && w.worker.gen == 0xfeed &&
-	           w.worker.id == 3 && w.worker.supervisor == 4242,
-	       "the worker role gets its segment, generation, id and supervisor");
-	tap_ok(w.platform == 0 && w.device == 1 && w.size == 777 && w.launches == 5 && w.dtype == GD_DT_F64 &&
-	           w.mode == GD_MODE_PIPELINED && w.verify,
-	       "the worker gets the supervisor's configuration");
-	/* Several devices: each worker is started on its own, given one device. */
-	parse("-d 0:1,2:3", &o, err, sizeof(err));
-	struct gd_devref second = o.devices.list[1];
-	n = opts_worker_argv(&o, "/bin/gputop-decode", &wa, &second, argv, 24, buf, sizeof(buf));
-	tap_ok(n > 0 && opts_parse(n, argv, &w, err, sizeof(err)) == 0 && w.platform == 2 && w.device == 3 &&
-	           w.devices.n == 1,
-	       "a worker gets the one device it was placed on (%s)", err);
+	static struct gd_argv a;
+	struct gd_opts c;
+	char err[256];
+	const struct gd_workload work = workload_of(o);
+
+	int rc = child_parse(&work, dev, &wa, &a, &c, err, sizeof(err));
+	tap_ok(rc == 0 && c.role == GD_ROLE_WORKER, "%s: the worker's arguments parse (%s)", what, err);
+	tap_ok(strcmp(c.worker.shm, wa.shm) == 0 && c.worker.gen == 0xfeed && c.worker.id == 3 &&
+	           c.worker.supervisor == 4242,
+	       "%s: the worker role gets its segment, generation, id and supervisor", what);
+	const char *k = kernel_differs(&c, &work.kernel, dev);
+	k = k ? k : work_differs(&c, &work);
+	tap_ok(!k, "%s: the worker gets the supervisor's kernel and workload (%s differs)", what,
+	       k ? k : "none");
+
+	rc = child_parse(&work, dev, NULL, &a, &c, err, sizeof(err));
+	tap_ok(rc == 0 && c.role == GD_ROLE_CALIBRATE, "%s: the calibration's arguments parse (%s)", what,
+	       err);
+	k = kernel_differs(&c, &work.kernel, dev);
+	tap_ok(!k && c.mode == GD_MODE_SEED && c.queues == 0 && c.gen_threads == -1 && !c.verify,
+	       "%s: the calibration gets the kernel alone (%s differs)", what, k ? k : "none");
+}
+
+static void test_child_roundtrip(void)
+{
+	struct gd_opts o, w;
+	char err[256];
+	tap_ok(parse("-d 0:1 -s 777 -l 5 -t f64 -m pipelined --verify --profile full --sample-every 9 "
+	             "--queues 3 --gen-threads 2",
+	             &o, err, sizeof(err)) == 0,
+	       "the decode kernel's command line parses (%s)", err);
+	roundtrip("decode, pipelined", &o, (struct gd_devref){ 0, 1 });
+	tap_ok(parse("-m pipelined --profile off", &o, err, sizeof(err)) == 0,
+	       "a command line of defaults parses (%s)", err);
+	roundtrip("defaults, pipelined", &o, (struct gd_devref){ 0, 0 });
+	tap_ok(parse_args(&o, err, sizeof(err), "-d", "2:3", "--kernel", "/k/scale.cl", "--kernel-name=scale",
+	                  "--build-options", "-DTILE=8 -cl-fast-relaxed-math", "--arg", "a=2.5",
+	                  "--arg=x=len:4", "-m", "kernel-only", "--queues=2", "-s", "64", "-l", "3",
+	                  (char *)NULL) == 0,
+	       "a user kernel's command line parses (%s)", err);
+	roundtrip("user kernel, kernel-only", &o, (struct gd_devref){ 2, 3 });
+	tap_ok(parse_args(&o, err, sizeof(err), "--kernel=/k.cl", "--build-options=", (char *)NULL) == 0,
+	       "empty build options parse (%s)", err);
+	roundtrip("empty build options", &o, (struct gd_devref){ 0, 0 });
+	/* Several devices: each child is started on its own, given one device. */
+	tap_ok(parse("-d 0:1,2:3", &o, err, sizeof(err)) == 0, "a device list parses (%s)", err);
+	roundtrip("the second of two devices", &o, o.devices.list[1]);
 	tap_ok(parse("--worker=nocomma", &w, err, sizeof(err)) == -1,
 	       "malformed worker arguments are refused");
 }
 
-/* A 300-character executable path: the arguments are built where they fit, refused where not,
- * and nothing is written past the buffer either way. */
-static void test_worker_long_exe(void)
+/* A long executable path: the command line is written where it fits and refused where it does
+ * not, never with an argument left out. */
+static void test_child_long_exe(void)
 {
-	struct gd_opts o, w;
-	char err[256], exe[301], guarded[2048 + 64];
-	char *argv[24];
+	static char exe[sizeof(((struct gd_argv *)0)->buf) + 1];
+	static struct gd_argv a;
 	const struct gd_worker_args wa = {
 		.shm = "/gputop-decode.0.1.2.3", .gen = 1, .id = 1, .supervisor = 42
 	};
-	memset(exe, 'x', sizeof(exe) - 1);
-	exe[0] = '/';
-	exe[sizeof(exe) - 1] = '\0';
+	struct gd_opts o, w;
+	char err[256];
 	parse("", &o, err, sizeof(err));
+	const struct gd_workload work = workload_of(&o);
+	const struct gd_child child = { .work = &work, .dev = { 0, 0 }, .wa = &wa };
 
-	memset(guarded, '#', sizeof(guarded));
-	int n = opts_worker_argv(&o, exe, &wa, NULL, argv, 24, guarded, 2048);
-	tap_ok(n > 0 && strcmp(argv[0], exe) == 0 && opts_parse(n, argv, &w, err, sizeof(err)) == 0 &&
-	           w.role == GD_ROLE_WORKER && w.worker.supervisor == 42,
-	       "a 300-character executable path fits a 2048-byte buffer and parses back");
-	tap_ok(guarded[2048] == '#', "nothing is written past the buffer");
+	memset(exe, 'x', 300);
+	exe[0] = '/';
+	tap_ok(spec_child_argv(&a, exe, &child) == 0 && strcmp(a.argv[0], exe) == 0 &&
+	           opts_parse(a.argc, a.argv, &w, err, sizeof(err)) == 0 && w.role == GD_ROLE_WORKER &&
+	           w.worker.supervisor == 42,
+	       "a 300-character executable path fits and parses back (%s)", err);
 
-	for (size_t len = 0; len <= 340; len += 20) {
-		memset(guarded, '#', sizeof(guarded));
-		n = opts_worker_argv(&o, exe, &wa, NULL, argv, 24, guarded, len);
-		if (!tap_ok((n == -1 || strcmp(argv[0], exe) == 0) && guarded[len] == '#',
-		            "a %zu-byte buffer: refused, or a correct argument vector, within bounds", len))
-			printf("#   returned %d\n", n);
+	int wrong = 0;
+	for (size_t len = sizeof(a.buf) - 400; len < sizeof(exe); len += 20) {
+		memset(exe, 'x', len);
+		exe[0] = '/';
+		exe[len] = '\0';
+		int rc = spec_child_argv(&a, exe, &child);
+		if (rc == 0 &&
+		    (strcmp(a.argv[0], exe) != 0 || a.argv[a.argc] != NULL ||
+		     opts_parse(a.argc, a.argv, &w, err, sizeof(err)) != 0 || w.worker.supervisor != 42))
+			wrong++;
 	}
-	tap_ok(opts_worker_argv(&o, exe, &wa, NULL, argv, 2, guarded, 2048) == -1,
-	       "too few argv entries: refused");
+	tap_ok(wrong == 0, "near the buffer's end: refused, or a whole command line that parses back");
+	memset(exe, 'x', sizeof(exe) - 1);
+	exe[sizeof(exe) - 1] = '\0';
+	tap_ok(spec_child_argv(&a, exe, &child) == -1, "a path longer than the buffer is refused");
 }
 
 /* ---- The option table ---- */
@@ -533,6 +639,49 @@ static void test_table(void)
 	test_table_help();
 }
 
+/* A choice's names are the ones the rest of the tool writes (spec.c): a child's --mode, --dtype
+ * and --profile parse back. */
+static void test_names(void)
+{
+	const struct gd_optdef *mode = find("mode"), *dtype = find("dtype"), *profile = find("profile");
+	int wrong = 0;
+	for (int i = 0; i < GD_MODE_COUNT; i++)
+		wrong += strcmp(mode->names[i], gd_mode_name((enum gd_mode)i)) != 0;
+	for (int i = 0; i < GD_DT_COUNT; i++)
+		wrong += strcmp(dtype->names[i], gd_dtype_name((enum gd_dtype)i)) != 0 ||
+		         strcmp(dtype->names[i], gd_dtype_info((enum gd_dtype)i)->name) != 0;
+	for (int i = 0; i < GD_PROF_COUNT; i++)
+		wrong += strcmp(profile->names[i], gd_profile_name((enum gd_profile)i)) != 0;
+	tap_ok(wrong == 0 && mode->max == GD_MODE_COUNT - 1 && dtype->max == GD_DT_COUNT - 1 &&
+	           profile->max == GD_PROF_COUNT - 1,
+	       "--mode, --dtype and --profile take every value by the name gd_*_name gives it");
+}
+
+/* The run header's options: the ones that apply to the run, each as resolved, text escaped. */
+static void test_json(void)
+{
+	struct gd_opts o;
+	char err[256];
+	struct gd_text j = { 0 };
+	tap_ok(parse_args(&o, err, sizeof(err), "--headless", "-n", "2", "-D", "3", "-o", "a\"b\\c\x01", "-m",
+	                  "pipelined", (char *)NULL) == 0,
+	       "a headless command line parses (%s)", err);
+	opts_json(&o, &j);
+	tap_ok(j.p && strncmp(j.p, "{\"procs\":2,\"max-procs\":64,", 26) == 0 && j.p[j.n - 1] == '}' &&
+	           strstr(j.p, ",\"output\":\"a\\\"b\\\\c\\u0001\",") && strstr(j.p, ",\"duration\":3,") &&
+	           strstr(j.p, ",\"queues\":4,") && strstr(j.p, ",\"headless\":true,") &&
+	           strstr(j.p, ",\"device\":null,") && strstr(j.p, ",\"sample-every\":null,") &&
+	           !strstr(j.p, "\"repeat\"") && !strstr(j.p, "\"list-devices\"") &&
+	           !strstr(j.p, "\"worker\""),
+	       "opts_json: %s", j.p ? j.p : "(nothing)");
+	free(j.p);
+	j = (struct gd_text){ 0 };
+	text_json_string(&j, "q\"\\\t\x1f\x7f\xc3\xa9");
+	tap_ok(j.p && strcmp(j.p, "\"q\\\"\\\\\\u0009\\u001f\x7f\xc3\xa9\"") == 0, "text_json_string: %s",
+	       j.p ? j.p : "(nothing)");
+	free(j.p);
+}
+
 int main(void)
 {
 	test_bad();
@@ -541,8 +690,10 @@ int main(void)
 	test_internal();
 	test_defaults();
 	test_good();
-	test_worker_roundtrip();
-	test_worker_long_exe();
+	test_child_roundtrip();
+	test_child_long_exe();
+	test_names();
+	test_json();
 	test_table();
 	return tap_done();
 }

@@ -151,7 +151,7 @@ static void write_frames(struct gd_sink *s)
 /* The summary of one run (--repeat 1): min = max = mean, no sd, no noise note. */
 static struct gd_sweep_row once(struct gd_sweep_row r)
 {
-	r.mbit = (struct gd_spread){ 1, r.rate, r.rate, r.rate, NAN };
+	r.rate_spread = (struct gd_spread){ 1, r.rate, r.rate, r.rate, NAN };
 	r.speedup_spread = (struct gd_spread){ 1, r.speedup, r.speedup, r.speedup, NAN };
 	r.within_spread = -1;
 	return r;
@@ -189,10 +189,10 @@ static void write_repeats(struct gd_sink *s)
 		sink_sweep_row(s, &runs[i]);
 	const struct gd_sweep_row sum[] = {
 		{ ROW(1, 1, 105.0, 1.0, 0.5, 12.0, 210.0, NAN), .rep = 0, .device = "all",
-		  .mbit = { 2, 105.0, 100.0, 110.0, 7.071068 }, .speedup_spread = { 2, 1.0, 1.0, 1.0, 0.0 },
+		  .rate_spread = { 2, 105.0, 100.0, 110.0, 7.071068 }, .speedup_spread = { 2, 1.0, 1.0, 1.0, 0.0 },
 		  .within_spread = -1 },
 		{ ROW(2, 1, 108.5, 1.033333, 0.6, 10.0, 180.833333, NAN), .rep = 0, .device = "all",
-		  .mbit = { 2, 108.5, 99.0, 118.0, 13.435029 },
+		  .rate_spread = { 2, 108.5, 99.0, 118.0, 13.435029 },
 		  .speedup_spread = { 2, 1.04, 0.9, 1.18, 0.19799 }, .within_spread = 1 },
 	};
 	for (size_t i = 0; i < GD_ARRAY_LEN(sum); i++)

@@ -1,0 +1,19 @@
+/* spawn.h: starting a child of this binary, a worker or the calibration, from its spec: one
+ * command line (spec_child_argv) and one set-up for both. */
+#ifndef GPUTOP_SPAWN_H
+#define GPUTOP_SPAWN_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "gputop/spec.h"
+
+/* Starts c from exe with standard input on /dev/null, standard output on out_fd (-1:
+ * /dev/null) and standard error on err_fd (-1: ours); SIGUSR1 and SIGUSR2 (pause, resume)
+ * blocked until the child has its handlers, and every signal this process handles or ignores
+ * back at its default. Returns the child's pid, or -1 with err filled: a command line that
+ * does not fit is refused, never shortened. */
+pid_t spawn_child(const char *exe, const struct gd_child *c, int out_fd, int err_fd, char *err,
+                  size_t errlen);
+
+#endif

@@ -1,0 +1,26 @@
+/* workerinfo.h: one worker as the supervisor knows it, which is all that the collector and
+ * the printers learn of it. */
+#ifndef GPUTOP_WORKERINFO_H
+#define GPUTOP_WORKERINFO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "gputop/ring.h"
+
+/* One worker as the supervisor knows it, alive or ended: a copy, valid until the next call. */
+struct gd_worker_info {
+	unsigned id; /* shown to the user, from 1; also in the segment's name and --worker */
+	pid_t pid;
+	enum gd_state state;
+	int device;  /* its device: an index into the run's devices (the session's devices) */
+	bool alive;  /* not reaped yet */
+	bool active; /* alive and not asked to stop */
+	enum gd_timebase timebase;
+	uint64_t batches, items; /* the worker's own totals */
+	uint64_t lost;           /* records the reader could not use */
+	char error[GD_ERR_LEN];
+};
+
+#endif

@@ -1,0 +1,117 @@
+/* table.c: a sweep's summaries over its runs, and its text table on standard output. */
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gputop/common.h"
+#include "gputop/headless.h"
+#include "sweep.h"
+
+/* A table cell: the number, or n/a where it was not measured. */
+static void cell(FILE *out, int width, int prec, double v)
+{
+	if (isnan(v))
+		fprintf(out, " %*s", width, "n/a");
+	else
+		fprintf(out, " %*.*f", width, prec, v);
+}
+
+/* The columns after the speedup, the device with several, and the bar for the rate. */
+static void row_tail(FILE *out, const struct gd_sweep_row *r, double max, const char *note, bool devices)
+{
+	int bar = max > 0 ? (int)lround(30.0 * r->rate / max) : 0;
+	char bars[31];
+	memset(bars, '#', (size_t)bar);
+	bars[bar] = '\0';
+	cell(out, 7, 1, 100 * r->device_busy);
+	cell(out, 9, 1, 100 * r->of_ceiling);
+	cell(out, 12, 1, r->gap_batch_us);
+	cell(out, 11, 1, r->headroom);
+	fprintf(out, "%s", note);
+	if (devices)
+		fprintf(out, "  %-6s", r->device);
+	fprintf(out, "  %s\n", bars);
+}
+
+void sweep_print(FILE *out, const struct gd_sweep_row *rows, int n, int runs, const char *unit)
+{
+	double max = 0;
+	bool devices = false;
+	for (int i = 0; i < n; i++) {
+		max = rows[i].rate > max ? rows[i].rate : max;
+		devices = devices || strcmp(rows[i].device, "all") != 0;
+	}
+	char last[64];
+	snprintf(last, sizeof(last), "%s%s", devices ? "device  " : "", unit);
+	if (runs > 1)
+		fprintf(out, "%5s %6s %10s %8s %10s %10s %8s %12s %7s %9s %12s %11s %1s  %s\n", "procs",
+		        "queues", unit, "sd", "min", "max", "speedup", "min..max", "busy%", "%ceiling",
+		        "gap_batch_us", "headroom~", "~", last);
+	else
+		fprintf(out, "%5s %6s %10s %8s %7s %9s %12s %11s  %s\n", "procs", "queues", unit, "speedup",
+		        "busy%", "%ceiling", "gap_batch_us", "headroom~", last);
+	for (int i = 0; i < n; i++) {
+		const struct gd_sweep_row *r = &rows[i];
+		fprintf(out, "%5d %6d %10.2f", r->procs, r->queues, r->rate);
+		if (runs > 1) {
+			cell(out, 8, 2, r->rate_spread.sd);
+			cell(out, 10, 2, r->rate_spread.min);
+			cell(out, 10, 2, r->rate_spread.max);
+		}
+		cell(out, 7, 2, r->speedup);
+		fputc(isnan(r->speedup) ? ' ' : 'x', out);
+		if (runs > 1) {
+			char range[32];
+			snprintf(range, sizeof(range), "%.2f..%.2f", r->speedup_spread.min,
+			         r->speedup_spread.max);
+			fprintf(out, " %12s", isnan(r->speedup_spread.min) ? "n/a" : range);
+		}
+		row_tail(out, r, max, runs > 1 ? (r->within_spread == 1 ? " ~" : "  ") : "", devices);
+	}
+	if (runs > 1) {
+		fprintf(out,
+		        "%s: mean of %d runs of each step (the list run %d times over), sd, min and max; "
+		        "speedup: over the first step in the same pass\n",
+		        unit, runs, runs);
+		fprintf(out,
+		        "~: differs from the step above by less than their spread (the wider max - min): "
+		        "not a measured difference\n");
+	}
+	fprintf(out, "headroom~ is an estimate: %s / device busy, the rate if the device never idled\n",
+	        unit);
+}
+
+void sweep_summarise(const struct gd_sweep_row *run, const struct gd_sweep_row *first, int k,
+                     const struct gd_sweep_row *prev, struct gd_sweep_row *sum)
+{
+	double v[GD_REPEAT_MAX], ratio[GD_REPEAT_MAX], f[GD_REPEAT_MAX];
+	struct gd_spread sp;
+	*sum = run[0];
+	sum->rep = 0;
+	for (int r = 0; r < k; r++) {
+		v[r] = run[r].rate;
+		f[r] = first ? first[r].rate : NAN;
+		ratio[r] = run[r].speedup;
+	}
+	stats_spread(v, k, &sum->rate_spread);
+	stats_spread(ratio, k, &sum->speedup_spread);
+	stats_spread(f, k, &sp);
+	sum->rate = sum->rate_spread.mean;
+	sum->speedup = sp.mean > 0 ? sum->rate / sp.mean : NAN; /* within min..max of the runs' */
+	/* The other figures: means over the runs that measured them. */
+	const size_t off[] = { offsetof(struct gd_sweep_row, device_busy),
+		               offsetof(struct gd_sweep_row, gap_batch_us),
+		               offsetof(struct gd_sweep_row, headroom),
+		               offsetof(struct gd_sweep_row, of_ceiling),
+		               offsetof(struct gd_sweep_row, queue_wait_us) };
+	for (size_t j = 0; j < GD_ARRAY_LEN(off); j++) {
+		for (int r = 0; r < k; r++)
+			memcpy(&v[r], (const char *)&run[r] + off[j], sizeof(double));
+		stats_spread(v, k, &sp);
+		memcpy((char *)sum + off[j], &sp.mean, sizeof(double));
+	}
+	sum->within_spread = prev && k > 1 && prev->rate_spread.n > 1
+	                         ? stats_within_spread(&prev->rate_spread, &sum->rate_spread)
+	                         : -1;
+}
