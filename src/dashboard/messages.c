@@ -24,11 +24,11 @@ void ui_draw_keybar(struct ui *u, WINDOW *w, int64_t now)
 		ui_put(w, 0, 0, ui_attr(u, UI_P_WARN), u->msg);
 		return;
 	}
-	int x = 0, last = 0;
+	int x = 0, last = -1;
 	for (int i = 0; i < ui_nkeys; i++)
 		if (ui_keys[i].bar)
 			last = i;
-	int keep = (int)(strlen(ui_keys[last].bar) + 1 + strlen(ui_keys[last].word));
+	int keep = last < 0 ? 0 : (int)(strlen(ui_keys[last].bar) + 1 + strlen(ui_keys[last].word));
 	for (int i = 0; i < ui_nkeys; i++) {
 		const struct ui_key *k = &ui_keys[i];
 		if (!k->bar)
