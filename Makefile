@@ -110,11 +110,18 @@ unit: $(UNIT_BINS)
 	@BUILD=$(BUILD) tests/run.sh $(UNIT_BINS)
 
 # `make bench GPU=P:D` adds, on a GPU machine, the table of every arrangement against the ceiling.
-bench: $(BIN) $(BUILD)/bench/ref_loop
-	@bench/run.sh
+bench: $(BIN) $(BUILD)/bench/ref_loop $(BUILD)/bench/bench_core
+	@BUILD=$(BUILD) bench/run.sh
 	@if [ -n "$(GPU)" ]; then \
 		bench/gpu_bench.sh ./$(BIN) $(BUILD)/bench/ref_loop $(BUILD)/bench/bench_core $(GPU) $(BUILD)/bench-gpu && \
 		bench/bench_table.py $(BUILD)/bench-gpu; fi
+
+# The core micro-benchmarks, linked against the archive like a unit test (the generator they
+# time is src/rng.c's).
+$(BUILD)/bench/bench_core: bench/bench_core.c $(LIB) $(OBJ_STAMP)
+	@mkdir -p $(@D)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) -Wl,--as-needed $(LDLIBS)
 
 # The plain reference loop that GPU figures are ratios to: OpenCL only, none of the tool's code.
 $(BUILD)/bench/ref_loop: bench/ref_loop.c $(OBJ_STAMP)

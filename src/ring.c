@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "gputop/common.h"
-#include "gputop/opts.h"
 #include "gputop/proc.h"
+#include "gputop/spec.h"
 
 /* The header at offset 0 of every segment. Fields the worker changes after set-up are
  * accessed only with __atomic operations; the reader loads each of them once. */

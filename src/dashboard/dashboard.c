@@ -388,8 +388,8 @@ static struct ui_whist *ui_whist_add(struct ui *u, unsigned id)
 	struct ui_whist *h = xmalloc(sizeof(*h));
 	h->id = id;
 	for (int i = 0; i < CHART_HIST; i++)
-		h->rate_spread.v[i] = h->busy.v[i] = NAN;
-	h->rate_spread.n = h->busy.n = u->rate_spread.n ? u->rate_spread.n - 1 : 0;
+		h->mbit.v[i] = h->busy.v[i] = NAN;
+	h->mbit.n = h->busy.n = u->mbit.n ? u->mbit.n - 1 : 0;
 	u->wh[u->nwh++] = h;
 	return h;
 }
@@ -415,7 +415,7 @@ static void ui_whist_push(struct ui *u)
 		struct ui_whist *h = ui_whist_find(u, w->id);
 		if (!h)
 			h = ui_whist_add(u, w->id);
-		chart_push(&h->rate_spread, w->rate);
+		chart_push(&h->mbit, w->rate);
 		chart_push(&h->busy, w->kernel_busy);
 	}
 }
@@ -515,9 +515,9 @@ static void ui_draw_tput(struct ui *u, WINDOW *w)
 	int rows = l->part[LAYOUT_TPUT].h;
 	const struct gd_frame *f = &u->s.frame;
 	uint64_t per = ui_per_column(u, l->tput_graph.w);
-	double max = ui_columns(u, &u->rate_spread, l->tput_graph.w, per);
+	double max = ui_columns(u, &u->mbit, l->tput_graph.w, per);
 	char now[32], top[32];
-	chart_num(now, sizeof(now), 10, u->rate_spread.n ? f->agg.rate : NAN, 2);
+	chart_num(now, sizeof(now), 10, u->mbit.n ? f->agg.rate : NAN, 2);
 	chart_num(top, sizeof(top), 9, max, 1);
 	const char *unit = opts_rate_unit(&u->s.o);
 	ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "%-7s%9s", unit, now);
@@ -543,7 +543,7 @@ static void ui_draw_worker(struct ui *u, WINDOW *w, const struct layout_rect *g,
 		ui_put(w, 0, 0, ui_attr(u, UI_P_DIM), busy ? "" : "no worker selected");
 		return;
 	}
-	const struct chart_hist *series = busy ? &h->busy : &h->rate_spread;
+	const struct chart_hist *series = busy ? &h->busy : &h->mbit;
 	uint64_t per = ui_per_column(u, g->w);
 	double max = ui_columns(u, series, g->w, per);
 	char now[32], top[32];
@@ -864,7 +864,7 @@ static void ui_act_reset(struct ui *u, int key)
 {
 	(void)key;
 	session_restart_clock(&u->s, now_ns());
-	memset(&u->rate_spread, 0, sizeof(u->rate_spread));
+	memset(&u->mbit, 0, sizeof(u->mbit));
 	memset(&u->busy, 0, sizeof(u->busy));
 	ui_whist_clear(u);
 	ui_message(u, "statistics and history reset");
@@ -1138,9 +1138,9 @@ static void ui_draw_summary(struct ui *u, WINDOW *w)
 {
 	const struct gd_frame *f = &u->s.frame;
 	char head[32], ceil[32], pct[32], p[6][96];
-	chart_num(head, sizeof(head), 12, u->rate_spread.n ? f->headroom : NAN, 1);
+	chart_num(head, sizeof(head), 12, u->mbit.n ? f->headroom : NAN, 1);
 	chart_num(ceil, sizeof(ceil), 12, u->s.ceiling.rate, 1);
-	chart_num(pct, sizeof(pct), 8, u->rate_spread.n ? 100 * f->of_ceiling : NAN, 1);
+	chart_num(pct, sizeof(pct), 8, u->mbit.n ? 100 * f->of_ceiling : NAN, 1);
 	if (isnan(u->s.ceiling.rate))
 		snprintf(p[0], sizeof(p[0]), "headroom~ %s %s (estimate; c calibrates)", head,
 		         opts_rate_unit(&u->s.o));
@@ -1303,7 +1303,7 @@ static void ui_draw_table(struct ui *u, WINDOW *w)
 	}
 	if (f->nworkers == 0 && !ui_grouped(u))
 		ui_put(w, 1, 1, ui_attr(u, UI_P_DIM),
-		       u->rate_spread.n ? "no workers: press + to start one" : "waiting for the first interval");
+		       u->mbit.n ? "no workers: press + to start one" : "waiting for the first interval");
 	/* Line by line: each device's heading (grouped), then its workers. */
 	int line = 0, p = 0;
 	for (int d = 0; d < (ui_grouped(u) ? f->ndevs : 1); d++) {
@@ -1660,7 +1660,7 @@ static void ui_frame(struct ui *u)
 		snprintf(u->fatal, sizeof(u->fatal), "%s", sink_error(u->log));
 		u->quit = true;
 	}
-	chart_push(&u->rate_spread, f->agg.rate);
+	chart_push(&u->mbit, f->agg.rate);
 	chart_push(&u->busy, f->device_busy);
 	ui_whist_push(u);
 	ui_drop_ended_tags(u);
