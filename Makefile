@@ -136,7 +136,7 @@ FUZZ_SECONDS ?= 30
 FUZZ_DIR := build/fuzz
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude $(WARN) -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_RING_SRCS := fuzz/fuzz_ring.c src/ring.c src/common.c src/proc.c src/session/stats.c
+FUZZ_RING_SRCS := fuzz/fuzz_ring.c src/ring/wire.c src/ring/writer.c src/ring/reader.c src/common.c src/proc.c src/session/stats.c
 FUZZ_OPTS_SRCS := fuzz/fuzz_opts.c $(wildcard src/opts/*.c src/opts/*.h) src/spec.c src/kargs.c src/rng.c src/common.c
 FUZZ_ENV := ASAN_OPTIONS=detect_leaks=1:allow_user_segv_handler=1 UBSAN_OPTIONS=print_stacktrace=1
 

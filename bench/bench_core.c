@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "gputop/common.h"
-#include "gputop/ring.h"
+#include "gputop/wire.h"
 #include "gputop/rng.h"
 #include "gputop/stats.h"
 

@@ -12,7 +12,7 @@
 
 #include "clx.h"
 #include "gputop/common.h"
-#include "gputop/ring.h"
+#include "gputop/writer.h"
 #include "gputop/rng.h"
 #include "gputop/worker.h"
 

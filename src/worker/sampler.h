@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "gputop/ring.h"
+#include "gputop/wire.h"
 #include "gputop/spec.h"
 
 #define SAMPLER_RUN       2u  /* consecutive profiled batches: the gap between them is measured */

@@ -484,24 +484,24 @@ static int run_loop(struct gd_worker *w)
 {
 	const struct gd_mode_ops *m = &gd_modes[w->wl->mode];
 	pid_t sup = w->wa->supervisor;
-	seg_set_state(w->seg, GD_ST_RUNNING);
+	seg_set_state(w->seg, GD_SEG_RUNNING);
 	while (!stop_flag && getppid() == sup) {
 		if (pause_flag) {
 			if (m->drain(w))
 				return -1;
-			seg_set_state(w->seg, GD_ST_PAUSED);
+			seg_set_state(w->seg, GD_SEG_PAUSED);
 			while (pause_flag && !stop_flag && getppid() == sup) {
 				seg_heartbeat(w->seg);
 				sleep_ns(GD_NS_PER_S / 50);
 			}
-			seg_set_state(w->seg, GD_ST_RUNNING);
+			seg_set_state(w->seg, GD_SEG_RUNNING);
 			continue;
 		}
 		if (m->step(w))
 			return -1;
 		seg_heartbeat(w->seg);
 	}
-	seg_set_state(w->seg, GD_ST_STOPPING);
+	seg_set_state(w->seg, GD_SEG_STOPPING);
 	return m->drain(w);
 }
 
@@ -591,7 +591,7 @@ int worker_main(const struct gd_workload *wl, struct gd_devref dev, const struct
 	if (rc != 0)
 		seg_set_error(w.seg, w.err); /* the supervisor reports it */
 	else {
-		seg_set_state(w.seg, GD_ST_EXITED);
+		seg_set_state(w.seg, GD_SEG_EXITED);
 	}
 	/* The supervisor unlinks after its last read; an orphan cleans up after itself. */
 	seg_close(w.seg, getppid() != wa->supervisor);

@@ -7,7 +7,7 @@
 
 #include "clx.h"
 #include "genpool.h"
-#include "gputop/ring.h"
+#include "gputop/writer.h"
 #include "gputop/rng.h"
 #include "gputop/spec.h"
 #include "sampler.h"
