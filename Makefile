@@ -110,11 +110,18 @@ unit: $(UNIT_BINS)
 	@BUILD=$(BUILD) tests/run.sh $(UNIT_BINS)
 
 # `make bench GPU=P:D` adds, on a GPU machine, the table of every arrangement against the ceiling.
-bench: $(BIN) $(BUILD)/bench/ref_loop
-	@bench/run.sh
+bench: $(BIN) $(BUILD)/bench/ref_loop $(BUILD)/bench/bench_core
+	@BUILD=$(BUILD) bench/run.sh
 	@if [ -n "$(GPU)" ]; then \
 		bench/gpu_bench.sh ./$(BIN) $(BUILD)/bench/ref_loop $(BUILD)/bench/bench_core $(GPU) $(BUILD)/bench-gpu && \
 		bench/bench_table.py $(BUILD)/bench-gpu; fi
+
+# The core micro-benchmarks, linked against the archive like a unit test (the generator they
+# time is src/rng.c's).
+$(BUILD)/bench/bench_core: bench/bench_core.c $(LIB) $(OBJ_STAMP)
+	@mkdir -p $(@D)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) -Wl,--as-needed $(LDLIBS)
 
 # The plain reference loop that GPU figures are ratios to: OpenCL only, none of the tool's code.
 $(BUILD)/bench/ref_loop: bench/ref_loop.c $(OBJ_STAMP)
@@ -129,7 +136,7 @@ FUZZ_SECONDS ?= 30
 FUZZ_DIR := build/fuzz
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude $(WARN) -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_RING_SRCS := fuzz/fuzz_ring.c src/ring.c src/common.c src/proc.c src/session/stats.c
+FUZZ_RING_SRCS := fuzz/fuzz_ring.c src/ring/wire.c src/ring/writer.c src/ring/reader.c src/common.c src/proc.c src/session/stats.c
 FUZZ_OPTS_SRCS := fuzz/fuzz_opts.c $(wildcard src/opts/*.c src/opts/*.h) src/spec.c src/kargs.c src/rng.c src/common.c
 FUZZ_ENV := ASAN_OPTIONS=detect_leaks=1:allow_user_segv_handler=1 UBSAN_OPTIONS=print_stacktrace=1
 

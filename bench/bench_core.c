@@ -3,15 +3,15 @@
  * - ring: publish + read of one record through shared memory;
  * - union: merging the kernel intervals of one window (16 workers, 10 launches, 100 batches);
  * - the host's normal generator, per value (the seed loop's host phase), f64 and f32, with its
- *   rate beside that of a private copy of the xoshiro256** + Box-Muller generator it replaced,
- *   measured in the same run. */
+ *   rate beside that of the Box-Muller generator it replaced (on the same uniforms), measured
+ *   in the same run. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "gputop/common.h"
-#include "gputop/ring.h"
+#include "gputop/wire.h"
 #include "gputop/rng.h"
 #include "gputop/stats.h"
 
@@ -91,37 +91,14 @@ static double bench_union(double *per_interval)
 	return sum > 0 ? ns : -1;
 }
 
-/* The reference: the generator the ziggurat replaced, as it was: xoshiro256** and Box-Muller,
- * one value at a time with log, sqrt, sin and cos, floats converted from doubles. */
+/* The reference: the generator the ziggurat replaced, as it was: Box-Muller on the same
+ * xoshiro256** uniforms (src/rng.c), one value at a time with log, sqrt, sin and cos, floats
+ * converted from doubles. */
 struct bm_rng {
-	uint64_t s[4];
+	struct gd_rng g;
 	double spare;
 	int has_spare;
 };
-
-static inline uint64_t bm_rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-static inline uint64_t bm_next(struct bm_rng *r)
-{
-	uint64_t *s = r->s;
-	uint64_t result = bm_rotl(s[1] * 5, 7) * 9;
-	uint64_t t = s[1] << 17;
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = bm_rotl(s[3], 45);
-	return result;
-}
-
-static inline double bm_uniform(struct bm_rng *r)
-{
-	return ((double)(bm_next(r) >> 11) + 0.5) * 0x1.0p-53;
-}
 
 static double bm_normal(struct bm_rng *r)
 {
@@ -129,7 +106,7 @@ static double bm_normal(struct bm_rng *r)
 		r->has_spare = 0;
 		return r->spare;
 	}
-	double u = bm_uniform(r), v = bm_uniform(r);
+	double u = rng_uniform(&r->g), v = rng_uniform(&r->g);
 	double rad = sqrt(-2.0 * log(u));
 	double ang = 2.0 * M_PI * v;
 	r->spare = rad * sin(ang);
@@ -186,7 +163,7 @@ static void bench_normal(struct normal_rates *nr)
 	struct gd_rng g;
 	struct bm_rng b = { .has_spare = 0 };
 	rng_seed(&g, 2);
-	memcpy(b.s, g.s, sizeof(b.s));
+	b.g = g;
 	double best[4] = { 1e30, 1e30, 1e30, 1e30 };
 	for (int round = 0; round < NB_ROUNDS; round++) {
 		for (int kind = 0; kind < 4; kind++) {

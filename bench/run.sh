@@ -4,11 +4,7 @@
 # bench/gpu.sh on the GPU machine (doc/why-processes-help.md).
 set -eu
 cd "$(dirname "$0")/.."
-BUILD=${BUILD:-build/plain}
-mkdir -p "$BUILD/bench"
-objs=$(ls "$BUILD"/*.o | grep -v '/main.o$')
-cc -std=c11 -D_GNU_SOURCE -O2 -Iinclude -o "$BUILD/bench/bench_core" bench/bench_core.c $objs \
-	$(pkg-config --libs ncursesw OpenCL) -lrt -lm -lpthread
+BUILD=${BUILD:-build/plain} # where `make bench` built bench_core
 # The machine the figures belong to: rates in M/s travel only with it, ratios travel further.
 echo "machine: $(nproc) cores, $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1), $(date -u +%Y-%m-%d)"
 "$BUILD/bench/bench_core"

@@ -10,7 +10,8 @@
 #include <unistd.h>
 
 #include "gputop/common.h"
-#include "gputop/ring.h"
+#include "gputop/reader.h"
+#include "gputop/writer.h"
 #include "gputop/stats.h"
 
 #define SEG_SIZE (GD_RING_OFFSET + (size_t)GD_RING_CAPACITY * sizeof(struct gd_rec))

@@ -1,5 +1,5 @@
-/* device.c: which devices a run uses, as --device asks (pure: the probe in clx.c enumerates
- * them in a child process and calls device_select there). */
+/* device.c: which devices a run uses, as --device asks (pure: the probe's child, in
+ * src/worker/probe.c, enumerates them and calls device_select there). */
 #include "gputop/device.h"
 
 #include <stdbool.h>

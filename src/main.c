@@ -17,7 +17,7 @@
 #include "gputop/outputs.h"
 #include "gputop/probe.h"
 #include "gputop/prom.h"
-#include "gputop/ring.h"
+#include "gputop/wire.h"
 #include "gputop/sig.h"
 #include "gputop/sink.h"
 #include "gputop/spec.h"

@@ -1,14 +1,9 @@
-/* sig.c: signal flags for the dashboard and headless roles. */
+/* sig.c: signal set-up, and the signal flags of the dashboard and headless roles. */
 #include "gputop/sig.h"
 
 #include <string.h>
 
 volatile sig_atomic_t gd_quit_signal;
-
-static void on_quit(int sig)
-{
-	gd_quit_signal = sig;
-}
 
 void sig_handle(int sig, void (*handler)(int), int flags)
 {
@@ -18,6 +13,11 @@ void sig_handle(int sig, void (*handler)(int), int flags)
 	sa.sa_handler = handler;
 	sa.sa_flags = flags;
 	sigaction(sig, &sa, NULL);
+}
+
+static void on_quit(int sig)
+{
+	gd_quit_signal = sig;
 }
 
 void sig_install_supervisor(void)

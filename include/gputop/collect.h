@@ -11,7 +11,7 @@
 #include <sys/types.h>
 
 #include "gputop/device.h"
-#include "gputop/ring.h"
+#include "gputop/wire.h"
 #include "gputop/spec.h"
 #include "gputop/stats.h"
 #include "gputop/workerinfo.h"

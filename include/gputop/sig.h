@@ -1,4 +1,5 @@
-/* sig.h: the supervisor roles' signal flags. Handlers only set flags; loops act on them. */
+/* sig.h: signal set-up, and the supervisor roles' signal flags. Handlers only set flags; loops
+ * act on them. */
 #ifndef GPUTOP_SIG_H
 #define GPUTOP_SIG_H
 
@@ -6,10 +7,11 @@
 
 extern volatile sig_atomic_t gd_quit_signal; /* SIGINT, SIGTERM, SIGHUP or SIGQUIT received: which */
 
+/* Sets sig's disposition: handler (or SIG_IGN, SIG_DFL) with sigaction's flags (SA_RESTART,
+ * SA_NOCLDSTOP, ...) and nothing more blocked while it runs. */
+void sig_handle(int sig, void (*handler)(int), int flags);
 /* SIGINT, SIGTERM, SIGHUP set gd_quit_signal; SIGPIPE and SIGXFSZ are ignored, so a write
  * fails with an error instead. SIGWINCH is left to curses, which turns it into KEY_RESIZE. */
 void sig_install_supervisor(void);
-/* sigaction(sig) with handler (or SIG_IGN, SIG_DFL), flags, and nothing blocked while it runs. */
-void sig_handle(int sig, void (*handler)(int), int flags);
 
 #endif

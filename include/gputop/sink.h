@@ -39,8 +39,9 @@ enum gd_format { GD_FMT_CSV, GD_FMT_JSONL, GD_FMT_COUNT };
 
 struct gd_sink;
 
-/* The log as one of the run's outputs (outputs.h): frames, events and sweep rows; a row that
- * cannot be written fails the run with the reason. */
+/* The log as one of the run's outputs (outputs.h): frames (but in a sweep's log, which holds
+ * its sweep rows alone), events and sweep rows; a row that cannot be written fails the run
+ * with the reason. */
 extern const struct gd_output_ops sink_output;
 
 /* A sink writing to fd, which the caller opened (outputs.h); sink_close closes it if own_fd. */

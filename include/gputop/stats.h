@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gputop/ring.h"
+#include "gputop/wire.h"
 
 struct gd_iv {
 	int64_t start, end; /* [start, end), ns */

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "gputop/ring.h"
+#include "gputop/reader.h"
 #include "gputop/spec.h"
 #include "gputop/workerinfo.h"
 

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "gputop/ring.h"
+#include "gputop/reader.h"
 
 /* One worker as the supervisor knows it, alive or ended: a copy, valid until the next call. */
 struct gd_worker_info {

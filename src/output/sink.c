@@ -15,6 +15,7 @@
 struct gd_sink {
 	int fd;
 	bool own_fd, started; /* started: the CSV header is in the buffer or written */
+	bool sweep;           /* a sweep's log: the run header and sweep rows, no frames */
 	const struct log_format *fmt;
 	struct run_kernel kernel;
 	struct gd_text b;
@@ -162,6 +163,7 @@ void sink_run(struct gd_sink *s, const struct gd_device *devs, int ndev, const c
 		return;
 	struct gd_text j = { 0 };
 	run_json(&j, devs, ndev, options);
+	s->sweep = sweep;
 	if (sweep) {
 		struct value v[S_COUNT];
 		for (enum sweep_field i = 0; i < S_COUNT; i++)
@@ -209,7 +211,8 @@ int sink_close(struct gd_sink *s, char *why, size_t whylen)
 
 static int out_frame(void *self, const struct gd_frame *f, char *err, size_t errlen)
 {
-	if (!sink_frame(self, f))
+	const struct gd_sink *s = self;
+	if (s->sweep || !sink_frame(self, f))
 		return 0;
 	str_copy(err, errlen, sink_error(self));
 	return -1;

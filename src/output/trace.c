@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "gputop/common.h"
-#include "gputop/ring.h"
+#include "gputop/wire.h"
 #include "gputop/workerinfo.h"
 
 #define TRACE_BUF_WRITE ((size_t)64 * 1024) /* the buffer is written out once it holds this much */

@@ -1,19 +1,15 @@
-/* clx.c: OpenCL devices, the decode program's source and build, error names; the device
- * probe and list of device.h. */
+/* clx.c: OpenCL error names, the devices, the program's source and build (clx.h). */
 #include "clx.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "gputop/common.h"
 #include "gputop/proc.h"
@@ -107,6 +103,7 @@ static void fill(struct clx_device *d, cl_platform_id p, cl_device_id dev, int p
 	struct gd_device *info = &d->info;
 	info->platform = pi;
 	info->index = di;
+	device_ref_text(info->ref, sizeof(info->ref), pi, di);
 	cl_device_type type = 0;
 	cl_device_fp_config fp = 0;
 	clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof(info->name) - 1, info->name, NULL);
@@ -169,11 +166,7 @@ static void no_platform(cl_int rc, char *err, size_t errlen)
 		         dir);
 }
 
-/* Calls fn for each device until it returns true; returns the number of devices seen. With
- * none seen, err (when not NULL) says why. */
-typedef bool (*device_fn)(const struct clx_device *d, void *ctx);
-
-static int each_device(device_fn fn, void *ctx, char *err, size_t errlen)
+int clx_each_device(clx_device_fn fn, void *ctx, char *err, size_t errlen)
 {
 	cl_uint np = 0;
 	cl_int rc = clGetPlatformIDs(0, NULL, &np);
@@ -244,7 +237,7 @@ static bool pick_one(const struct clx_device *d, void *ctx)
 int clx_pick(int pi, int di, struct clx_device *d, char *err, size_t errlen)
 {
 	struct pick p = { .pi = pi, .di = di, .out = d };
-	int n = each_device(pick_one, &p, err, errlen);
+	int n = clx_each_device(pick_one, &p, err, errlen);
 	if (n == 0)
 		return CLX_NO_RUNTIME;
 	if (!p.found && pi < 0 && p.have_first) {
@@ -256,169 +249,6 @@ int clx_pick(int pi, int di, struct clx_device *d, char *err, size_t errlen)
 		return CLX_NO_DEVICE;
 	}
 	return 0;
-}
-
-struct probe_msg {
-	enum gd_probe_result rc;
-	int n;
-	struct gd_device dev[GD_DEVICES_MAX];
-	char err[8192]; /* a user kernel's build log, line by line */
-};
-
-/* Builds the program for d as a worker will and describes its kernel into d->info. */
-static enum gd_probe_result probe_build(struct clx_device *d, const struct gd_opts *o, int elem, char *err,
-                                        size_t errlen)
-{
-	cl_int rc;
-	cl_context ctx = clCreateContext(NULL, 1, &d->id, NULL, NULL, &rc);
-	if (!ctx) {
-		snprintf(err, errlen, "clCreateContext on %d:%d: %s", d->info.platform, d->info.index,
-		         clx_err(rc));
-		return GD_PROBE_KERNEL;
-	}
-	struct clx_program p;
-	int b = clx_program_build(ctx, d, o, elem, &p, err, errlen);
-	if (b == 0) {
-		str_copy(d->info.kernel, sizeof(d->info.kernel), p.name);
-		kargs_describe(p.desc, p.arg, p.nargs, o->size, d->info.kargs, sizeof(d->info.kargs));
-	}
-	clx_program_free(&p);
-	clReleaseContext(ctx);
-	return b == 0 ? GD_PROBE_OK : b == CLX_BAD_KERNEL ? GD_PROBE_BADKERNEL : GD_PROBE_KERNEL;
-}
-
-/* Every device, in P:D order: the probe's view before it selects. */
-struct every {
-	int n;
-	struct clx_device dev[256];
-};
-
-static bool keep_one(const struct clx_device *d, void *ctx)
-{
-	struct every *e = ctx;
-	e->dev[e->n++] = *d;
-	return e->n == (int)GD_ARRAY_LEN(e->dev);
-}
-
-/* The child's half of device_probe: select, build on each, answer through fd, exit. */
-static void probe_child(const struct gd_opts *o, int elem, int fd)
-{
-	static struct probe_msg m;
-	static struct every e;
-	static struct gd_device all[GD_ARRAY_LEN(e.dev)];
-	memset(&m, 0, sizeof(m));
-	if (each_device(keep_one, &e, m.err, sizeof(m.err)) == 0) {
-		m.rc = GD_PROBE_RUNTIME;
-	} else {
-		for (int i = 0; i < e.n; i++)
-			all[i] = e.dev[i].info;
-		if (device_select(all, e.n, &o->devices, m.dev, &m.n, m.err, sizeof(m.err)))
-			m.rc = GD_PROBE_NODEVICE;
-	}
-	bool fp64 = true;
-	for (int i = 0; i < m.n; i++)
-		fp64 = fp64 && m.dev[i].fp64;
-	if (elem == 0)
-		elem = fp64 ? 8 : 4;
-	/* The compiler's own diagnostics would add lines to ours: the build log says it all. */
-	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (null >= 0)
-		dup2(null, STDERR_FILENO);
-	for (int i = 0; m.rc == GD_PROBE_OK && i < m.n; i++) {
-		struct clx_device *d = NULL;
-		for (int j = 0; j < e.n && !d; j++)
-			if (e.dev[j].info.platform == m.dev[i].platform &&
-			    e.dev[j].info.index == m.dev[i].index)
-				d = &e.dev[j];
-		/* f64 on a device without it is the caller's bad input to report, not a build. A
-		 * selected device is always one of those enumerated. */
-		if (d && (o->kernel || elem == 4 || d->info.fp64)) {
-			m.rc = probe_build(d, o, elem, m.err, sizeof(m.err));
-			m.dev[i] = d->info;
-		}
-	}
-	size_t off = 0;
-	while (off < sizeof(m)) {
-		ssize_t w = write(fd, (const char *)&m + off, sizeof(m) - off);
-		if (w <= 0)
-			_exit(1);
-		off += (size_t)w;
-	}
-	_exit(0);
-}
-
-enum gd_probe_result device_probe(const struct gd_opts *o, int elem, struct gd_device *d, int *n, char *err,
-                                  size_t errlen)
-{
-	*n = 0;
-	int fds[2];
-	if (pipe2(fds, O_CLOEXEC) != 0) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
-		return GD_PROBE_RUNTIME;
-	}
-	/* A fork is safe here: no OpenCL runtime and no curses exist in this process yet. */
-	pid_t pid = fork();
-	if (pid < 0) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
-		close(fds[0]);
-		close(fds[1]);
-		return GD_PROBE_RUNTIME;
-	}
-	if (pid == 0)
-		probe_child(o, elem, fds[1]);
-	close(fds[1]);
-	static struct probe_msg m;
-	memset(&m, 0, sizeof(m));
-	size_t got = 0;
-	while (got < sizeof(m)) {
-		ssize_t r = read(fds[0], (char *)&m + got, sizeof(m) - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	close(fds[0]);
-	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (got != sizeof(m)) {
-		if (WIFSIGNALED(status))
-			snprintf(
-			    err, errlen,
-			    "the OpenCL runtime failed: the device probe (a child process) was killed by "
-			    "signal %d (%s)",
-			    WTERMSIG(status), strsignal(WTERMSIG(status)));
-		else
-			snprintf(err, errlen,
-			         "the OpenCL runtime failed: the device probe (a child process) exited with "
-			         "status %d without an answer",
-			         WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-		return GD_PROBE_RUNTIME;
-	}
-	m.err[sizeof(m.err) - 1] = '\0';
-	if (m.rc != GD_PROBE_OK)
-		snprintf(err, errlen, "%s", m.err);
-	*n = m.n < 0 || m.n > GD_DEVICES_MAX ? 0 : m.n;
-	for (int i = 0; i < *n; i++) {
-		m.dev[i].kernel[sizeof(m.dev[i].kernel) - 1] = '\0';
-		m.dev[i].kargs[sizeof(m.dev[i].kargs) - 1] = '\0';
-	}
-	memcpy(d, m.dev, (size_t)*n * sizeof(*d));
-	return m.rc;
-}
-
-static bool print_one(const struct clx_device *d, void *ctx)
-{
-	const struct gd_device *i = &d->info;
-	fprintf(ctx, "%d:%d  %-3s  %s  (%s, %s%s)\n", i->platform, i->index, i->gpu ? "GPU" : "CPU", i->name,
-	        i->platform_name, i->version, i->fp64 ? ", fp64" : "");
-	return false;
-}
-
-int device_list(FILE *out)
-{
-	return each_device(print_one, out, NULL, 0);
 }
 
 /* The file's contents, NUL-terminated; NULL with errno set (EISDIR or EINVAL for what is not a
@@ -572,9 +402,9 @@ static void kernel_names(cl_program prog, char *out, size_t len)
 }
 
 /* The kernel: --kernel-name, or the program's only one. */
-static int pick_kernel(struct clx_program *p, const struct gd_opts *o, char *err, size_t errlen)
+static int pick_kernel(struct clx_program *p, const struct gd_kspec *k, char *err, size_t errlen)
 {
-	const char *file = o->kernel ? o->kernel : "decode.cl";
+	const char *file = k->source ? k->source : "decode.cl";
 	char names[1024];
 	kernel_names(p->prog, names, sizeof(names));
 	cl_uint nk = 0;
@@ -583,7 +413,7 @@ static int pick_kernel(struct clx_program *p, const struct gd_opts *o, char *err
 		snprintf(err, errlen, "%s: clCreateKernelsInProgram: %s", file, clx_err(rc));
 		return CLX_BUILD_FAILED;
 	}
-	const char *want = o->kernel ? o->kernel_name : "decode";
+	const char *want = k->source ? k->name : "decode";
 	if (!want && nk == 0) {
 		snprintf(err, errlen, "--kernel: %s has no kernel", file);
 		return CLX_BAD_KERNEL;
@@ -599,7 +429,7 @@ static int pick_kernel(struct clx_program *p, const struct gd_opts *o, char *err
 	p->kern = clCreateKernel(p->prog, p->name, &rc);
 	if (p->kern)
 		return 0;
-	if (rc == CL_INVALID_KERNEL_NAME && o->kernel) {
+	if (rc == CL_INVALID_KERNEL_NAME && k->source) {
 		snprintf(err, errlen, "--kernel-name: %s has no kernel '%s' (its kernels: %s)", file, p->name,
 		         names);
 		return CLX_BAD_KERNEL;
@@ -660,37 +490,40 @@ static char *user_source(const char *file, char *err, size_t errlen)
 	return NULL;
 }
 
-int clx_program_build(cl_context ctx, const struct clx_device *d, const struct gd_opts *o, int elem,
-                      struct clx_program *p, char *err, size_t errlen)
+enum gd_dtype clx_child_dtype(enum gd_dtype asked)
+{
+	return asked == GD_DT_F32 ? GD_DT_F32 : GD_DT_F64;
+}
+
+int clx_program_build(cl_context ctx, const struct clx_device *d, const struct gd_kspec *k,
+                      enum gd_dtype dtype, struct clx_program *p, char *err, size_t errlen)
 {
 	memset(p, 0, sizeof(*p));
-	char *src = o->kernel ? user_source(o->kernel, err, errlen) : device_kernel_source(err, errlen);
+	char *src = k->source ? user_source(k->source, err, errlen) : device_kernel_source(err, errlen);
 	if (!src)
 		return CLX_BUILD_FAILED;
 	/* The decode kernel's element type matches the host buffers exactly (kernels/decode.cl). */
+	const char *real = k->source ? NULL : gd_dtype_info(dtype)->define;
 	char opts[1024];
-	snprintf(opts, sizeof(opts), "%s-cl-kernel-arg-info %s",
-	         o->kernel   ? ""
-	         : elem == 8 ? "-DREAL=double -DUSE_FP64 "
-	                     : "-DREAL=float ",
-	         o->build_options ? o->build_options : "");
+	snprintf(opts, sizeof(opts), "%s%s-cl-kernel-arg-info %s", real ? real : "", real ? " " : "",
+	         k->build_options ? k->build_options : "");
 	char why[7680];
-	p->prog = build(ctx, d->id, src, opts, o->kernel, why, sizeof(why));
+	p->prog = build(ctx, d->id, src, opts, k->source, why, sizeof(why));
 	free(src);
 	if (!p->prog) {
-		if (o->kernel)
-			snprintf(err, errlen, "--kernel %s does not build on %s: %s", o->kernel, d->info.name,
+		if (k->source)
+			snprintf(err, errlen, "--kernel %s does not build on %s: %s", k->source, d->info.name,
 			         why);
 		else
 			snprintf(err, errlen, "the decode kernel does not build on %s: %.800s", d->info.name,
 			         why);
 		return CLX_BUILD_FAILED;
 	}
-	int rc = pick_kernel(p, o, err, errlen);
+	int rc = pick_kernel(p, k, err, errlen);
 	if (!rc)
 		rc = query_args(p, err, errlen);
-	if (!rc && kargs_plan(p->desc, p->nargs, o->kargs, o->nkargs, o->size, p->arg, why, sizeof(why))) {
-		snprintf(err, errlen, "--kernel %s, kernel %s: %s", o->kernel ? o->kernel : "decode.cl",
+	if (!rc && kargs_plan(p->desc, p->nargs, k->args, k->nargs, k->size, p->arg, why, sizeof(why))) {
+		snprintf(err, errlen, "--kernel %s, kernel %s: %s", k->source ? k->source : "decode.cl",
 		         p->name, why);
 		rc = CLX_BAD_KERNEL;
 	}

@@ -1,15 +1,17 @@
-/* clx.h (private to the worker side): OpenCL helpers: error names, picking a device,
- * building the decode program. Only the worker role and --list-devices load OpenCL. */
+/* clx.h (private to the worker side): OpenCL helpers: error names, the devices, reading and
+ * building the program a run measures. Only the worker side's processes load OpenCL: the
+ * workers, the calibration, the device probe's child and --list-devices. */
 #ifndef GPUTOP_CLX_H
 #define GPUTOP_CLX_H
 
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "gputop/device.h"
 #include "gputop/kargs.h"
-#include "gputop/opts.h"
+#include "gputop/spec.h"
 
 /* "CL_OUT_OF_RESOURCES" for -5; "CL_UNKNOWN_ERROR(-N)" for codes outside the standard. */
 const char *clx_err(cl_int e);
@@ -17,9 +19,13 @@ const char *clx_err(cl_int e);
 struct clx_device {
 	cl_platform_id platform;
 	cl_device_id id;
-	struct gd_device info;
+	struct gd_device info; /* its facts, ref included; no kernel yet */
 };
 
+/* Calls fn for each device, in P:D order, until it returns true; returns the number of devices
+ * seen. With none seen, err (when not NULL) says why. */
+typedef bool (*clx_device_fn)(const struct clx_device *d, void *ctx);
+int clx_each_device(clx_device_fn fn, void *ctx, char *err, size_t errlen);
 
 enum {
 	CLX_NO_RUNTIME = -1, /* no platform, or none with a device: the runtime did not load or work */
@@ -28,6 +34,17 @@ enum {
 /* The device P:D, or with platform < 0 the first GPU of any platform, else the first device.
  * Returns 0, or CLX_NO_RUNTIME / CLX_NO_DEVICE with a message in err. */
 int clx_pick(int platform, int index, struct clx_device *d, char *err, size_t errlen);
+
+/* Reads kernels/decode.cl: $GPUTOP_DECODE_KERNELS, next to the binary, or the install
+ * prefix's share/gputop-decode/kernels; never the current directory by accident. The first
+ * that exists is the one: a directory, an unreadable or an empty file there is an error.
+ * Returns a string to free, or NULL with a message in err. */
+char *device_kernel_source(char *err, size_t errlen);
+
+/* The element type of a child's decode kernel: f32 when asked, else f64 (the supervisor
+ * resolves auto before it starts a worker or the calibration). */
+enum gd_dtype clx_child_dtype(enum gd_dtype asked);
+
 /* The program a run measures, built for one device: the decode kernel (kernels/decode.cl) or
  * the user's (--kernel), its kernel, and how each argument is set up (kargs.h). */
 struct clx_program {
@@ -43,16 +60,17 @@ enum {
 	CLX_BAD_KERNEL = -2,   /* bad input: no such kernel, several, or arguments that cannot be
 	                        * set up (err names them): status 2 */
 };
-/* The one place that reads and builds the program: o's kernel (decode.cl with elements of
- * elem bytes, 4 or 8, or --kernel with --build-options) for d, with -cl-kernel-arg-info, its
- * kernel chosen and its arguments planned for o->size items. 0, or CLX_BUILD_FAILED /
+/* The one place that reads and builds the program: k's kernel (decode.cl with elements of
+ * dtype, f32 or f64, or k->source) for d, with k->build_options and -cl-kernel-arg-info, its
+ * kernel chosen and its arguments planned for k->size items. 0, or CLX_BUILD_FAILED /
  * CLX_BAD_KERNEL with a message in err (a user kernel's build log keeps its lines). p is
  * cleared first; clx_program_free releases it either way. */
-int clx_program_build(cl_context ctx, const struct clx_device *d, const struct gd_opts *o, int elem,
-                      struct clx_program *p, char *err, size_t errlen);
+int clx_program_build(cl_context ctx, const struct clx_device *d, const struct gd_kspec *k,
+                      enum gd_dtype dtype, struct clx_program *p, char *err, size_t errlen);
 void clx_program_free(struct clx_program *p);
 /* Sets the arguments that do not change from batch to batch: scalars and local memory, and
  * the buffers that once[i] holds (NULL where a batch's own buffer goes). */
-int clx_set_fixed_args(const struct clx_program *p, cl_kernel k, const cl_mem *once, char *err, size_t errlen);
+int clx_set_fixed_args(const struct clx_program *p, cl_kernel k, const cl_mem *once, char *err,
+                       size_t errlen);
 
 #endif

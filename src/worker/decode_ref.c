@@ -1,5 +1,5 @@
 /* decode_ref.c: CPU reference of the decode kernel and the --verify comparison. */
-#include "gputop/decode_ref.h"
+#include "decode_ref.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* genpool.c: generation threads (genpool.h). Everything shared is under one mutex: jobs are
  * whole batches (about a millisecond of work each), so the lock is taken a few thousand times
  * a second at most. */
-#include "gputop/genpool.h"
+#include "genpool.h"
 
 #include <pthread.h>
 #include <signal.h>

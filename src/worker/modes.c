@@ -62,11 +62,11 @@ static int seed_step(struct gd_worker *w)
 
 static int pipe_setup(struct gd_worker *w)
 {
-	int lanes = opts_queues(w->o);
+	int lanes = w->wl->queues;
 	if (worker_alloc_lanes(w, lanes))
 		return -1;
 	int nb = 2 * lanes < GD_INFLIGHT_MAX ? 2 * lanes : GD_INFLIGHT_MAX;
-	int threads = w->o->gen_threads > 0 ? w->o->gen_threads : 0;
+	int threads = w->wl->gen_threads > 0 ? w->wl->gen_threads : 0;
 	/* Enough batches that every generator has one to fill while two per lane are in flight. */
 	if (threads && nb < 2 * lanes + threads)
 		nb = 2 * lanes + threads < GD_INFLIGHT_MAX ? 2 * lanes + threads : GD_INFLIGHT_MAX;
@@ -193,7 +193,7 @@ static int konly_verify(struct gd_worker *w)
 static int konly_setup(struct gd_worker *w)
 {
 	/* Two batches per lane: the next is enqueued before the previous is waited for. */
-	int lanes = opts_queues(w->o);
+	int lanes = w->wl->queues;
 	if (worker_alloc_lanes(w, lanes) || alloc_batches(w, 2 * lanes, false))
 		return -1;
 	for (int i = 0; i < w->nb; i++) {
@@ -203,14 +203,14 @@ static int konly_setup(struct gd_worker *w)
 		if (worker_write_inputs(w, b, true))
 			return -1;
 	}
-	return w->o->verify ? konly_verify(w) : 0;
+	return w->wl->verify ? konly_verify(w) : 0;
 }
 
 static int konly_complete(struct gd_worker *w, struct gd_batch *b)
 {
 	if (!b->inflight)
 		return 0;
-	cl_int rc = clWaitForEvents(1, &b->ev_k[w->o->launches - 1]);
+	cl_int rc = clWaitForEvents(1, &b->ev_k[w->k->launches - 1]);
 	if (rc != CL_SUCCESS)
 		return worker_fail(w, "clWaitForEvents", rc);
 	b->inflight = false;

@@ -1,5 +1,5 @@
 /* sampler.c: the profiling policy of one worker (see sampler.h). */
-#include "gputop/sampler.h"
+#include "sampler.h"
 
 #include <string.h>
 

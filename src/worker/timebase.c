@@ -1,5 +1,5 @@
 /* timebase.c: the per-worker device-to-host clock offset estimate (see timebase.h). */
-#include "gputop/timebase.h"
+#include "timebase.h"
 
 void timebase_init(struct gd_timebase_est *t)
 {

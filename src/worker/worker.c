@@ -11,8 +11,9 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "decode_ref.h"
 #include "gputop/common.h"
-#include "gputop/decode_ref.h"
+#include "gputop/sig.h"
 #include "worker_impl.h"
 
 static volatile sig_atomic_t stop_flag, pause_flag;
@@ -30,21 +31,15 @@ static void on_pause(int sig)
 
 static void install_signals(void)
 {
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sigemptyset(&sa.sa_mask);
 	/* SA_RESTART: a stop or pause must not break a system call inside the OpenCL runtime
 	 * (PoCL's kernel build fails when a rename in its cache is interrupted). */
-	sa.sa_flags = SA_RESTART;
-	sa.sa_handler = on_stop;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGQUIT, &sa, NULL); /* Ctrl-\ reaches the whole foreground group: a stop too */
-	sa.sa_handler = on_pause;
-	sigaction(SIGUSR1, &sa, NULL);
-	sigaction(SIGUSR2, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	sig_handle(SIGTERM, on_stop, SA_RESTART);
+	sig_handle(SIGINT, on_stop, SA_RESTART);
+	sig_handle(SIGHUP, on_stop, SA_RESTART);
+	sig_handle(SIGQUIT, on_stop, SA_RESTART); /* Ctrl-\ reaches the whole foreground group: a stop too */
+	sig_handle(SIGUSR1, on_pause, SA_RESTART);
+	sig_handle(SIGUSR2, on_pause, SA_RESTART);
+	sig_handle(SIGPIPE, SIG_IGN, 0);
 }
 
 /* The supervisor spawns us with pause and resume blocked. They stay blocked through the
@@ -89,7 +84,7 @@ static cl_command_queue new_queue(struct gd_worker *w, bool profiling, cl_int *r
 
 int worker_alloc_lanes(struct gd_worker *w, int nlanes)
 {
-	enum gd_profile p = w->o->profile;
+	enum gd_profile p = w->wl->profile;
 	cl_int rc = CL_SUCCESS;
 	w->nlanes = nlanes;
 	for (int i = 0; i < nlanes; i++) {
@@ -126,8 +121,8 @@ static int alloc_arg(struct gd_worker *w, struct gd_batch *b, int i, bool pinned
 	const struct ka_setup *a = &w->prog.arg[i];
 	bool out = a->kind == KA_OUT;
 	cl_int rc;
-	cl_mem_flags flags = !out ? CL_MEM_READ_ONLY : w->o->kernel ? CL_MEM_READ_WRITE : CL_MEM_WRITE_ONLY;
-	void *zero = out && w->o->kernel ? xcalloc(a->bytes, 1) : NULL;
+	cl_mem_flags flags = !out ? CL_MEM_READ_ONLY : w->k->source ? CL_MEM_READ_WRITE : CL_MEM_WRITE_ONLY;
+	void *zero = out && w->k->source ? xcalloc(a->bytes, 1) : NULL;
 	b->buf[i] = clCreateBuffer(w->ctx, flags | (zero ? CL_MEM_COPY_HOST_PTR : 0), a->bytes, zero, &rc);
 	free(zero);
 	if (!b->buf[i])
@@ -150,7 +145,7 @@ int worker_alloc_batch(struct gd_worker *w, struct gd_batch *b, int lane, bool p
 {
 	b->lane = &w->lanes[lane];
 	b->q = b->lane->plain ? b->lane->plain : b->lane->prof;
-	b->ev_k = xcalloc(w->o->launches, sizeof(cl_event));
+	b->ev_k = xcalloc(w->k->launches, sizeof(cl_event));
 	for (int i = 0; i < w->prog.nargs; i++) {
 		enum ka_kind k = w->prog.arg[i].kind;
 		if ((k == KA_IN_BATCH || k == KA_OUT) && alloc_arg(w, b, i, pinned))
@@ -168,7 +163,7 @@ static void release(cl_event *ev)
 
 static void release_events(struct gd_worker *w, struct gd_batch *b)
 {
-	for (uint32_t k = 0; b->ev_k && k < w->o->launches; k++)
+	for (uint32_t k = 0; b->ev_k && k < w->k->launches; k++)
 		release(&b->ev_k[k]);
 	for (int i = 0; i < KA_MAX; i++) {
 		release(&b->ev_write[i]);
@@ -211,8 +206,8 @@ cl_event *worker_event(const struct gd_batch *b, cl_event *ev, bool need)
 
 int worker_enqueue_kernels(struct gd_worker *w, struct gd_batch *b, bool chain, bool last)
 {
-	size_t global = w->o->size;
-	uint32_t n = w->o->launches;
+	size_t global = w->k->size;
+	uint32_t n = w->k->launches;
 	struct gd_lane *l = b->lane;
 	cl_kernel kern = w->prog.kern;
 	cl_int rc;
@@ -271,7 +266,7 @@ int worker_read_outputs(struct gd_worker *w, struct gd_batch *b, bool blocking, 
 
 cl_event *worker_last_event(struct gd_worker *w, struct gd_batch *b)
 {
-	return w->nout ? &b->ev_read[w->nout - 1] : &b->ev_k[w->o->launches - 1];
+	return w->nout ? &b->ev_read[w->nout - 1] : &b->ev_k[w->k->launches - 1];
 }
 
 /* START and END of a completed command, in device ns. */
@@ -311,7 +306,7 @@ static int64_t queued(cl_event ev, int64_t start)
 /* The measured device times of a profiled batch into r. */
 static int measure(struct gd_worker *w, struct gd_batch *b, struct gd_rec *r)
 {
-	uint32_t n = w->o->launches;
+	uint32_t n = w->k->launches;
 	int64_t(*kv)[2] = w->kv;
 	int64_t h2d[2] = { 0, 0 }, d2h[2] = { 0, 0 };
 	int rc = 0;
@@ -345,12 +340,12 @@ int worker_publish(struct gd_worker *w, struct gd_batch *b, int64_t t_end)
 	struct gd_rec r;
 	memset(&r, 0, sizeof(r));
 	r.batch = w->batches;
-	r.items = w->o->size;
-	r.kernels = w->o->launches;
+	r.items = w->k->size;
+	r.kernels = w->k->launches;
 	r.t_begin = b->t_begin;
 	r.t_gen = b->t_gen;
 	r.t_end = t_end;
-	r.flags = (uint32_t)b->gen_thread << GD_REC_GEN_BIT | (w->o->kernel ? GD_REC_PER_LAUNCH : 0);
+	r.flags = (uint32_t)b->gen_thread << GD_REC_GEN_BIT | (w->k->source ? GD_REC_PER_LAUNCH : 0);
 	if (b->profiled) {
 		if (measure(w, b, &r))
 			return -1;
@@ -365,7 +360,7 @@ int worker_publish(struct gd_worker *w, struct gd_batch *b, int64_t t_end)
 	r.share_ppm = w->smp.share < 0 ? GD_SHARE_NONE
 	                               : (uint32_t)(w->smp.share * 1e6 < 1e6 ? w->smp.share * 1e6 : 1e6);
 	seg_publish(w->seg, &r);
-	seg_add_totals(w->seg, 1, opts_items_per_batch(w->o), w->o->launches);
+	seg_add_totals(w->seg, 1, kspec_items_per_batch(w->k), w->k->launches);
 	w->batches++;
 	release_events(w, b);
 	return 0;
@@ -382,21 +377,21 @@ static int arg_of(const struct gd_worker *w, enum ka_kind k)
 
 int worker_verify(struct gd_worker *w, const struct gd_batch *b)
 {
-	if (!w->o->verify)
+	if (!w->wl->verify)
 		return 0;
 	/* The decode kernel's arguments: in (each batch), perm (once), out; --kernel has no
-	 * --verify (opts.c). */
+	 * --verify (the option parser refuses it). */
 	int in = arg_of(w, KA_IN_BATCH), perm = arg_of(w, KA_IN_ONCE), out = arg_of(w, KA_OUT);
 	if (in < 0 || perm < 0 || out < 0) {
 		snprintf(w->err, sizeof(w->err), "--verify: the kernel is not the decode kernel");
 		return -1;
 	}
-	double e = decode_ref_error(b->host[in], b->host[out], w->elem, w->once_host[perm], w->o->size);
-	double tol = decode_ref_tolerance(w->elem);
+	const struct gd_dtype_info *dt = gd_dtype_info(w->dtype);
+	double e = decode_ref_error(b->host[in], b->host[out], dt->bytes, w->once_host[perm], w->k->size);
+	double tol = decode_ref_tolerance(dt->bytes);
 	if (e <= tol)
 		return 0;
-	snprintf(w->err, sizeof(w->err), "--verify: relative error %.3g exceeds %.0e (%s)", e, tol,
-	         w->elem == 8 ? "f64" : "f32");
+	snprintf(w->err, sizeof(w->err), "--verify: relative error %.3g exceeds %.0e (%s)", e, tol, dt->name);
 	return -1;
 }
 
@@ -445,25 +440,25 @@ static int setup_args(struct gd_worker *w)
 
 int worker_setup(struct gd_worker *w)
 {
-	const struct gd_opts *o = w->o;
+	const struct gd_workload *wl = w->wl;
 	char msg[8192];
 	cl_int rc;
-	w->elem = o->dtype == GD_DT_F32 ? 4 : 8;
+	w->dtype = clx_child_dtype(w->k->dtype);
 	w->ctx = clCreateContext(NULL, 1, &w->dev.id, NULL, NULL, &rc);
 	if (!w->ctx)
 		return worker_fail(w, "clCreateContext", rc);
-	if (clx_program_build(w->ctx, &w->dev, o, (int)w->elem, &w->prog, msg, sizeof(msg))) {
+	if (clx_program_build(w->ctx, &w->dev, w->k, w->dtype, &w->prog, msg, sizeof(msg))) {
 		str_copy(w->err, sizeof(w->err), msg);
 		return -1;
 	}
-	w->kv = xcalloc(o->launches, sizeof(*w->kv));
+	w->kv = xcalloc(w->k->launches, sizeof(*w->kv));
 	if (setup_args(w))
 		return -1;
-	if (o->profile != GD_PROF_OFF) /* without device times there is nothing to map */
+	if (wl->profile != GD_PROF_OFF) /* without device times there is nothing to map */
 		choose_timebase(w);
 	seg_set_timebase(w->seg, w->tb_method);
-	sampler_init(&w->smp, o->profile, o->sample_every, (uint32_t)opts_queues(o));
-	return gd_modes[o->mode].setup(w);
+	sampler_init(&w->smp, wl->profile, wl->sample_every, (uint32_t)wl->queues);
+	return gd_modes[wl->mode].setup(w);
 }
 
 void worker_teardown(struct gd_worker *w)
@@ -487,25 +482,26 @@ void worker_teardown(struct gd_worker *w)
 /* Runs until SIGTERM or a failure; pauses between batches on SIGUSR1, resumes on SIGUSR2. */
 static int run_loop(struct gd_worker *w)
 {
-	const struct gd_mode_ops *m = &gd_modes[w->o->mode];
-	seg_set_state(w->seg, GD_ST_RUNNING);
-	while (!stop_flag && getppid() == w->o->worker.supervisor) {
+	const struct gd_mode_ops *m = &gd_modes[w->wl->mode];
+	pid_t sup = w->wa->supervisor;
+	seg_set_state(w->seg, GD_SEG_RUNNING);
+	while (!stop_flag && getppid() == sup) {
 		if (pause_flag) {
 			if (m->drain(w))
 				return -1;
-			seg_set_state(w->seg, GD_ST_PAUSED);
-			while (pause_flag && !stop_flag && getppid() == w->o->worker.supervisor) {
+			seg_set_state(w->seg, GD_SEG_PAUSED);
+			while (pause_flag && !stop_flag && getppid() == sup) {
 				seg_heartbeat(w->seg);
 				sleep_ns(GD_NS_PER_S / 50);
 			}
-			seg_set_state(w->seg, GD_ST_RUNNING);
+			seg_set_state(w->seg, GD_SEG_RUNNING);
 			continue;
 		}
 		if (m->step(w))
 			return -1;
 		seg_heartbeat(w->seg);
 	}
-	seg_set_state(w->seg, GD_ST_STOPPING);
+	seg_set_state(w->seg, GD_SEG_STOPPING);
 	return m->drain(w);
 }
 
@@ -524,20 +520,20 @@ static pthread_mutex_t seg_lock = PTHREAD_MUTEX_INITIALIZER;
  * removes the segment and ends the process, whatever the main thread is doing. */
 static void *watchdog(void *arg)
 {
-	const struct gd_opts *o = arg;
-	while (getppid() == o->worker.supervisor)
+	const struct gd_worker_args *wa = arg;
+	while (getppid() == wa->supervisor)
 		sleep_ns(ORPHAN_POLL_NS);
 	int64_t deadline = now_ns() + ORPHAN_GRACE_NS;
 	for (int64_t now = now_ns(); now < deadline; now = now_ns())
 		sleep_ns(deadline - now);
 	pthread_mutex_lock(&seg_lock); /* never released: the process ends here */
-	shm_unlink(o->worker.shm);
+	shm_unlink(wa->shm);
 	_exit(GD_EXIT_OK);
 	return NULL;
 }
 
 /* Starts the watchdog with every signal blocked in it: handlers run in the main thread. */
-static void start_watchdog(const struct gd_opts *o)
+static void start_watchdog(const struct gd_worker_args *wa)
 {
 	sigset_t all, old;
 	sigfillset(&all);
@@ -548,40 +544,42 @@ static void start_watchdog(const struct gd_opts *o)
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&attr, (size_t)256 * 1024);
 	/* Without it an orphan still ends after its batch (the parent-death signal). */
-	int rc = pthread_create(&t, &attr, watchdog, (void *)o);
+	int rc = pthread_create(&t, &attr, watchdog, (void *)wa);
 	if (rc != 0)
-		fprintf(stderr, GD_NAME ": worker %u: no orphan watchdog: %s\n", o->worker.id, strerror(rc));
+		fprintf(stderr, GD_NAME ": worker %u: no orphan watchdog: %s\n", wa->id, strerror(rc));
 	pthread_attr_destroy(&attr);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-int worker_main(const struct gd_opts *o)
+int worker_main(const struct gd_workload *wl, struct gd_devref dev, const struct gd_worker_args *wa)
 {
 	install_signals();
 	/* Die with the supervisor; it may already be gone before prctl took effect. */
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
-	if (getppid() != o->worker.supervisor)
+	if (getppid() != wa->supervisor)
 		return GD_EXIT_OK;
-	start_watchdog(o);
+	start_watchdog(wa);
 
 	struct gd_worker w;
 	memset(&w, 0, sizeof(w));
-	w.o = o;
+	w.wl = wl;
+	w.k = &wl->kernel;
+	w.wa = wa;
 	rng_seed(&w.rng, rng_entropy());
 	char msg[GD_ERR_LEN];
-	if (clx_pick(o->platform, o->device, &w.dev, msg, sizeof(msg)) != 0)
+	if (clx_pick(dev.platform, dev.index, &w.dev, msg, sizeof(msg)) != 0)
 		str_copy(w.err, sizeof(w.err), msg);
 
-	struct gd_seg_info info = { .generation = o->worker.gen,
-		                    .id = o->worker.id,
-		                    .dtype_bytes = o->dtype == GD_DT_F32 ? 4 : 8 };
+	struct gd_seg_info info = { .generation = wa->gen,
+		                    .id = wa->id,
+		                    .dtype_bytes = gd_dtype_info(clx_child_dtype(w.k->dtype))->bytes };
 	str_copy(info.device, sizeof(info.device), w.dev.info.name);
 	pthread_mutex_lock(&seg_lock);
-	w.seg = seg_create(o->worker.shm, &info, msg, sizeof(msg));
+	w.seg = seg_create(wa->shm, &info, msg, sizeof(msg));
 	int e = errno;
 	pthread_mutex_unlock(&seg_lock);
 	if (!w.seg) {
-		fprintf(stderr, GD_NAME ": worker %u (pid %d): %s\n", o->worker.id, (int)getpid(), msg);
+		fprintf(stderr, GD_NAME ": worker %u (pid %d): %s\n", wa->id, (int)getpid(), msg);
 		/* The supervisor reads the reason from the exit status. */
 		return e > 0 && e < 128 ? GD_EXIT_NOSEG_ERRNO + e : GD_EXIT_NOSEG;
 	}
@@ -593,9 +591,9 @@ int worker_main(const struct gd_opts *o)
 	if (rc != 0)
 		seg_set_error(w.seg, w.err); /* the supervisor reports it */
 	else {
-		seg_set_state(w.seg, GD_ST_EXITED);
+		seg_set_state(w.seg, GD_SEG_EXITED);
 	}
 	/* The supervisor unlinks after its last read; an orphan cleans up after itself. */
-	seg_close(w.seg, getppid() != o->worker.supervisor);
+	seg_close(w.seg, getppid() != wa->supervisor);
 	return rc ? GD_EXIT_FAIL : GD_EXIT_OK;
 }

@@ -1,17 +1,17 @@
-/* worker_impl.h (private to worker.c and modes.c): the worker's OpenCL state, one batch's
- * objects, and the table of worker modes. */
+/* worker_impl.h (private to the worker side: worker.c, modes.c and test_readback.c): the
+ * worker's OpenCL state, one batch's objects, and the table of worker modes. */
 #ifndef GPUTOP_WORKER_IMPL_H
 #define GPUTOP_WORKER_IMPL_H
 
 #include <stdbool.h>
 
 #include "clx.h"
-#include "gputop/opts.h"
-#include "gputop/ring.h"
-#include "gputop/genpool.h"
+#include "genpool.h"
+#include "gputop/writer.h"
 #include "gputop/rng.h"
-#include "gputop/sampler.h"
-#include "gputop/timebase.h"
+#include "gputop/spec.h"
+#include "sampler.h"
+#include "timebase.h"
 
 #define GD_INFLIGHT_MAX 32 /* batches in flight at most */
 
@@ -34,8 +34,8 @@ struct gd_batch {
 	cl_command_queue q; /* this pass's queue: the lane's plain or profiling queue */
 	bool profiled;      /* this pass records every command's times */
 	cl_mem buf[KA_MAX];
-	cl_mem pin[KA_MAX];  /* pinned staging (pipelined) */
-	void *host[KA_MAX];  /* the host side of buf: generated inputs, outputs read back */
+	cl_mem pin[KA_MAX]; /* pinned staging (pipelined) */
+	void *host[KA_MAX]; /* the host side of buf: generated inputs, outputs read back */
 	/* profiled: every command; else what the mode waits on. One write per generated input and
 	 * one read per output, in argument order. */
 	cl_event ev_write[KA_MAX], ev_read[KA_MAX], *ev_k;
@@ -45,14 +45,16 @@ struct gd_batch {
 };
 
 struct gd_worker {
-	const struct gd_opts *o;
+	const struct gd_workload *wl;    /* how it runs the kernel */
+	const struct gd_kspec *k;        /* the kernel: &wl->kernel */
+	const struct gd_worker_args *wa; /* its segment and supervisor (worker_main's) */
 	struct clx_device dev;
-	size_t elem; /* the decode kernel's elements: 4 or 8 */
+	enum gd_dtype dtype; /* the decode kernel's elements: f32 or f64 */
 	cl_context ctx;
 	struct clx_program prog; /* the program, its kernel and the plan of its arguments */
 	cl_mem once[KA_MAX];     /* inputs made once (KA_IN_ONCE), shared by every batch */
 	void *once_host[KA_MAX];
-	int nin, nout;           /* the batch's generated inputs and outputs */
+	int nin, nout;    /* the batch's generated inputs and outputs */
 	int64_t (*kv)[2]; /* scratch: one batch's kernel START, END */
 	struct gd_lane lanes[GD_QUEUES_MAX];
 	int nlanes;
@@ -110,8 +112,9 @@ void worker_generate(struct gd_worker *w, struct gd_batch *b);
  * generation threads' job (genpool.h). */
 void worker_fill(struct gd_rng *rng, void *dst, const void *ctx);
 
-/* The worker's OpenCL set-up after clx_pick and its segment: context, program, inputs made
- * once, the mode's lanes and batches. 0, or -1 with w->err set; worker_teardown either way. */
+/* The worker's OpenCL set-up after clx_pick and its segment (wl, k and the rng set): context,
+ * program, inputs made once, the mode's lanes and batches. 0, or -1 with w->err set; worker_teardown either
+ * way. */
 int worker_setup(struct gd_worker *w);
 void worker_teardown(struct gd_worker *w);
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gputop/genpool.h"
+#include "../../src/worker/genpool.h"
 #include "tap.h"
 
 #define SLOTS 8

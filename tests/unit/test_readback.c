@@ -31,47 +31,46 @@ static bool doubled(const struct gd_worker *w, const struct gd_batch *b, size_t 
 	return nonzero && w->prog.arg[1].kind == KA_OUT;
 }
 
-static void run_mode(const char *file, const char *mode, int steps)
+static void run_mode(const char *file, enum gd_mode mode, int steps)
 {
-	char size[] = "--size=4099", m[64], k[512];
-	snprintf(m, sizeof(m), "--mode=%s", mode);
-	snprintf(k, sizeof(k), "--kernel=%s", file);
-	char *argv[] = { "test", "--headless", k, size, "--launches=2", m, "--gen-threads=0", NULL };
-	if (strcmp(mode, "pipelined") != 0)
-		argv[6] = NULL;
-	struct gd_opts o;
-	char err[512];
-	int argc = 0;
-	while (argv[argc])
-		argc++;
-	if (!tap_ok(opts_parse(argc, argv, &o, err, sizeof(err)) == 0, "%s: options parse (%s)", mode, err))
-		return;
+	const char *mname = gd_mode_name(mode);
+	/* --kernel=FILE --size=4099 --launches=2 --mode=MODE, resolved (pipelined: four queues,
+	 * --gen-threads=0). */
+	struct gd_workload wl = {
+		.kernel = { .source = file, .size = 4099, .launches = 2, .dtype = GD_DT_AUTO },
+		.mode = mode,
+		.queues = mode == GD_MODE_PIPELINED ? 4 : 1,
+		.gen_threads = mode == GD_MODE_PIPELINED ? 0 : -1,
+		.profile = GD_PROF_SAMPLED,
+	};
+	char err[512] = "";
 	struct gd_worker *w = calloc(1, sizeof(*w));
-	w->o = &o;
+	w->wl = &wl;
+	w->k = &wl.kernel;
 	rng_seed(&w->rng, 11);
 	char name[96];
 	snprintf(name, sizeof(name), "/gputop-decode-test-readback.%d", (int)getpid());
 	struct gd_seg_info info = { .generation = 1, .id = 1, .dtype_bytes = 4 };
 	w->seg = seg_create(name, &info, err, sizeof(err));
-	if (!tap_ok(w->seg != NULL, "%s: a segment for the records (%s)", mode, err)) {
+	if (!tap_ok(w->seg != NULL, "%s: a segment for the records (%s)", mname, err)) {
 		free(w);
 		return;
 	}
 	int rc = clx_pick(-1, -1, &w->dev, err, sizeof(err));
 	if (rc == 0)
 		rc = worker_setup(w);
-	tap_ok(rc == 0, "%s: the worker sets up the kernel twice (%s)", mode, rc ? w->err : "ok");
-	const struct gd_mode_ops *ops = &gd_modes[o.mode];
+	tap_ok(rc == 0, "%s: the worker sets up the kernel twice (%s)", mname, rc ? w->err : "ok");
+	const struct gd_mode_ops *ops = &gd_modes[mode];
 	for (int i = 0; rc == 0 && i < steps; i++)
 		rc = ops->step(w);
 	if (rc == 0)
 		rc = ops->drain(w);
-	tap_ok(rc == 0 && w->batches > 0, "%s: %llu batches ran (%s)", mode, (unsigned long long)w->batches,
+	tap_ok(rc == 0 && w->batches > 0, "%s: %llu batches ran (%s)", mname, (unsigned long long)w->batches,
 	       rc ? w->err : "ok");
 	bool all = w->batches > 0;
 	for (int i = 0; i < w->nb; i++)
-		all = all && doubled(w, &w->b[i], o.size);
-	tap_ok(all, "%s: every batch's output read back equals twice its input, element by element", mode);
+		all = all && doubled(w, &w->b[i], wl.kernel.size);
+	tap_ok(all, "%s: every batch's output read back equals twice its input, element by element", mname);
 	worker_teardown(w);
 	seg_close(w->seg, true);
 	free(w);
@@ -87,8 +86,8 @@ int main(void)
 	if (fd >= 0)
 		close(fd);
 	if (tap_ok(wrote, "the kernel file is written")) {
-		run_mode(file, "seed", 3);
-		run_mode(file, "pipelined", 12);
+		run_mode(file, GD_MODE_SEED, 3);
+		run_mode(file, GD_MODE_PIPELINED, 12);
 	}
 	unlink(file);
 	return tap_done();

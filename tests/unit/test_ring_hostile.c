@@ -16,15 +16,16 @@
 #include <unistd.h>
 
 #include "gputop/common.h"
-#include "gputop/ring.h"
+#include "gputop/reader.h"
+#include "gputop/writer.h"
 #include "gputop/stats.h"
 #include "tap.h"
 
 #define SEG_SIZE (GD_RING_OFFSET + (size_t)GD_RING_CAPACITY * sizeof(struct gd_rec))
 #define NOBODY   65534
 
-/* The version-1 header as ring.c lays it out. A hostile writer knows it too; test_layout()
- * checks the mirror against a real segment so a change in ring.c cannot pass unnoticed. */
+/* The version-1 header as wire.h lays it out. A hostile writer knows it too; test_layout()
+ * checks the mirror against a real segment so a change in wire.h cannot pass unnoticed. */
 struct hdr_v1 {
 	uint32_t magic, version, header_size, record_size, capacity, ring_offset;
 	int32_t pid;

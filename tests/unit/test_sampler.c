@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "gputop/sampler.h"
+#include "../../src/worker/sampler.h"
 #include "tap.h"
 
 /* How many of the first n batches the policy profiles. */

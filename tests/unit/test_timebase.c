@@ -2,8 +2,8 @@
  * offset and random completion latency. */
 #include <stdlib.h>
 
+#include "../../src/worker/timebase.h"
 #include "gputop/rng.h"
-#include "gputop/timebase.h"
 #include "tap.h"
 
 int main(void)

@@ -1,5 +1,6 @@
-/* sampler.h: which batches a worker profiles, what profiling costs, and the estimate that
- * stands in for a batch that was not profiled. Pure logic: no OpenCL, no clocks.
+/* sampler.h (private to the worker side): which batches a worker profiles, what profiling
+ * costs, and the estimate that stands in for a batch that was not profiled. Pure logic: no
+ * OpenCL, no clocks.
  *
  * Under --profile sampled a run of SAMPLER_RUN consecutive batches is profiled (an event with
  * profiling on every command, on a profiling queue) every `every` batches; the others run on a
@@ -16,8 +17,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "gputop/opts.h"
-#include "gputop/ring.h"
+#include "gputop/wire.h"
+#include "gputop/spec.h"
 
 #define SAMPLER_RUN       2u  /* consecutive profiled batches: the gap between them is measured */
 #define SAMPLER_EVERY0    16u /* the first period */

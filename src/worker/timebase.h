@@ -1,4 +1,5 @@
-/* timebase.h: mapping device timestamps onto the host's CLOCK_MONOTONIC.
+/* timebase.h (private to the worker side): mapping device timestamps onto the host's
+ * CLOCK_MONOTONIC.
  *
  * Where the device reports no host timer, the offset (host = device + offset) is estimated as
  * min over batches of (host time taken after completion - device END of the last command):

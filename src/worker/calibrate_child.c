@@ -1,46 +1,46 @@
-/* ceiling.c: the role behind --calibrate, in a process of its own (the supervisor never loads
- * OpenCL). It measures what this device does with this kernel (the decode kernel or --kernel,
- * its arguments set up as the workers do), size and dtype when nothing
- * else is in the way: launches back to back on one context, without profiling or events, on
- * 1, 2, 4 and 8 in-order queues (a batch of --launches per queue, each queue refilled as soon
- * as it is finished, so none drains while the others wait). The best figure is the ceiling.
- * It prints one line: "ceiling MBIT_S QUEUES ONE_QUEUE_MBIT_S", the rates in the run's unit
- * (opts_rate_unit: Mbit/s, or Mitem/s for a user kernel). */
+/* calibrate_child.c: the calibration, the role behind --calibrate, in a process of its own
+ * (the supervisor never loads OpenCL). It measures what this device does with this kernel (the
+ * decode kernel or --kernel, its arguments set up as the workers do), size and dtype when
+ * nothing else is in the way: launches back to back on one context, without profiling or
+ * events, on 1, 2, 4 and 8 in-order queues (a batch of --launches per queue, each queue
+ * refilled as soon as it is finished, so none drains while the others wait). The best figure
+ * is the ceiling. It prints one line: "ceiling RATE QUEUES ONE_QUEUE_RATE", the rates in the
+ * run's unit (kspec_rate_unit: Mbit/s, or Mitem/s for a user kernel). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clx.h"
 #include "gputop/common.h"
-#include "gputop/ring.h"
+#include "gputop/writer.h"
 #include "gputop/rng.h"
 #include "gputop/worker.h"
 
-#define CEIL_QUEUES  8
-#define CEIL_SECONDS 0.4 /* measured per queue count, after one warm-up batch per queue */
+#define CALIBRATE_QUEUES  8
+#define CALIBRATE_SECONDS 0.4 /* measured per queue count, after one warm-up batch per queue */
 
-struct ceil_ctx {
-	const struct gd_opts *o;
+struct calibrate {
+	const struct gd_kspec *k;
 	struct clx_device dev;
 	cl_context ctx;
 	struct clx_program prog;
-	cl_kernel kern[CEIL_QUEUES];
-	cl_command_queue q[CEIL_QUEUES];
-	cl_mem in[KA_MAX];               /* inputs, shared by every queue */
-	cl_mem out[CEIL_QUEUES][KA_MAX]; /* each queue's outputs */
+	cl_kernel kern[CALIBRATE_QUEUES];
+	cl_command_queue q[CALIBRATE_QUEUES];
+	cl_mem in[KA_MAX];                    /* inputs, shared by every queue */
+	cl_mem out[CALIBRATE_QUEUES][KA_MAX]; /* each queue's outputs */
 	char err[GD_ERR_LEN];
 };
 
-static int fail(struct ceil_ctx *c, const char *call, cl_int rc)
+static int fail(struct calibrate *c, const char *call, cl_int rc)
 {
 	snprintf(c->err, sizeof(c->err), "%s: %s", call, clx_err(rc));
 	return -1;
 }
 
-static int enqueue(struct ceil_ctx *c, int i)
+static int enqueue(struct calibrate *c, int i)
 {
-	size_t global = c->o->size;
-	for (uint32_t k = 0; k < c->o->launches; k++) {
+	size_t global = c->k->size;
+	for (uint32_t n = 0; n < c->k->launches; n++) {
 		cl_int rc =
 		    clEnqueueNDRangeKernel(c->q[i], c->kern[i], 1, NULL, &global, NULL, 0, NULL, NULL);
 		if (rc != CL_SUCCESS)
@@ -50,15 +50,16 @@ static int enqueue(struct ceil_ctx *c, int i)
 	return rc == CL_SUCCESS ? 0 : fail(c, "clFlush", rc);
 }
 
-/* Mbit/s-equivalent of nq queues kept busy for CEIL_SECONDS; negative on failure. */
-static double run(struct ceil_ctx *c, int nq)
+/* The rate (kspec_rate_unit) of nq queues kept busy for CALIBRATE_SECONDS; negative on
+ * failure. */
+static double run(struct calibrate *c, int nq)
 {
 	for (int i = 0; i < nq; i++)
 		if (enqueue(c, i) || clFinish(c->q[i]) != CL_SUCCESS || enqueue(c, i))
 			return -1;
 	uint64_t batches = 0;
 	int64_t t0 = now_ns(), t = t0;
-	for (int i = 0; t - t0 < (int64_t)(CEIL_SECONDS * 1e9); i = (i + 1) % nq) {
+	for (int i = 0; t - t0 < (int64_t)(CALIBRATE_SECONDS * 1e9); i = (i + 1) % nq) {
 		cl_int rc = clFinish(c->q[i]);
 		if (rc != CL_SUCCESS)
 			return fail(c, "clFinish", rc);
@@ -69,11 +70,11 @@ static double run(struct ceil_ctx *c, int nq)
 	}
 	for (int i = 0; i < nq; i++)
 		clFinish(c->q[i]);
-	return (double)batches * (double)opts_items_per_batch(c->o) / ((double)(t - t0) / 1e9) / 1e6;
+	return (double)batches * (double)kspec_items_per_batch(c->k) / ((double)(t - t0) / 1e9) / 1e6;
 }
 
 /* The inputs, filled as the workers fill theirs, once for every queue. */
-static int make_inputs(struct ceil_ctx *c)
+static int make_inputs(struct calibrate *c)
 {
 	struct gd_rng rng;
 	rng_seed(&rng, 1);
@@ -94,7 +95,7 @@ static int make_inputs(struct ceil_ctx *c)
 }
 
 /* Queue i's kernel with its own outputs. */
-static int make_kernel(struct ceil_ctx *c, int i)
+static int make_kernel(struct calibrate *c, int i)
 {
 	cl_int rc;
 	if (!(c->kern[i] = clCreateKernel(c->prog.prog, c->prog.name, &rc)))
@@ -112,23 +113,22 @@ static int make_kernel(struct ceil_ctx *c, int i)
 	return clx_set_fixed_args(&c->prog, c->kern[i], args, c->err, sizeof(c->err));
 }
 
-static int setup(struct ceil_ctx *c)
+static int setup(struct calibrate *c, struct gd_devref dev)
 {
-	const struct gd_opts *o = c->o;
-	int elem = o->dtype == GD_DT_F32 ? 4 : 8;
 	cl_int rc;
-	if (clx_pick(o->platform, o->device, &c->dev, c->err, sizeof(c->err)))
+	if (clx_pick(dev.platform, dev.index, &c->dev, c->err, sizeof(c->err)))
 		return -1;
 	if (!(c->ctx = clCreateContext(NULL, 1, &c->dev.id, NULL, NULL, &rc)))
 		return fail(c, "clCreateContext", rc);
 	char msg[8192];
-	if (clx_program_build(c->ctx, &c->dev, o, elem, &c->prog, msg, sizeof(msg))) {
+	if (clx_program_build(c->ctx, &c->dev, c->k, clx_child_dtype(c->k->dtype), &c->prog, msg,
+	                      sizeof(msg))) {
 		str_copy(c->err, sizeof(c->err), msg);
 		return -1;
 	}
 	if (make_inputs(c))
 		return -1;
-	for (int i = 0; i < CEIL_QUEUES; i++) {
+	for (int i = 0; i < CALIBRATE_QUEUES; i++) {
 		if (!(c->q[i] = clCreateCommandQueueWithProperties(c->ctx, c->dev.id, NULL, &rc)))
 			return fail(c, "clCreateCommandQueueWithProperties", rc);
 		if (make_kernel(c, i))
@@ -137,9 +137,9 @@ static int setup(struct ceil_ctx *c)
 	return 0;
 }
 
-static void teardown(struct ceil_ctx *c)
+static void teardown(struct calibrate *c)
 {
-	for (int i = 0; i < CEIL_QUEUES; i++) {
+	for (int i = 0; i < CALIBRATE_QUEUES; i++) {
 		if (c->q[i])
 			clReleaseCommandQueue(c->q[i]);
 		if (c->kern[i])
@@ -156,15 +156,15 @@ static void teardown(struct ceil_ctx *c)
 		clReleaseContext(c->ctx);
 }
 
-int ceiling_main(const struct gd_opts *o)
+int calibrate_child_main(const struct gd_kspec *k, struct gd_devref dev)
 {
-	struct ceil_ctx c;
+	struct calibrate c;
 	memset(&c, 0, sizeof(c));
-	c.o = o;
-	int rc = setup(&c);
+	c.k = k;
+	int rc = setup(&c, dev);
 	double best = 0, one = 0;
 	int best_q = 1;
-	for (int nq = 1; rc == 0 && nq <= CEIL_QUEUES; nq *= 2) {
+	for (int nq = 1; rc == 0 && nq <= CALIBRATE_QUEUES; nq *= 2) {
 		double m = run(&c, nq);
 		if (m < 0)
 			rc = -1;

@@ -1,6 +1,6 @@
-/* ring.h: the shared-memory segment a worker publishes into and the supervisor reads.
- *
- * The record layout below is the one contract between the two sides. Invariants:
+/* wire.h: the shared-memory segment a worker publishes into and the supervisor reads: its
+ * header, its records and its name, the one contract between the two sides (writer.h is the
+ * worker's end, reader.h the supervisor's). Invariants:
  * - One writer (the worker that created the segment) and one reader (the supervisor).
  *   The writer never reads anything the reader writes and never waits for it.
  * - `head` counts records ever published (u64, never wraps in practice). Record i lives
@@ -15,8 +15,8 @@
  * - The reader treats every byte as hostile: each field is loaded once, validated, and
  *   only the local copy is used; indices are masked with the reader's own mask.
  */
-#ifndef GPUTOP_RING_H
-#define GPUTOP_RING_H
+#ifndef GPUTOP_WIRE_H
+#define GPUTOP_WIRE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -33,18 +33,16 @@
 #define GD_DEV_LEN       120
 #define GD_SHARE_NONE    UINT32_MAX /* gd_rec.share_ppm: not measured */
 
-/* Worker states, as shown in the dashboard and logs. */
-enum gd_state {
-	GD_ST_STARTING,
-	GD_ST_RUNNING,
-	GD_ST_PAUSED,
-	GD_ST_STOPPING,
-	GD_ST_EXITED,
-	GD_ST_FAILED,
-	GD_ST_STALLED, /* reader's view only: heartbeat older than 3 periods */
-	GD_ST_COUNT
+/* What a segment says of its worker: the states its writer stores. */
+enum gd_seg_state {
+	GD_SEG_STARTING,
+	GD_SEG_RUNNING,
+	GD_SEG_PAUSED,
+	GD_SEG_STOPPING,
+	GD_SEG_EXITED,
+	GD_SEG_FAILED,
+	GD_SEG_STATE_COUNT
 };
-const char *gd_state_name(enum gd_state st);
 
 /* How device timestamps were mapped onto the host's CLOCK_MONOTONIC. */
 enum gd_timebase {
@@ -86,8 +84,8 @@ enum {
 	GD_REC_GROUPED = 1u << 1,    /* kiv entries span groups of kernels */
 	GD_REC_ESTIMATED = 1u << 2,  /* not profiled (--profile sampled): the device times are the
 	                              * latest profiled batch's, moved to end where this one ended */
-	GD_REC_PER_LAUNCH = 1u << 3, /* symbols counts one launch's items (a user kernel): the
-	                              * batch's items are symbols x kernels (gd_rec_items) */
+	GD_REC_PER_LAUNCH = 1u << 3, /* items counts one launch's items (a user kernel): the
+	                              * batch's items are items x kernels (gd_rec_items) */
 	GD_REC_SHIFT_BIT = 8,        /* bits 8-12: kiv's unit is 2^shift ns */
 	GD_REC_SHIFT = 0x1fu << GD_REC_SHIFT_BIT,
 	GD_REC_SHIFT_MAX = 16, /* offsets up to 2^48 ns, the longest batch a record describes */
@@ -121,67 +119,34 @@ struct gd_seg_info {
 	char device[GD_DEV_LEN];
 };
 
-/* Writer side (worker). */
-struct gd_seg;
-/* Creates name O_CREAT|O_EXCL with mode 0600, sizes it, touches every page. Returns NULL
- * and fills err on failure, with errno set to the failed step's. */
-struct gd_seg *seg_create(const char *name, const struct gd_seg_info *info, char *err, size_t errlen);
-/* Unmaps; unlinks the name too when unlink_name is set. */
-void seg_close(struct gd_seg *seg, bool unlink_name);
-void seg_publish(struct gd_seg *seg, const struct gd_rec *r);
-void seg_set_state(struct gd_seg *seg, enum gd_state st);
-void seg_set_timebase(struct gd_seg *seg, enum gd_timebase tb);
-/* Stores the error text, then the state failed. */
-void seg_set_error(struct gd_seg *seg, const char *msg);
-void seg_heartbeat(struct gd_seg *seg);
-/* Adds to the monotonic totals (written only by the worker). */
-void seg_add_totals(struct gd_seg *seg, uint64_t batches, uint64_t items, uint64_t kernels);
-
-/* Reader side (supervisor). Plain struct so the collector can embed it. */
-struct gd_reader {
-	unsigned char *base; /* the mapping; no descriptor is kept */
-	size_t size;
-	uint32_t cap;
-	uint64_t cursor; /* next record index to read */
-	uint64_t lost;   /* records that could not be read */
-};
-
-/* A validated copy of the header's changing part. */
-struct gd_seg_view {
-	enum gd_state state;
-	enum gd_timebase timebase;
+/* The header at offset 0 of every segment. Fields the worker changes after set-up are
+ * accessed only with __atomic operations; the reader loads each of them once. */
+struct gd_seg_header {
+	uint32_t magic; /* stored last, with release */
+	uint32_t version;
+	uint32_t header_size;
+	uint32_t record_size;
+	uint32_t capacity; /* power of two */
+	uint32_t ring_offset;
+	int32_t pid;
+	uint32_t id;
+	uint64_t generation;
+	uint32_t dtype_bytes;
+	uint32_t state;
+	uint32_t timebase;
 	int64_t heartbeat_ns;
-	uint64_t batches, items;
-	char error[GD_ERR_LEN]; /* empty unless state is failed */
+	uint64_t batches, items, kernels;
+	uint64_t head;
+	char device[GD_DEV_LEN];
+	char error[GD_ERR_LEN]; /* written before state becomes FAILED */
 };
 
-enum gd_open_result {
-	GD_OPEN_OK,
-	GD_OPEN_NOTYET,   /* not created or still initialising: try again later */
-	GD_OPEN_REJECTED, /* exists but is not ours or is malformed: never attach */
-};
-
-/* Opens and validates a segment that pid (with generation gen) should have created: a
- * regular file (never a link; a FIFO or anything else at the name is rejected without
- * blocking), owner uid, mode 0600, size, magic, version, layout, pid and generation. Missing,
- * too small, initialising, or our own descriptors exhausted (EMFILE, ENFILE): not yet. */
-enum gd_open_result reader_open(struct gd_reader *r, const char *name, pid_t pid, uint64_t gen, char *why,
-                                size_t whylen);
-/* Copies up to max new records into out; returns how many (>= 0), or -1 when the segment
- * became unreadable (truncated under the mapping: SIGBUS is caught). */
-int reader_poll(struct gd_reader *r, struct gd_rec *out, int max);
-/* Call once the writer is known dead, after the last poll: a record it was killed in the
- * middle of publishing (its entry says "being written" right at head) counts as lost. */
-void reader_writer_died(struct gd_reader *r);
-/* Reads and validates the header's changing fields; false if the segment is unreadable. */
-bool reader_view(struct gd_reader *r, struct gd_seg_view *v);
-void reader_close(struct gd_reader *r);
+_Static_assert(sizeof(struct gd_seg_header) <= GD_RING_OFFSET, "the header fits before the ring");
+_Static_assert(sizeof(struct gd_rec) % 8 == 0, "records are copied as 64-bit words");
+_Static_assert(sizeof(struct gd_rec) == 256, "a record is 256 bytes");
+_Static_assert((GD_RING_CAPACITY & (GD_RING_CAPACITY - 1)) == 0, "capacity is a power of two");
 
 /* Segment names: "/gputop-decode.<uid>.<supervisor pid>.<worker id>.<generation>". */
 void seg_name(char *buf, size_t n, pid_t supervisor, unsigned id, uint64_t gen);
-/* Unlinks segments of this uid whose supervisor is no longer running: the pid in the name is
- * gone, a zombie, or a process that started after the segment was last modified (a reused pid).
- * Returns the count. */
-int seg_sweep_stale(void);
 
 #endif

@@ -1,4 +1,5 @@
-/* decode_ref.h: the double-precision CPU reference of kernels/decode.cl. */
+/* decode_ref.h (private to the worker side): the double-precision CPU reference of
+ * kernels/decode.cl. */
 #ifndef GPUTOP_DECODE_REF_H
 #define GPUTOP_DECODE_REF_H
 

@@ -1,8 +1,8 @@
-/* genpool.h: threads that generate a pipelined worker's inputs while its own thread keeps the
- * device fed. Each thread has its own random stream. Batches are handed over by slot: submit a
- * slot's destination, later wait for it; what filling one means is the caller's function; which thread
- * generates which slot is not fixed, so the values of a slot depend on the seed and on the order in which
- * threads picked up the work. */
+/* genpool.h (private to the worker side): threads that generate a pipelined worker's inputs
+ * while its own thread keeps the device fed. Each thread has its own random stream. Batches are
+ * handed over by slot: submit a slot's destination, later wait for it; what filling one means
+ * is the caller's function; which thread generates which slot is not fixed, so the values of a
+ * slot depend on the seed and on the order in which threads picked up the work. */
 #ifndef GPUTOP_GENPOOL_H
 #define GPUTOP_GENPOOL_H
 

@@ -1,0 +1,67 @@
+/* reader.h: the supervisor's end of a worker's segment (wire.h): every byte hostile, each
+ * field loaded once and validated, nothing it cannot use ever accepted (counted as lost). */
+#ifndef GPUTOP_READER_H
+#define GPUTOP_READER_H
+
+#include "gputop/wire.h"
+
+/* A worker's state as the supervisor shows it: what its segment says (the same values as
+ * enum gd_seg_state), or stalled, which only the reader can tell. */
+enum gd_state {
+	GD_ST_STARTING = GD_SEG_STARTING,
+	GD_ST_RUNNING = GD_SEG_RUNNING,
+	GD_ST_PAUSED = GD_SEG_PAUSED,
+	GD_ST_STOPPING = GD_SEG_STOPPING,
+	GD_ST_EXITED = GD_SEG_EXITED,
+	GD_ST_FAILED = GD_SEG_FAILED,
+	GD_ST_STALLED = GD_SEG_STATE_COUNT, /* heartbeat older than 3 periods */
+	GD_ST_COUNT
+};
+const char *gd_state_name(enum gd_state st);
+
+/* A reader of one segment: a plain struct, so its owner can embed it. */
+struct gd_reader {
+	unsigned char *base; /* the mapping; no descriptor is kept */
+	size_t size;
+	uint32_t cap;
+	uint64_t cursor; /* next record index to read */
+	uint64_t lost;   /* records that could not be read */
+};
+
+/* A validated copy of the header's changing part. */
+struct gd_seg_view {
+	enum gd_state state;
+	enum gd_timebase timebase;
+	int64_t heartbeat_ns;
+	uint64_t batches, items;
+	char error[GD_ERR_LEN]; /* empty unless state is failed */
+};
+
+enum gd_open_result {
+	GD_OPEN_OK,
+	GD_OPEN_NOTYET,   /* not created or still initialising: try again later */
+	GD_OPEN_REJECTED, /* exists but is not ours or is malformed: never attach */
+};
+
+/* Opens and validates a segment that pid (with generation gen) should have created: a
+ * regular file (never a link; a FIFO or anything else at the name is rejected without
+ * blocking), owner uid, mode 0600, size, magic, version, layout, pid and generation. Missing,
+ * too small, initialising, or our own descriptors exhausted (EMFILE, ENFILE): not yet. */
+enum gd_open_result reader_open(struct gd_reader *r, const char *name, pid_t pid, uint64_t gen, char *why,
+                                size_t whylen);
+/* Copies up to max new records into out; returns how many (>= 0), or -1 when the segment
+ * became unreadable (truncated under the mapping: SIGBUS is caught). */
+int reader_poll(struct gd_reader *r, struct gd_rec *out, int max);
+/* Call once the writer is known dead, after the last poll: a record it was killed in the
+ * middle of publishing (its entry says "being written" right at head) counts as lost. */
+void reader_writer_died(struct gd_reader *r);
+/* Reads and validates the header's changing fields; false if the segment is unreadable. */
+bool reader_view(struct gd_reader *r, struct gd_seg_view *v);
+void reader_close(struct gd_reader *r);
+
+/* Unlinks segments of this uid whose supervisor is no longer running: the pid in the name is
+ * gone, a zombie, or a process that started after the segment was last modified (a reused pid).
+ * Returns the count. */
+int seg_sweep_stale(void);
+
+#endif

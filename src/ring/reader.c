@@ -1,0 +1,324 @@
+/* reader.c: the supervisor's end of a worker's segment (reader.h). */
+#include "gputop/reader.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gputop/common.h"
+#include "gputop/proc.h"
+#include "gputop/spec.h"
+
+#define REC_WORDS (sizeof(struct gd_rec) / 8)
+
+static const char *const state_names[GD_ST_COUNT] = {
+	"starting", "running", "paused", "stopping", "exited", "failed", "stalled",
+};
+
+const char *gd_state_name(enum gd_state st)
+{
+	return (unsigned)st < GD_ST_COUNT ? state_names[st] : "unknown";
+}
+
+/* A segment can be truncated under the reader's mapping; touching it then raises SIGBUS.
+ * Reads run inside bus_guard(): the handler jumps back and the read reports failure. */
+static __thread sigjmp_buf *bus_jmp;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	(void)si;
+	(void)uc;
+	if (bus_jmp)
+		siglongjmp(*bus_jmp, 1);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void install_bus_handler(void)
+{
+	static int installed;
+	if (__atomic_exchange_n(&installed, 1, __ATOMIC_ACQ_REL))
+		return;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigbus;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
+}
+
+static const struct gd_seg_header *hdr(const struct gd_reader *r)
+{
+	return (const struct gd_seg_header *)r->base;
+}
+
+#define LOAD(field) __atomic_load_n(&(field), __ATOMIC_ACQUIRE)
+
+static const char *file_kind(mode_t mode)
+{
+	return S_ISFIFO(mode)   ? "a FIFO"
+	       : S_ISDIR(mode)  ? "a directory"
+	       : S_ISSOCK(mode) ? "a socket"
+	       : S_ISCHR(mode)  ? "a character device"
+	       : S_ISBLK(mode)  ? "a block device"
+	       : S_ISLNK(mode)  ? "a symbolic link"
+	                        : "not a file";
+}
+
+enum gd_open_result reader_open(struct gd_reader *r, const char *name, pid_t pid, uint64_t gen, char *why,
+                                size_t whylen)
+{
+	memset(r, 0, sizeof(*r));
+	install_bus_handler();
+	/* Anyone may create names in /dev/shm. O_NONBLOCK: opening a FIFO (or anything else that
+	 * waits) returns at once; O_NOFOLLOW: a symbolic link is refused. Then fstat decides. */
+	int fd = shm_open(name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0);
+	if (fd < 0) {
+		int e = errno;
+		snprintf(why, whylen, "%s", strerror(e));
+		/* Missing, or our own descriptors exhausted for now: neither is the segment's fault. */
+		return e == ENOENT || e == EMFILE || e == ENFILE || e == EINTR ? GD_OPEN_NOTYET
+		                                                               : GD_OPEN_REJECTED;
+	}
+	struct stat st;
+	size_t need = GD_RING_OFFSET + (size_t)GD_RING_CAPACITY * sizeof(struct gd_rec);
+	if (fstat(fd, &st) != 0) {
+		snprintf(why, whylen, "cannot stat segment: %s", strerror(errno));
+		goto rejected;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, whylen, "%s is in place of the segment, not a regular file",
+		         file_kind(st.st_mode));
+		goto rejected;
+	}
+	if (st.st_uid != geteuid() || (st.st_mode & 07777) != 0600) {
+		snprintf(why, whylen, "segment owned by uid %u with mode %04o, not ours", (unsigned)st.st_uid,
+		         (unsigned)(st.st_mode & 07777));
+		goto rejected;
+	}
+	if ((size_t)st.st_size < need) {
+		/* The worker sizes the segment right after creating it: give it time. */
+		snprintf(why, whylen, "segment too small (%lld bytes)", (long long)st.st_size);
+		close(fd);
+		return GD_OPEN_NOTYET;
+	}
+	void *base = mmap(NULL, need, PROT_READ, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED) {
+		snprintf(why, whylen, "mmap: %s", strerror(errno));
+		goto rejected;
+	}
+	close(fd); /* the mapping stays: a worker costs the reader no descriptor */
+	r->base = base;
+	r->size = need;
+
+	sigjmp_buf jb;
+	if (sigsetjmp(jb, 1)) {
+		bus_jmp = NULL;
+		snprintf(why, whylen, "segment truncated while opening");
+		reader_close(r);
+		return GD_OPEN_REJECTED;
+	}
+	bus_jmp = &jb;
+	const struct gd_seg_header *h = hdr(r);
+	uint32_t magic = LOAD(h->magic);
+	uint32_t version = h->version, hsize = h->header_size, rsize = h->record_size;
+	uint32_t cap = h->capacity, off = h->ring_offset;
+	int32_t owner = h->pid;
+	uint64_t g = h->generation;
+	bus_jmp = NULL;
+
+	if (magic == 0) {
+		snprintf(why, whylen, "initialising");
+		reader_close(r);
+		return GD_OPEN_NOTYET;
+	}
+	if (magic != GD_SEG_MAGIC)
+		snprintf(why, whylen, "bad magic 0x%08x", magic);
+	else if (version != GD_SEG_VERSION)
+		snprintf(why, whylen, "version %u, expected %u", version, GD_SEG_VERSION);
+	else if (hsize != sizeof(struct gd_seg_header) || rsize != sizeof(struct gd_rec) ||
+	         cap != GD_RING_CAPACITY || off != GD_RING_OFFSET)
+		snprintf(why, whylen, "unexpected layout (header %u, record %u, capacity %u, offset %u)",
+		         hsize, rsize, cap, off);
+	else if (owner != (int32_t)pid || g != gen)
+		snprintf(why, whylen, "segment belongs to pid %d, not to worker %d", (int)owner, (int)pid);
+	else {
+		r->cap = cap;
+		return GD_OPEN_OK;
+	}
+	reader_close(r);
+	return GD_OPEN_REJECTED;
+
+rejected:
+	close(fd);
+	return GD_OPEN_REJECTED;
+}
+
+/* Copies record i into out; false if it was overwritten, torn or inconsistent. */
+static bool read_one(const struct gd_reader *r, uint64_t i, struct gd_rec *out)
+{
+	const uint64_t *src =
+	    (const uint64_t *)(r->base + GD_RING_OFFSET + (i & (r->cap - 1)) * sizeof(*out));
+	uint64_t *dst = (uint64_t *)out;
+	uint64_t want = 2 * i + 2;
+
+	uint64_t s1 = __atomic_load_n(&src[0], __ATOMIC_ACQUIRE);
+	if (s1 != want)
+		return false;
+	/* Acquire loads instead of an acquire fence: see seg_publish. */
+	for (size_t w = 1; w < REC_WORDS; w++)
+		dst[w] = __atomic_load_n(&src[w], __ATOMIC_ACQUIRE);
+	uint64_t s2 = __atomic_load_n(&src[0], __ATOMIC_RELAXED);
+	dst[0] = s2;
+	return s2 == want && gd_rec_valid(out);
+}
+
+int reader_poll(struct gd_reader *r, struct gd_rec *out, int max)
+{
+	if (!r->base)
+		return -1;
+	sigjmp_buf jb;
+	if (sigsetjmp(jb, 1)) {
+		bus_jmp = NULL;
+		return -1;
+	}
+	bus_jmp = &jb;
+	uint64_t h = LOAD(hdr(r)->head);
+	if (h < r->cursor) {
+		/* A head that moves backwards is corrupt. Resynchronise without going back: what
+		 * was read before is never read, or counted, twice. */
+		r->lost++;
+		r->cursor = h;
+	} else if (h - r->cursor > ((uint64_t)1 << 32)) {
+		/* A head that leaps absurdly is corrupt too: look at the last ring's worth only. */
+		r->lost++;
+		r->cursor = h - r->cap;
+	}
+	if (h - r->cursor > r->cap) {
+		r->lost += h - r->cursor - r->cap;
+		r->cursor = h - r->cap;
+	}
+	int n = 0;
+	while (r->cursor < h && n < max) {
+		if (read_one(r, r->cursor, &out[n]))
+			n++;
+		else
+			r->lost++;
+		r->cursor++;
+	}
+	bus_jmp = NULL;
+	return n;
+}
+
+void reader_writer_died(struct gd_reader *r)
+{
+	if (!r->base)
+		return;
+	sigjmp_buf jb;
+	if (sigsetjmp(jb, 1)) {
+		bus_jmp = NULL;
+		return;
+	}
+	bus_jmp = &jb;
+	uint64_t h = LOAD(hdr(r)->head);
+	const uint64_t *seq =
+	    (const uint64_t *)(r->base + GD_RING_OFFSET + (h & (r->cap - 1)) * sizeof(struct gd_rec));
+	/* Only when everything before it was read, and only once: the count stays exact. */
+	if (h == r->cursor && __atomic_load_n(seq, __ATOMIC_ACQUIRE) == 2 * h + 1) {
+		r->lost++;
+		r->cursor = h + 1;
+	}
+	bus_jmp = NULL;
+}
+
+/* Copies a string from the segment, keeping only printable ASCII. */
+static void copy_text(char *dst, const char *src, size_t n)
+{
+	size_t i = 0;
+	for (; i + 1 < n; i++) {
+		char c = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+		if (c == '\0')
+			break;
+		dst[i] = (c >= 0x20 && c < 0x7f) ? c : '?';
+	}
+	dst[i] = '\0';
+}
+
+bool reader_view(struct gd_reader *r, struct gd_seg_view *v)
+{
+	if (!r->base)
+		return false;
+	sigjmp_buf jb;
+	if (sigsetjmp(jb, 1)) {
+		bus_jmp = NULL;
+		return false;
+	}
+	bus_jmp = &jb;
+	const struct gd_seg_header *h = hdr(r);
+	uint32_t st = LOAD(h->state), tb = LOAD(h->timebase);
+	v->state =
+	    st < GD_SEG_STATE_COUNT ? (enum gd_state)st : GD_ST_FAILED; /* a state the segment may hold */
+	v->timebase = tb < GD_TB_COUNT ? (enum gd_timebase)tb : GD_TB_NONE;
+	int64_t hb = LOAD(h->heartbeat_ns);
+	v->heartbeat_ns = hb > 0 ? hb : 0; /* the supervisor subtracts it from now: keep it sane */
+	v->batches = LOAD(h->batches);
+	v->items = LOAD(h->items);
+	if (v->state == GD_ST_FAILED)
+		copy_text(v->error, h->error, sizeof(v->error));
+	else
+		v->error[0] = '\0';
+	bus_jmp = NULL;
+	return true;
+}
+
+void reader_close(struct gd_reader *r)
+{
+	if (r->base)
+		munmap(r->base, r->size);
+	r->base = NULL;
+}
+
+int seg_sweep_stale(void)
+{
+	DIR *d = opendir("/dev/shm");
+	if (!d)
+		return 0;
+	char prefix[64];
+	snprintf(prefix, sizeof(prefix), GD_SEG_PREFIX "%u.", (unsigned)geteuid());
+	size_t plen = strlen(prefix);
+	int swept = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, prefix, plen) != 0)
+			continue;
+		char *end;
+		long sup = strtol(e->d_name + plen, &end, 10);
+		if (end == e->d_name + plen || *end != '.' || sup <= 0)
+			continue;
+		struct stat st;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_uid != geteuid())
+			continue;
+		/* Alive means: that pid runs a process that started before the segment was made. A
+		 * worker creates its segment only while the pid in its name is its parent, so such a
+		 * process is that supervisor; a pid reused since is younger than the segment. The
+		 * name and executable are not looked at: a supervisor started through a link or a
+		 * copy, or from a rebuilt binary, is just as alive. */
+		if (proc_running_since((pid_t)sup, &st.st_mtim))
+			continue;
+		char name[300];
+		snprintf(name, sizeof(name), "/%s", e->d_name);
+		if (shm_unlink(name) == 0)
+			swept++;
+	}
+	closedir(d);
+	return swept;
+}

@@ -1,0 +1,152 @@
+/* wire.c: what both ends of a segment agree on (wire.h): the record's helpers, the names of
+ * timebases and segments. */
+#include "gputop/wire.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+#include "gputop/common.h"
+#include "gputop/spec.h"
+
+static const char *const timebase_names[GD_TB_COUNT] = { "none", "host-timer", "offset-estimate" };
+
+const char *gd_timebase_name(enum gd_timebase t)
+{
+	return (unsigned)t < GD_TB_COUNT ? timebase_names[t] : "unknown";
+}
+
+/* Bounds that keep every difference and per-window sum the statistics form far from int64
+ * overflow, whatever bytes a record holds: no time beyond 2^60 ns (36 years of uptime), and
+ * nothing of one batch more than 2^48 ns (78 hours) away from the batch's host times. */
+#define REC_TIME_MAX ((int64_t)1 << 60)
+#define REC_SPAN_MAX ((int64_t)1 << 48)
+
+static unsigned kiv_shift(const struct gd_rec *r)
+{
+	return (r->flags & GD_REC_SHIFT) >> GD_REC_SHIFT_BIT;
+}
+
+static bool near_batch(const struct gd_rec *r, int64_t t)
+{
+	return t >= 0 && t >= r->t_begin - REC_SPAN_MAX && t <= r->t_end + REC_SPAN_MAX;
+}
+
+/* A device copy's [START, END]: (0, 0) when there was none. */
+static bool copy_valid(const struct gd_rec *r, const int64_t c[2])
+{
+	if (c[0] == 0 && c[1] == 0)
+		return true;
+	return c[1] >= c[0] && near_batch(r, c[0]) && near_batch(r, c[1]);
+}
+
+bool gd_rec_valid(const struct gd_rec *r)
+{
+	if (r->items == 0 || r->items > GD_SIZE_MAX || r->kernels > GD_LAUNCHES_MAX ||
+	    r->nkiv > GD_REC_KMAX || (r->flags & ~(uint32_t)(GD_REC_FLAGS | GD_REC_GEN)) ||
+	    kiv_shift(r) > GD_REC_SHIFT_MAX || gd_rec_gen_thread(r) > GD_GEN_THREADS_MAX)
+		return false;
+	if (r->t_begin <= 0 || r->t_begin > REC_TIME_MAX || r->t_gen < r->t_begin || r->t_end < r->t_gen ||
+	    r->t_end - r->t_begin > REC_SPAN_MAX)
+		return false;
+	if (!copy_valid(r, r->h2d) || !copy_valid(r, r->d2h) || (r->nkiv && !near_batch(r, r->kbase)))
+		return false;
+	if (r->kbusy_ns < 0 || r->kbusy_ns > REC_SPAN_MAX || r->kgap_ns < -REC_SPAN_MAX ||
+	    r->kgap_ns > REC_SPAN_MAX || r->qwait_ns < 0 || r->qwait_ns > REC_SPAN_MAX ||
+	    r->sample_every > GD_SAMPLE_MAX || (r->share_ppm != GD_SHARE_NONE && r->share_ppm > 1000000))
+		return false;
+	for (uint32_t i = 0; i < r->nkiv; i++) {
+		int64_t iv[2];
+		gd_rec_kiv(r, i, iv);
+		if (r->kiv[i][1] < r->kiv[i][0] || (i && r->kiv[i][0] < r->kiv[i - 1][0]) ||
+		    !near_batch(r, iv[1]))
+			return false;
+	}
+	return true;
+}
+
+uint64_t gd_rec_items(const struct gd_rec *r)
+{
+	return (r->flags & GD_REC_PER_LAUNCH) ? (uint64_t)r->items * r->kernels : r->items;
+}
+
+unsigned gd_rec_gen_thread(const struct gd_rec *r)
+{
+	return (r->flags & GD_REC_GEN) >> GD_REC_GEN_BIT;
+}
+
+void gd_rec_kiv(const struct gd_rec *r, uint32_t i, int64_t out[2])
+{
+	unsigned shift = kiv_shift(r); /* at most GD_REC_SHIFT_MAX in a valid record */
+	out[0] = r->kbase + (int64_t)((uint64_t)r->kiv[i][0] << shift);
+	out[1] = r->kbase + (int64_t)((uint64_t)r->kiv[i][1] << shift);
+}
+
+int64_t gd_rec_kernel_start(const struct gd_rec *r)
+{
+	int64_t iv[2] = { 0, 0 };
+	if (r->nkiv)
+		gd_rec_kiv(r, 0, iv);
+	return iv[0];
+}
+
+int64_t gd_rec_kernel_end(const struct gd_rec *r)
+{
+	int64_t end = 0;
+	for (uint32_t i = 0; i < r->nkiv; i++) {
+		int64_t iv[2];
+		gd_rec_kiv(r, i, iv);
+		if (iv[1] > end)
+			end = iv[1];
+	}
+	return end;
+}
+
+static uint32_t in_units(int64_t ns, unsigned shift, bool up)
+{
+	int64_t v = ns <= 0 ? 0 : (ns + (up ? ((int64_t)1 << shift) - 1 : 0)) >> shift;
+	return (uint32_t)(v > UINT32_MAX ? UINT32_MAX : v);
+}
+
+void gd_rec_set_kernels(struct gd_rec *r, const int64_t (*kv)[2], uint32_t n)
+{
+	uint32_t groups = n < GD_REC_KMAX ? n : GD_REC_KMAX;
+	int64_t off[GD_REC_KMAX][2], span = 0;
+	r->kbase = n ? kv[0][0] : 0;
+	r->nkiv = groups;
+	r->flags &= ~(uint32_t)(GD_REC_GROUPED | GD_REC_SHIFT);
+	if (n > GD_REC_KMAX)
+		r->flags |= GD_REC_GROUPED;
+	for (uint32_t g = 0; g < groups; g++) {
+		uint32_t first = (uint32_t)((uint64_t)g * n / groups);
+		uint32_t last = (uint32_t)((uint64_t)(g + 1) * n / groups) - 1;
+		int64_t s = kv[first][0] - r->kbase, e = kv[first][1];
+		for (uint32_t k = first; k <= last; k++)
+			e = kv[k][1] > e ? kv[k][1] : e;
+		e -= r->kbase;
+		if (s < 0 || (g && s < off[g - 1][0])) /* starts never go back */
+			s = g ? off[g - 1][0] : 0;
+		off[g][0] = s;
+		off[g][1] = e < s ? s : e;
+		span = off[g][1] > span ? off[g][1] : span;
+	}
+	unsigned shift = 0;
+	while (shift < GD_REC_SHIFT_MAX && in_units(span, shift, true) == UINT32_MAX)
+		shift++;
+	r->flags |= shift << GD_REC_SHIFT_BIT;
+	for (uint32_t g = 0; g < groups; g++) {
+		r->kiv[g][0] = in_units(off[g][0], shift, false);
+		r->kiv[g][1] = in_units(off[g][1], shift, true);
+	}
+	r->kbusy_ns = r->kgap_ns = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		r->kbusy_ns += kv[k][1] - kv[k][0];
+		if (k)
+			r->kgap_ns += kv[k][0] - kv[k - 1][1];
+	}
+}
+
+void seg_name(char *buf, size_t n, pid_t supervisor, unsigned id, uint64_t gen)
+{
+	snprintf(buf, n, "/" GD_SEG_PREFIX "%u.%d.%u.%016llx", (unsigned)geteuid(), (int)supervisor, id,
+	         (unsigned long long)gen);
+}

@@ -1,0 +1,151 @@
+/* writer.c: the worker's end of its segment (writer.h). */
+#include "gputop/writer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gputop/common.h"
+#include "gputop/spec.h"
+
+#define REC_WORDS (sizeof(struct gd_rec) / 8)
+
+struct gd_seg {
+	int fd;
+	size_t size;
+	struct gd_seg_header *h;
+	unsigned char *ring;
+	char name[128];
+};
+
+static size_t seg_size(void)
+{
+	return GD_RING_OFFSET + (size_t)GD_RING_CAPACITY * sizeof(struct gd_rec);
+}
+
+/* Writes the header, magic last. */
+static void seg_init_header(struct gd_seg *seg, const struct gd_seg_info *info)
+{
+	struct gd_seg_header *h = seg->h;
+	h->version = GD_SEG_VERSION;
+	h->header_size = sizeof(*h);
+	h->record_size = sizeof(struct gd_rec);
+	h->capacity = GD_RING_CAPACITY;
+	h->ring_offset = GD_RING_OFFSET;
+	h->pid = (int32_t)getpid();
+	h->id = info->id;
+	h->generation = info->generation;
+	h->dtype_bytes = info->dtype_bytes;
+	h->state = GD_SEG_STARTING;
+	str_copy(h->device, sizeof(h->device), info->device);
+	h->heartbeat_ns = now_ns();
+	__atomic_store_n(&h->magic, GD_SEG_MAGIC, __ATOMIC_RELEASE);
+}
+
+struct gd_seg *seg_create(const char *name, const struct gd_seg_info *info, char *err, size_t errlen)
+{
+	struct gd_seg *seg = xcalloc(1, sizeof(*seg));
+	str_copy(seg->name, sizeof(seg->name), name);
+	seg->size = seg_size();
+	const char *step = "shm_open";
+	seg->fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+	if (seg->fd < 0)
+		goto fail;
+	step = "fchmod";
+	if (fchmod(seg->fd, 0600) != 0) /* exactly 0600, whatever the umask */
+		goto fail;
+	step = "ftruncate";
+	if (ftruncate(seg->fd, (off_t)seg->size) != 0)
+		goto fail;
+	/* Reserve every page now so a full /dev/shm fails here, not later as SIGBUS. */
+	step = "posix_fallocate";
+	int rc = posix_fallocate(seg->fd, 0, (off_t)seg->size);
+	if (rc != 0) {
+		errno = rc;
+		goto fail;
+	}
+	step = "mmap";
+	void *base = mmap(NULL, seg->size, PROT_READ | PROT_WRITE, MAP_SHARED, seg->fd, 0);
+	if (base == MAP_FAILED)
+		goto fail;
+	memset(base, 0, seg->size);
+	seg->h = base;
+	seg->ring = (unsigned char *)base + GD_RING_OFFSET;
+	seg_init_header(seg, info);
+	return seg;
+
+fail:; /* errno is the failed step's until it has been formatted */
+	int saved = errno;
+	snprintf(err, errlen, "%s %s: %s", step, name, strerror(saved));
+	if (seg->fd >= 0) { /* O_EXCL: the name is ours to remove */
+		close(seg->fd);
+		shm_unlink(name);
+	}
+	free(seg);
+	errno = saved;
+	return NULL;
+}
+
+void seg_close(struct gd_seg *seg, bool unlink_name)
+{
+	if (!seg)
+		return;
+	munmap(seg->h, seg->size);
+	close(seg->fd);
+	if (unlink_name)
+		shm_unlink(seg->name);
+	free(seg);
+}
+
+void seg_publish(struct gd_seg *seg, const struct gd_rec *r)
+{
+	uint64_t i = __atomic_load_n(&seg->h->head, __ATOMIC_RELAXED);
+	uint64_t *dst = (uint64_t *)(seg->ring + (i & (GD_RING_CAPACITY - 1)) * sizeof(*r));
+	const uint64_t *src = (const uint64_t *)r;
+
+	/* Payload words are release stores rather than relaxed stores after a release fence:
+	 * the same order (free on x86), and ThreadSanitizer understands it. */
+	__atomic_store_n(&dst[0], 2 * i + 1, __ATOMIC_RELAXED);
+	for (size_t w = 1; w < REC_WORDS; w++)
+		__atomic_store_n(&dst[w], src[w], __ATOMIC_RELEASE);
+	__atomic_store_n(&dst[0], 2 * i + 2, __ATOMIC_RELEASE);
+	__atomic_store_n(&seg->h->head, i + 1, __ATOMIC_RELEASE);
+}
+
+void seg_set_state(struct gd_seg *seg, enum gd_seg_state st)
+{
+	__atomic_store_n(&seg->h->state, (uint32_t)st, __ATOMIC_RELEASE);
+}
+
+void seg_set_timebase(struct gd_seg *seg, enum gd_timebase tb)
+{
+	__atomic_store_n(&seg->h->timebase, (uint32_t)tb, __ATOMIC_RELEASE);
+}
+
+void seg_set_error(struct gd_seg *seg, const char *msg)
+{
+	size_t n = strnlen(msg, GD_ERR_LEN - 1);
+	for (size_t i = 0; i < GD_ERR_LEN; i++)
+		__atomic_store_n(&seg->h->error[i], i < n ? msg[i] : '\0', __ATOMIC_RELAXED);
+	__atomic_store_n(&seg->h->state, (uint32_t)GD_SEG_FAILED, __ATOMIC_RELEASE);
+}
+
+void seg_heartbeat(struct gd_seg *seg)
+{
+	__atomic_store_n(&seg->h->heartbeat_ns, now_ns(), __ATOMIC_RELEASE);
+}
+
+void seg_add_totals(struct gd_seg *seg, uint64_t batches, uint64_t items, uint64_t kernels)
+{
+	struct gd_seg_header *h = seg->h;
+	__atomic_store_n(&h->batches, __atomic_load_n(&h->batches, __ATOMIC_RELAXED) + batches,
+	                 __ATOMIC_RELEASE);
+	__atomic_store_n(&h->items, __atomic_load_n(&h->items, __ATOMIC_RELAXED) + items, __ATOMIC_RELEASE);
+	__atomic_store_n(&h->kernels, __atomic_load_n(&h->kernels, __ATOMIC_RELAXED) + kernels,
+	                 __ATOMIC_RELEASE);
+}
