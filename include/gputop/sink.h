@@ -11,30 +11,6 @@
 #include "gputop/outputs.h"
 #include "gputop/stats.h"
 
-/* One run of a sweep step (rep >= 1), or a step's summary over its runs (rep 0): then the
- * figures are means over the runs and the spreads say how far the runs were apart. */
-struct gd_sweep_row {
-	int procs, queues;
-	int rep;           /* the run, from 1; 0: the summary */
-	int within_spread; /* summary: 1 when it differs from the step before by less than their
-	                      spread (stats_within_spread), 0 when not, -1: n/a (first, one run) */
-	double rate, speedup, device_busy, gap_batch_us, headroom;
-	double of_ceiling;    /* mbit_s / the calibrated ceiling; NAN without --calibrate */
-	double queue_wait_us; /* mean over the step's batches; NAN where not measured */
-	struct gd_spread rate_spread, speedup_spread; /* summary: over the runs */
-	char device[24]; /* "all" for a step's row; "P:D" for one device's share of it (runs */
-	                 /* with two or more devices add one such row per device after each step) */
-};
-
-/* Something the user did, for a log that replays a session's decisions. */
-struct gd_event {
-	double t_s, unix_s; /* when: seconds since start, and wall-clock Unix seconds */
-	const char *action; /* add, stop, kill, pause, resume, reset, calibrate, signal-TERM (KILL, STOP,
-	                     * CONT), interval-S (doc/fields.md) */
-	unsigned id;        /* the worker acted on, or 0: all of them */
-	pid_t pid;
-};
-
 enum gd_format { GD_FMT_CSV, GD_FMT_JSONL, GD_FMT_COUNT };
 
 struct gd_sink;

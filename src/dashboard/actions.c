@@ -1,7 +1,6 @@
 /* actions.c: the keys that act on the run (more and fewer workers, the interval, pause,
  * reset, calibrate) and the event row every action leaves in the outputs. */
 #include "gputop/outputs.h"
-#include "gputop/sink.h" /* struct gd_event, which outputs_event takes; nothing else of the log */
 #include "ui.h"
 
 void ui_log(struct ui *u, const char *action, const struct gd_worker_info *w)

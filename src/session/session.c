@@ -358,6 +358,11 @@ void session_set_interval(struct gd_session *s, double interval_s)
 	s->win_end = s->win_start + s->interval;
 }
 
+int64_t session_t0(const struct gd_session *s)
+{
+	return s->t0;
+}
+
 double session_interval(const struct gd_session *s)
 {
 	return s->c.interval_s;
