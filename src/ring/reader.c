@@ -74,11 +74,10 @@ static const char *file_kind(mode_t mode)
 	                        : "not a file";
 }
 
-enum gd_open_result reader_open(struct gd_reader *r, const char *name, pid_t pid, uint64_t gen, char *why,
-                                size_t whylen)
+/* Opens name and maps it into r when it is a regular file of ours, large enough: OK, NOTYET or
+ * REJECTED with why filled. */
+static enum gd_open_result map_segment(struct gd_reader *r, const char *name, char *why, size_t whylen)
 {
-	memset(r, 0, sizeof(*r));
-	install_bus_handler();
 	/* Anyone may create names in /dev/shm. O_NONBLOCK: opening a FIFO (or anything else that
 	 * waits) returns at once; O_NOFOLLOW: a symbolic link is refused. Then fstat decides. */
 	int fd = shm_open(name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0);
@@ -91,40 +90,39 @@ enum gd_open_result reader_open(struct gd_reader *r, const char *name, pid_t pid
 	}
 	struct stat st;
 	size_t need = GD_RING_OFFSET + (size_t)GD_RING_CAPACITY * sizeof(struct gd_rec);
-	if (fstat(fd, &st) != 0) {
+	enum gd_open_result rc = GD_OPEN_REJECTED;
+	void *base = MAP_FAILED;
+	if (fstat(fd, &st) != 0)
 		snprintf(why, whylen, "cannot stat segment: %s", strerror(errno));
-		goto rejected;
-	}
-	if (!S_ISREG(st.st_mode)) {
+	else if (!S_ISREG(st.st_mode))
 		snprintf(why, whylen, "%s is in place of the segment, not a regular file",
 		         file_kind(st.st_mode));
-		goto rejected;
-	}
-	if (st.st_uid != geteuid() || (st.st_mode & 07777) != 0600) {
+	else if (st.st_uid != geteuid() || (st.st_mode & 07777) != 0600)
 		snprintf(why, whylen, "segment owned by uid %u with mode %04o, not ours", (unsigned)st.st_uid,
 		         (unsigned)(st.st_mode & 07777));
-		goto rejected;
-	}
-	if ((size_t)st.st_size < need) {
-		/* The worker sizes the segment right after creating it: give it time. */
+	else if ((size_t)st.st_size < need) { /* the worker sizes it right after creating it */
 		snprintf(why, whylen, "segment too small (%lld bytes)", (long long)st.st_size);
-		close(fd);
-		return GD_OPEN_NOTYET;
-	}
-	void *base = mmap(NULL, need, PROT_READ, MAP_SHARED, fd, 0);
-	if (base == MAP_FAILED) {
+		rc = GD_OPEN_NOTYET;
+	} else if ((base = mmap(NULL, need, PROT_READ, MAP_SHARED, fd, 0)) == MAP_FAILED) {
 		snprintf(why, whylen, "mmap: %s", strerror(errno));
-		goto rejected;
+	} else {
+		r->base = base;
+		r->size = need;
+		rc = GD_OPEN_OK;
 	}
 	close(fd); /* the mapping stays: a worker costs the reader no descriptor */
-	r->base = base;
-	r->size = need;
+	return rc;
+}
 
+/* The mapped header's fixed part, checked against what the supervisor expects: pid's segment
+ * of generation gen, in this version's layout. */
+static enum gd_open_result check_header(struct gd_reader *r, pid_t pid, uint64_t gen, char *why,
+                                        size_t whylen)
+{
 	sigjmp_buf jb;
 	if (sigsetjmp(jb, 1)) {
 		bus_jmp = NULL;
 		snprintf(why, whylen, "segment truncated while opening");
-		reader_close(r);
 		return GD_OPEN_REJECTED;
 	}
 	bus_jmp = &jb;
@@ -138,7 +136,6 @@ enum gd_open_result reader_open(struct gd_reader *r, const char *name, pid_t pid
 
 	if (magic == 0) {
 		snprintf(why, whylen, "initialising");
-		reader_close(r);
 		return GD_OPEN_NOTYET;
 	}
 	if (magic != GD_SEG_MAGIC)
@@ -155,12 +152,18 @@ enum gd_open_result reader_open(struct gd_reader *r, const char *name, pid_t pid
 		r->cap = cap;
 		return GD_OPEN_OK;
 	}
-	reader_close(r);
 	return GD_OPEN_REJECTED;
+}
 
-rejected:
-	close(fd);
-	return GD_OPEN_REJECTED;
+enum gd_open_result reader_open(struct gd_reader *r, const char *name, pid_t pid, uint64_t gen, char *why,
+                                size_t whylen)
+{
+	memset(r, 0, sizeof(*r));
+	install_bus_handler();
+	enum gd_open_result rc = map_segment(r, name, why, whylen);
+	if (rc == GD_OPEN_OK && (rc = check_header(r, pid, gen, why, whylen)) != GD_OPEN_OK)
+		reader_close(r);
+	return rc;
 }
 
 /* Copies record i into out; false if it was overwritten, torn or inconsistent. */
