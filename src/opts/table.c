@@ -277,6 +277,8 @@ const struct gd_optdef opts_defs[] = {
 const size_t opts_ndefs = GD_ARRAY_LEN(opts_defs);
 _Static_assert(GD_ARRAY_LEN(opts_defs) <= OPTS_MAX, "options given are bits of a uint64_t");
 
+/* For the tests and the fuzz harness, which walk the table. */
+/* cppcheck-suppress unusedFunction */
 const struct gd_optdef *opts_table(size_t *n)
 {
 	*n = opts_ndefs;

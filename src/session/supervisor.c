@@ -499,9 +499,8 @@ static void wait_workers(struct gd_sup *sup, gd_record_fn on_record, void *ctx)
 	for (int i = 0; i < sup->n; i++) {
 		struct sup_worker *sw = &sup->workers[i];
 		int status;
-		pid_t pid;
 		while (sw->info.alive &&
-		       (pid = waitpid(sw->info.pid, &status, WNOHANG | WUNTRACED | WCONTINUED)) > 0) {
+		       waitpid(sw->info.pid, &status, WNOHANG | WUNTRACED | WCONTINUED) > 0) {
 			if (WIFSTOPPED(status))
 				sw->sigstopped = true;
 			else if (WIFCONTINUED(status))
