@@ -17,6 +17,7 @@ static struct gd_device fake(int p, int d, const char *name, bool gpu)
 	dev.platform = p;
 	dev.index = d;
 	dev.gpu = gpu;
+	device_ref_text(dev.ref, sizeof(dev.ref), p, d);
 	str_copy(dev.name, sizeof(dev.name), name);
 	return dev;
 }
@@ -35,7 +36,10 @@ static const char *selected(const struct gd_devspec *spec, char *err, size_t err
 	buf[0] = '\0';
 	for (int i = 0; i < n; i++) {
 		size_t l = strlen(buf);
-		snprintf(buf + l, sizeof(buf) - l, "%s%d:%d", i ? "," : "", out[i].platform, out[i].index);
+		char ref[24];
+		device_ref_text(ref, sizeof(ref), out[i].platform, out[i].index);
+		/* Each selected device keeps its label, and it is its P:D. */
+		snprintf(buf + l, sizeof(buf) - l, "%s%s", i ? "," : "", strcmp(ref, out[i].ref) ? "?" : ref);
 	}
 	return buf;
 }
@@ -125,7 +129,8 @@ static struct gd_worker_info worker(unsigned id, int device)
 static void test_aggregate(void)
 {
 	const int64_t s = GD_NS_PER_S, t0 = 100 * s;
-	struct gd_devref devs[3] = { { 1, 0 }, { 1, 1 }, { 0, 0 } };
+	struct gd_device devs[3] = { fake(1, 0, "gpu a", true), fake(1, 1, "gpu b", true),
+		                     fake(0, 0, "cpu", false) };
 	struct gd_collector *c = collect_new(t0, true, devs, 3);
 	/* Workers 1 and 3 on 1:0, overlapping in [0.2, 0.6) s: their union is 0.6 s of 1 s.
 	 * Worker 2 on 1:1, [0.2, 0.6): 0.4 s. Nothing on 0:0. A union over all three would
@@ -142,9 +147,9 @@ static void test_aggregate(void)
 	tap_ok(f.ndevs == 3 && f.nworkers == 3, "one aggregate per device");
 	tap_ok(f.workers[0].id == 1 && f.workers[1].id == 2 && f.workers[2].id == 3,
 	       "worker samples keep the supervisor's order");
-	tap_ok(strcmp(f.workers[1].device_ref, "1:1") == 0 && f.workers[1].device == 1 &&
-	           strcmp(f.workers[2].device_ref, "1:0") == 0,
-	       "each sample names its device: %s", f.workers[1].device_ref);
+	tap_ok(f.workers[1].device == 1 && strcmp(frame_device_ref(&f, f.workers[1].device), "1:1") == 0 &&
+	           f.workers[2].device == 0 && strcmp(frame_device_ref(&f, f.workers[2].device), "1:0") == 0,
+	       "each sample names its device: %s", frame_device_ref(&f, f.workers[1].device));
 	tap_ok(fabs(f.devs[0].device_busy - 0.6) < 1e-6, "1:0 busy: the union of its two workers (%.4f)",
 	       f.devs[0].device_busy);
 	tap_ok(fabs(f.devs[1].device_busy - 0.4) < 1e-6, "1:1 busy: its one worker (%.4f)",
@@ -157,7 +162,9 @@ static void test_aggregate(void)
 	       "Mbit/s per device and overall");
 	tap_ok(fabs(f.device_busy - (0.6 + 0.4 + 0) / 3) < 1e-6,
 	       "overall busy: the mean of the devices' (%.4f)", f.device_busy);
-	tap_ok(strcmp(f.agg.device_ref, "all") == 0 && strcmp(f.devs[2].agg.device_ref, "0:0") == 0,
+	tap_ok(f.agg.device == -1 && strcmp(frame_device_ref(&f, f.agg.device), "all") == 0 &&
+	           f.devs[2].agg.device == 2 && strcmp(f.devs[2].ref, "0:0") == 0 &&
+	           strcmp(frame_device_ref(&f, f.devs[2].agg.device), "0:0") == 0,
 	       "the aggregate is \"all\", a device's aggregate its P:D");
 	TAP_EQ_U(f.devs[0].agg.batches + f.devs[1].agg.batches, f.agg.batches, "batches add up");
 

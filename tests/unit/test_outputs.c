@@ -2,7 +2,8 @@
  * another name of the same file, a symbolic link, standard output twice) and leave no file
  * behind and every existing file as it was; an unopenable path is refused the same way; every
  * output is created 0644 less the umask; existing files are truncated only once all is well;
- * closed standard descriptors are reopened on /dev/null. */
+ * a file that is only replaced (--prom-file) is checked against the others but never opened,
+ * created or truncated; closed standard descriptors are reopened on /dev/null. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +107,63 @@ static void test_unopenable(void)
 	tap_ok(!exists("new"), "  and nothing is created");
 }
 
+/* A log, then a file that is only replaced (as main.c lists --prom-file, last); 0 or -1 with the
+ * message in err. Closes what it opened; *prom_fd gets the replaced entry's descriptor. */
+static int open_replaced(const char *log, const char *prom, int *prom_fd, char *err, size_t errlen)
+{
+	struct gd_output out[2] = { { .what = "--output", .path = log },
+		                    { .what = "--prom-file", .path = prom, .replaced = true } };
+	int rc = outputs_open(out, 2, err, errlen);
+	*prom_fd = out[1].fd;
+	for (int i = 0; rc == 0 && i < 2; i++)
+		if (out[i].own)
+			close(out[i].fd);
+	return rc;
+}
+
+static void refused_replaced(const char *log, const char *prom, const char *what)
+{
+	char err[512] = "", mentions[300];
+	int fd;
+	snprintf(mentions, sizeof(mentions), "--prom-file: '%s' is the same file as --output", prom);
+	int rc = open_replaced(log, prom, &fd, err, sizeof(err));
+	if (!tap_ok(rc == -1 && strstr(err, mentions) && !strchr(err, '\n'), "refused: %s", what))
+		printf("#   rc %d, message: %s\n", rc, err);
+}
+
+static void test_replaced(void)
+{
+	unlink(at("log"));
+	refused_replaced(at("log"), at("log"), "a replaced file named as the log");
+	tap_ok(!exists("log"), "  and nothing is created");
+	refused_replaced(at("log"), at("./log"), "a replaced file that is another name of the log to create");
+	tap_ok(!exists("log"), "  and the log it created is removed");
+	write_file("old", "old text");
+	refused_replaced(at("old"), at("./old"), "a replaced file that is another name of the existing log");
+	tap_ok(holds("old", "old text"), "  and the existing log is untouched");
+	unlink(at("link"));
+	if (symlink("old", at("link")) == 0)
+		refused_replaced(at("old"), at("link"), "a replaced file that is a symbolic link to the log");
+	else
+		tap_ok(0, "symlink");
+
+	char err[512] = "";
+	int fd = 0;
+	unlink(at("m.prom"));
+	int rc = open_replaced(at("log"), at("m.prom"), &fd, err, sizeof(err));
+	if (!tap_ok(rc == 0 && fd == -1 && !exists("m.prom") && exists("log"),
+	            "a replaced file that does not exist yet is fine: not opened, not created; the log is"))
+		printf("#   rc %d (%s), fd %d\n", rc, err, fd);
+	write_file("m.prom", "old metrics");
+	write_file("log", "previous run");
+	rc = open_replaced(at("log"), at("m.prom"), &fd, err, sizeof(err));
+	tap_ok(rc == 0 && fd == -1 && holds("m.prom", "old metrics") && holds("log", ""),
+	       "an existing replaced file is left as it is (the log is truncated)");
+	unlink(at("m.prom"));
+	unlink(at("log"));
+	unlink(at("link"));
+}
+
 /* Both outputs are created 0644 less the umask, and an existing file is truncated. */
 static void test_created_alike(void)
 {
@@ -171,6 +229,7 @@ int main(void)
 	}
 	test_shared();
 	test_unopenable();
+	test_replaced();
 	test_created_alike();
 	test_reserve_std();
 	char cmd[128];

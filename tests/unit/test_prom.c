@@ -1,9 +1,9 @@
 /* test_prom.c: the Prometheus exposition. The exact text of a synthetic frame (a running worker,
  * a failed one with unmeasured numbers, a device name that needs escaping; then two devices,
- * each with its own figures), --listen's parser,
- * the real libmicrohttpd server on a loopback port (GET /metrics, 404, 405, a port in use, a
- * stalled client that does not hold up another), and --prom-file (replaced whole, no
- * temporary file left, bad paths refused, a failed write reported at close). */
+ * each with its own figures), the real libmicrohttpd server on a loopback port (GET /metrics,
+ * 404, 405, a port in use, a stalled client that does not hold up another), and --prom-file
+ * (replaced whole, no temporary file left, bad paths refused, a failed write reported at
+ * close). Frames reach the exporter through its output interface (prom_output). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
@@ -24,8 +24,12 @@ static const struct gd_breakdown unmeasured = GD_BREAKDOWN_NONE;
 
 static struct gd_sample workers[2];
 static const struct gd_device devs[2] = {
-	{ .platform = 0, .index = 1, .name = "a \"quoted\" \\ name", .platform_name = "Portable" },
-	{ .platform = 1, .index = 0, .name = "second", .platform_name = "Other" },
+	{ .platform = 0,
+	  .index = 1,
+	  .ref = "0:1",
+	  .name = "a \"quoted\" \\ name",
+	  .platform_name = "Portable" },
+	{ .platform = 1, .index = 0, .ref = "1:0", .name = "second", .platform_name = "Other" },
 };
 
 /* A device's share of a frame, as collect.c fills it. */
@@ -36,7 +40,7 @@ static struct gd_devframe devframe(int d, int procs, double mbit_s, double busy)
 		                  .device_busy = busy,
 		                  .ceiling = NAN,
 		                  .of_ceiling = NAN };
-	snprintf(df.agg.device_ref, sizeof(df.agg.device_ref), "%d:%d", devs[d].platform, devs[d].index);
+	snprintf(df.ref, sizeof(df.ref), "%s", devs[d].ref);
 	return df;
 }
 
@@ -44,7 +48,7 @@ static struct gd_devframe devframe(int d, int procs, double mbit_s, double busy)
 static struct gd_frame frame_of(int n)
 {
 	workers[0] = (struct gd_sample){ .id = 1,
-		                         .device_ref = "0:1",
+		                         .device = 0,
 		                         .pid = 4242,
 		                         .state = GD_ST_RUNNING,
 		                         .rate = 123.456789,
@@ -57,25 +61,23 @@ static struct gd_frame frame_of(int n)
 	workers[0].bd.gap_batch_us = 250;
 	workers[0].bd.queue_wait_us = 12;
 	workers[1] = (struct gd_sample){ .id = 7,
-		                         .device_ref = "0:1",
+		                         .device = 0,
 		                         .pid = 99,
 		                         .state = GD_ST_FAILED,
 		                         .rate = NAN,
 		                         .kernel_busy = NAN,
 		                         .bd = unmeasured };
-	struct gd_frame f = {
-		.t_s = 2,
-		.unix_s = 1700000000.25,
-		.observed = true,
-		.window_s = 1,
-		.procs = n > 0,
-		.agg = { .device = -1, .device_ref = "all", .rate = n ? 123.456789 : 0, .bd = unmeasured },
-		.device_busy = n ? 0.75 : NAN,
-		.ceiling = NAN,
-		.nworkers = n,
-		.workers = workers,
-		.ndevs = 1
-	};
+	struct gd_frame f = { .t_s = 2,
+		              .unix_s = 1700000000.25,
+		              .observed = true,
+		              .window_s = 1,
+		              .procs = n > 0,
+		              .agg = { .device = -1, .rate = n ? 123.456789 : 0, .bd = unmeasured },
+		              .device_busy = n ? 0.75 : NAN,
+		              .ceiling = NAN,
+		              .nworkers = n,
+		              .workers = workers,
+		              .ndevs = 1 };
 	f.devs[0] = devframe(0, f.procs, f.agg.rate, f.device_busy);
 	return f;
 }
@@ -195,7 +197,7 @@ static void test_render(void)
 	/* Two devices: worker 7 runs on the second; each device family has a sample per device,
 	 * with that device's own figures. */
 	f = frame_of(2);
-	snprintf(workers[1].device_ref, sizeof(workers[1].device_ref), "1:0");
+	workers[1].device = 1;
 	workers[1].state = GD_ST_RUNNING;
 	workers[1].rate = 100;
 	f.ndevs = 2;
@@ -227,61 +229,22 @@ static void test_render(void)
 	free(t);
 }
 
-/* ---- --listen ---- */
+/* ---- the exporter's config ---- */
 
-static int parse(struct gd_opts *o, char *err, size_t errlen, const char *listen)
+/* --listen on IPv4 address a.b.c.d, port port, as main.c hands it over (its parser is opts'). */
+static struct gd_listen listen_on(const char *addr, unsigned port, const char *text)
 {
-	/* a3 outlives the call: o->listen.text points into it. */
-	static char a0[] = "gputop-decode", a1[] = "--headless", a2[] = "--listen", a3[128];
-	snprintf(a3, sizeof(a3), "%s", listen);
-	char *argv[] = { a0, a1, a2, a3, NULL };
-	return opts_parse(4, argv, o, err, errlen);
+	struct gd_listen l = { .set = true, .family = AF_INET, .port = port, .text = text };
+	inet_pton(AF_INET, addr, l.addr);
+	return l;
 }
 
-static void test_listen_parse(void)
+static void test_config(void)
 {
-	static const struct {
-		const char *in;
-		int family;
-		const char *addr;
-		unsigned port;
-	} good[] = {
-		{ "9400", AF_INET, "127.0.0.1", 9400 },   { ":0", AF_INET, "127.0.0.1", 0 },
-		{ "0.0.0.0:80", AF_INET, "0.0.0.0", 80 }, { "10.1.2.3:65535", AF_INET, "10.1.2.3", 65535 },
-		{ "[::1]:9400", AF_INET6, "::1", 9400 },  { "[::]:1", AF_INET6, "::", 1 },
-	};
-	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
-		struct gd_opts o;
-		char err[256], addr[64] = "";
-		int rc = parse(&o, err, sizeof(err), good[i].in);
-		if (rc == 0)
-			inet_ntop(o.listen.family, o.listen.addr, addr, sizeof(addr));
-		if (!tap_ok(rc == 0 && o.listen.set && o.listen.family == good[i].family &&
-		                strcmp(addr, good[i].addr) == 0 && o.listen.port == good[i].port,
-		            "--listen %s: %s port %u", good[i].in, good[i].addr, good[i].port))
-			printf("#   rc %d: %s; got %s %u\n", rc, err, addr, o.listen.port);
-	}
-	static const char *const bad[] = { "",           "::1:80",      "localhost:80", "1.2.3.4:65536",
-		                           "1.2.3.4:",   "[::1]",       "[::1]9400",    "1.2.3:80",
-		                           "1.2.3.4:-1", "1.2.3.4:+8",  "[]:80",        "80 ",
-		                           "999999",     "[1.2.3.4]:80" };
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		struct gd_opts o;
-		char err[256];
-		int rc = parse(&o, err, sizeof(err), bad[i]);
-		if (!tap_ok(rc == -1 && strncmp(err, "--listen: ", 10) == 0 && !strchr(err, '\n'),
-		            "--listen '%s' is refused in one line naming --listen", bad[i]))
-			printf("#   rc %d: %s\n", rc, err);
-	}
-	struct gd_opts o;
-	char err[256];
-	char a0[] = "gputop-decode", a1[] = "--headless";
-	char *argv[] = { a0, a1, NULL };
-	tap_ok(opts_parse(2, argv, &o, err, sizeof(err)) == 0 && !o.listen.set && !o.prom_file,
-	       "without the options: no exporter asked for");
+	struct gd_prom_config c = { .ndevs = 1, .devs = devs };
 	char errp[256] = "x";
-	tap_ok(prom_open(&o, errp, sizeof(errp)) == NULL && errp[0] == '\0',
-	       "prom_open without them: NULL and no error");
+	tap_ok(prom_open(&c, errp, sizeof(errp)) == NULL && errp[0] == '\0',
+	       "prom_open without a file or an address: NULL and no error");
 }
 
 /* One HTTP exchange on 127.0.0.1:port: the status and the body (into body). */
@@ -311,19 +274,24 @@ static int http(unsigned port, const char *request, char *body, size_t n)
 	return status;
 }
 
-static struct gd_prom *open_listen(const char *listen, const char *file, char *err, size_t errlen)
+/* The exporter serving on 127.0.0.1:port (text: the address as typed). */
+static struct gd_prom *open_listen(unsigned port, const char *text, char *err, size_t errlen)
 {
-	struct gd_opts o;
-	if (parse(&o, err, errlen, listen))
-		return NULL;
-	o.prom_file = file;
-	return prom_open(&o, err, errlen);
+	struct gd_prom_config c = { .listen = listen_on("127.0.0.1", port, text), .ndevs = 1, .devs = devs };
+	return prom_open(&c, err, errlen);
+}
+
+/* Hands f to the exporter as the session does: 0, or -1. */
+static int frame_to(struct gd_prom *p, const struct gd_frame *f)
+{
+	char err[256] = "";
+	return prom_output.frame(p, f, err, sizeof(err));
 }
 
 static void test_server(void)
 {
 	char err[256];
-	struct gd_prom *p = open_listen("127.0.0.1:0", NULL, err, sizeof(err));
+	struct gd_prom *p = open_listen(0, "127.0.0.1:0", err, sizeof(err));
 	unsigned port = prom_port(p);
 	if (!tap_ok(p && port > 0, "--listen 127.0.0.1:0 serves on a port of its choosing (%u)", port)) {
 		printf("#   %s\n", err);
@@ -335,7 +303,7 @@ static void test_server(void)
 	tap_ok(st == 200 && body[0] == '\0', "before the first window: 200 and no samples (status %d)", st);
 
 	struct gd_frame f = frame_of(2);
-	prom_update(p, &f, devs);
+	tap_ok(frame_to(p, &f) == 0, "a frame handed to the exporter's output: 0");
 	size_t len;
 	char *want = prom_render(&f, devs, &len);
 	st = http(port, get, body, sizeof(body));
@@ -356,7 +324,7 @@ static void test_server(void)
 	bool stalled =
 	    connect(stall, (struct sockaddr *)&a, sizeof(a)) == 0 && write(stall, "GET /met", 8) == 8;
 	f.workers[0].items = 6000000;
-	prom_update(p, &f, devs);
+	frame_to(p, &f);
 	st = http(port, get, body, sizeof(body));
 	tap_ok(stalled && st == 200 && strstr(body, "} 6000000\n"),
 	       "with a stalled client connected, another gets the updated text");
@@ -365,7 +333,7 @@ static void test_server(void)
 	char err2[256];
 	char spec[32];
 	snprintf(spec, sizeof(spec), "127.0.0.1:%u", port);
-	struct gd_prom *q = open_listen(spec, NULL, err2, sizeof(err2));
+	struct gd_prom *q = open_listen(port, spec, err2, sizeof(err2));
 	if (!tap_ok(!q && strstr(err2, "--listen 127.0.0.1:") && strstr(err2, strerror(EADDRINUSE)),
 	            "a port in use is refused, saying so"))
 		printf("#   %s\n", err2);
@@ -395,14 +363,11 @@ static void test_file(void)
 	snprintf(path, sizeof(path), "%s/m.prom", dir);
 	snprintf(sub, sizeof(sub), "%s/sub", dir);
 	mode_t old = umask(027);
-	struct gd_opts o;
-	parse(&o, err, sizeof(err), "0");
-	o.listen.set = false;
-	o.prom_file = path;
-	struct gd_prom *p = prom_open(&o, err, sizeof(err));
+	struct gd_prom_config c = { .file = path, .ndevs = 1, .devs = devs };
+	struct gd_prom *p = prom_open(&c, err, sizeof(err));
 	tap_ok(p && only_file(dir, ""), "prom_open checks the directory and leaves nothing there");
 	struct gd_frame f = frame_of(2);
-	prom_update(p, &f, devs);
+	frame_to(p, &f);
 	size_t len;
 	char *want = prom_render(&f, devs, &len);
 	static char got[1 << 16];
@@ -419,15 +384,15 @@ static void test_file(void)
 	}
 	tap_ok(n == len && strcmp(got, want) == 0, "the file holds the window's text");
 	struct stat st;
-	tap_ok(stat(path, &st) == 0 && (st.st_mode & 0777) == 0640, "created 0644 less the umask (%o)",
-	       (unsigned)(st.st_mode & 0777));
+	unsigned mode = stat(path, &st) == 0 ? (unsigned)(st.st_mode & 0777) : 0;
+	tap_ok(mode == 0640, "created 0644 less the umask (%o)", mode);
 	tap_ok(only_file(dir, "m.prom"), "no temporary file is left beside it");
 	free(want);
 
 	/* A write that fails (the directory is gone) is reported when the exporter closes. */
 	unlink(path);
 	rmdir(dir);
-	prom_update(p, &f, devs);
+	tap_ok(frame_to(p, &f) == 0, "a frame whose file cannot be written: 0 (tried again with the next)");
 	char why[512] = "";
 	int rc = prom_close(p, why, sizeof(why));
 	if (!tap_ok(rc == -1 && strstr(why, "--prom-file: cannot create") && strstr(why, "(1 write failed)"),
@@ -446,19 +411,14 @@ static void test_file(void)
 		{ "/dev/null", "not a regular file" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		o.prom_file = bad[i].path ? bad[i].path : sub;
+		c.file = bad[i].path ? bad[i].path : sub;
 		err[0] = '\0';
-		struct gd_prom *q = prom_open(&o, err, sizeof(err));
+		struct gd_prom *q = prom_open(&c, err, sizeof(err));
 		if (!tap_ok(!q && strncmp(err, "--prom-file: ", 13) == 0 && strstr(err, bad[i].msg),
-		            "--prom-file %s is refused: %s", o.prom_file, bad[i].msg))
+		            "--prom-file %s is refused: %s", c.file, bad[i].msg))
 			printf("#   %s\n", err);
 		prom_close(q, NULL, 0);
 	}
-	o.prom_file = path;
-	o.output = path;
-	struct gd_prom *q = prom_open(&o, err, sizeof(err));
-	tap_ok(!q && strstr(err, "the same file as --output"), "--prom-file on --output's file is refused");
-	prom_close(q, NULL, 0);
 	rmdir(sub);
 	tap_ok(rmdir(dir) == 0, "a refused --prom-file leaves nothing in its directory");
 }
@@ -466,7 +426,7 @@ static void test_file(void)
 int main(void)
 {
 	test_render();
-	test_listen_parse();
+	test_config();
 	test_server();
 	test_file();
 	return tap_done();

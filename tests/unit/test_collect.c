@@ -1,0 +1,299 @@
+/* test_collect.c: the collector on its own, with hand-made workers and records: what waits for
+ * its window, the window's figures (rates, busy times, the breakdown and gaps, all worked out
+ * by hand), totals from the supervisor's counts, a record older than the open window counted
+ * as lost, a window that was not observed (no rates, its records lost), a reset, forgetting a
+ * worker, and the per-device and overall sums of several devices. No clock is read: every
+ * time is a literal. */
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "gputop/collect.h"
+#include "gputop/common.h"
+#include "tap.h"
+
+#define MS ((int64_t)1000000)
+#define T0 ((int64_t)1000 * GD_NS_PER_S) /* the run's start */
+
+static bool near(double got, double want)
+{
+	return fabs(got - want) <= 1e-9 * (fabs(want) > 1 ? fabs(want) : 1);
+}
+
+/* Compares a figure with the value worked out by hand, showing both. */
+#define TAP_NEAR(got, want, ...)                                       \
+	do {                                                           \
+		double g_ = (got), w_ = (want);                        \
+		if (!tap_ok(near(g_, w_), __VA_ARGS__))                \
+			printf("#   got %.12g, want %.12g\n", g_, w_); \
+	} while (0)
+
+static struct gd_device device(int p, int d)
+{
+	struct gd_device dev;
+	memset(&dev, 0, sizeof(dev));
+	dev.platform = p;
+	dev.index = d;
+	device_ref_text(dev.ref, sizeof(dev.ref), p, d);
+	return dev;
+}
+
+static struct gd_worker_info worker(unsigned id, int dev)
+{
+	struct gd_worker_info w;
+	memset(&w, 0, sizeof(w));
+	w.id = id;
+	w.pid = (pid_t)(4000 + id);
+	w.device = dev;
+	w.alive = w.active = true;
+	w.state = GD_ST_RUNNING;
+	w.timebase = GD_TB_OFFSET;
+	return w;
+}
+
+/* Batch b of one kernel [ks, ke), all times in ms after T0: generation [begin, gen), the
+ * output on the host at end. items per batch, device times present. */
+static struct gd_rec batch(uint64_t b, int64_t begin, int64_t gen, int64_t ks, int64_t ke, int64_t end,
+                           uint32_t items)
+{
+	struct gd_rec r;
+	memset(&r, 0, sizeof(r));
+	r.batch = b;
+	r.items = items;
+	r.kernels = 1;
+	r.flags = GD_REC_DEVTIME;
+	r.t_begin = T0 + begin * MS;
+	r.t_gen = T0 + gen * MS;
+	r.t_end = T0 + end * MS;
+	const int64_t kv[1][2] = { { T0 + ks * MS, T0 + ke * MS } };
+	gd_rec_set_kernels(&r, kv, 1);
+	r.sample_every = 8;
+	r.share_ppm = 250000;
+	return r;
+}
+
+/* A batch with host times only (--profile off). */
+static struct gd_rec host_batch(uint64_t b, int64_t begin, int64_t end, uint32_t items)
+{
+	struct gd_rec r;
+	memset(&r, 0, sizeof(r));
+	r.batch = b;
+	r.items = items;
+	r.kernels = 1;
+	r.t_begin = T0 + begin * MS;
+	r.t_gen = r.t_begin;
+	r.t_end = T0 + end * MS;
+	r.share_ppm = GD_SHARE_NONE;
+	return r;
+}
+
+/* One worker, one device, four windows of 1 s: two observed, one that was not, one after. */
+static void test_windows(void)
+{
+	struct gd_device devs[1] = { device(0, 0) };
+	struct gd_collector *c = collect_new(T0, true, devs, 1);
+	struct gd_worker_info w = worker(1, 0);
+	struct gd_frame f;
+	memset(&f, 0, sizeof(f));
+
+	/* Window 1 [0, 1000) ms: batches 0 and 1 complete in it, batch 2 completes in the next. */
+	struct gd_rec r0 = batch(0, 100, 150, 200, 400, 450, 1000000);
+	struct gd_rec r1 = batch(1, 450, 500, 600, 800, 850, 1000000);
+	struct gd_rec r2 = batch(2, 850, 900, 950, 1200, 1250, 1000000);
+	collect_push(c, &w, &r0);
+	collect_push(c, &w, &r1);
+	collect_push(c, &w, &r2);
+	TAP_EQ_U(collect_pending(c, 1), 3, "three records wait for their window");
+	TAP_EQ_U(collect_pending(c, 99), 0, "a worker never seen has none waiting");
+	w.batches = 3; /* the segment's own totals, as the supervisor read them */
+	w.items = 3000000;
+	collect_window(c, &w, 1, T0, T0 + 1000 * MS, &f);
+	const struct gd_sample *s = &f.workers[0];
+	tap_ok(f.observed && f.nworkers == 1 && s->id == 1 && s->pid == 4001 && s->device == 0 &&
+	           s->state == GD_ST_RUNNING,
+	       "window 1: one sample, the worker's id, pid, device and state");
+	TAP_NEAR(f.t_s, 1.0, "window 1 ends 1 s after the start");
+	TAP_NEAR(f.window_s, 1.0, "window 1 is 1 s long");
+	TAP_EQ_U(s->win_batches, 2, "window 1: the two batches that completed in it");
+	TAP_EQ_U(collect_pending(c, 1), 1, "the batch that completes later still waits");
+	tap_ok(s->batches == 3 && s->items == 3000000 && s->lost == 0,
+	       "totals are the supervisor's counts, not the records'");
+	TAP_NEAR(s->rate, 2.0, "rate: 2e6 items in 1 s = 2 Mbit/s");
+	/* Kernels [200, 400), [600, 800) and [950, 1200) clipped to 1000: 450 ms of 1000. */
+	TAP_NEAR(s->kernel_busy, 0.45, "kernel busy: every kernel interval inside the window, clipped");
+	TAP_NEAR(f.device_busy, 0.45, "device busy: the union of the intervals");
+	TAP_NEAR(f.headroom, 2.0 / 0.45, "headroom: the rate over the busy share");
+	TAP_NEAR(s->gen_busy, 0.1, "generation busy: 50 + 50 ms of 1000");
+	TAP_NEAR(s->bd.gen_us, 50000, "mean generation: 50 ms");
+	TAP_NEAR(s->bd.kernel_us, 200000, "mean kernel span: 200 ms");
+	TAP_NEAR(s->bd.other_us, 125000, "mean other: batch less generation and kernel, (100 + 150 ms) / 2");
+	TAP_NEAR(s->bd.gap_batch_us, 200000,
+	         "gap between batches 0 and 1: 400 to 600 ms (the first not measured)");
+	tap_ok(isnan(s->bd.gap_kernel_us), "one kernel per batch: no gap between kernels");
+	tap_ok(s->sample_every == 8 && near(s->observer_share, 0.25),
+	       "the sampling period and the observer's share of the latest record");
+	tap_ok(f.agg.device == -1 && f.agg.win_batches == 2 && near(f.agg.rate, 2.0) && f.agg.batches == 3 &&
+	           f.procs == 1,
+	       "the aggregate: the one worker's figures");
+	tap_ok(f.ndevs == 1 && f.devs[0].agg.device == 0 && near(f.devs[0].agg.rate, 2.0) &&
+	           near(f.devs[0].device_busy, 0.45) && f.devs[0].procs == 1 && !f.devs[0].busy_from_sum,
+	       "the device's aggregate: the same, its busy from the union");
+	tap_ok(strcmp(frame_device_ref(&f, 0), "0:0") == 0 && strcmp(frame_device_ref(&f, -1), "all") == 0,
+	       "frame_device_ref: the device's P:D, \"all\" for the aggregate");
+
+	/* Window 2 [1000, 2000) ms: batch 2 (waiting) and batch 3. */
+	struct gd_rec r3 = batch(3, 1250, 1300, 1500, 1700, 1900, 1000000);
+	collect_push(c, &w, &r3);
+	w.batches = 4;
+	w.items = 4000000;
+	collect_window(c, &w, 1, T0, T0 + 2000 * MS, &f);
+	s = &f.workers[0];
+	TAP_EQ_U(s->win_batches, 2, "window 2: the waiting batch and the new one");
+	TAP_NEAR(s->rate, 2.0, "window 2: 2 Mbit/s");
+	TAP_NEAR(s->kernel_busy, 0.4, "window 2: [1000, 1200) and [1500, 1700) busy");
+	TAP_NEAR(s->bd.gap_batch_us, 225000, "window 2: gaps 800 to 950 and 1200 to 1500 ms, mean 225 ms");
+	TAP_NEAR(f.t_s, 2.0, "window 2 ends at 2 s");
+	TAP_EQ_U(collect_pending(c, 1), 0, "nothing waits");
+
+	/* A record that completed before the open window [2000, ...) was reported with no window:
+	 * lost, like the reader's own losses. */
+	struct gd_rec r4 = batch(4, 1900, 1910, 1920, 1940, 1950, 1000000);
+	collect_push(c, &w, &r4);
+	TAP_EQ_U(collect_pending(c, 1), 0, "a record older than the open window does not wait");
+
+	/* Window 3 [2000, 3000) ms was not observed: batch 5 completed in it, batch 6 after it. */
+	struct gd_rec r5 = batch(5, 2000, 2100, 2200, 2400, 2500, 1000000);
+	struct gd_rec r6 = batch(6, 2500, 2600, 2800, 3100, 3200, 1000000);
+	collect_push(c, &w, &r5);
+	collect_push(c, &w, &r6);
+	w.batches = 7;
+	w.items = 7000000;
+	w.lost = 2; /* the reader's */
+	collect_skip(c, &w, 1, T0, T0 + 3000 * MS, &f);
+	s = &f.workers[0];
+	tap_ok(!f.observed && isnan(s->rate) && isnan(s->kernel_busy) && isnan(s->gen_busy) &&
+	           isnan(s->bd.gen_us) && s->win_batches == 0,
+	       "an unobserved window: nothing measured (NAN), no batch counted in it");
+	tap_ok(isnan(f.agg.rate) && isnan(f.devs[0].agg.rate) && isnan(f.device_busy) &&
+	           isnan(f.devs[0].device_busy) && isnan(f.headroom),
+	       "an unobserved window: the aggregates' rates and busy NAN too");
+	TAP_EQ_U(s->lost, 4, "lost: the reader's 2, the late record and the record of the unobserved window");
+	tap_ok(s->batches == 7 && s->items == 7000000 && f.agg.batches == 7 && f.agg.lost == 4,
+	       "an unobserved window still carries the totals");
+	TAP_NEAR(f.window_s, 1.0, "the unobserved window is 1 s long");
+	TAP_EQ_U(collect_pending(c, 1), 1, "the record that completes after it still waits");
+
+	/* Window 4 [3000, 4000) ms: batch 6 and batch 7. No gap is measured across the unobserved
+	 * window: only 7's, from 6. */
+	struct gd_rec r7 = batch(7, 3200, 3300, 3400, 3600, 3700, 1000000);
+	collect_push(c, &w, &r7);
+	w.batches = 8;
+	w.items = 8000000;
+	collect_window(c, &w, 1, T0, T0 + 4000 * MS, &f);
+	s = &f.workers[0];
+	tap_ok(f.observed && s->win_batches == 2 && near(s->rate, 2.0) && s->lost == 4,
+	       "after it: measured again, its losses kept");
+	TAP_NEAR(s->kernel_busy, 0.3, "window 4: [3000, 3100) and [3400, 3600) busy");
+	TAP_NEAR(s->bd.gap_batch_us, 300000, "window 4: only the gap from batch 6 to 7, 3100 to 3400 ms");
+
+	/* A reset forgets what was measured and counts from the supervisor's figures now. */
+	struct gd_rec r8 = batch(8, 3700, 3800, 3900, 4100, 4200, 1000000);
+	collect_push(c, &w, &r8);
+	w.batches = 9;
+	w.items = 9000000;
+	collect_reset(c, &w, 1, T0 + 4500 * MS);
+	TAP_EQ_U(collect_pending(c, 1), 0, "a reset forgets the waiting records");
+	struct gd_rec r9 = batch(9, 4500, 4600, 4700, 4800, 4900, 500000);
+	collect_push(c, &w, &r9);
+	w.batches = 10;
+	w.items = 9500000;
+	collect_window(c, &w, 1, T0, T0 + 5000 * MS, &f);
+	s = &f.workers[0];
+	tap_ok(s->batches == 1 && s->items == 500000 && s->lost == 0 && s->win_batches == 1,
+	       "after a reset: totals and losses count from it");
+	TAP_NEAR(f.window_s, 0.5, "the window after a reset starts at the reset");
+	TAP_NEAR(s->rate, 1.0, "5e5 items in 0.5 s = 1 Mbit/s");
+	tap_ok(isnan(s->bd.gap_batch_us), "no gap measured from a batch that was not seen (8, forgotten)");
+
+	/* Forgetting a worker drops what waits for it; a record after that starts afresh. */
+	struct gd_rec r10 = batch(10, 4900, 4950, 5000, 5100, 5600, 500000);
+	collect_push(c, &w, &r10);
+	TAP_EQ_U(collect_pending(c, 1), 1, "one record waits");
+	collect_forget(c, 1);
+	TAP_EQ_U(collect_pending(c, 1), 0, "forgotten: nothing waits");
+	collect_push(c, &w, &r10);
+	collect_window(c, &w, 1, T0, T0 + 6000 * MS, &f);
+	TAP_EQ_U(f.workers[0].batches, 10, "forgotten: its baselines are gone, totals are the supervisor's");
+
+	collect_frame_free(&f);
+	collect_free(c);
+}
+
+/* Two devices, three workers (one on each, one more on the first, one ended), --profile off,
+ * a window of 0.5 s. */
+static void test_devices(void)
+{
+	struct gd_device devs[2] = { device(0, 0), device(0, 1) };
+	struct gd_collector *c = collect_new(T0, false, devs, 2);
+	struct gd_worker_info w[4] = { worker(1, 0), worker(2, 1), worker(3, 0), worker(4, 7) };
+	w[2].alive = w[2].active = false;
+	w[2].state = GD_ST_EXITED;
+	w[1].timebase = GD_TB_NONE;
+	w[0].batches = 5, w[0].items = 5000000, w[0].lost = 1;
+	w[1].batches = 2, w[1].items = 1000000;
+	w[2].batches = 1, w[2].items = 750000, w[2].lost = 2;
+	struct gd_rec a = host_batch(0, 0, 100, 500000), b = host_batch(1, 100, 300, 500000);
+	struct gd_rec d = host_batch(0, 50, 250, 125000);
+	d.kernels = 2; /* a user kernel's batch: items per launch, times launches */
+	d.flags |= GD_REC_PER_LAUNCH;
+	struct gd_rec e = host_batch(0, 0, 400, 750000);
+	collect_push(c, &w[0], &a);
+	collect_push(c, &w[0], &b);
+	collect_push(c, &w[1], &d);
+	collect_push(c, &w[2], &e);
+	struct gd_frame f;
+	memset(&f, 0, sizeof(f));
+	collect_window(c, w, 4, T0, T0 + 500 * MS, &f);
+	TAP_NEAR(f.window_s, 0.5, "a window of 0.5 s");
+	tap_ok(f.nworkers == 4 && f.workers[0].id == 1 && f.workers[1].id == 2 && f.workers[2].id == 3 &&
+	           f.workers[3].id == 4,
+	       "one sample per worker, in the supervisor's order");
+	tap_ok(near(f.workers[0].rate, 2.0) && near(f.workers[1].rate, 0.5) && near(f.workers[2].rate, 1.5),
+	       "rates: 1e6, 2 x 125000 and 750000 items in 0.5 s");
+	tap_ok(f.workers[3].device == 0, "a device index out of range counts on the first device");
+	tap_ok(f.workers[1].device == 1 && strcmp(frame_device_ref(&f, f.workers[1].device), "0:1") == 0,
+	       "each worker names its device");
+	TAP_NEAR(f.devs[0].agg.rate, 3.5, "device 0:0: the sum of its workers' rates");
+	TAP_NEAR(f.devs[1].agg.rate, 0.5, "device 0:1: its one worker's rate");
+	TAP_NEAR(f.agg.rate, 4.0, "overall: the sum of every worker's");
+	tap_ok(f.devs[0].agg.win_batches == 3 && f.devs[1].agg.win_batches == 1 && f.agg.win_batches == 4,
+	       "window batches per device and overall");
+	tap_ok(f.devs[0].agg.batches == 6 && f.devs[0].agg.items == 5750000 && f.devs[1].agg.batches == 2 &&
+	           f.devs[1].agg.items == 1000000 && f.agg.batches == 8 && f.agg.items == 6750000,
+	       "totals per device and overall");
+	tap_ok(f.devs[0].agg.lost == 3 && f.devs[1].agg.lost == 0 && f.agg.lost == 3,
+	       "losses per device and overall");
+	tap_ok(f.devs[0].procs == 2 && f.devs[1].procs == 1 && f.procs == 3,
+	       "live workers per device and overall (the ended one not counted)");
+	tap_ok(strcmp(f.devs[0].ref, "0:0") == 0 && strcmp(f.devs[1].ref, "0:1") == 0 &&
+	           f.devs[0].agg.device == 0 && f.devs[1].agg.device == 1 && f.agg.device == -1,
+	       "each device's aggregate names it; the overall one is -1");
+	tap_ok(isnan(f.workers[0].kernel_busy) && isnan(f.devs[0].device_busy) &&
+	           isnan(f.devs[1].device_busy) && isnan(f.device_busy) && isnan(f.headroom) &&
+	           isnan(f.devs[0].headroom),
+	       "--profile off: no busy share and no headroom anywhere");
+	tap_ok(isnan(f.workers[0].observer_share) && f.workers[0].sample_every == 0,
+	       "no sampling: no period and no observer share");
+	TAP_NEAR(f.devs[0].agg.bd.gen_us, 0, "host-only batches still give the generation time (none here)");
+	tap_ok(f.timebase == GD_TB_OFFSET, "the frame's timebase: a worker's that has one");
+	collect_frame_free(&f);
+	collect_free(c);
+}
+
+int main(void)
+{
+	test_windows();
+	test_devices();
+	return tap_done();
+}
