@@ -25,7 +25,7 @@
 
 #include "gputop/common.h"
 #include "gputop/outputs.h"
-#include "gputop/ring.h"
+#include "gputop/writer.h"
 #include "gputop/session.h"
 #include "tap.h"
 
@@ -94,7 +94,7 @@ static int fake_worker(int argc, char **argv)
 		return GD_EXIT_FAIL;
 	}
 	bool stall = getenv("FAKE_WORKER_STALL") != NULL;
-	seg_set_state(seg, GD_ST_RUNNING);
+	seg_set_state(seg, GD_SEG_RUNNING);
 	seg_heartbeat(seg);
 	for (uint64_t b = 0; !fake_stop && getppid() == supervisor;) {
 		if (stall && b >= STALL_AFTER) {
@@ -115,7 +115,7 @@ static int fake_worker(int argc, char **argv)
 		seg_add_totals(seg, 1, 1000, 2);
 		seg_heartbeat(seg);
 	}
-	seg_set_state(seg, GD_ST_EXITED);
+	seg_set_state(seg, GD_SEG_EXITED);
 	seg_close(seg, getppid() != supervisor); /* the supervisor unlinks it after its last read */
 	return GD_EXIT_OK;
 }
