@@ -14,7 +14,7 @@ enum gd_state {
 	GD_ST_STOPPING = GD_SEG_STOPPING,
 	GD_ST_EXITED = GD_SEG_EXITED,
 	GD_ST_FAILED = GD_SEG_FAILED,
-	GD_ST_STALLED = GD_SEG_STATE_COUNT, /* heartbeat older than 3 periods */
+	GD_ST_STALLED = GD_SEG_STATE_COUNT, /* heartbeat older than 3 intervals, and 1 s */
 	GD_ST_COUNT
 };
 const char *gd_state_name(enum gd_state st);

@@ -24,7 +24,8 @@ struct gd_sup_config {
 	int ndevs;               /* the devices workers spread over, at least 1 */
 	struct gd_devref devs[GD_DEVICES_MAX];
 	int max_procs;     /* live workers at once, at most */
-	double interval_s; /* the sampling interval: a worker is stalled after 3 without a heartbeat */
+	double interval_s; /* the sampling interval: a worker is stalled after 3 (and at least 1 s) without a
+	                      heartbeat */
 };
 
 /* Sets up signal handling for children and sweeps stale segments. Returns NULL with a message

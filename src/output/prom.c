@@ -524,7 +524,8 @@ struct gd_prom *prom_open(const struct gd_prom_config *c, char *err, size_t errl
 		return NULL;
 	struct gd_prom *p = xcalloc(1, sizeof(*p));
 	p->ndevs = c->ndevs < GD_DEVICES_MAX ? c->ndevs : GD_DEVICES_MAX;
-	memcpy(p->devs, c->devs, (size_t)p->ndevs * sizeof(p->devs[0]));
+	for (int d = 0; d < p->ndevs; d++)
+		p->devs[d] = c->devs[d];
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->wake, NULL);
 	p->text = xmalloc(1);

@@ -169,7 +169,7 @@ static void worker_sample(struct gd_collector *c, struct col_worker *cw, const s
 	cw->npend = keep;
 	/* Records can overlap (an unprofiled batch's intervals are estimated): its busy time is
 	 * never more than the union of its own intervals. */
-	int64_t own = stats_union(c->iv + first, *niv - first, a, b);
+	int64_t own = *niv > first ? stats_union(c->iv + first, *niv - first, a, b) : 0;
 	busy = busy < own ? busy : own;
 
 	double win = (double)(b - a) / 1e9;

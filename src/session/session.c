@@ -280,10 +280,11 @@ static int64_t window_end(const struct gd_session *s)
 static void close_window(struct gd_session *s, int64_t b)
 {
 	struct gd_frame *f = &s->frame;
+	int n = snapshot(s); /* first: it may move s->info */
 	if (s->unobserved)
-		collect_skip(s->col, s->info, snapshot(s), s->t0, b, f);
+		collect_skip(s->col, s->info, n, s->t0, b, f);
 	else
-		collect_window(s->col, s->info, snapshot(s), s->t0, b, f);
+		collect_window(s->col, s->info, n, s->t0, b, f);
 	s->unobserved = false;
 	f->unix_s = unix_seconds(b);
 	f->profile = s->c.work.profile;
@@ -337,7 +338,8 @@ void session_prune(struct gd_session *s)
 void session_restart_clock(struct gd_session *s, int64_t now)
 {
 	session_service(s, now); /* read what completed so far, then forget it */
-	collect_reset(s->col, s->info, snapshot(s), now);
+	int n = snapshot(s);
+	collect_reset(s->col, s->info, n, now);
 	session_prune(s);
 	s->unobserved = false;
 	s->win_start = now;

@@ -9,7 +9,7 @@
 
 static int tap_n, tap_failed;
 
-static inline int tap_ok(int cond, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static inline int tap_ok(int cond, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
