@@ -56,23 +56,7 @@ static void child_roundtrip(const struct gd_opts *o)
 		.shm = "/gputop-decode.0.1.1.0", .gen = 1, .id = 1, .supervisor = 1
 	};
 	static struct gd_argv a;
-	struct gd_workload work = {
-		.kernel = { .source = o->kernel,
-		            .name = o->kernel_name,
-		            .build_options = o->build_options,
-		            .nargs = o->nkargs,
-		            .size = o->size,
-		            .launches = o->launches,
-		            .dtype = o->dtype },
-		.mode = o->mode,
-		.queues = opts_queues(o),
-		.gen_threads = opts_gen_threads(o, 8),
-		.profile = o->profile,
-		.sample_every = o->sample_every,
-		.verify = o->verify,
-	};
-	for (int i = 0; i < o->nkargs; i++)
-		work.kernel.args[i] = o->kargs[i];
+	const struct gd_workload work = opts_workload(o, opts_gen_threads(o, 8));
 	struct gd_child child = { .work = &work, .wa = &wa };
 	if (o->platform >= 0)
 		child.dev = (struct gd_devref){ o->platform, o->device };

@@ -61,7 +61,7 @@ static void init(void)
 	uint64_t head;
 	memcpy(&head, rw + HEAD_OFF, sizeof(head));
 	if (head != GD_RING_CAPACITY + GD_RING_CAPACITY / 2)
-		abort(); /* HEAD_OFF no longer matches ring.c's layout */
+		abort(); /* HEAD_OFF no longer matches wire.h's layout */
 	pristine = xmalloc(SEG_SIZE);
 	memcpy(pristine, rw, SEG_SIZE);
 	seg_close(s, false);

@@ -32,31 +32,6 @@ static int usage_error(const char *msg)
 
 /* ---- the settings of each part, from the options ---- */
 
-static struct gd_kspec kspec_of(const struct gd_opts *o)
-{
-	struct gd_kspec k = { .source = o->kernel,
-		              .name = o->kernel_name,
-		              .build_options = o->build_options,
-		              .nargs = o->nkargs,
-		              .size = o->size,
-		              .launches = o->launches,
-		              .dtype = o->dtype };
-	memcpy(k.args, o->kargs, sizeof(k.args));
-	return k;
-}
-
-/* What every worker runs; gen_threads as resolved (opts_gen_threads, or the worker's own). */
-static struct gd_workload workload_of(const struct gd_opts *o, int gen_threads)
-{
-	return (struct gd_workload){ .kernel = kspec_of(o),
-		                     .mode = o->mode,
-		                     .queues = opts_queues(o),
-		                     .gen_threads = gen_threads,
-		                     .profile = o->profile,
-		                     .sample_every = o->sample_every,
-		                     .verify = o->verify };
-}
-
 /* The session's settings: pipelined workers share the cores fairly among the most workers the
  * run will have at once (--procs, or the largest sweep step). */
 static void session_config_of(const struct gd_opts *o, const struct gd_device *dev, int ndev,
@@ -65,7 +40,7 @@ static void session_config_of(const struct gd_opts *o, const struct gd_device *d
 	struct gd_opts most = *o;
 	for (int i = 0; i < o->nsweep; i++)
 		most.procs = o->sweep[i].procs > most.procs ? o->sweep[i].procs : most.procs;
-	*c = (struct gd_session_config){ .work = workload_of(
+	*c = (struct gd_session_config){ .work = opts_workload(
 		                             o, opts_gen_threads(&most, (int)sysconf(_SC_NPROCESSORS_ONLN))),
 		                         .ndevs = ndev,
 		                         .procs = o->procs,
@@ -96,7 +71,7 @@ static int resolve_devices(struct gd_opts *o, struct gd_device *dev, int *n)
 		snprintf(err, sizeof(err), "--kernel: %s: %s", o->kernel, strerror(errno));
 		return usage_error(err);
 	}
-	const struct gd_kspec k = kspec_of(o);
+	const struct gd_kspec k = opts_kspec(o);
 	switch (device_probe(&o->devices, &k, dev, n, err, sizeof(err))) {
 	case GD_PROBE_OK:
 		break;
@@ -222,7 +197,7 @@ static int open_outputs(const struct gd_opts *o, const struct gd_device *dev, in
 		sink_run(sink, dev, ndev, options.p,
 		         o->nsweep > 0); /* every log opens with the run's facts */
 		free(options.p);
-		const struct gd_kspec k = kspec_of(o);
+		const struct gd_kspec k = opts_kspec(o);
 		sink_set_kernel(sink, kspec_name(&k), kspec_rate_unit(&k));
 		outputs_add(l, &sink_output, sink);
 	}
@@ -261,13 +236,13 @@ static int run_simple_role(const struct gd_opts *o)
 	case GD_ROLE_WORKER: {
 		if (started_by_us(o, err, sizeof(err)))
 			return usage_error(err);
-		const struct gd_workload w = workload_of(o, o->gen_threads);
+		const struct gd_workload w = opts_workload(o, o->gen_threads);
 		return worker_main(&w, dev, &o->worker);
 	}
 	case GD_ROLE_CALIBRATE: {
 		if (started_by_us(o, err, sizeof(err)))
 			return usage_error(err);
-		const struct gd_kspec k = kspec_of(o);
+		const struct gd_kspec k = opts_kspec(o);
 		return calibrate_child_main(&k, dev);
 	}
 	case GD_ROLE_LIST:
@@ -307,7 +282,7 @@ int main(int argc, char **argv)
 	if (open_outputs(&o, dev, ndev, &outs, err, sizeof(err)))
 		return usage_error(err);
 	if (o.kernel && o.role == GD_ROLE_HEADLESS) {
-		const struct gd_kspec k = kspec_of(&o);
+		const struct gd_kspec k = opts_kspec(&o);
 		fprintf(stderr, GD_NAME ": kernel %s of %s, rates in %s; arguments: %s\n", kspec_name(&k),
 		        o.kernel, kspec_rate_unit(&k), dev[0].kargs);
 	}

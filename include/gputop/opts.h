@@ -136,6 +136,10 @@ int opts_gen_threads(const struct gd_opts *o, int cores);
 int opts_parse(int argc, char **argv, struct gd_opts *o, char *err, size_t errlen);
 /* The --help text. */
 const char *opts_usage(void);
+/* The kernel spec of o, and the workload every worker runs (gen_threads as resolved:
+ * opts_gen_threads for a run, the worker's own --gen-threads in a worker). */
+struct gd_kspec opts_kspec(const struct gd_opts *o);
+struct gd_workload opts_workload(const struct gd_opts *o, int gen_threads);
 /* The run header's "options" object: every option that applies to o's use, as resolved,
  * appended to j as JSON ({"procs":1,...}). */
 void opts_json(const struct gd_opts *o, struct gd_text *j);

@@ -163,3 +163,27 @@ void opts_json(const struct gd_opts *o, struct gd_text *j)
 	}
 	text_printf(j, "}");
 }
+
+struct gd_kspec opts_kspec(const struct gd_opts *o)
+{
+	struct gd_kspec k = { .source = o->kernel,
+		              .name = o->kernel_name,
+		              .build_options = o->build_options,
+		              .nargs = o->nkargs,
+		              .size = o->size,
+		              .launches = o->launches,
+		              .dtype = o->dtype };
+	memcpy(k.args, o->kargs, sizeof(k.args));
+	return k;
+}
+
+struct gd_workload opts_workload(const struct gd_opts *o, int gen_threads)
+{
+	return (struct gd_workload){ .kernel = opts_kspec(o),
+		                     .mode = o->mode,
+		                     .queues = opts_queues(o),
+		                     .gen_threads = gen_threads,
+		                     .profile = o->profile,
+		                     .sample_every = o->sample_every,
+		                     .verify = o->verify };
+}

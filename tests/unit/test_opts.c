@@ -305,24 +305,7 @@ static void test_good(void)
  * resolves it (the mode's queues, a share of 8 cores). */
 static struct gd_workload workload_of(const struct gd_opts *o)
 {
-	struct gd_workload w = {
-		.kernel = { .source = o->kernel,
-		            .name = o->kernel_name,
-		            .build_options = o->build_options,
-		            .nargs = o->nkargs,
-		            .size = o->size,
-		            .launches = o->launches,
-		            .dtype = o->dtype },
-		.mode = o->mode,
-		.queues = opts_queues(o),
-		.gen_threads = opts_gen_threads(o, 8),
-		.profile = o->profile,
-		.sample_every = o->sample_every,
-		.verify = o->verify,
-	};
-	for (int i = 0; i < o->nkargs; i++)
-		w.kernel.args[i] = o->kargs[i];
-	return w;
+	return opts_workload(o, opts_gen_threads(o, 8));
 }
 
 static bool same_text(const char *a, const char *b)

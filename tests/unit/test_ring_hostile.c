@@ -142,7 +142,7 @@ static void test_layout(void)
 	tap_ok(h->magic == GD_SEG_MAGIC && h->version == GD_SEG_VERSION && h->pid == getpid() &&
 	           h->generation == 0x1234 && h->head == 3 && h->capacity == GD_RING_CAPACITY &&
 	           h->ring_offset == GD_RING_OFFSET && h->record_size == sizeof(struct gd_rec),
-	       "the test's mirror of the header matches ring.c's layout");
+	       "the test's mirror of the header matches wire.h's layout");
 	struct stat st;
 	int fd = shm_open(name, O_RDONLY, 0);
 	tap_ok(fd >= 0 && fstat(fd, &st) == 0 && (st.st_mode & 07777) == 0600,
