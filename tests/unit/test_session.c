@@ -335,19 +335,30 @@ static void nothing_left(const char *what)
 	TAP_EQ_U(segments_left(), 0, "%s: no segment of ours is left in /dev/shm", what);
 }
 
+/* A session of c whose one output is t (counted through outs); NULL after saying why. */
+static struct gd_session *start(const struct gd_session_config *c, struct tout *t, struct gd_outputs *outs,
+                                const char *what)
+{
+	tout_init(t, c);
+	*outs = (struct gd_outputs){ .n = 0 };
+	outputs_add(outs, &test_ops, t);
+	char err[256] = "";
+	struct gd_session *s = session_start(c, outs, err, sizeof(err));
+	tap_ok(s != NULL, "%s: session_start: %s", what, s ? "started" : err);
+	return s;
+}
+
 /* ---- the tests ---- */
 
 static void test_session(void)
 {
 	struct gd_session_config c = config(1, 2);
 	struct tout t;
-	tout_init(&t, &c);
-	struct gd_outputs outs = { .n = 0 };
-	outputs_add(&outs, &test_ops, &t);
-	char err[256] = "";
-	struct gd_session *s = session_start(&c, &outs, err, sizeof(err));
-	if (!tap_ok(s != NULL, "session_start: %s", s ? "started" : err))
+	struct gd_outputs outs;
+	struct gd_session *s = start(&c, &t, &outs, "session");
+	if (!s)
 		return;
+	char err[256] = "";
 	const struct gd_sup *sup = session_workers(s);
 	tap_ok(sup_count(sup) == 2 && sup_live(sup) == 2 && sup_active(sup) == 2,
 	       "--procs 2: two workers started");
@@ -466,13 +477,11 @@ static void test_devices(void)
 {
 	struct gd_session_config c = config(2, 3);
 	struct tout t;
-	tout_init(&t, &c);
-	struct gd_outputs outs = { .n = 0 };
-	outputs_add(&outs, &test_ops, &t);
-	char err[256] = "";
-	struct gd_session *s = session_start(&c, &outs, err, sizeof(err));
-	if (!tap_ok(s != NULL, "two devices: session_start: %s", s ? "started" : err))
+	struct gd_outputs outs;
+	struct gd_session *s = start(&c, &t, &outs, "two devices");
+	if (!s)
 		return;
+	char err[256] = "";
 	const struct gd_sup *sup = session_workers(s);
 	tap_ok(info_of(s, 0).device == 0 && info_of(s, 1).device == 1 && info_of(s, 2).device == 0,
 	       "three workers placed round robin: 0, 1, 0");
@@ -501,14 +510,11 @@ static void test_stall(void)
 {
 	struct gd_session_config c = config(1, 1);
 	struct tout t;
-	tout_init(&t, &c);
-	struct gd_outputs outs = { .n = 0 };
-	outputs_add(&outs, &test_ops, &t);
-	char err[256] = "";
+	struct gd_outputs outs;
 	setenv("FAKE_WORKER_STALL", "1", 1);
-	struct gd_session *s = session_start(&c, &outs, err, sizeof(err));
+	struct gd_session *s = start(&c, &t, &outs, "stall");
 	unsetenv("FAKE_WORKER_STALL");
-	if (!tap_ok(s != NULL, "stall: session_start: %s", s ? "started" : err))
+	if (!s)
 		return;
 	enum gd_state stalled = GD_ST_STALLED;
 	bool ok = run_until(s, worker0_in, &stalled);
