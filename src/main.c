@@ -32,16 +32,20 @@ static int usage_error(const char *msg)
 
 /* ---- the settings of each part, from the options ---- */
 
-/* The session's settings: pipelined workers share the cores fairly among the most workers the
- * run will have at once (--procs, or the largest sweep step). */
-static void session_config_of(const struct gd_opts *o, const struct gd_device *dev, int ndev,
-                              struct gd_session_config *c)
+/* The generation threads of each pipelined worker: a fair share of the cores among the most
+ * workers the run will have at once (--procs, or the largest sweep step), unless given. */
+static int gen_threads_of(const struct gd_opts *o)
 {
 	struct gd_opts most = *o;
 	for (int i = 0; i < o->nsweep; i++)
 		most.procs = o->sweep[i].procs > most.procs ? o->sweep[i].procs : most.procs;
-	*c = (struct gd_session_config){ .work = opts_workload(
-		                             o, opts_gen_threads(&most, (int)sysconf(_SC_NPROCESSORS_ONLN))),
+	return opts_gen_threads(&most, (int)sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+static void session_config_of(const struct gd_opts *o, const struct gd_device *dev, int ndev,
+                              struct gd_session_config *c)
+{
+	*c = (struct gd_session_config){ .work = opts_workload(o, o->gen_threads),
 		                         .ndevs = ndev,
 		                         .procs = o->procs,
 		                         .max_procs = o->max_procs,
@@ -278,6 +282,7 @@ int main(int argc, char **argv)
 	int ndev = 0;
 	if ((status = resolve_devices(&o, dev, &ndev)) != GD_EXIT_OK)
 		return status;
+	o.gen_threads = gen_threads_of(&o); /* resolved: the workers and the run header alike */
 	struct gd_outputs outs = { 0 };
 	if (open_outputs(&o, dev, ndev, &outs, err, sizeof(err)))
 		return usage_error(err);

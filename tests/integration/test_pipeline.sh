@@ -30,6 +30,20 @@ assert {e["tid"] for e in inline if e.get("name") == "generate"} == {1}
 PY
 ok $? "the trace puts each generation thread on a track of its own (gen 1, gen 2), inline on host"
 
+# The run header states the threads each worker got, resolved (a share of the cores), never a
+# sentinel; a seed run has none.
+"$BIN" --headless -m pipelined -n 1 -D 0.5 "${SMALL[@]}" -f jsonl -o "$TMP/share.jsonl" 2>/dev/null
+"$BIN" --headless -m seed -n 1 -D 0.5 "${SMALL[@]}" -f jsonl -o "$TMP/noshare.jsonl" 2>/dev/null
+python3 - "$TMP/share.jsonl" "$TMP/noshare.jsonl" "$(nproc)" <<'PY'
+import json, sys
+def gen(path):
+    return json.loads(open(path).readline())["run"]["options"]["gen-threads"]
+share, cores = gen(sys.argv[1]), int(sys.argv[3])
+assert isinstance(share, int) and 1 <= share <= max(1, min(16, cores)), share
+assert gen(sys.argv[2]) is None, gen(sys.argv[2])
+PY
+ok $? "the run header's gen-threads: the resolved share of the cores when pipelined, null in seed mode"
+
 "$BIN" --headless -m seed --gen-threads 2 -D 1 >"$TMP/seed.out" 2>"$TMP/seed.err"
 ok $(($? == 2 ? 0 : 1)) "--gen-threads in seed mode: exit 2"
 check "  naming --gen-threads, on one line" eval '[ "$(wc -l <"$TMP/seed.err")" -eq 1 ] && grep -q -- "--gen-threads" "$TMP/seed.err"'
