@@ -11,7 +11,8 @@
 #include <unistd.h>
 
 #include "gputop/common.h"
-#include "gputop/wire.h"
+#include "gputop/reader.h"
+#include "gputop/writer.h"
 #include "gputop/rng.h"
 #include "gputop/stats.h"
 
