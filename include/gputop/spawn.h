@@ -10,9 +10,10 @@
 
 /* Starts c from exe with standard input on /dev/null, standard output on out_fd (-1:
  * /dev/null) and standard error on err_fd (-1: ours); SIGUSR1 and SIGUSR2 (pause, resume)
- * blocked until the child has its handlers, and every signal this process handles or ignores
- * back at its default. Returns the child's pid, or -1 with err filled: a command line that
- * does not fit is refused, never shortened. */
+ * blocked until the child has its handlers, a worker's stop signals (SIGTERM, SIGINT, SIGHUP,
+ * SIGQUIT) until its OpenCL set-up is done (so the runtime's threads never take them), and
+ * every signal this process handles or ignores back at its default. Returns the child's pid, or -1 with err
+ * filled: a command line that does not fit is refused, never shortened. */
 pid_t spawn_child(const char *exe, const struct gd_child *c, int out_fd, int err_fd, char *err,
                   size_t errlen);
 

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,10 +11,11 @@
 
 #include "gputop/common.h"
 
-/* The attributes: pause and resume blocked, every signal a supervisor handles at its default
- * (an ignored SIGPIPE would otherwise survive the exec; SIGXFSZ stays ignored, so that a file
- * size limit fails a write instead of killing the child). */
-static int set_signals(posix_spawnattr_t *attr)
+/* The attributes: pause and resume blocked (for a worker, its stop signals too), every signal
+ * a supervisor handles at its default (an ignored SIGPIPE would otherwise survive the exec;
+ * SIGXFSZ stays ignored, so that a file size limit fails a write instead of killing the
+ * child). */
+static int set_signals(posix_spawnattr_t *attr, bool worker)
 {
 	static const int defaults[] = { SIGTERM, SIGINT,  SIGHUP,  SIGQUIT, SIGCHLD,
 		                        SIGPIPE, SIGUSR1, SIGUSR2, SIGWINCH };
@@ -21,6 +23,9 @@ static int set_signals(posix_spawnattr_t *attr)
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGUSR1);
 	sigaddset(&mask, SIGUSR2);
+	static const int stops[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT };
+	for (size_t i = 0; worker && i < GD_ARRAY_LEN(stops); i++)
+		sigaddset(&mask, stops[i]);
 	sigemptyset(&def);
 	for (size_t i = 0; i < GD_ARRAY_LEN(defaults); i++)
 		sigaddset(&def, defaults[i]);
@@ -61,7 +66,7 @@ pid_t spawn_child(const char *exe, const struct gd_child *c, int out_fd, int err
 	rc = posix_spawnattr_init(&attr);
 	if (!rc) {
 		pid_t pid = -1;
-		if (!(rc = set_files(&fa, out_fd, err_fd)) && !(rc = set_signals(&attr)))
+		if (!(rc = set_files(&fa, out_fd, err_fd)) && !(rc = set_signals(&attr, c->wa != NULL)))
 			rc = posix_spawn(&pid, exe, &fa, &attr, a.argv, environ);
 		posix_spawnattr_destroy(&attr);
 		posix_spawn_file_actions_destroy(&fa);

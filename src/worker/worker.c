@@ -42,17 +42,21 @@ static void install_signals(void)
 	sig_handle(SIGPIPE, SIG_IGN, 0);
 }
 
-/* The supervisor spawns us with pause and resume blocked. They stay blocked through the
- * OpenCL set-up: an OpenCL runtime built on LLVM (PoCL) installs LLVM's handlers for SIGUSR1
- * and others, and LLVM swallows SIGUSR1. So the handlers are installed again after set-up,
- * and only then unblocked; threads the runtime started meanwhile keep them blocked. */
-static void unblock_pause(void)
+/* The supervisor spawns us with pause, resume and the stop signals blocked. They stay blocked
+ * through the OpenCL set-up: an OpenCL runtime built on LLVM (PoCL) installs LLVM's handlers
+ * for SIGUSR1 and others, and LLVM swallows SIGUSR1; and a stop taken by one of the runtime's
+ * threads in the middle of a kernel compile breaks it (PoCL's clang then prints "1 error
+ * generated."). So the handlers are installed again after set-up, and only then unblocked, in
+ * this thread alone: threads the runtime started meanwhile keep them blocked. A stop that came
+ * during set-up is taken now, before the first batch. */
+static void unblock_signals(void)
 {
 	install_signals();
+	static const int sigs[] = { SIGUSR1, SIGUSR2, SIGTERM, SIGINT, SIGHUP, SIGQUIT };
 	sigset_t set;
 	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	sigaddset(&set, SIGUSR2);
+	for (size_t i = 0; i < GD_ARRAY_LEN(sigs); i++)
+		sigaddset(&set, sigs[i]);
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 }
 
@@ -584,7 +588,7 @@ int worker_main(const struct gd_workload *wl, struct gd_devref dev, const struct
 		return e > 0 && e < 128 ? GD_EXIT_NOSEG_ERRNO + e : GD_EXIT_NOSEG;
 	}
 	int rc = w.err[0] ? -1 : worker_setup(&w);
-	unblock_pause();
+	unblock_signals();
 	if (rc == 0)
 		rc = run_loop(&w);
 	worker_teardown(&w);
