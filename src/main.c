@@ -17,11 +17,11 @@
 #include "gputop/outputs.h"
 #include "gputop/probe.h"
 #include "gputop/prom.h"
-#include "gputop/wire.h"
 #include "gputop/sig.h"
 #include "gputop/sink.h"
 #include "gputop/spec.h"
 #include "gputop/trace.h"
+#include "gputop/wire.h"
 #include "gputop/worker.h"
 
 static int usage_error(const char *msg)
