@@ -174,7 +174,8 @@ void outputs_batch(struct gd_outputs *l, const struct gd_worker_info *w, const c
 			l->out[i].ops->batch(l->out[i].self, w, device, r);
 }
 
-/* The one loop behind frames, events and sweep rows: member at offset off of the ops. */
+/* The one loop behind frames, events and sweep rows: each output's member, where it has one;
+ * the first that fails ends it. */
 #define EACH(l, member, value, err, errlen)                                                  \
 	do {                                                                                 \
 		for (int i_ = 0; (l) && i_ < (l)->n; i_++)                                   \
