@@ -72,6 +72,13 @@ static int fake_worker(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sa.sa_handler = fake_on_term; /* no SA_RESTART: a sleep ends at once */
 	sigaction(SIGTERM, &sa, NULL);
+	/* Spawned with its stop signals blocked, as every worker: a real one unblocks them after
+	 * its OpenCL set-up, this one has none. */
+	sigset_t stops, was;
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGTERM);
+	sigprocmask(SIG_UNBLOCK, &stops, &was);
+	bool blocked = sigismember(&was, SIGTERM) == 1;
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (getppid() != supervisor)
 		return GD_EXIT_OK;
@@ -85,7 +92,7 @@ static int fake_worker(int argc, char **argv)
 		fprintf(stderr, "fake worker %u: %s\n", id, err);
 		return e > 0 && e < 128 ? GD_EXIT_NOSEG_ERRNO + e : GD_EXIT_NOSEG;
 	}
-	const char *bad = fake_check_argv(argc, argv);
+	const char *bad = blocked ? fake_check_argv(argc, argv) : "spawned with SIGTERM not blocked";
 	if (bad) {
 		seg_set_error(seg, bad);
 		while (!fake_stop && getppid() == supervisor)
