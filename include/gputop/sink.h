@@ -27,7 +27,7 @@ struct gd_sink *sink_new(int fd, bool own_fd, enum gd_format fmt);
  * resolved) as the log's first row, a sweep log's when sweep is set; it is written with the
  * next row, or by sink_close. Call once, before any row. NULL s: nothing. */
 void sink_run(struct gd_sink *s, const struct gd_device *devs, int ndev, const char *options, bool sweep);
-/* The kernel the run measures and the unit of its rates (opts_kernel_name, opts_rate_unit),
+/* The kernel the run measures and the unit of its rates (kspec_name, kspec_rate_unit),
  * written in every aggregate and sweep row; "decode" and "Mbit/s" until set. The strings
  * must outlive s. NULL s is fine. */
 void sink_set_kernel(struct gd_sink *s, const char *name, const char *unit);

@@ -307,9 +307,11 @@ long long opts_read_whole(const struct gd_opts *o, const struct gd_optdef *d)
 		memcpy(&u, f, sizeof(u));
 		return (long long)u;
 	}
-	uint32_t u;
-	memcpy(&u, f, sizeof(u));
-	return u;
+	/* A 4-byte field is an int (procs, queues, gen-threads: -1 while not set) or a uint32_t
+	 * whose range (GD_SIZE_MAX and below) fits an int32_t: read signed, so a -1 stays -1. */
+	int32_t v;
+	memcpy(&v, f, sizeof(v));
+	return v;
 }
 
 void opts_join_names(const struct gd_optdef *d, const char *sep, char *s, size_t n)

@@ -125,6 +125,8 @@ static void test_options(void)
 	        "decides"))
 		printf("#   %s\n", j ? j : "(nothing)");
 	tap_ok(names_every_option(j, GD_USE_HEADLESS), "every headless option, no other");
+	tap_ok(j && strstr(j, "\"gen-threads\":null") && !strstr(j, "4294967295"),
+	       "gen-threads not given nor yet resolved: null, never its -1 read as unsigned");
 	free(j);
 
 	const char *sweep[] = { "--sweep", "1,2x4", "--repeat", "3", "-m", "kernel-only", "-o", "s.csv" };
