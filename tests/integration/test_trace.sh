@@ -33,6 +33,13 @@ def union(ivs, a, b):
         total += max(0.0, min(ce, b) - max(cs, a))
     return total
 
+# The log puts a batch's kernels in the window where the batch completed; the trace's union
+# takes them where they ran. The two differ only by the kernel time of batches that cross a
+# window's edge: that much is allowed on top of 0.02.
+batches = {}
+for e in events:
+    if e.get("cat") == "kernel":
+        batches.setdefault((e["pid"], e["args"]["batch"]), []).append((e["ts"], e["ts"] + e["dur"]))
 worst, n = 0.0, 0
 for row in log:
     if row["kind"] != "aggregate" or "device_busy" not in row:
@@ -40,13 +47,17 @@ for row in log:
     b = row["t_s"] * 1e6
     a = b - row["window_s"] * 1e6
     busy = union(kernels, a, b) / (b - a)
-    worst = max(worst, abs(busy - row["device_busy"]))
+    crossing = [iv for ivs in batches.values() for edge in (a, b)
+                if min(s for s, _ in ivs) < edge < max(e for _, e in ivs) for iv in ivs]
+    slack = union(crossing, a, b) / (b - a)
+    worst = max(worst, abs(busy - row["device_busy"]) - slack)
     n += 1
-    print("# window ending %.1f s: trace %.4f, log %.4f" % (row["t_s"], busy, row["device_busy"]))
+    print("# window ending %.1f s: trace %.4f, log %.4f, batches across its edges %.4f" %
+          (row["t_s"], busy, row["device_busy"], slack))
 assert n >= 4, "only %d windows" % n
-assert worst <= 0.02, "device_busy differs by %.4f" % worst
+assert worst <= 0.02, "device_busy differs by %.4f beyond the batches across the edges" % worst
 PY
-ok $? "one track per worker; the trace's kernel union reproduces device_busy within 0.02 in every window"
+ok $? "one track per worker; the trace's kernel union reproduces device_busy within 0.02 in every window (beyond batches across its edges)"
 diag "$TMP/out"
 
 # Stopped by SIGTERM: still valid JSON.
