@@ -206,7 +206,8 @@ if shm_ns size=300k true 2>/dev/null; then
 	SUPS+=("$S")
 	wait_for 90 has "$TMP/full.log" '"state":"running"'
 	ok $? "a full /dev/shm: one worker runs"
-	check "the other is failed: No space left on device" has "$TMP/full.log" '"state":"failed",.*"error":"could not create its shared-memory segment: No space left on device"'
+	wait_for 90 has "$TMP/full.log" '"state":"failed",.*"error":"could not create its shared-memory segment: No space left on device"'
+	ok $? "the other is failed: No space left on device"
 	quit $S
 	check "and so on stderr" grep -q "failed: could not create its shared-memory segment: No space left on device" "$TMP/full.err"
 	shm_ns ro,size=300k "$BIN" --headless -n 1 "${W[@]}" -D 120 -f jsonl -o "$TMP/ro.log" 2>"$TMP/ro.err" &
