@@ -41,12 +41,14 @@ check "--profile off: the aggregate says no device time was mapped" \
 python3 - "$TMP/ks.jsonl" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])][2:]
-agg = [r for r in rows if r["kind"] == "aggregate"]
-wk = [r for r in rows if r["kind"] == "worker"]
-assert agg and all(0 < r["device_busy"] <= 1 for r in agg), agg
+# Windows in which a batch completed (on a loaded machine, under a sanitizer, one may have none).
+wk = [r for r in rows if r["kind"] == "worker" and r.get("window_batches", 0) > 0]
+busy_t = {r["t_s"] for r in wk}
+agg = [r for r in rows if r["kind"] == "aggregate" and r["t_s"] in busy_t]
+assert wk and agg and all(0 < r["device_busy"] <= 1 for r in agg), agg
 assert all(r["kernel_busy"] > 0 and r["kernel_us"] > 0 for r in wk), wk
 PY
-ok $? "kernel-only, sampled 2 in 4: device busy in (0, 1] and kernel time in every window"
+ok $? "kernel-only, sampled 2 in 4: device busy in (0, 1] and kernel time in every window with a batch"
 
 # Queues: several in-order queues of one context, every batch still checked.
 for m in pipelined kernel-only; do
