@@ -14,7 +14,7 @@
 #define GD_SIZE_MAX        (1u << 27) /* items per batch: --size */
 #define GD_LAUNCHES_MAX    1000       /* kernel launches per batch: --launches */
 #define GD_QUEUES_MAX      16         /* in-order queues of one worker: --queues */
-#define GD_SAMPLE_MAX      4096       /* --sample-every */
+#define GD_SAMPLE_MAX      65536      /* --sample-every */
 #define GD_GEN_THREADS_MAX 64         /* --gen-threads */
 #define GD_KARGS_MAX       32         /* --arg values */
 #define GD_DEVICES_MAX     16         /* devices of one run: --device's list, all, or a name */

@@ -49,7 +49,7 @@ struct gd_batch_acc {
 	uint64_t n; /* batches */
 	uint64_t items;
 	int64_t gen;                            /* sum over every batch, ns */
-	uint64_t ndev;                          /* batches with device times */
+	uint64_t ndev;                          /* batches with measured device times */
 	int64_t h2d, kernel, d2h, qwait, other; /* sums over those, ns */
 	int64_t kgap_sum;                       /* START(k+1) - END(k) within profiled batches */
 	uint64_t kgap_n;

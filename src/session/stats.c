@@ -99,8 +99,8 @@ void stats_batch_add(struct gd_batch_acc *acc, const struct gd_rec *r, int64_t p
 	acc->n++;
 	acc->items += gd_rec_items(r);
 	acc->gen += gen;
-	if (!(r->flags & GD_REC_DEVTIME))
-		return; /* --profile off: the host's times only */
+	if (!stats_rec_profiled(r))
+		return; /* --profile off: the host's times only; an estimate's are another batch's */
 	int64_t h2d = r->h2d[1] - r->h2d[0];
 	int64_t d2h = r->d2h[1] - r->d2h[0];
 	int64_t kstart = gd_rec_kernel_start(r), kend = gd_rec_kernel_end(r);
@@ -111,8 +111,6 @@ void stats_batch_add(struct gd_batch_acc *acc, const struct gd_rec *r, int64_t p
 	acc->d2h += d2h;
 	acc->qwait += r->qwait_ns;
 	acc->other += (r->t_end - r->t_begin) - gen - h2d - kern - d2h - r->qwait_ns;
-	if (!stats_rec_profiled(r))
-		return;       /* an estimate's gaps are another batch's */
 	if (r->kernels > 1) { /* kgap_ns is exact even when intervals are grouped */
 		acc->kgap_sum += r->kgap_ns;
 		acc->kgap_n += r->kernels - 1;

@@ -40,8 +40,8 @@ static int seed_step(struct gd_worker *w)
 	b->t_begin = now_ns();
 	worker_generate(w, b);
 	b->t_gen = now_ns();
-	worker_begin_batch(w, b);
-	if (worker_write_inputs(w, b, true) || worker_enqueue_kernels(w, b, false, false))
+	if (worker_begin_batch(w, b) || worker_write_inputs(w, b, true) ||
+	    worker_enqueue_kernels(w, b, false, false))
 		return -1;
 	if ((rc = clFinish(b->q)) != CL_SUCCESS)
 		return worker_fail(w, "clFinish", rc);
@@ -101,8 +101,7 @@ static int pipe_complete(struct gd_worker *w, struct gd_batch *b)
 /* Writes b's input, launches, reads its output back: all non-blocking. */
 static int pipe_enqueue(struct gd_worker *w, struct gd_batch *b)
 {
-	worker_begin_batch(w, b);
-	if (worker_write_inputs(w, b, false) || worker_enqueue_kernels(w, b, false, w->nout == 0) ||
+	if (worker_begin_batch(w, b) || worker_write_inputs(w, b, false) || worker_enqueue_kernels(w, b, false, w->nout == 0) ||
 	    worker_read_outputs(w, b, false, true))
 		return -1;
 	cl_int rc;
@@ -183,7 +182,7 @@ static int pipe_drain(struct gd_worker *w)
 static int konly_verify(struct gd_worker *w)
 {
 	struct gd_batch *b = &w->b[0];
-	b->q = b->lane->plain ? b->lane->plain : b->lane->prof;
+	b->q = worker_lane_queue(b->lane);
 	b->profiled = false;
 	if (worker_enqueue_kernels(w, b, false, false) || worker_read_outputs(w, b, true, false))
 		return -1;
@@ -226,8 +225,7 @@ static int konly_step(struct gd_worker *w)
 	if (konly_complete(w, b))
 		return -1;
 	b->t_begin = b->t_gen = now_ns();
-	worker_begin_batch(w, b);
-	if (worker_enqueue_kernels(w, b, true, false))
+	if (worker_begin_batch(w, b) || worker_enqueue_kernels(w, b, true, false))
 		return -1;
 	cl_int rc = clFlush(b->q);
 	if (rc != CL_SUCCESS)

@@ -2,15 +2,31 @@
  * costs, and the estimate that stands in for a batch that was not profiled. Pure logic: no
  * OpenCL, no clocks.
  *
- * Under --profile sampled a run of SAMPLER_RUN consecutive batches is profiled (an event with
- * profiling on every command, on a profiling queue) every `every` batches; the others run on a
- * queue without profiling. The observer's share is measured, not assumed: the mean time between
- * completions over all batches against the mean over "clean" ones, those completed well after
- * the latest profiled batch (the switch between queues costs too, and lands on the batches
- * that follow). `every` doubles while that share is above SAMPLER_COST_MAX and halves while it
- * is far below. An unprofiled batch's record gets the device times of the latest profiled
- * batch, placed where this batch ended on the host and after the batch ahead of it in its
- * queue, and fitted into the time between the two; the record says so (GD_REC_ESTIMATED). */
+ * Under --profile sampled a round of consecutive batches is profiled every `every` batches, and
+ * the others run with no profiling queue in the context at all (the worker creates the lanes'
+ * profiling queues for a round and releases them when it is over: an idle profiling queue beside
+ * a plain one cost 4-5% of the device on the H200, doc/PERFORMANCE.md). A round is long enough to
+ * hold the real overlap of the lanes: `inflight` batches at each edge, whose neighbours outside
+ * the round were not profiled, and a middle in which every kernel of the worker running belongs
+ * to a profiled batch. Completions come in the order batches began, so every batch before the
+ * round has completed before the middle's first batch begins, and none after it begins before
+ * the middle's last has completed.
+ *
+ * From the middle of each round: the device time a batch accounts for (the union of the round's
+ * kernel intervals over the middle's span, per batch in it), the mean span of a batch's kernels
+ * and how long before the host saw them end they ended, and a template (the middle's last
+ * batch). An unprofiled batch's record gets the template's device work, its kernels squeezed to
+ * the mean span times that share, placed right after the worker's earlier kernels (estimated
+ * or measured) when it was queued before they ended (a device with work waiting does not
+ * idle), else to end as long before the host saw it end; never before it was enqueued, never
+ * over the worker's earlier kernels, never after the host saw it end; the record says so (GD_REC_ESTIMATED). So the union of a
+ * worker's estimates is its measured busy time per batch times its batches, no more than the
+ * time there was.
+ *
+ * The observer's share is measured as an A/B inside the run: the mean time between completions
+ * over all batches against the mean over clean ones, those begun `inflight` batches or more
+ * after a round and before the next, which ran as under --profile off. `every` doubles while the
+ * share is above SAMPLER_COST_MAX and halves while it is far below. */
 #ifndef GPUTOP_SAMPLER_H
 #define GPUTOP_SAMPLER_H
 
@@ -20,38 +36,49 @@
 #include "gputop/wire.h"
 #include "gputop/spec.h"
 
-#define SAMPLER_RUN       2u  /* consecutive profiled batches: the gap between them is measured */
-#define SAMPLER_EVERY0    16u /* the first period */
-#define SAMPLER_EVERY_MAX 4096u
+#define SAMPLER_RUN       2u  /* the least middle of a round: the gap between two is measured */
+#define SAMPLER_EVERY0    16u /* the first period, when a round fits it */
+#define SAMPLER_EVERY_MAX GD_SAMPLE_MAX
 #define SAMPLER_COST_MAX  0.02 /* the observer's share of the batches' time at most */
+#define SAMPLER_ROUND_MAX (4 * 32 + SAMPLER_RUN) /* the longest round: 32 batches in flight */
 
 struct gd_sampler {
 	enum gd_profile policy;
 	bool adaptive;
-	uint32_t lanes;            /* in-order queues the batches are spread over */
-	uint32_t every;            /* a run of SAMPLER_RUN profiled batches starts every `every` batches */
-	uint64_t begun;            /* batches begun */
+	uint32_t lanes;    /* in-order queues the batches are spread over */
+	uint32_t inflight; /* batches in flight at most */
+	uint32_t round;    /* batches in a round: 2 x inflight + the middle */
+	uint32_t every;    /* a round starts every `every` batches */
+	uint64_t begun, done;
 	int64_t last_end;          /* host completion of the previous batch; 0: none yet */
-	uint32_t since_prof;       /* completions since the latest profiled one */
 	double sum_all, sum_clean; /* completion intervals, ns */
 	uint64_t n_all, n_clean;
-	double share; /* the latest measured observer share; negative: not measured yet */
+	double share;   /* the latest measured observer share; negative: not measured yet */
+	int64_t cursor; /* the last kernel END of the worker's records so far */
+	/* The round being measured: its records, in the order they began. */
+	struct gd_rec *rec;
+	uint32_t nrec;
+	/* The latest round's answer. */
 	bool have_tmpl;
-	struct gd_rec tmpl; /* the latest profiled batch */
+	struct gd_rec tmpl; /* the middle's last batch: the shape of a batch's device work */
+	int64_t span, lag;  /* the middle's means: first kernel START to last END; last END to t_end */
+	double squeeze;     /* of the kernel time of batches, the share the device spent on them alone */
 };
 
-/* every: the fixed period of --sample-every, or 0 to adapt; lanes: the worker's queues. */
-void sampler_init(struct gd_sampler *s, enum gd_profile policy, uint32_t every, uint32_t lanes);
+/* every: the fixed period of --sample-every (raised to twice a round), or 0 to adapt; lanes:
+ * the worker's queues; inflight: the batches it keeps in flight at most. */
+void sampler_init(struct gd_sampler *s, enum gd_profile policy, uint32_t every, uint32_t lanes,
+                  uint32_t inflight);
+void sampler_free(struct gd_sampler *s);
 /* Whether the next batch begun is profiled. */
 bool sampler_begin(struct gd_sampler *s);
-/* A batch completed on the host at t_end (completions come in the order batches began). */
-void sampler_done(struct gd_sampler *s, bool profiled, int64_t t_end);
-/* Keeps r (a profiled batch's record) as the template of estimates. */
-void sampler_keep(struct gd_sampler *s, const struct gd_rec *r);
-/* Fills the device times of r, an unprofiled batch whose host times are set, from the
- * template; its kernels start no earlier than not_before (the last kernel END of the batch
- * ahead of it in its queue; 0: none). False (r unchanged) when there is no template yet or
- * profiling is off. */
-bool sampler_estimate(const struct gd_sampler *s, struct gd_rec *r, int64_t not_before);
+/* Fills the device times of r, an unprofiled batch whose host times are set and whose first
+ * command was enqueued at t_enq, from the latest round. False (r unchanged) when there is no
+ * round yet or profiling is not sampled. */
+bool sampler_estimate(struct gd_sampler *s, struct gd_rec *r, int64_t t_enq);
+/* A batch completed (batches complete in the order they began): r is its record, measured when
+ * profiled, else estimated or host times only. True when it ended a round: the worker may
+ * release its profiling queues. */
+bool sampler_done(struct gd_sampler *s, const struct gd_rec *r, bool profiled);
 
 #endif

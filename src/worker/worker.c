@@ -86,6 +86,8 @@ static cl_command_queue new_queue(struct gd_worker *w, bool profiling, cl_int *r
 	return clCreateCommandQueueWithProperties(w->ctx, w->dev.id, props, rc);
 }
 
+/* Under --profile sampled the profiling queues exist only for a round (sampler.h): created by
+ * the round's first batch on each lane, released once its last batch has completed. */
 int worker_alloc_lanes(struct gd_worker *w, int nlanes)
 {
 	enum gd_profile p = w->wl->profile;
@@ -94,10 +96,33 @@ int worker_alloc_lanes(struct gd_worker *w, int nlanes)
 	for (int i = 0; i < nlanes; i++) {
 		struct gd_lane *l = &w->lanes[i];
 		if ((p != GD_PROF_FULL && !(l->plain = new_queue(w, false, &rc))) ||
-		    (p != GD_PROF_OFF && !(l->prof = new_queue(w, true, &rc))))
+		    (p == GD_PROF_FULL && !(l->prof = new_queue(w, true, &rc))))
 			return worker_fail(w, "clCreateCommandQueueWithProperties", rc);
 	}
 	return 0;
+}
+
+cl_command_queue worker_lane_queue(const struct gd_lane *l)
+{
+	return l->plain ? l->plain : l->prof;
+}
+
+/* After a round: every command of the profiling queues has completed (batches complete in the
+ * order they began, and the round's last one has), so they go, and nothing points at them. */
+static void release_prof_queues(struct gd_worker *w)
+{
+	for (int i = 0; i < w->nlanes; i++) {
+		struct gd_lane *l = &w->lanes[i];
+		if (!l->prof || !l->plain)
+			continue;
+		for (int j = 0; j < w->nb; j++)
+			if (w->b[j].q == l->prof)
+				w->b[j].q = l->plain;
+		if (l->last_q == l->prof)
+			l->last_q = NULL;
+		clReleaseCommandQueue(l->prof);
+		l->prof = NULL;
+	}
 }
 
 static void free_lanes(struct gd_worker *w)
@@ -148,7 +173,7 @@ static int alloc_arg(struct gd_worker *w, struct gd_batch *b, int i, bool pinned
 int worker_alloc_batch(struct gd_worker *w, struct gd_batch *b, int lane, bool pinned)
 {
 	b->lane = &w->lanes[lane];
-	b->q = b->lane->plain ? b->lane->plain : b->lane->prof;
+	b->q = worker_lane_queue(b->lane);
 	b->ev_k = xcalloc(w->k->launches, sizeof(cl_event));
 	for (int i = 0; i < w->prog.nargs; i++) {
 		enum ka_kind k = w->prog.arg[i].kind;
@@ -197,10 +222,16 @@ static void free_batch(struct gd_worker *w, struct gd_batch *b)
 	memset(b, 0, sizeof(*b));
 }
 
-void worker_begin_batch(struct gd_worker *w, struct gd_batch *b)
+int worker_begin_batch(struct gd_worker *w, struct gd_batch *b)
 {
+	struct gd_lane *l = b->lane;
+	cl_int rc = CL_SUCCESS;
+	b->t_enq = now_ns();
 	b->profiled = sampler_begin(&w->smp);
-	b->q = b->profiled ? b->lane->prof : b->lane->plain;
+	if (b->profiled && !l->prof && !(l->prof = new_queue(w, true, &rc)))
+		return worker_fail(w, "clCreateCommandQueueWithProperties", rc);
+	b->q = b->profiled ? l->prof : l->plain;
+	return 0;
 }
 
 cl_event *worker_event(const struct gd_batch *b, cl_event *ev, bool need)
@@ -350,16 +381,11 @@ int worker_publish(struct gd_worker *w, struct gd_batch *b, int64_t t_end)
 	r.t_gen = b->t_gen;
 	r.t_end = t_end;
 	r.flags = (uint32_t)b->gen_thread << GD_REC_GEN_BIT | (w->k->source ? GD_REC_PER_LAUNCH : 0);
-	if (b->profiled) {
-		if (measure(w, b, &r))
-			return -1;
-		sampler_keep(&w->smp, &r);
-	} else {
-		sampler_estimate(&w->smp, &r, b->lane->kend);
-	}
-	if (r.nkiv)
-		b->lane->kend = gd_rec_kernel_end(&r);
-	sampler_done(&w->smp, b->profiled, t_end);
+	if (!b->profiled)
+		sampler_estimate(&w->smp, &r, b->t_enq);
+	else if (measure(w, b, &r))
+		return -1;
+	bool round_over = sampler_done(&w->smp, &r, b->profiled);
 	r.sample_every = w->smp.policy == GD_PROF_SAMPLED ? w->smp.every : 0;
 	r.share_ppm = w->smp.share < 0 ? GD_SHARE_NONE
 	                               : (uint32_t)(w->smp.share * 1e6 < 1e6 ? w->smp.share * 1e6 : 1e6);
@@ -367,6 +393,8 @@ int worker_publish(struct gd_worker *w, struct gd_batch *b, int64_t t_end)
 	seg_add_totals(w->seg, 1, kspec_items_per_batch(w->k), w->k->launches);
 	w->batches++;
 	release_events(w, b);
+	if (round_over)
+		release_prof_queues(w);
 	return 0;
 }
 
@@ -461,8 +489,10 @@ int worker_setup(struct gd_worker *w)
 	if (wl->profile != GD_PROF_OFF) /* without device times there is nothing to map */
 		choose_timebase(w);
 	seg_set_timebase(w->seg, w->tb_method);
-	sampler_init(&w->smp, wl->profile, wl->sample_every, (uint32_t)wl->queues);
-	return gd_modes[wl->mode].setup(w);
+	if (gd_modes[wl->mode].setup(w))
+		return -1;
+	sampler_init(&w->smp, wl->profile, wl->sample_every, (uint32_t)w->nlanes, (uint32_t)w->nb);
+	return 0;
 }
 
 void worker_teardown(struct gd_worker *w)
@@ -477,6 +507,7 @@ void worker_teardown(struct gd_worker *w)
 			clReleaseMemObject(w->once[i]);
 		free(w->once_host[i]);
 	}
+	sampler_free(&w->smp);
 	clx_program_free(&w->prog);
 	if (w->ctx)
 		clReleaseContext(w->ctx);

@@ -15,15 +15,14 @@
 
 #define GD_INFLIGHT_MAX 32 /* batches in flight at most */
 
-/* One in-order stream of batches. Under --profile sampled it has two OpenCL queues, one
- * without and one with profiling; a batch runs on one of them, and in kernel-only mode its
- * first launch waits for the stream's previous batch when that ran on the other queue. */
+/* One in-order stream of batches. Under --profile sampled it has a queue without profiling and,
+ * during a round, one with; a batch runs on one of them, and in kernel-only mode its first
+ * launch waits for the stream's previous batch when that ran on the other queue. */
 struct gd_lane {
 	cl_command_queue plain;  /* no profiling; NULL under --profile full */
-	cl_command_queue prof;   /* CL_QUEUE_PROFILING_ENABLE; NULL under --profile off */
+	cl_command_queue prof;   /* CL_QUEUE_PROFILING_ENABLE: always under full, never under off */
 	cl_command_queue last_q; /* the queue of the lane's latest batch */
 	cl_event last;           /* its last kernel (kernel-only), retained */
-	int64_t kend;            /* last kernel END of its latest published batch, host clock */
 };
 
 /* One batch's OpenCL objects: buffers and the events of its commands. Buffers are indexed by
@@ -39,7 +38,7 @@ struct gd_batch {
 	/* profiled: every command; else what the mode waits on. One write per generated input and
 	 * one read per output, in argument order. */
 	cl_event ev_write[KA_MAX], ev_read[KA_MAX], *ev_k;
-	int64_t t_begin, t_gen;
+	int64_t t_begin, t_gen, t_enq; /* t_enq: its first command enqueued */
 	int gen_thread; /* the generation thread that filled it (from 1), or 0: the worker's own */
 	bool inflight;
 };
@@ -85,8 +84,12 @@ int worker_fail(struct gd_worker *w, const char *call, cl_int rc);
 int worker_alloc_lanes(struct gd_worker *w, int nlanes);
 /* Buffers of batch b, which runs on lane `lane`; pinned staging when asked. */
 int worker_alloc_batch(struct gd_worker *w, struct gd_batch *b, int lane, bool pinned);
-/* Starts a pass of b: decides whether it is profiled and picks its queue. */
-void worker_begin_batch(struct gd_worker *w, struct gd_batch *b);
+/* The queue a batch of lane l uses outside a round: its plain one, or under full profiling its
+ * profiling one. */
+cl_command_queue worker_lane_queue(const struct gd_lane *l);
+/* Starts a pass of b: decides whether it is profiled and picks its queue (creating the lane's
+ * profiling queue for a round). */
+int worker_begin_batch(struct gd_worker *w, struct gd_batch *b);
 /* The event a command of b's pass records into: ev when profiled or when the mode waits on
  * it (need), else NULL. */
 cl_event *worker_event(const struct gd_batch *b, cl_event *ev, bool need);

@@ -161,8 +161,9 @@ static void test_policies(void)
 	stats_batch_add(&acc, &est, gd_rec_kernel_end(&r0));
 	stats_batch_add(&acc, &r2, 0); /* after an estimate: the caller measures no gap */
 	stats_breakdown(&acc, &bd);
-	tap_ok(acc.ndev == 3 && acc.kgap_n == 4 && fabs(bd.gap_kernel_us - 0.005) < 1e-12 && acc.bgap_n == 0,
-	       "an estimated batch counts in the breakdown, not in the gaps");
+	tap_ok(acc.n == 3 && acc.ndev == 2 && acc.kgap_n == 4 && fabs(bd.gap_kernel_us - 0.005) < 1e-12 &&
+	           acc.bgap_n == 0,
+	       "an estimated batch counts in the batches, not in the device phases nor the gaps");
 }
 
 static void test_rec_busy(void)
