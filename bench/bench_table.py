@@ -1,58 +1,95 @@
 #!/usr/bin/env python3
-"""bench_table.py OUTDIR: bench/gpu_bench.sh's raw logs as one table: every arrangement as
-Mbit/s and as a share of the ceiling calibrated in the same run. Means over every window but the
-first."""
+"""bench_table.py OUTDIR: bench/gpu_bench.sh's raw logs as one table. For each arrangement:
+Mbit/s, of_ceiling, device_busy and the observer_share the tool reports under the default
+profiling, beside the same arrangement under --profile off and the share actually lost
+(1 - sampled / off). Means over the steady windows (the second half of each run) and over the
+repetitions. The ceiling is the higher of the two calibrations of the run (before and after);
+a rate above it is marked: the ceiling is then stale, and of_ceiling cannot be judged."""
 import glob
 import json
 import os
 import re
+import statistics
 import sys
 
 OUT = sys.argv[1]
+SEC = float(open(os.path.join(OUT, "env.txt")).read().split("seconds per run: ")[1].split()[0])
 
 
-def load(name):
-    path = os.path.join(OUT, name + ".jsonl")
-    return [json.loads(l) for l in open(path) if l.strip()] if os.path.exists(path) else []
+def rows(path):
+    out = []
+    for line in open(path):
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            pass
+    return out
 
 
 def mean(xs):
-    xs = [x for x in xs if x is not None]
-    return sum(xs) / len(xs) if xs else float("nan")
+    xs = [x for x in xs if isinstance(x, (int, float))]
+    return statistics.mean(xs) if xs else None
 
 
-def summary(name):
-    rows = load(name)
-    agg = [r for r in rows if r["kind"] == "aggregate"][1:]
-    wk = [r for r in rows if r["kind"] == "worker" and r.get("state") == "running"][1:]
-    return (mean([r["mbit_s"] for r in agg]), mean([r.get("device_busy") for r in agg]),
-            mean([r.get("gen_busy") for r in wk]))
+def run_summary(path):
+    r = rows(path)
+    agg = [x for x in r if x.get("kind") == "aggregate" and x.get("t_s", 0) > SEC / 2]
+    wk = [x for x in r if x.get("kind") == "worker" and x.get("observer_share") is not None]
+    return (mean([x.get("mbit_s") for x in agg]), mean([x.get("device_busy") for x in agg]),
+            mean([x.get("observer_share") for x in wk if x.get("t_s", 0) > SEC / 2]))
 
 
+def arrangement(dt, tag, policy):
+    runs = [run_summary(p) for p in sorted(glob.glob(os.path.join(OUT, f"{dt}-{tag}-{policy}-*.jsonl")))]
+    if not runs:
+        return None
+    return tuple(mean([r[i] for r in runs]) for i in range(3))
+
+
+def ceiling(dt):
+    c = [x.get("ceiling") for p in glob.glob(os.path.join(OUT, f"{dt}-ceiling-*.jsonl")) for x in rows(p)
+         if x.get("kind") == "aggregate" and x.get("ceiling")]
+    return max(c) if c else None
+
+
+def f(v, spec):
+    return format(v, spec) if v is not None else "n/a"
+
+
+LABELS = {"pipelined": "`-m pipelined` (defaults)", "pipe-8x12": "`-m pipelined --queues 8 --gen-threads 12`",
+          "konly-8": "`-m kernel-only --queues 8`", "konly-1": "`-m kernel-only --queues 1`"}
 print(open(os.path.join(OUT, "env.txt")).read().strip())
 print()
-print("| size, dtype | arrangement | Mbit/s | of ceiling | device busy | gen threads busy |")
-print("|---|---|---:|---:|---:|---:|")
-for tag in ("100000-f64", "100000-f32", "1000000-f64"):
-    ceil = [r.get("ceiling") for r in load(tag + "-ceiling") if r["kind"] == "aggregate" and r.get("ceiling")]
-    ceil = ceil[0] if ceil else float("nan")
-    print("| %s | ceiling (--calibrate) | %.1f | 1.000 | | |" % (tag, ceil))
-    for line in open(os.path.join(OUT, "ref-%s.txt" % tag)) if os.path.exists(os.path.join(OUT, "ref-%s.txt" % tag)) else []:
+print("| dtype | arrangement | Mbit/s | of_ceiling | device_busy | observer_share reported | "
+      "`--profile off` Mbit/s | share lost | `--profile full` Mbit/s, device_busy |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---|")
+for dt in ("f64", "f32"):
+    ceil = ceiling(dt)
+    if ceil is None:
+        continue
+    print(f"| {dt} | ceiling (`--calibrate`, the higher of two) | {ceil:.1f} | 1.000 | | | | | |")
+    ref = os.path.join(OUT, f"ref-{dt}.txt")
+    for line in open(ref) if os.path.exists(ref) else []:
         m = re.search(r"queues=(\d+) .* mbit_s=([\d.]+)", line)
         if m:
-            print("| %s | plain reference loop, %s queue(s) | %s | %.3f | | |" % (tag, m.group(1), m.group(2),
-                                                                          float(m.group(2)) / ceil))
-    names = sorted(os.path.basename(p)[:-6] for p in glob.glob(os.path.join(OUT, tag + "-*.jsonl")))
-    for name in names:
-        if name.endswith("-ceiling"):
+            print(f"| {dt} | plain reference loop, {m.group(1)} queue(s) | {m.group(2)} | "
+                  f"{float(m.group(2)) / ceil:.3f} | | | | | |")
+    tags = list(LABELS) + sorted({re.sub(r"-(off|sampled|full)-\d+$", "", os.path.basename(p)[len(dt) + 1:-6])
+                                  for p in glob.glob(os.path.join(OUT, f"{dt}-seed-*.jsonl"))},
+                                 key=lambda t: int(t.split("-")[1]))
+    for tag in tags:
+        s, off, full = (arrangement(dt, tag, p) for p in ("sampled", "off", "full"))
+        if not s:
             continue
-        mb, busy, gen = summary(name)
-        label = name[len(tag) + 1:]
-        label = re.sub(r"pipe-(\d+)x(\d+)x(\d+)", r"pipelined \1 worker(s) x \2 queues x \3 gen threads", label)
-        label = re.sub(r"seed-(\d+)", r"seed, \1 worker(s)", label).replace("konly-1x4", "kernel-only, 1 x 4 queues")
-        label = label.replace("-off", ", --profile off")
-        print("| %s | %s | %.1f | %.3f | %.3f | %s |" % (tag, label, mb, mb / ceil, busy,
-                                                     "%.2f" % gen if gen == gen else ""))
+        label = LABELS.get(tag) or "`-m seed -n %s`" % tag.split("-")[1]
+        oc = s[0] / ceil if s[0] is not None else None
+        mark = " (rate above the ceiling: stale)" if oc is not None and oc > 1 else ""
+        if oc is not None and s[1] is not None and s[1] < oc - 0.02:
+            mark += " (device_busy below it)"
+        lost = 1 - s[0] / off[0] if off and off[0] and s[0] is not None else None
+        fulls = f"{f(full[0], '.1f')}, {f(full[1], '.3f')}" if full else ""
+        print(f"| {dt} | {label} | {f(s[0], '.1f')} | {f(oc, '.3f')}{mark} | {f(s[1], '.3f')} | "
+              f"{f(s[2], '.3f')} | {f(off[0] if off else None, '.1f')} | {f(lost, '.3f')} | {fulls} |")
 sup = os.path.join(OUT, "supervisor.txt")
 if os.path.exists(sup):
     print()

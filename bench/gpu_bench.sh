@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# gpu_bench.sh: `make bench GPU=P:D` on a GPU machine: every arrangement of the same work side by
-# side, in one run, as Mbit/s and as a ratio to the ceiling calibrated in the same run.
-# Usage: bench/gpu_bench.sh BINARY REF_LOOP BENCH_CORE DEVICE OUTDIR [SECONDS]
-# Raw logs go to OUTDIR; bench/bench_table.py OUTDIR prints the table. CONFIGS (default
-# "100000:f64 100000:f32 1000000:f64") picks the sizes and element types.
+# gpu_bench.sh: `make bench GPU=P:D` on a GPU machine: each arrangement under the default
+# profiling (sampled) beside the same arrangement under --profile off, interleaved and repeated,
+# with the ceiling calibrated in the same run, so every figure is a ratio to what the device does
+# without the tool. Usage: bench/gpu_bench.sh BINARY REF_LOOP BENCH_CORE DEVICE OUTDIR [SECONDS]
+# Raw logs go to OUTDIR; bench/bench_table.py OUTDIR prints the table (steady windows: the second
+# half of each run, once the sampler's period has settled). DTYPES (default "f64 f32") and REPS
+# (default 2) pick the element types and repetitions.
 set -u
-BIN=$1 REF=$2 CORE=$3 DEV=$4 OUT=$5 T=${6:-3}
+BIN=$1 REF=$2 CORE=$3 DEV=$4 OUT=$5 T=${6:-6}
 mkdir -p "$OUT"
 K=kernels/decode.cl
 {
@@ -13,41 +15,49 @@ K=kernels/decode.cl
 	nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
 	"$BIN" --list-devices | grep "^$DEV "
 	echo "cores: $(nproc)"
+	echo "seconds per run: $T"
 } >"$OUT/env.txt" 2>&1
 "$CORE" >"$OUT/core.txt" 2>&1
 
-# name SIZE DTYPE ARGS...: one headless JSONL log named NAME
+# name DTYPE ARGS...: one headless JSONL log named NAME (100000 symbols, 10 launches)
 run() {
-	local name=$1 size=$2 dt=$3
-	shift 3
-	"$BIN" --headless -d "$DEV" -s "$size" -t "$dt" -i 0.5 -D "$T" -f jsonl -o "$OUT/$name.jsonl" "$@" \
-		2>>"$OUT/stderr.txt"
+	local name=$1 dt=$2
+	shift 2
+	"$BIN" --headless -d "$DEV" -t "$dt" -i 0.5 -D "$T" -f jsonl -o "$OUT/$name.jsonl" "$@" 2>>"$OUT/stderr.txt"
 }
-for cfg in ${CONFIGS:-100000:f64 100000:f32 1000000:f64}; do
-	s=${cfg%:*} dt=${cfg#*:} tag=$s-$dt
-	run "$tag-ceiling" "$s" "$dt" -m kernel-only -n 0 -D 0.5 --calibrate
-	for q in 1 4; do
-		"$REF" $K "$DEV" "$dt" "$s" 10 2 plain $q >>"$OUT/ref-$tag.txt" 2>&1
+ARR=("pipelined:-m pipelined" "pipe-8x12:-m pipelined --queues 8 --gen-threads 12"
+	"konly-8:-m kernel-only --queues 8" "konly-1:-m kernel-only --queues 1")
+for dt in ${DTYPES:-f64 f32}; do
+	run "$dt-ceiling-a" "$dt" -m kernel-only -n 0 -D 0.5 --calibrate
+	for q in 1 8; do
+		"$REF" $K "$DEV" "$dt" 100000 10 2 plain $q >>"$OUT/ref-$dt.txt" 2>&1
 	done
-	run "$tag-konly-1x4" "$s" "$dt" -m kernel-only --queues 4
-	for n in 1 2 4 8 16; do
-		run "$tag-seed-$n" "$s" "$dt" -m seed -n $n
+	for rep in $(seq "${REPS:-2}"); do
+		for a in "${ARR[@]}"; do
+			tag=${a%%:*} args=${a#*:}
+			run "$dt-$tag-off-$rep" "$dt" $args --profile off
+			run "$dt-$tag-sampled-$rep" "$dt" $args
+		done
+		run "$dt-pipe-8x12-full-$rep" "$dt" -m pipelined --queues 8 --gen-threads 12 --profile full
+		run "$dt-konly-1-full-$rep" "$dt" -m kernel-only --queues 1 --profile full
 	done
-	for pqt in 1x4x4 1x4x8 1x8x12 2x4x6 4x4x3; do
-		IFS=x read -r p q t <<<"$pqt"
-		run "$tag-pipe-$pqt" "$s" "$dt" -m pipelined -n "$p" --queues "$q" --gen-threads "$t"
-	done
-	run "$tag-pipe-1x8x12-off" "$s" "$dt" -m pipelined -n 1 --queues 8 --gen-threads 12 --profile off
+	if [ "$dt" = f64 ]; then
+		for n in 1 4 16; do
+			run "$dt-seed-$n-off-1" "$dt" -m seed -n $n --profile off
+			run "$dt-seed-$n-sampled-1" "$dt" -m seed -n $n
+		done
+	fi
+	run "$dt-ceiling-b" "$dt" -m kernel-only -n 0 -D 0.5 --calibrate
 done
 # The supervisor's own cost with 16 workers: CPU time over the run and resident memory at its end
 # (collection and logging; the dashboard's drawing on top is measured by bench/dashboard_cost.sh).
-"$BIN" --headless -d "$DEV" -n 16 -i 1 -D $((T + 3)) -o /dev/null 2>>"$OUT/stderr.txt" &
+"$BIN" --headless -d "$DEV" -n 16 -i 1 -D 6 -o /dev/null 2>>"$OUT/stderr.txt" &
 pid=$!
-sleep $((T + 2))
+sleep 5
 read -r ut st < <(awk '{print $14, $15}' "/proc/$pid/stat")
 rss=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
 wait $pid
-echo "supervisor, 16 workers, $((T + 2)) s: cpu $(((ut + st) * 100 / $(getconf CLK_TCK))) cs, rss ${rss} kB" >"$OUT/supervisor.txt"
+echo "supervisor, 16 workers, 5 s: cpu $(((ut + st) * 100 / $(getconf CLK_TCK))) cs, rss ${rss} kB" >"$OUT/supervisor.txt"
 # Every batch against the CPU reference, through generation threads, both element types.
 for dt in f64 f32; do
 	"$BIN" --headless -d "$DEV" -t $dt -m pipelined --queues 8 --gen-threads 12 --verify -i 0.5 -D 2 -f jsonl \

@@ -206,7 +206,7 @@ bool sampler_estimate(struct gd_sampler *s, struct gd_rec *r, int64_t t_enq)
 	}
 	int64_t ts = gd_rec_kernel_start(t), te = gd_rec_kernel_end(t);
 	int64_t span = (int64_t)((double)s->span * s->squeeze);
-	int64_t h2d = t->h2d[1] ? ts - t->h2d[0] : 0;
+	int64_t h2d = t->h2d[1] - t->h2d[0]; /* the copy of its input, not its wait in the queue */
 	/* Queued (and its input copied) while the worker's earlier kernels still had the device:
 	 * it ran as soon as they were done, as a device with work waiting does. Else it ran when
 	 * the host says: ending as long before the host saw it end as the round's did. */
@@ -218,9 +218,14 @@ bool sampler_estimate(struct gd_sampler *s, struct gd_rec *r, int64_t t_enq)
 		start = ready;
 	if (start > r->t_end)
 		start = r->t_end;
-	if (start + span > r->t_end)
-		span = r->t_end - start; /* behind its predecessors: it had only until the host saw it */
-	place_kernels(t, r, start, te > ts ? (double)span / (double)(te - ts) : 0);
+	if (start + span > r->t_end) {
+		/* More work than time until the host saw it end: the device was busy throughout. */
+		int64_t kv[1][2] = { { start, r->t_end } };
+		gd_rec_set_kernels(r, (const int64_t(*)[2])kv, 1);
+		span = r->t_end - start;
+	} else {
+		place_kernels(t, r, start, te > ts ? (double)span / (double)(te - ts) : 0);
+	}
 	/* The copies keep their distance from the kernels, inside the batch's own time. */
 	shift(&r->h2d[0], start - ts);
 	shift(&r->h2d[1], start - ts);

@@ -19,7 +19,8 @@
  * the mean span times that share, placed right after the worker's earlier kernels (estimated
  * or measured) when it was queued before they ended (a device with work waiting does not
  * idle), else to end as long before the host saw it end; never before it was enqueued, never
- * over the worker's earlier kernels, never after the host saw it end; the record says so (GD_REC_ESTIMATED). So the union of a
+ * over the worker's earlier kernels, never after the host saw it end (when that leaves less time
+ * than its work, the device was busy throughout: one interval covers it); the record says so (GD_REC_ESTIMATED). So the union of a
  * worker's estimates is its measured busy time per batch times its batches, no more than the
  * time there was.
  *

@@ -277,6 +277,34 @@ static void test_sampled_vs_full(void)
 	}
 }
 
+/* A device-bound worker (one lane) whose kernels take twice as long when profiled (events
+ * stretch kernels): the estimates hold more work than there was time for, so the device reads
+ * busy throughout, never less. */
+static void test_stretched(void)
+{
+	struct gd_sampler s;
+	sampler_init(&s, GD_PROF_SAMPLED, 64, 1, 1);
+	enum { N = 3000 };
+	static struct gd_rec recs[N];
+	int64_t t = 1000;
+	for (unsigned i = 0; i < N; i++) {
+		bool p = sampler_begin(&s);
+		int64_t d = p ? 2000 : 1000;
+		recs[i] = rec_of(i, t, t + 100, t + d - 50, t + d);
+		if (!p) {
+			recs[i].nkiv = 0;
+			recs[i].flags = 0;
+			sampler_estimate(&s, &recs[i], t);
+		}
+		sampler_done(&s, &recs[i], p);
+		t += d;
+	}
+	int64_t a = recs[N / 2].t_end, b = recs[N - 2].t_end;
+	double busy = (double)union_of(recs, N, a, b) / (double)(b - a);
+	tap_ok(busy > 0.98 && busy <= 1.0, "profiled kernels twice as long: the device reads busy (%.3f)", busy);
+	sampler_free(&s);
+}
+
 int main(void)
 {
 	test_policies();
@@ -285,5 +313,6 @@ int main(void)
 	test_lanes();
 	test_idle();
 	test_sampled_vs_full();
+	test_stretched();
 	return tap_done();
 }
