@@ -50,6 +50,25 @@ assert all(r["kernel_busy"] > 0 and r["kernel_us"] > 0 for r in wk), wk
 PY
 ok $? "kernel-only, sampled 2 in 4: device busy in (0, 1] and kernel time in every window with a batch"
 
+# The physical bound with several lanes: a device does no more work per busy second than its
+# ceiling, so device_busy >= of_ceiling (the sampled estimate once stacked the lanes' estimates
+# and read a fifth of that). Over the run's windows with a batch, 0.1 allowed: the ceiling is
+# measured on this machine's CPU, which the rest of the machine's load moves.
+for m in pipelined kernel-only; do
+	"$BIN" --headless -m $m --queues 3 -n 1 -D 3 "${SMALL[@]}" --calibrate -f jsonl -o "$TMP/bound$m.jsonl" 2>/dev/null
+	check "--mode $m --queues 3, sampled: device busy >= rate / ceiling" python3 - "$TMP/bound$m.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+busy_t = {r["t_s"] for r in rows if r["kind"] == "worker" and r.get("window_batches", 0) > 0}
+agg = [r for r in rows if r["kind"] == "aggregate" and r["t_s"] in busy_t and r["t_s"] > 0.5]
+assert agg, "no window with a batch"
+busy = sum(r["device_busy"] for r in agg) / len(agg)
+share = sum(r["of_ceiling"] for r in agg) / len(agg)
+print("# device_busy %.3f, of_ceiling %.3f" % (busy, share))
+assert busy >= share - 0.1, (busy, share)
+PY
+done
+
 # Queues: several in-order queues of one context, every batch still checked.
 for m in pipelined kernel-only; do
 	"$BIN" --headless -m $m --queues 3 -n 1 -D 2 "${SMALL[@]}" --verify -f jsonl -o "$TMP/q$m.jsonl" 2>"$TMP/q$m.err"
