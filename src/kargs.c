@@ -289,15 +289,16 @@ int kargs_plan(const struct ka_desc *d, int n, const char *const *given, int ngi
 	return 0;
 }
 
-void kargs_fill(const struct ka_setup *a, struct gd_rng *rng, void *dst)
+void kargs_fill(const struct ka_setup *a, struct gd_rng *rng, enum gd_generator gen, void *dst)
 {
 	size_t n = a->count * a->lanes;
+	bool polar = gen == GD_GEN_BOX_MULLER;
 	if (a->base == KA_FLOAT) {
-		rng_fill_normal_f32(rng, dst, n);
+		(polar ? rng_fill_polar_f32 : rng_fill_normal_f32)(rng, dst, n);
 		return;
 	}
 	if (a->base == KA_DOUBLE) {
-		rng_fill_normal_f64(rng, dst, n);
+		(polar ? rng_fill_polar_f64 : rng_fill_normal_f64)(rng, dst, n);
 		return;
 	}
 	if (a->base == KA_INT || a->base == KA_UINT) {

@@ -1,7 +1,8 @@
 /* rng.c: xoshiro256** (Blackman and Vigna, 2018) seeded with splitmix64, with its jump function
  * for independent streams; standard-normal variates by the ziggurat method (Marsaglia and Tsang,
  * 2000) with 256 layers, the layer and the position inside it taken from separate bits of one
- * draw (Doornik, 2005), and the tail by Marsaglia's method (1964).
+ * draw (Doornik, 2005), and the tail by Marsaglia's method (1964); and by Marsaglia's polar
+ * method (Marsaglia and Bray, 1964) as numpy's legacy RandomState computes it (at the end).
  *
  * The ziggurat. Let f(x) = exp(-x^2/2). Layer 0 is the strip [0, x_0] x [0, f(r)] together with
  * the tail beyond r; layer i = 1..255 is the rectangle [0, x_i] x [f(x_i), f(x_{i+1})]; all 256
@@ -354,6 +355,8 @@ void rng_stream(struct gd_rng *r, uint64_t seed, unsigned i)
 {
 	for (int k = 0; k < 4; k++)
 		r->s[k] = splitmix64(&seed);
+	r->spare = 0;
+	r->has_spare = false;
 	while (i-- > 0)
 		rng_jump(r);
 }
@@ -414,6 +417,8 @@ void rng_jump(struct gd_rng *r)
 		}
 	}
 	memcpy(r->s, acc, sizeof(acc));
+	r->spare = 0;
+	r->has_spare = false;
 }
 
 double rng_uniform(struct gd_rng *r)
@@ -565,6 +570,83 @@ void rng_fill_normal_f32(struct gd_rng *r, float *out, size_t n)
 	if (j < n)
 		out[j] = zig_f32(r, s, (uint32_t)xoshiro(s));
 	state_put(r, s);
+}
+
+/* ---- Marsaglia's polar method, as numpy's legacy_gauss (numpy/random/src/legacy) ----
+ *
+ * numpy draws its uniforms from MT19937 (53 bits from two 32-bit outputs); here they are the top
+ * 53 bits of one xoshiro256** draw, the same grid [0, 1) in steps of 2^-53. The rest is numpy's
+ * arithmetic, operation for operation: u = 2 U1 - 1, v = 2 U2 - 1 (both exact), q = u u + v v,
+ * rejected unless 0 < q < 1, f = sqrt(-2 log(q) / q), v f returned first and u f kept. Whole
+ * pairs are made with the state in registers; a pair split by the end of a buffer leaves its
+ * second value as the spare, which the next call returns first, as numpy's state keeps it.
+ * Every value goes through the C library's log, whose last bit may differ between libraries:
+ * the values are the same bits on one library, and within that bit across them. */
+
+static inline double polar_unit(uint64_t *s)
+{
+	return (double)(xoshiro(s) >> 11) * 0x1.0p-53;
+}
+
+/* One pair: *first is returned first, *second kept. */
+static inline void polar_pair(uint64_t *s, double *first, double *second)
+{
+	double u, v, q;
+	do {
+		u = 2.0 * polar_unit(s) - 1.0;
+		v = 2.0 * polar_unit(s) - 1.0;
+		q = u * u + v * v;
+	} while (q >= 1.0 || q == 0.0);
+	double f = sqrt(-2.0 * log(q) / q);
+	*first = f * v;
+	*second = f * u;
+}
+
+/* Fills d (doubles) or else f (the same values rounded to float) with n values. */
+static inline void polar_fill(struct gd_rng *r, double *d, float *f, size_t n)
+{
+	uint64_t s[4];
+	size_t j = 0;
+	double a, b;
+	if (n > 0 && r->has_spare) {
+		if (d)
+			d[0] = r->spare;
+		else
+			f[0] = (float)r->spare;
+		r->has_spare = false;
+		j = 1;
+	}
+	state_get(s, r);
+	for (; j + 2 <= n; j += 2) {
+		polar_pair(s, &a, &b);
+		if (d) {
+			d[j] = a;
+			d[j + 1] = b;
+		} else {
+			f[j] = (float)a;
+			f[j + 1] = (float)b;
+		}
+	}
+	if (j < n) {
+		polar_pair(s, &a, &b);
+		if (d)
+			d[j] = a;
+		else
+			f[j] = (float)a;
+		r->spare = b;
+		r->has_spare = true;
+	}
+	state_put(r, s);
+}
+
+void rng_fill_polar_f64(struct gd_rng *r, double *out, size_t n)
+{
+	polar_fill(r, out, NULL, n);
+}
+
+void rng_fill_polar_f32(struct gd_rng *r, float *out, size_t n)
+{
+	polar_fill(r, NULL, out, n);
 }
 
 void rng_permutation(struct gd_rng *r, int *out, size_t n)

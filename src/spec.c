@@ -16,6 +16,7 @@ static const struct gd_dtype_info dtypes[GD_DT_COUNT] = {
 };
 static const char *const modes[GD_MODE_COUNT] = { "seed", "pipelined", "kernel-only" };
 static const char *const profiles[GD_PROF_COUNT] = { "full", "sampled", "off" };
+static const char *const generators[GD_GEN_COUNT] = { "auto", "ziggurat", "box-muller" };
 
 const struct gd_dtype_info *gd_dtype_info(enum gd_dtype d)
 {
@@ -35,6 +36,18 @@ const char *gd_mode_name(enum gd_mode m)
 const char *gd_profile_name(enum gd_profile p)
 {
 	return (unsigned)p < GD_PROF_COUNT ? profiles[p] : "?";
+}
+
+const char *gd_generator_name(enum gd_generator g)
+{
+	return (unsigned)g < GD_GEN_COUNT ? generators[g] : "?";
+}
+
+enum gd_generator gd_generator_of(enum gd_generator g, enum gd_mode m)
+{
+	if (g != GD_GEN_AUTO)
+		return g;
+	return m == GD_MODE_SEED ? GD_GEN_BOX_MULLER : GD_GEN_ZIGGURAT;
 }
 
 const char *kspec_name(const struct gd_kspec *k)
@@ -101,6 +114,8 @@ int spec_child_argv(struct gd_argv *a, const char *exe, const struct gd_child *c
 		rc |= add(a, &used, "--queues=%d", w->queues);
 		if (w->gen_threads >= 0)
 			rc |= add(a, &used, "--gen-threads=%d", w->gen_threads);
+		if (w->generator != GD_GEN_AUTO)
+			rc |= add(a, &used, "--generator=%s", gd_generator_name(w->generator));
 		if (w->verify)
 			rc |= add(a, &used, "--verify");
 	}

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "gputop/rng.h"
+#include "gputop/spec.h"
 
 #define KA_MAX      32         /* kernel arguments at most */
 #define KA_NAME_LEN 64         /* an argument's or a kernel's name */
@@ -69,9 +70,10 @@ struct ka_setup {
  * argument and what to pass (or the --arg that names no argument). */
 int kargs_plan(const struct ka_desc *d, int n, const char *const *given, int ngiven, size_t items,
                struct ka_setup *out, char *err, size_t errlen);
-/* Fills dst (a->bytes) with a's values: normals for float and double, a permutation of
- * 0..count*lanes-1 for integers (narrow types keep its low bits). */
-void kargs_fill(const struct ka_setup *a, struct gd_rng *rng, void *dst);
+/* Fills dst (a->bytes) with a's values: normals for float and double, by gen (the ziggurat
+ * unless GD_GEN_BOX_MULLER), a permutation of 0..count*lanes-1 for integers (narrow types keep
+ * its low bits). */
+void kargs_fill(const struct ka_setup *a, struct gd_rng *rng, enum gd_generator gen, void *dst);
 /* "x: in float[N], y: out float[N], a: float=2, n: uint=N" for the n arguments. */
 void kargs_describe(const struct ka_desc *d, const struct ka_setup *a, int n, size_t items, char *buf,
                     size_t len);

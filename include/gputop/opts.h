@@ -45,9 +45,10 @@ struct gd_opts {
 	int repeat; /* runs of each sweep step */
 	bool verify;
 	enum gd_profile profile;
-	uint32_t sample_every; /* --profile sampled: 0 adapts the period */
-	int queues;            /* 0: the mode's own (pipelined 4, kernel-only 1) */
-	int gen_threads;       /* pipelined: generation threads; 0 inline; -1: a fair share */
+	uint32_t sample_every;       /* --profile sampled: 0 adapts the period */
+	int queues;                  /* 0: the mode's own (pipelined 4, kernel-only 1) */
+	int gen_threads;             /* pipelined: generation threads; 0 inline; -1: a fair share */
+	enum gd_generator generator; /* GD_GEN_AUTO: the mode's own (opts_generator) */
 	bool calibrate;
 	const char *prom_file;           /* --prom-file: Prometheus text, replaced every interval */
 	struct gd_listen listen;         /* --listen: GET /metrics */
@@ -130,6 +131,10 @@ int opts_queues(const struct gd_opts *o);
 /* The generation threads of each pipelined worker: --gen-threads, or a fair share of cores
  * (cores / --procs, at least 1, at most 16); 0 for the other modes. */
 int opts_gen_threads(const struct gd_opts *o, int cores);
+
+/* The normal generator of the workers: --generator, or the mode's own (seed box-muller, the
+ * others ziggurat). Never GD_GEN_AUTO. */
+enum gd_generator opts_generator(const struct gd_opts *o);
 
 /* Fills o from argv. Returns 0, or -1 with a one-line message (no trailing newline) in err.
  * Reentrant: it may be called many times in one process. */

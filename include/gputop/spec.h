@@ -28,6 +28,10 @@ enum gd_mode { GD_MODE_SEED, GD_MODE_PIPELINED, GD_MODE_KERNEL_ONLY, GD_MODE_COU
 /* What a worker profiles: every command, some batches (sampler.h), or nothing. */
 enum gd_profile { GD_PROF_FULL, GD_PROF_SAMPLED, GD_PROF_OFF, GD_PROF_COUNT };
 enum gd_dtype { GD_DT_AUTO, GD_DT_F32, GD_DT_F64, GD_DT_COUNT };
+/* The host's normal generator for the inputs (rng.h): the ziggurat, or Marsaglia's polar
+ * Box-Muller method as numpy's legacy np.random.normal, which the original program used.
+ * GD_GEN_AUTO: not given, the mode's own (seed: box-muller; the others: ziggurat). */
+enum gd_generator { GD_GEN_AUTO, GD_GEN_ZIGGURAT, GD_GEN_BOX_MULLER, GD_GEN_COUNT };
 
 /* The element types, indexed by enum gd_dtype: the one table of their names and sizes. */
 struct gd_dtype_info {
@@ -39,6 +43,9 @@ const struct gd_dtype_info *gd_dtype_info(enum gd_dtype d);
 const char *gd_dtype_name(enum gd_dtype d);
 const char *gd_mode_name(enum gd_mode m);
 const char *gd_profile_name(enum gd_profile p);
+const char *gd_generator_name(enum gd_generator g);
+/* The generator a mode uses unless told otherwise: g itself when given (not GD_GEN_AUTO). */
+enum gd_generator gd_generator_of(enum gd_generator g, enum gd_mode m);
 
 /* The kernel and one batch of it. */
 struct gd_kspec {
@@ -69,6 +76,7 @@ struct gd_workload {
 	enum gd_profile profile;
 	uint32_t sample_every; /* --profile sampled: a fixed period; 0 adapts */
 	bool verify;
+	enum gd_generator generator; /* resolved; GD_GEN_AUTO only in a workload made by hand */
 };
 
 /* The worker role's own arguments: --worker NAME,GENERATION,ID,SUPERVISOR-PID. */

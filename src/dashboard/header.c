@@ -12,19 +12,27 @@ static void clock_text(char *buf, size_t n, int64_t ns)
 	snprintf(buf, n, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
 }
 
-/* The run's settings; the compact form where the long one does not fit in width. */
+/* The run's settings: the long form, else the compact one where it does not fit in width, with
+ * the generator's name, then its short name (zig, bm), then the mode alone. */
 static int settings(const struct ui *u, char p[][96], int width)
 {
+	static const char *const gen_short[GD_GEN_COUNT] = { "auto", "zig", "bm" };
 	const struct gd_workload *w = session_workload(u->s);
 	const struct gd_kspec *k = &w->kernel;
-	for (int c = 0; c < 2; c++) {
+	unsigned g = (unsigned)w->generator < GD_GEN_COUNT ? (unsigned)w->generator : GD_GEN_AUTO;
+	for (int l = 0; l < 4; l++) {
+		bool c = l > 0;
 		snprintf(p[0], 96, c ? "%u sym" : "size %u", (unsigned)k->size);
 		if (k->source) /* a user kernel: its arguments' types are its own */
 			snprintf(p[1], 96, c ? "%s" : "kernel %s", kspec_name(k));
 		else
 			snprintf(p[1], 96, c ? "%s" : "dtype %s", gd_dtype_name(k->dtype));
 		snprintf(p[2], 96, c ? "%u launches" : "launches %u", (unsigned)k->launches);
-		snprintf(p[3], 96, c ? "%s" : "mode %s", gd_mode_name(w->mode));
+		if (l < 3)
+			snprintf(p[3], 96, c ? "%s/%s" : "mode %s/%s", gd_mode_name(w->mode),
+			         l < 2 ? gd_generator_name(g) : gen_short[g]);
+		else
+			snprintf(p[3], 96, "%s", gd_mode_name(w->mode));
 		snprintf(p[4], 96, c ? "every %g s" : "interval %g s", session_interval(u->s));
 		snprintf(p[5], 96, "timebase %s", gd_timebase_name(session_frame(u->s)->timebase));
 		int len = 0;

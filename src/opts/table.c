@@ -9,20 +9,24 @@
 #include "gputop/common.h"
 #include "opts_impl.h"
 
-/* The names of the choices, indexed by value: the same as gd_mode_name, gd_dtype_name and
- * gd_profile_name give (test_opts checks every one). */
+/* The names of the choices, indexed by value: the same as gd_mode_name, gd_dtype_name,
+ * gd_profile_name and gd_generator_name give (test_opts checks every one). */
 static const char *const mode_names[GD_MODE_COUNT] = { "seed", "pipelined", "kernel-only" };
 static const char *const dtype_names[GD_DT_COUNT] = {
 	[GD_DT_AUTO] = "auto", [GD_DT_F32] = "f32", [GD_DT_F64] = "f64"
 };
 static const char *const format_names[GD_FMT_COUNT] = { "csv", "jsonl" };
 static const char *const profile_names[GD_PROF_COUNT] = { "full", "sampled", "off" };
+static const char *const generator_names[GD_GEN_COUNT] = {
+	[GD_GEN_AUTO] = "auto", [GD_GEN_ZIGGURAT] = "ziggurat", [GD_GEN_BOX_MULLER] = "box-muller"
+};
 
 /* Whole-number and choice fields are stored by their width: 4 or 8 bytes. */
 _Static_assert(sizeof(int) == sizeof(uint32_t) && sizeof(enum gd_mode) == sizeof(uint32_t) &&
                    sizeof(enum gd_dtype) == sizeof(uint32_t) && sizeof(enum gd_format) == sizeof(uint32_t),
                "whole-number fields are 4 or 8 bytes");
-_Static_assert(sizeof(enum gd_profile) == sizeof(uint32_t), "whole-number fields are 4 or 8 bytes");
+_Static_assert(sizeof(enum gd_profile) == sizeof(uint32_t) && sizeof(enum gd_generator) == sizeof(uint32_t),
+               "whole-number fields are 4 or 8 bytes");
 
 #define FIELD(f) .offset = offsetof(struct gd_opts, f), .bytes = sizeof(((struct gd_opts){ 0 }).f)
 
@@ -118,6 +122,16 @@ const struct gd_optdef opts_defs[] = {
 	  .help = "pipelined: threads generating each worker's inputs (0: its own thread)",
 	  .applies = GD_USE_RUN,
 	  FIELD(gen_threads) },
+	{ .name = "generator",
+	  .kind = GD_OPT_CHOICE,
+	  .names = generator_names,
+	  .min = GD_GEN_ZIGGURAT,
+	  .max = GD_GEN_BOX_MULLER,
+	  .def_text = "seed box-muller, else ziggurat",
+	  .help = "how the host draws the inputs' normals: the fast ziggurat, or numpy's polar "
+	          "Box-Muller (the original program's)",
+	  .applies = GD_USE_RUN,
+	  FIELD(generator) },
 	{ .name = "profile",
 	  .kind = GD_OPT_CHOICE,
 	  .names = profile_names,

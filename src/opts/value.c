@@ -1,6 +1,6 @@
 /* value.c: a parsed command line read back: what the options alone decide (the queues, the
- * generation threads, the seconds a run lasts, the use it asks for) and every option's value as
- * the log's run header states it. */
+ * generation threads, the normal generator, the seconds a run lasts, the use it asks for) and
+ * every option's value as the log's run header states it. */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +13,11 @@ int opts_queues(const struct gd_opts *o)
 	if (o->queues > 0)
 		return o->queues;
 	return o->mode == GD_MODE_PIPELINED ? 4 : 1;
+}
+
+enum gd_generator opts_generator(const struct gd_opts *o)
+{
+	return gd_generator_of(o->generator, o->mode);
 }
 
 double opts_duration(const struct gd_opts *o)
@@ -99,9 +104,11 @@ enum gd_optval opts_value(const struct gd_opts *o, const struct gd_optdef *d, ch
 		snprintf(buf, n, "%.15g", v);
 		return GD_VAL_NUMBER;
 	}
-	case GD_OPT_CHOICE:
-		snprintf(buf, n, "%s", d->names[opts_read_whole(o, d)]);
+	case GD_OPT_CHOICE: { /* the mode's own generator where --generator was not given */
+		long long v = strcmp(d->name, "generator") == 0 ? opts_generator(o) : opts_read_whole(o, d);
+		snprintf(buf, n, "%s", d->names[v]);
 		return GD_VAL_TEXT;
+	}
 	case GD_OPT_FILE:
 	case GD_OPT_TEXT: {
 		const char *f = *(const char *const *)((const char *)o + d->offset);
@@ -185,5 +192,6 @@ struct gd_workload opts_workload(const struct gd_opts *o, int gen_threads)
 		                     .gen_threads = gen_threads,
 		                     .profile = o->profile,
 		                     .sample_every = o->sample_every,
-		                     .verify = o->verify };
+		                     .verify = o->verify,
+		                     .generator = opts_generator(o) };
 }

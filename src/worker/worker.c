@@ -72,7 +72,7 @@ void worker_fill(struct gd_rng *rng, void *dst, const void *ctx)
 	struct gd_batch *b = dst;
 	for (int i = 0; i < w->prog.nargs; i++)
 		if (w->prog.arg[i].kind == KA_IN_BATCH)
-			kargs_fill(&w->prog.arg[i], rng, b->host[i]);
+			kargs_fill(&w->prog.arg[i], rng, w->wl->generator, b->host[i]);
 }
 
 void worker_generate(struct gd_worker *w, struct gd_batch *b)
@@ -461,7 +461,7 @@ static int setup_args(struct gd_worker *w)
 		if (a->kind != KA_IN_ONCE)
 			continue;
 		w->once_host[i] = xmalloc(a->bytes);
-		kargs_fill(a, &w->rng, w->once_host[i]);
+		kargs_fill(a, &w->rng, w->wl->generator, w->once_host[i]);
 		w->once[i] = clCreateBuffer(w->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a->bytes,
 		                            w->once_host[i], &rc);
 		if (!w->once[i])

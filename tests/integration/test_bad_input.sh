@@ -89,6 +89,10 @@ bad "-f: unknown value" "${H[@]}" -f ""
 bad "turbo" "${H[@]}" --mode turbo
 bad "SEED" "${H[@]}" --mode SEED
 bad "f16" "${H[@]}" --dtype f16
+bad "--generator: unknown value 'gauss' (expected ziggurat, box-muller)" "${H[@]}" --generator gauss
+bad "--generator: unknown value 'auto'" "${H[@]}" -m pipelined --generator=auto
+bad "--generator" "${H[@]}" --generator
+bad "--gen: ambiguous option" "${H[@]}" --gen 2
 # Sweep lists.
 bad "empty list" "${H[@]}" --sweep ""
 bad "1,,2" "${H[@]}" --sweep 1,,2

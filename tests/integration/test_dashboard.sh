@@ -58,8 +58,8 @@ check "without a terminal: the message suggests --headless" grep -q -- --headles
 SHPID=$("${TM[@]}" display -p -t main '#{pane_pid}')
 check "dashboard starts in the terminal" launch "$BIN" $ARGS -f jsonl -o "$TMP/dash.jsonl"
 see "header: tool, device and settings" 20 screen_has "^gputop-decode .*elapsed"
-check "header: size, dtype, launches, mode, interval, timebase" \
-	screen_has "size 20000  dtype f(32|64)  launches 2  mode seed  interval 0.2 s  timebase "
+check "header: size, dtype, launches, mode with its generator, interval, timebase" \
+	screen_has "size 20000  dtype f(32|64)  launches 2  mode seed/box-muller  interval 0.2 s  timebase "
 see "aggregate: Mbit/s, busy, idle and the headroom estimate" 10 \
 	eval 'screen_has "^Mbit/s " && screen_has "^busy .*idle" && screen_has "^headroom~"'
 see "one worker row, running" 60 rows_are running 1

@@ -19,11 +19,31 @@ for fmt in csv jsonl; do
 	[ "$fmt" = jsonl ] && extra=(--breakdown)
 	$CHECK "$TMP/log.$fmt" "$fmt" 2 "${extra[@]}" --percentiles --option procs=2 --option size=20000 \
 		--option launches=4 --option 'profile="full"' --option 'format="'$fmt'"' --option duration=4 \
-		--option "output=\"$TMP/log.$fmt\"" --option headless=true >"$TMP/check" 2>&1
+		--option "output=\"$TMP/log.$fmt\"" --option headless=true --option 'generator="box-muller"' \
+		>"$TMP/check" 2>&1
 	ok $? "$fmt log: the run header first with the options given, well formed, aggregate = sum of workers, 0 <= kernel_busy <= 1, max <= device_busy <= min(1, sum), gap p50 <= p99 in every row${extra:+, breakdown parts add up to the batch time within 5%}"
 	diag "$TMP/check"
 	check "no segment of the $fmt run is left" test "$(segments_of $pid)" -eq 0
 	check "no child of the $fmt run is left" test "$(children_of $pid)" -eq 0
+done
+
+# The normal generator the run header names: the mode's own (seed box-muller, the others the
+# ziggurat) or the one given. Short runs: the header is what counts (a batch may not complete).
+for gen_case in "box-muller|" "ziggurat|-m pipelined --gen-threads 1" "ziggurat|-m kernel-only" \
+	"ziggurat|--generator ziggurat" "box-muller|-m pipelined --gen-threads 1 --generator=box-muller"; do
+	want=${gen_case%%|*}
+	read -r -a gen_args <<<"${gen_case#*|}"
+	"$BIN" --headless -s 5000 -l 1 -i 0.2 -D 0.4 -n 1 -f jsonl "${gen_args[@]}" >"$TMP/gen.jsonl" 2>"$TMP/gen.err"
+	rc=$?
+	python3 - "$TMP/gen.jsonl" "$want" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+opts = rows[0]["run"]["options"]
+assert rows[0]["kind"] == "run" and opts["generator"] == sys.argv[2], opts
+assert not any(r.get("state") == "failed" or "error" in r for r in rows), "a worker failed"
+PY
+	ok $((rc | $?)) "${gen_args[*]:-defaults (seed)}: the run header's generator is $want, no worker fails"
+	diag "$TMP/gen.err"
 done
 
 # Standard output is the default log.
@@ -49,6 +69,9 @@ ok $? "with --procs 0 the run row, then only aggregate rows of zero workers, no 
 "$BIN" --headless -n 2 -s 20000 -l 2 -i 0.2 -f jsonl -o "$TMP/int.jsonl" &
 pid=$!
 wait_for 60 grep -qs '"state":"running"' "$TMP/int.jsonl"
+# The worker is told the generator, resolved (seed: box-muller).
+check "a seed worker's command line carries --generator=box-muller" \
+	eval "pgrep -af -- '--worker=/gputop-decode\.$(id -u)\.$pid\.' | grep -q -- '--generator=box-muller'"
 kill -INT $pid
 wait $pid
 ok $? "SIGINT ends a headless run with status 0"

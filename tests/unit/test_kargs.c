@@ -126,7 +126,7 @@ static void test_fill(void)
 	rng_seed(&rng, 3);
 	struct ka_setup a = { .kind = KA_IN_ONCE, .base = KA_INT, .lanes = 1, .count = 500, .bytes = 2000 };
 	int *p = calloc(500, sizeof(int));
-	kargs_fill(&a, &rng, p);
+	kargs_fill(&a, &rng, GD_GEN_ZIGGURAT, p);
 	char seen[500] = { 0 };
 	bool perm = true;
 	for (int i = 0; i < 500; i++) {
@@ -137,7 +137,7 @@ static void test_fill(void)
 	tap_ok(perm, "an integer input is a permutation of 0..N-1");
 	struct ka_setup l = { .kind = KA_IN_ONCE, .base = KA_LONG, .lanes = 1, .count = 300, .bytes = 2400 };
 	int64_t *q = calloc(300, sizeof(int64_t));
-	kargs_fill(&l, &rng, q);
+	kargs_fill(&l, &rng, GD_GEN_BOX_MULLER, q);
 	int64_t sum = 0;
 	for (int i = 0; i < 300; i++)
 		sum += q[i];
@@ -146,7 +146,7 @@ static void test_fill(void)
 		.kind = KA_IN_BATCH, .base = KA_FLOAT, .lanes = 2, .count = 5000, .bytes = 40000
 	};
 	float *x = calloc(10000, sizeof(float));
-	kargs_fill(&f, &rng, x);
+	kargs_fill(&f, &rng, GD_GEN_ZIGGURAT, x);
 	double s = 0, sq = 0;
 	for (int i = 0; i < 10000; i++) {
 		s += x[i];
@@ -155,6 +155,36 @@ static void test_fill(void)
 	double mean = s / 10000, var = sq / 10000 - mean * mean;
 	tap_ok(mean > -0.06 && mean < 0.06 && var > 0.9 && var < 1.1,
 	       "a float2 input is standard normals in every component (mean %.3f, var %.3f)", mean, var);
+
+	/* The generator picks the normals' method: the same draws as rng.h's fill of that method. */
+	struct ka_setup d = {
+		.kind = KA_IN_BATCH, .base = KA_DOUBLE, .lanes = 1, .count = 999, .bytes = 7992
+	};
+	double *y = calloc(999, sizeof(double)), *want = calloc(999, sizeof(double));
+	struct gd_rng r1, r2;
+	bool same = true;
+	for (int g = GD_GEN_AUTO; g < GD_GEN_COUNT; g++) {
+		rng_seed(&r1, 8);
+		rng_seed(&r2, 8);
+		kargs_fill(&d, &r1, (enum gd_generator)g, y);
+		(g == GD_GEN_BOX_MULLER ? rng_fill_polar_f64 : rng_fill_normal_f64)(&r2, want, 999);
+		same = same && memcmp(y, want, 999 * sizeof(double)) == 0;
+	}
+	float *fy = calloc(999, sizeof(float)), *fwant = calloc(999, sizeof(float));
+	struct ka_setup fl = {
+		.kind = KA_IN_BATCH, .base = KA_FLOAT, .lanes = 1, .count = 999, .bytes = 3996
+	};
+	rng_seed(&r1, 9);
+	rng_seed(&r2, 9);
+	kargs_fill(&fl, &r1, GD_GEN_BOX_MULLER, fy);
+	rng_fill_polar_f32(&r2, fwant, 999);
+	same = same && memcmp(fy, fwant, 999 * sizeof(float)) == 0;
+	tap_ok(same, "double and float inputs: box-muller fills by the polar method, auto and ziggurat by "
+	             "the ziggurat");
+	free(y);
+	free(want);
+	free(fy);
+	free(fwant);
 	free(p);
 	free(q);
 	free(x);

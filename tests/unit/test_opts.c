@@ -78,6 +78,11 @@ static const struct {
 	{ "--headless extra", "unexpected argument" },
 	{ "--verify=1", "--verify" },
 	{ "--profile some", "unknown value" },
+	{ "--generator gauss", "unknown value 'gauss' (expected ziggurat, box-muller)" },
+	{ "--generator auto", "unknown value" },
+	{ "--generator ''", "unknown value" },
+	{ "--generator", "--generator" },
+	{ "--gen 2", "--gen: ambiguous option (could be --gen-threads, --generator)" },
 	{ "--queues 2", "--queues" },
 	{ "--queues 17 -m pipelined", "out of range" },
 	{ "--sweep 1x2", "--mode pipelined or kernel-only" },
@@ -299,6 +304,47 @@ static void test_good(void)
 	       "--calibrate-child is the calibration's own role");
 }
 
+/* --generator: the mode's own unless given, resolved into the workload, never auto. */
+static void test_generator(void)
+{
+	static const struct {
+		const char *args;
+		enum gd_generator want;
+	} cases[] = {
+		{ "--headless", GD_GEN_BOX_MULLER },
+		{ "", GD_GEN_BOX_MULLER },
+		{ "-m seed", GD_GEN_BOX_MULLER },
+		{ "-m pipelined", GD_GEN_ZIGGURAT },
+		{ "-m kernel-only", GD_GEN_ZIGGURAT },
+		{ "--generator ziggurat", GD_GEN_ZIGGURAT },
+		{ "-m seed --generator=ziggurat", GD_GEN_ZIGGURAT },
+		{ "-m pipelined --generator box-muller", GD_GEN_BOX_MULLER },
+		{ "--generator box-muller -m kernel-only", GD_GEN_BOX_MULLER },
+		{ "--sweep 1,2 -m pipelined", GD_GEN_ZIGGURAT },
+		{ "--sweep 1,2 --generator ziggurat", GD_GEN_ZIGGURAT },
+		{ "--kernel /k.cl", GD_GEN_BOX_MULLER },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct gd_opts o;
+		char err[256];
+		int rc = parse(cases[i].args, &o, err, sizeof(err));
+		struct gd_workload w = opts_workload(&o, 0);
+		if (!tap_ok(rc == 0 && opts_generator(&o) == cases[i].want && w.generator == cases[i].want,
+		            "'%s': generator %s", cases[i].args, gd_generator_name(cases[i].want)))
+			printf("#   rc %d (%s), got %s\n", rc, err, gd_generator_name(opts_generator(&o)));
+	}
+	struct gd_opts o;
+	char err[256];
+	tap_ok(parse("-m pipelined", &o, err, sizeof(err)) == 0 && o.generator == GD_GEN_AUTO,
+	       "not given: the option's field stays auto until resolved");
+	tap_ok(gd_generator_of(GD_GEN_AUTO, GD_MODE_SEED) == GD_GEN_BOX_MULLER &&
+	           gd_generator_of(GD_GEN_AUTO, GD_MODE_PIPELINED) == GD_GEN_ZIGGURAT &&
+	           gd_generator_of(GD_GEN_AUTO, GD_MODE_KERNEL_ONLY) == GD_GEN_ZIGGURAT &&
+	           gd_generator_of(GD_GEN_ZIGGURAT, GD_MODE_SEED) == GD_GEN_ZIGGURAT &&
+	           gd_generator_of(GD_GEN_BOX_MULLER, GD_MODE_PIPELINED) == GD_GEN_BOX_MULLER,
+	       "gd_generator_of: box-muller for seed, ziggurat for the others, a given one kept");
+}
+
 /* ---- A child's command line (spec_child_argv) parses back ---- */
 
 /* The workload a run hands its workers, from its parsed options, resolved as the supervisor
@@ -338,6 +384,8 @@ static const char *work_differs(const struct gd_opts *c, const struct gd_workloa
 	if (opts_queues(c) != w->queues || c->queues != w->queues || c->gen_threads != w->gen_threads ||
 	    c->verify != w->verify)
 		return "queues, gen-threads or verify";
+	if (c->generator != w->generator || opts_generator(c) != w->generator)
+		return "generator";
 	return NULL;
 }
 
@@ -406,6 +454,15 @@ static void test_child_roundtrip(void)
 	/* Several devices: each child is started on its own, given one device. */
 	tap_ok(parse("-d 0:1,2:3", &o, err, sizeof(err)) == 0, "a device list parses (%s)", err);
 	roundtrip("the second of two devices", &o, o.devices.list[1]);
+	/* The generator: given to the worker as resolved, whichever the mode's own would be. */
+	tap_ok(parse("-m seed", &o, err, sizeof(err)) == 0, "a seed command line parses (%s)", err);
+	roundtrip("seed, its own generator", &o, (struct gd_devref){ 0, 0 });
+	tap_ok(parse("-m seed --generator ziggurat", &o, err, sizeof(err)) == 0,
+	       "seed with the ziggurat parses (%s)", err);
+	roundtrip("seed, the ziggurat", &o, (struct gd_devref){ 0, 0 });
+	tap_ok(parse("-m kernel-only --generator box-muller", &o, err, sizeof(err)) == 0,
+	       "kernel-only with box-muller parses (%s)", err);
+	roundtrip("kernel-only, box-muller", &o, (struct gd_devref){ 0, 0 });
 	tap_ok(parse("--worker=nocomma", &w, err, sizeof(err)) == -1,
 	       "malformed worker arguments are refused");
 }
@@ -622,12 +679,16 @@ static void test_table(void)
 	test_table_help();
 }
 
-/* A choice's names are the ones the rest of the tool writes (spec.c): a child's --mode, --dtype
- * and --profile parse back. */
+/* A choice's names are the ones the rest of the tool writes (spec.c): a child's --mode, --dtype,
+ * --profile and --generator parse back. */
 static void test_names(void)
 {
 	const struct gd_optdef *mode = find("mode"), *dtype = find("dtype"), *profile = find("profile");
+	const struct gd_optdef *gen = find("generator");
 	int wrong = 0;
+	for (int i = 0; i < GD_GEN_COUNT; i++)
+		wrong += strcmp(gen->names[i], gd_generator_name((enum gd_generator)i)) != 0;
+	wrong += gen->min != GD_GEN_ZIGGURAT || gen->max != GD_GEN_COUNT - 1;
 	for (int i = 0; i < GD_MODE_COUNT; i++)
 		wrong += strcmp(mode->names[i], gd_mode_name((enum gd_mode)i)) != 0;
 	for (int i = 0; i < GD_DT_COUNT; i++)
@@ -637,7 +698,7 @@ static void test_names(void)
 		wrong += strcmp(profile->names[i], gd_profile_name((enum gd_profile)i)) != 0;
 	tap_ok(wrong == 0 && mode->max == GD_MODE_COUNT - 1 && dtype->max == GD_DT_COUNT - 1 &&
 	           profile->max == GD_PROF_COUNT - 1,
-	       "--mode, --dtype and --profile take every value by the name gd_*_name gives it");
+	       "--mode, --dtype, --profile and --generator take every value by the name gd_*_name gives it");
 }
 
 /* The run header's options: the ones that apply to the run, each as resolved, text escaped. */
@@ -653,9 +714,9 @@ static void test_json(void)
 	tap_ok(j.p && strncmp(j.p, "{\"procs\":2,\"max-procs\":64,", 26) == 0 && j.p[j.n - 1] == '}' &&
 	           strstr(j.p, ",\"output\":\"a\\\"b\\\\c\\u0001\",") && strstr(j.p, ",\"duration\":3,") &&
 	           strstr(j.p, ",\"queues\":4,") && strstr(j.p, ",\"headless\":true,") &&
-	           strstr(j.p, ",\"device\":null,") && strstr(j.p, ",\"sample-every\":null,") &&
-	           !strstr(j.p, "\"repeat\"") && !strstr(j.p, "\"list-devices\"") &&
-	           !strstr(j.p, "\"worker\""),
+	           strstr(j.p, ",\"generator\":\"ziggurat\",") && strstr(j.p, ",\"device\":null,") &&
+	           strstr(j.p, ",\"sample-every\":null,") && !strstr(j.p, "\"repeat\"") &&
+	           !strstr(j.p, "\"list-devices\"") && !strstr(j.p, "\"worker\""),
 	       "opts_json: %s", j.p ? j.p : "(nothing)");
 	free(j.p);
 	j = (struct gd_text){ 0 };
@@ -673,6 +734,7 @@ int main(void)
 	test_internal();
 	test_defaults();
 	test_good();
+	test_generator();
 	test_child_roundtrip();
 	test_child_long_exe();
 	test_names();

@@ -127,7 +127,31 @@ static void test_options(void)
 	tap_ok(names_every_option(j, GD_USE_HEADLESS), "every headless option, no other");
 	tap_ok(j && strstr(j, "\"gen-threads\":null") && !strstr(j, "4294967295"),
 	       "gen-threads not given nor yet resolved: null, never its -1 read as unsigned");
+	tap_ok(j && strstr(j, "\"generator\":\"ziggurat\""), "pipelined: the generator is the ziggurat");
 	free(j);
+
+	/* The generator as resolved: the mode's own, or the one given; never auto. */
+	static const struct {
+		const char *args[4];
+		int n;
+		const char *want;
+	} gens[] = {
+		{ { "--headless" }, 1, "\"generator\":\"box-muller\"" },
+		{ { "--headless", "--generator", "ziggurat" }, 3, "\"generator\":\"ziggurat\"" },
+		{ { "--headless", "-m", "kernel-only" }, 3, "\"generator\":\"ziggurat\"" },
+		{ { "--headless", "-m", "pipelined", "--generator=box-muller" },
+		  4,
+		  "\"generator\":\"box-muller\"" },
+		{ { "--sweep", "1,2", "-o", "s.csv" }, 4, "\"generator\":\"box-muller\"" },
+	};
+	for (size_t i = 0; i < sizeof(gens) / sizeof(gens[0]); i++) {
+		j = options_of(gens[i].args, gens[i].n);
+		if (!tap_ok(j && strstr(j, gens[i].want) && !strstr(j, "auto"), "%s %s %s: %s",
+		            gens[i].args[0], gens[i].n > 1 ? gens[i].args[1] : "",
+		            gens[i].n > 2 ? gens[i].args[2] : "", gens[i].want))
+			printf("#   %s\n", j ? j : "(nothing)");
+		free(j);
+	}
 
 	const char *sweep[] = { "--sweep", "1,2x4", "--repeat", "3", "-m", "kernel-only", "-o", "s.csv" };
 	j = options_of(sweep, 8);

@@ -1,6 +1,8 @@
-/* test_rng.c: the host generator. Normal variates (f64 and f32) against the standard normal:
- * moments, tail frequencies, a chi-square over equal-probability bins and a Kolmogorov-Smirnov
- * distance; independent streams; reproducibility; uniforms; permutations.
+/* test_rng.c: the host generator. Normal variates of both methods, the ziggurat and the polar
+ * method (f64 and f32), against the standard normal: moments, tail frequencies, a chi-square
+ * over equal-probability bins and a Kolmogorov-Smirnov distance; independent streams;
+ * reproducibility; the polar method against numpy's algorithm written out, its spare, its
+ * floats as its doubles rounded; uniforms; permutations.
  *
  * Every seed is fixed, so each test is a regression test with a known outcome. Each bound is set
  * so that a correct generator would fail it, over a random seed, with probability below 1e-6
@@ -66,21 +68,24 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The normal generator under test: the ziggurat or the polar method. */
+static int polar;
+
 /* n variates as doubles, from the f32 generator (through tmp) or the f64 one. */
 static void fill(struct gd_rng *r, int f32, double *x, float *tmp, size_t n)
 {
 	if (!f32) {
-		rng_fill_normal_f64(r, x, n);
+		(polar ? rng_fill_polar_f64 : rng_fill_normal_f64)(r, x, n);
 		return;
 	}
-	rng_fill_normal_f32(r, tmp, n);
+	(polar ? rng_fill_polar_f32 : rng_fill_normal_f32)(r, tmp, n);
 	for (size_t i = 0; i < n; i++)
 		x[i] = tmp[i];
 }
 
 static void test_distribution(int f32, uint64_t seed)
 {
-	const char *ty = f32 ? "f32" : "f64";
+	const char *ty = polar ? (f32 ? "polar f32" : "polar f64") : f32 ? "f32" : "f64";
 	double *x = malloc(CHUNK * sizeof(*x)), *sorted = malloc(CHUNK * sizeof(*sorted));
 	float *tmp = malloc(CHUNK * sizeof(*tmp));
 	double edge[BINS - 1];
@@ -177,7 +182,7 @@ static double correlation(const double *a, const double *b, size_t n)
 
 static void test_streams(int f32)
 {
-	const char *ty = f32 ? "f32" : "f64";
+	const char *ty = polar ? (f32 ? "polar f32" : "polar f64") : f32 ? "f32" : "f64";
 	enum { STREAMS = 4 };
 	double *x[STREAMS];
 	float *tmp = malloc(CHUNK * sizeof(*tmp));
@@ -272,6 +277,139 @@ static void test_reproducible(void)
 	free(fb);
 }
 
+/* ---- The polar method ---- */
+
+/* numpy's legacy_gauss written out (numpy/random/src/legacy/legacy-distributions.c), on this
+ * generator's 53-bit uniforms in [0, 1): the reference the fills must equal bit for bit. */
+struct np_gauss {
+	struct gd_rng g;
+	double gauss;
+	int has_gauss;
+};
+
+static double np_double(struct np_gauss *st)
+{
+	return (double)(rng_next(&st->g) >> 11) / 9007199254740992.0;
+}
+
+static double np_legacy_gauss(struct np_gauss *st)
+{
+	if (st->has_gauss) {
+		const double temp = st->gauss;
+		st->has_gauss = 0;
+		st->gauss = 0.0;
+		return temp;
+	}
+	double f, x1, x2, r2;
+	do {
+		x1 = 2.0 * np_double(st) - 1.0;
+		x2 = 2.0 * np_double(st) - 1.0;
+		r2 = x1 * x1 + x2 * x2;
+	} while (r2 >= 1.0 || r2 == 0.0);
+	f = sqrt(-2.0 * log(r2) / r2);
+	st->gauss = f * x1;
+	st->has_gauss = 1;
+	return f * x2;
+}
+
+static void test_polar_numpy(void)
+{
+	enum { N = 100001 };
+	double *a = malloc(N * sizeof(*a));
+	struct gd_rng r;
+	struct np_gauss ref = { .has_gauss = 0 };
+	rng_stream(&r, 2024, 2);
+	rng_stream(&ref.g, 2024, 2);
+	rng_fill_polar_f64(&r, a, N);
+	size_t differ = 0;
+	for (size_t i = 0; i < N; i++)
+		differ += a[i] != np_legacy_gauss(&ref);
+	tap_ok(differ == 0, "polar: %d values equal numpy's legacy gauss on the same uniforms (%zu differ)",
+	       N, differ);
+	tap_ok(r.has_spare && ref.has_gauss && r.spare == ref.gauss && r.s[0] == ref.g.s[0],
+	       "polar: an odd count keeps the pair's second value as the spare, as numpy does");
+	free(a);
+}
+
+static void test_polar_reproducible(void)
+{
+	enum { N = 100001 };
+	double *a = malloc(N * sizeof(*a)), *b = malloc(N * sizeof(*b));
+	float *fa = malloc(N * sizeof(*fa)), *fb = malloc(N * sizeof(*fb));
+	struct gd_rng r1, r2;
+
+	rng_stream(&r1, 77, 3);
+	rng_stream(&r2, 77, 3);
+	rng_fill_polar_f64(&r1, a, N);
+	rng_fill_polar_f64(&r2, b, N);
+	tap_ok(memcmp(a, b, N * sizeof(*a)) == 0,
+	       "polar f64: the same seed and stream give identical buffers");
+	rng_fill_polar_f32(&r1, fa, N);
+	rng_fill_polar_f32(&r2, fb, N);
+	tap_ok(memcmp(fa, fb, N * sizeof(*fa)) == 0,
+	       "polar f32: the same seed and stream give identical buffers");
+
+	/* Pieces of odd and even lengths: the spare carries a pair across calls. */
+	rng_stream(&r1, 5, 1);
+	rng_fill_polar_f64(&r1, a, N);
+	rng_stream(&r2, 5, 1);
+	rng_fill_polar_f64(&r2, b, 1);
+	rng_fill_polar_f64(&r2, b + 1, 1);
+	rng_fill_polar_f64(&r2, b + 2, 997);
+	rng_fill_polar_f64(&r2, b + 999, 0);
+	rng_fill_polar_f64(&r2, b + 999, N - 999);
+	tap_ok(memcmp(a, b, N * sizeof(*a)) == 0,
+	       "polar f64: a buffer filled in pieces equals one filled at once");
+	rng_stream(&r2, 5, 1);
+	int same = 1;
+	for (size_t i = 0; i < N && same; i++) {
+		double x;
+		rng_fill_polar_f64(&r2, &x, 1);
+		same = x == a[i];
+	}
+	tap_ok(same, "polar f64 one value at a time gives the same values");
+
+	/* Floats are the doubles rounded, draw for draw, in pieces too. */
+	rng_stream(&r2, 5, 1);
+	rng_fill_polar_f32(&r2, fb, 3);
+	rng_fill_polar_f32(&r2, fb + 3, N - 3);
+	size_t wrong = 0;
+	for (size_t i = 0; i < N; i++)
+		wrong += fb[i] != (float)a[i];
+	tap_ok(wrong == 0, "polar f32: every float is the f64 fill's value rounded to float (%zu differ)",
+	       wrong);
+	rng_stream(&r2, 5, 1);
+	rng_fill_polar_f64(&r2, b, 3);
+	rng_fill_polar_f32(&r2, fb, 4);
+	tap_ok(b[2] == a[2] && fb[0] == (float)a[3] && fb[3] == (float)a[6],
+	       "polar: f64 and f32 fills share one sequence, the spare included");
+
+	/* Every value is finite, the largest magnitudes too (s near 0 gives the largest). */
+	int finite = 1;
+	double big = 0;
+	for (size_t i = 0; i < N; i++) {
+		finite &= isfinite(a[i]) && isfinite(fb[i]);
+		big = fmax(big, fabs(a[i]));
+	}
+	tap_ok(finite && big < 10, "polar: no NaN or infinity (largest |x| %.2f)", big);
+
+	/* Seeding and jumping drop a kept spare. */
+	rng_stream(&r1, 6, 0);
+	rng_fill_polar_f64(&r1, a, 3);
+	struct gd_rng r3 = r1;
+	rng_jump(&r3);
+	rng_stream(&r2, 6, 0);
+	tap_ok(r1.has_spare && !r3.has_spare && !r2.has_spare,
+	       "polar: the spare survives between fills, not a jump or a new seed");
+	rng_fill_polar_f64(&r3, b, 1);
+	tap_ok(b[0] != r1.spare, "polar: a jumped copy does not repeat the original's spare");
+
+	free(a);
+	free(b);
+	free(fa);
+	free(fb);
+}
+
 static void test_jump(void)
 {
 	struct gd_rng a, b, c;
@@ -357,6 +495,14 @@ int main(void)
 	test_streams(0);
 	test_streams(1);
 	test_reproducible();
+	polar = 1;
+	test_distribution(0, 44);
+	test_distribution(1, 45);
+	test_streams(0);
+	test_streams(1);
+	polar = 0;
+	test_polar_numpy();
+	test_polar_reproducible();
 	test_jump();
 	test_uniform();
 	test_seed();

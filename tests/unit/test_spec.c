@@ -1,8 +1,8 @@
-/* test_spec.c: the kernel spec's one table of element types, the names of modes and profiles,
- * the derived figures of a kernel spec, and the one writer of a child's command line: a
- * worker's and the calibration's for a full workload, exactly; what is left out when not set;
- * a command line that just fits, and one that does not (refused, never shortened). That the
- * option parser reads each back whole is tested with the parser. */
+/* test_spec.c: the kernel spec's one table of element types, the names of modes, profiles and
+ * generators, the derived figures of a kernel spec, and the one writer of a child's command
+ * line: a worker's and the calibration's for a full workload, exactly; what is left out when not
+ * set; a command line that just fits, and one that does not (refused, never shortened). That
+ * the option parser reads each back whole is tested with the parser. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -36,6 +36,11 @@ static void test_dtypes(void)
 	           same(gd_mode_name(GD_MODE_KERNEL_ONLY), "kernel-only") &&
 	           same(gd_mode_name(GD_MODE_COUNT), "?"),
 	       "gd_mode_name: seed, pipelined, kernel-only; ? out of range");
+	tap_ok(same(gd_generator_name(GD_GEN_AUTO), "auto") &&
+	           same(gd_generator_name(GD_GEN_ZIGGURAT), "ziggurat") &&
+	           same(gd_generator_name(GD_GEN_BOX_MULLER), "box-muller") &&
+	           same(gd_generator_name(GD_GEN_COUNT), "?"),
+	       "gd_generator_name: auto, ziggurat, box-muller; ? out of range");
 	tap_ok(same(gd_profile_name(GD_PROF_FULL), "full") &&
 	           same(gd_profile_name(GD_PROF_SAMPLED), "sampled") &&
 	           same(gd_profile_name(GD_PROF_OFF), "off") && same(gd_profile_name(GD_PROF_COUNT), "?"),
@@ -93,6 +98,7 @@ static void test_argv(void)
 		.profile = GD_PROF_SAMPLED,
 		.sample_every = 16,
 		.verify = true,
+		.generator = GD_GEN_BOX_MULLER,
 	};
 	struct gd_worker_args wa = { .shm = "/gputop-decode.1000.4242.3.00000000deadbeef",
 		                     .gen = 0xdeadbeefull,
@@ -117,6 +123,7 @@ static void test_argv(void)
 		                                   "--sample-every=16",
 		                                   "--queues=4",
 		                                   "--gen-threads=2",
+		                                   "--generator=box-muller",
 		                                   "--verify",
 		                                   NULL };
 	int rc = spec_child_argv(&av, "/usr/bin/gputop-decode", &worker);
@@ -161,11 +168,20 @@ static void test_argv(void)
 	rc = spec_child_argv(&av, "gd", &plain);
 	tap_ok(rc == 0 && argv_is(&av, want_plain),
 	       "what is not set is left out: dtype auto, kernel, name, build options, args, the "
-	       "adapting period, generation threads, verify");
+	       "adapting period, generation threads, generator auto, verify");
 	d.gen_threads = 0;
 	rc = spec_child_argv(&av, "gd", &plain);
 	tap_ok(rc == 0 && av.argc == 9 && same(av.argv[8], "--gen-threads=0") && av.argv[9] == NULL,
 	       "--gen-threads=0 (inline) is written: only -1 means not set");
+	d.generator = GD_GEN_ZIGGURAT;
+	rc = spec_child_argv(&av, "gd", &plain);
+	tap_ok(rc == 0 && av.argc == 10 && same(av.argv[9], "--generator=ziggurat") && av.argv[10] == NULL,
+	       "a resolved generator is written, whichever the mode's own is");
+	rc = spec_child_argv(&av, "gd", &calib);
+	bool no_gen = rc == 0;
+	for (int i = 0; no_gen && i < av.argc; i++)
+		no_gen = strncmp(av.argv[i], "--generator", 11) != 0;
+	tap_ok(no_gen, "the calibration gets no generator: it fills its inputs its own way");
 }
 
 /* The bytes of av.buf the command line takes. */
