@@ -28,6 +28,10 @@ struct gd_sample {
 	double gen_busy;         /* threads kept busy generating inputs: generation time / window */
 	struct gd_breakdown bd;  /* gaps and breakdown, NAN where not measured */
 	uint64_t lost;
+	/* Records whose device times the window's device figures (kernel_busy, the breakdown's
+	 * device parts, a device's busy) rest on, and of them those whose device times were
+	 * estimated (--profile sampled: not profiled): sample_estimated. */
+	uint64_t win_devrecs, win_estimated;
 	uint32_t sample_every; /* --profile sampled: profiled 2 batches in this many; 0: n/a */
 	double observer_share; /* measured share of the batches' time taken by profiling; NAN: n/a */
 	char error[GD_ERR_LEN];
@@ -96,6 +100,9 @@ void collect_window(struct gd_collector *c, const struct gd_worker_info *w, int 
 void collect_skip(struct gd_collector *c, const struct gd_worker_info *w, int n, int64_t t0, int64_t end,
                   struct gd_frame *f);
 void collect_frame_free(struct gd_frame *f);
+/* Whether s's device figures rest partly on estimated device times (win_estimated > 0): the
+ * dashboard marks them with ~. */
+bool sample_estimated(const struct gd_sample *s);
 /* The label of device d in f: its "P:D", or "all" for d < 0 (the aggregate). */
 const char *frame_device_ref(const struct gd_frame *f, int d);
 

@@ -14,6 +14,10 @@
  * - `magic` is stored last (release) at set-up: 0 means "initialising".
  * - The reader treats every byte as hostile: each field is loaded once, validated, and
  *   only the local copy is used; indices are masked with the reader's own mask.
+ * - A record names the lane (the worker's in-order stream, from 0, < GD_QUEUES_MAX) its batch
+ *   ran on (GD_REC_LANE): device commands of different lanes may overlap, those of one lane's
+ *   queue follow each other. Which lane a batch takes depends on the mode and the generation
+ *   threads (not on its index alone), so the writer says it; gd_rec_valid bounds it.
  */
 #ifndef GPUTOP_WIRE_H
 #define GPUTOP_WIRE_H
@@ -91,12 +95,16 @@ enum {
 	GD_REC_SHIFT_MAX = 16, /* offsets up to 2^48 ns, the longest batch a record describes */
 	GD_REC_GEN_BIT = 16,   /* bits 16-23: the thread that generated the input (from 1), 0: inline */
 	GD_REC_GEN = 0xffu << GD_REC_GEN_BIT,
+	GD_REC_LANE_BIT = 24, /* bits 24-28: the lane the batch ran on, from 0 */
+	GD_REC_LANE = 0x1fu << GD_REC_LANE_BIT,
 	GD_REC_FLAGS = GD_REC_DEVTIME | GD_REC_GROUPED | GD_REC_ESTIMATED | GD_REC_PER_LAUNCH | GD_REC_SHIFT,
 };
 /* The items (decoded bits, or a user kernel's work items) the batch r counts. */
 uint64_t gd_rec_items(const struct gd_rec *r);
 /* The generation thread of r (GD_REC_GEN). */
 unsigned gd_rec_gen_thread(const struct gd_rec *r);
+/* The lane r's batch ran on, from 0 (GD_REC_LANE). */
+unsigned gd_rec_lane(const struct gd_rec *r);
 
 /* Validates a record's internal consistency (end >= start, counts and flags in range). */
 bool gd_rec_valid(const struct gd_rec *r);

@@ -1,5 +1,6 @@
 /* columns.c: the worker table's columns: what each shows, how wide, from which terminal width,
  * and how a sample's value reads as a cell and as a number to sort by. */
+#include <math.h>
 #include <string.h>
 
 #include "ui.h"
@@ -14,7 +15,8 @@ static const struct ui_col cols[] = {
 	  .off = offsetof(struct gd_sample, kernel_busy),
 	  .width = 7,
 	  .kind = UI_K_PCT,
-	  .prec = 1 },
+	  .prec = 1,
+	  .est = true },
 	{ .head = "kgap_us",
 	  .off = offsetof(struct gd_sample, bd.gap_kernel_us),
 	  .width = 9,
@@ -31,7 +33,8 @@ static const struct ui_col cols[] = {
 	  .width = 9,
 	  .min_cols = 100,
 	  .kind = UI_K_F,
-	  .prec = 1 },
+	  .prec = 1,
+	  .est = true },
 	{ .head = "gen_thr",
 	  .off = offsetof(struct gd_sample, gen_busy),
 	  .width = 8,
@@ -47,22 +50,26 @@ static const struct ui_col cols[] = {
 	  .off = offsetof(struct gd_sample, bd.h2d_us),
 	  .width = 9,
 	  .min_cols = 125,
-	  .kind = UI_K_F },
+	  .kind = UI_K_F,
+	  .est = true },
 	{ .head = "kern_us",
 	  .off = offsetof(struct gd_sample, bd.kernel_us),
 	  .width = 9,
 	  .min_cols = 125,
-	  .kind = UI_K_F },
+	  .kind = UI_K_F,
+	  .est = true },
 	{ .head = "d2h_us",
 	  .off = offsetof(struct gd_sample, bd.d2h_us),
 	  .width = 9,
 	  .min_cols = 125,
-	  .kind = UI_K_F },
+	  .kind = UI_K_F,
+	  .est = true },
 	{ .head = "oth_us",
 	  .off = offsetof(struct gd_sample, bd.other_us),
 	  .width = 9,
 	  .min_cols = 125,
-	  .kind = UI_K_F },
+	  .kind = UI_K_F,
+	  .est = true },
 };
 _Static_assert(GD_ARRAY_LEN(cols) == UI_NCOLS, "UI_NCOLS counts the columns");
 
@@ -74,6 +81,11 @@ const struct ui_col *ui_col(int i)
 const char *ui_col_head(const struct ui *u, int i)
 {
 	return cols[i].rate ? kspec_rate_unit(&session_workload(u->s)->kernel) : cols[i].head;
+}
+
+const char *ui_est(double v, const struct gd_sample *s)
+{
+	return !isnan(v) && sample_estimated(s) ? "~" : "";
 }
 
 double ui_col_value(const struct ui_col *c, const struct gd_sample *s, char *text, size_t n)
@@ -110,8 +122,12 @@ double ui_col_value(const struct ui_col *c, const struct gd_sample *s, char *tex
 		break;
 	}
 	memcpy(&d, p, sizeof(d));
-	if (text)
-		chart_num(text, n, c->width, c->kind == UI_K_PCT ? 100 * d : d, c->prec);
+	const char *est = c->est ? ui_est(d, s) : "";
+	if (text) {
+		chart_num(text, n, c->width - (int)strlen(est), c->kind == UI_K_PCT ? 100 * d : d, c->prec);
+		size_t len = strlen(text);
+		snprintf(text + len, n - len, "%s", est);
+	}
 	return d;
 }
 

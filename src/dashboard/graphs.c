@@ -94,7 +94,8 @@ void ui_draw_worker(struct ui *u, WINDOW *w, const struct layout_rect *g, bool b
 	char now[32], top[32];
 	if (busy) {
 		chart_num(now, sizeof(now), 7, 100 * s->kernel_busy, 1);
-		ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "worker %u kbusy %6s %%", s->id, now);
+		ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "worker %u kbusy %6s%s", s->id, now,
+		        *ui_est(s->kernel_busy, s) ? "~%" : " %");
 		if (g->h > 1)
 			ui_put(w, 1, 0, A_NORMAL, "its kernels' device time");
 	} else {
@@ -118,8 +119,10 @@ void ui_draw_busy(struct ui *u, WINDOW *w)
 	char b[16], idle[16];
 	chart_num(b, sizeof(b), 7, 100 * busy, 1);
 	chart_num(idle, sizeof(idle), 7, 100 * (1 - busy), 1);
-	ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "busy %6s %%", b);
-	ui_putf(w, 0, 15, A_NORMAL, "idle %6s %%", idle);
+	/* ~ in the blank before the unit: the busy time rests partly on estimated device times. */
+	const char *unit = *ui_est(busy, &f->agg) ? "~%" : " %";
+	ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "busy %6s%s", b, unit);
+	ui_putf(w, 0, 15, A_NORMAL, "idle %6s%s", idle, unit);
 	if (rows > 1)
 		ui_put(w, 1, 0, A_NORMAL,
 		       f->busy_from_sum ? "sum of workers, capped" : "union of kernel intervals");

@@ -10,6 +10,8 @@ static const char *const notes[] = {
 	"Breakdown of a batch's wall time: g generate on the host, w host-to-device copy,",
 	"q queued, k kernels, r device-to-host copy, o the rest. n/a: not measured.",
 	"headroom~: Mbit/s / device busy, an estimate; c measures the ceiling instead.",
+	"A ~ after busy, kbusy% or a device time: partly from estimated device times",
+	"(--profile sampled: batches not profiled get the latest profiled batch's times).",
 	"Rows: > selected, * tagged. The header shows the sort column and its direction.",
 	"The graphs headed \"worker N\" are the selected worker's own history.",
 	"Logs also give p50 and p99 of kgap and bgap (gap_kernel_p50_us ...): the median",

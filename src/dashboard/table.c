@@ -172,7 +172,8 @@ static void draw_row(struct ui *u, WINDOW *w, int y, const struct gd_sample *s, 
 		draw_bar(u, w, y, bar, bw, base, &s->bd);
 }
 
-/* A device's line heading its group: P:D and name, its rate, busy, ceiling share, workers. */
+/* A device's line heading its group: P:D and name, its rate, busy (~ when its workers' device
+ * times were partly estimated), ceiling share, workers. */
 static void draw_device(struct ui *u, WINDOW *w, int y, int d)
 {
 	const struct gd_devframe *df = &session_frame(u->s)->devs[d];
@@ -182,9 +183,9 @@ static void draw_device(struct ui *u, WINDOW *w, int y, int d)
 	chart_num(busy, sizeof(busy), 8, 100 * df->device_busy, 1);
 	if (!isnan(df->of_ceiling))
 		snprintf(pct, sizeof(pct), "%.1f%%", 100 * df->of_ceiling);
-	ui_putf(w, y, 1, ui_attr(u, UI_P_HEAD), "%s %.40s  %s %s  busy %s%%  ceiling %s  workers %d",
-	        dev->ref, dev->name, rate, kspec_rate_unit(&session_workload(u->s)->kernel), busy, pct,
-	        df->procs);
+	ui_putf(w, y, 1, ui_attr(u, UI_P_HEAD), "%s %.40s  %s %s  busy %s%s%%  ceiling %s  workers %d",
+	        dev->ref, dev->name, rate, kspec_rate_unit(&session_workload(u->s)->kernel), busy,
+	        ui_est(df->device_busy, &df->agg), pct, df->procs);
 }
 
 /* The column heads, the breakdown's legend, and which lines are shown when not all fit. */

@@ -143,18 +143,23 @@ struct ui_col {
 	int width, min_cols;
 	enum ui_kind kind;
 	int prec;
+	bool est; /* a figure of device times: ~ after it where the window's were partly estimated */
 };
 
 #define UI_NCOLS 16
 const struct ui_col *ui_col(int i);
 const char *ui_col_head(const struct ui *u, int i);
-/* Column c's value in s, the number rows are sorted by; with text, also as the cell shows it. */
+/* Column c's value in s, the number rows are sorted by; with text, also as the cell shows it
+ * (followed by ~ when it rests partly on estimated device times: sample_estimated). */
 double ui_col_value(const struct ui_col *c, const struct gd_sample *s, char *text, size_t n);
 /* Whether the column sorts largest first (numbers) or smallest first (id, pid, state). */
 bool ui_col_desc(int i);
 /* x of each column shown on a table width cells wide (-1: hidden); returns where the breakdown bar
  * starts. */
 int ui_col_x(int width, int xs[UI_NCOLS]);
+/* "~" after a figure v of device times that rest partly on estimated ones (sample_estimated
+ * of s, the sample they come from; --profile sampled), else "" (also for n/a). */
+const char *ui_est(double v, const struct gd_sample *s);
 
 /* ---- table.c: the rows, the selection ---- */
 /* The table's lines: a row for every worker, with several devices a heading line each. */

@@ -3,7 +3,16 @@
  * the buffer is full, never cut between two writes. A trace whose writer was killed (SIGKILL)
  * is therefore the opening '[' and whole events, and the one-liner in the man page closes it;
  * on every exit that runs (signals included) the writer closes it itself with a last event,
- * "end of trace", and the ']'. */
+ * "end of trace", and the ']'.
+ *
+ * Slices on one track (pid, tid) never overlap without nesting, and in fact never overlap:
+ * a worker's device commands go to one track per lane and kind (write, kernels, read), and a
+ * batch whose commands of one kind would start before the end of the previous slice on that
+ * track (an estimate, or the plain and profiling queues of one lane running side by side)
+ * goes to the first of the track's overlap tracks that is free by then. Where none is, the
+ * batch takes the one that frees first and each of its slices is clipped to start where that
+ * track's last slice ended ("clipped_us" says by how much; a slice with nothing left is
+ * dropped); the "end of trace" event counts both. */
 #include "gputop/trace.h"
 
 #include <errno.h>
@@ -15,10 +24,36 @@
 #include <unistd.h>
 
 #include "gputop/common.h"
+#include "gputop/spec.h"
 #include "gputop/wire.h"
 #include "gputop/workerinfo.h"
 
 #define TRACE_BUF_WRITE ((size_t)64 * 1024) /* the buffer is written out once it holds this much */
+#define TRACE_LEVELS    3                   /* a device track and its overlap tracks */
+
+/* The kinds of device command, each on tracks of its own: their slices' names and categories. */
+enum { DIR_WRITE, DIR_KERNELS, DIR_READ, NDIRS };
+static const struct {
+	const char *track, *slice, *cat;
+} dirs[NDIRS] = {
+	[DIR_WRITE] = { "write", "write", "h2d" },
+	[DIR_KERNELS] = { "kernels", "kernel", "kernel" },
+	[DIR_READ] = { "read", "read", "d2h" },
+};
+
+/* One track (a thread of the trace): whether its name event is out, where its last slice ends. */
+struct track {
+	bool named;
+	int64_t end; /* END of its latest slice, host ns; 0: none yet */
+};
+
+/* A worker's tracks: host (tid 1), generation thread K (tid 10 + K), and for lane L (from 1),
+ * kind d and level v (0: the track, 1 and 2: its overlap tracks) tid 100 L + 10 d + v. */
+struct named {
+	unsigned worker;
+	struct track host[1 + GD_GEN_THREADS_MAX];
+	struct track dev[GD_QUEUES_MAX][NDIRS][TRACE_LEVELS];
+};
 
 struct gd_trace {
 	int fd;
@@ -26,11 +61,9 @@ struct gd_trace {
 	char path[256];
 	struct gd_text b; /* whole lines not yet written */
 	uint64_t limit, events;
+	uint64_t clipped, dropped; /* slices cut to fit their track, and those with nothing left */
 	int64_t t0;
-	struct named {
-		unsigned worker;
-		uint64_t gen; /* generation threads (bit k-1: thread k) whose track is named */
-	} * named;            /* workers whose track has its name event */
+	struct named *named; /* workers whose process has its name event */
 	size_t nnamed, capnamed;
 	int error; /* the first write error (errno); nothing is written after it */
 };
@@ -78,8 +111,18 @@ static double us(const struct gd_trace *t, int64_t ns)
 	return (double)(ns - t->t0) / 1e3;
 }
 
-static void event(struct gd_trace *t, unsigned worker, int tid, const char *name, const char *cat, int64_t s,
-                  int64_t e, uint64_t batch)
+/* What a slice says besides its times: its batch, and for a device command its lane (from 1),
+ * whether its times are an estimate, and how much was clipped from its start. */
+struct slice_args {
+	uint64_t batch;
+	unsigned lane; /* 0: a host slice */
+	bool estimated;
+	int64_t clipped; /* ns */
+};
+
+/* One slice [s, e) on track tid of the worker, unless the limit is reached. */
+static void slice(struct gd_trace *t, unsigned worker, int tid, const char *name, const char *cat, int64_t s,
+                  int64_t e, const struct slice_args *a)
 {
 	if (t->events >= t->limit)
 		return;
@@ -90,15 +133,37 @@ static void event(struct gd_trace *t, unsigned worker, int tid, const char *name
 		     t->limit, us(t, s));
 		return;
 	}
+	char more[96] = "";
+	if (a->lane)
+		snprintf(more, sizeof(more), ",\"lane\":%u%s", a->lane,
+		         a->estimated ? ",\"estimated\":true" : "");
+	if (a->clipped)
+		snprintf(more + strlen(more), sizeof(more) - strlen(more), ",\"clipped_us\":%.3f",
+		         (double)a->clipped / 1e3);
 	line(t,
 	     "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%u,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,"
-	     "\"args\":{\"batch\":%" PRIu64 "}},\n",
-	     name, cat, worker, tid, us(t, s), (double)(e - s) / 1e3, batch);
+	     "\"args\":{\"batch\":%" PRIu64 "%s}},\n",
+	     name, cat, worker, tid, us(t, s), (double)(e - s) / 1e3, a->batch, more);
 }
 
-/* The worker's entry of named tracks, naming its process and threads the first time: its
- * device track carries the device's P:D. */
-static struct named *name_track(struct gd_trace *t, unsigned worker, pid_t pid, const char *device)
+/* Names track tid of the worker the first time it is used, and keeps the tracks in tid order. */
+static void name_thread(struct gd_trace *t, unsigned worker, struct track *k, int tid, const char *name)
+{
+	if (k->named)
+		return;
+	k->named = true;
+	line(t, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%d,\"args\":{\"name\":\"%s\"}},\n",
+	     worker, tid, name);
+	line(
+	    t,
+	    "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%u,\"tid\":%d,\"args\":{\"sort_index\":%d}}"
+	    ",\n",
+	    worker, tid, tid);
+}
+
+/* The worker's tracks, naming its process the first time: the name carries its pid and its
+ * device's P:D. */
+static struct named *worker_tracks(struct gd_trace *t, unsigned worker, pid_t pid, const char *device)
 {
 	for (size_t i = 0; i < t->nnamed; i++)
 		if (t->named[i].worker == worker)
@@ -108,35 +173,43 @@ static struct named *name_track(struct gd_trace *t, unsigned worker, pid_t pid, 
 		t->named = xreallocarray(t->named, t->capnamed, sizeof(*t->named));
 	}
 	struct named *n = &t->named[t->nnamed++];
-	*n = (struct named){ .worker = worker };
+	memset(n, 0, sizeof(*n));
+	n->worker = worker;
 	line(t,
 	     "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"args\":{\"name\":\"worker %u (pid "
-	     "%d)\"}},\n",
-	     worker, worker, (int)pid);
-	line(t,
-	     "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":1,\"args\":{\"name\":\"host\"}},\n",
-	     worker);
-	line(t,
-	     "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":2,\"args\":{\"name\":\"device "
-	     "%s\"}},\n",
-	     worker, device);
+	     "%d, device %s)\"}},\n",
+	     worker, worker, (int)pid, device);
 	return n;
 }
 
-/* The track of the thread that generated r's input: "host" (tid 1), or "gen K" (tid 10 + K). */
-static int gen_track(struct gd_trace *t, struct named *n, const struct gd_rec *r)
+/* Which of the tracks k[0..levels) a batch's commands of one kind, the first starting at s, go
+ * to: the first that is free by s (its last slice has ended), else the one that frees first. */
+static int pick(const struct track *k, int levels, int64_t s)
 {
-	unsigned k = gd_rec_gen_thread(r);
-	if (k == 0)
-		return 1;
-	if (k <= 64 && !(n->gen & (1ull << (k - 1)))) {
-		n->gen |= 1ull << (k - 1);
-		line(t,
-		     "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":\"gen "
-		     "%u\"}},\n",
-		     n->worker, 10 + k, k);
+	int v = 0;
+	for (int i = 1; i < levels && k[v].end > s; i++)
+		if (k[i].end < k[v].end)
+			v = i;
+	return v;
+}
+
+/* Writes the slices iv[0..n) (one batch's commands of one kind, in order) on track k (tid),
+ * each clipped to start where the track's last slice ended; one with nothing left is dropped. */
+static void put(struct gd_trace *t, unsigned worker, struct track *k, int tid, const char *name,
+                const char *cat, const int64_t (*iv)[2], uint32_t n, struct slice_args a)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		int64_t s = iv[i][0], e = iv[i][1];
+		a.clipped = s < k->end ? k->end - s : 0;
+		s += a.clipped;
+		if (a.clipped && e <= s) {
+			t->dropped++;
+			continue;
+		}
+		t->clipped += a.clipped != 0;
+		slice(t, worker, tid, name, cat, s, e, &a);
+		k->end = e;
 	}
-	return 10 + (int)k;
 }
 
 static void trace_batch(void *self, const struct gd_worker_info *w, const char *device,
@@ -146,18 +219,47 @@ static void trace_batch(void *self, const struct gd_worker_info *w, const char *
 	unsigned worker = w->id;
 	if (t->events >= t->limit)
 		return;
-	struct named *n = name_track(t, worker, w->pid, device);
-	if (r->t_gen > r->t_begin)
-		event(t, worker, gen_track(t, n, r), "generate", "host", r->t_begin, r->t_gen, r->batch);
-	if (r->h2d[1] > 0)
-		event(t, worker, 2, "write", "h2d", r->h2d[0], r->h2d[1], r->batch);
-	for (uint32_t i = 0; i < r->nkiv; i++) {
-		int64_t k[2];
-		gd_rec_kiv(r, i, k);
-		event(t, worker, 2, "kernel", "kernel", k[0], k[1], r->batch);
+	struct named *n = worker_tracks(t, worker, w->pid, device);
+	struct slice_args a = { .batch = r->batch };
+	char tname[48];
+	/* Generation: on "host" (tid 1), or "gen K" (tid 10 + K) for generation thread K. */
+	unsigned g = gd_rec_gen_thread(r);
+	if (r->t_gen > r->t_begin && g <= GD_GEN_THREADS_MAX) {
+		int tid = g ? 10 + (int)g : 1;
+		if (!n->host[g].named) {
+			snprintf(tname, sizeof(tname), g ? "gen %u" : "host", g);
+			name_thread(t, worker, &n->host[g], tid, tname);
+		}
+		const int64_t iv[1][2] = { { r->t_begin, r->t_gen } };
+		put(t, worker, &n->host[g], tid, "generate", "host", iv, 1, a);
 	}
-	if (r->d2h[1] > 0)
-		event(t, worker, 2, "read", "d2h", r->d2h[0], r->d2h[1], r->batch);
+	unsigned lane = gd_rec_lane(r) < GD_QUEUES_MAX ? gd_rec_lane(r) : GD_QUEUES_MAX - 1;
+	a.lane = lane + 1;
+	a.estimated = (r->flags & GD_REC_ESTIMATED) != 0;
+	int64_t kv[GD_REC_KMAX][2];
+	for (uint32_t i = 0; i < r->nkiv; i++)
+		gd_rec_kiv(r, i, kv[i]);
+	const struct {
+		const int64_t (*iv)[2];
+		uint32_t n;
+	} cmds[NDIRS] = {
+		[DIR_WRITE] = { (const int64_t(*)[2])r->h2d, r->h2d[1] > 0 },
+		[DIR_KERNELS] = { (const int64_t(*)[2])kv, r->nkiv },
+		[DIR_READ] = { (const int64_t(*)[2])r->d2h, r->d2h[1] > 0 },
+	};
+	for (int d = 0; d < NDIRS; d++) {
+		if (!cmds[d].n)
+			continue;
+		struct track *k = n->dev[lane][d];
+		int v = pick(k, TRACE_LEVELS, cmds[d].iv[0][0]), tid = 100 * (int)a.lane + 10 * d + v;
+		if (!k[v].named) {
+			int len = snprintf(tname, sizeof(tname), "lane %u %s", a.lane, dirs[d].track);
+			if (v)
+				snprintf(tname + len, sizeof(tname) - (size_t)len, ", overlap %d", v);
+			name_thread(t, worker, &k[v], tid, tname);
+		}
+		put(t, worker, &k[v], tid, dirs[d].slice, dirs[d].cat, cmds[d].iv, cmds[d].n, a);
+	}
 }
 
 /* Each window's lines go out together. */
@@ -175,8 +277,10 @@ static int trace_close(void *self, char *why, size_t whylen)
 {
 	struct gd_trace *t = self;
 	/* The last event carries no comma: the array ends here. */
-	line(t, "{\"name\":\"end of trace\",\"ph\":\"i\",\"s\":\"g\",\"pid\":0,\"tid\":0,\"ts\":%.3f}\n]\n",
-	     us(t, now_ns()));
+	line(t,
+	     "{\"name\":\"end of trace\",\"ph\":\"i\",\"s\":\"g\",\"pid\":0,\"tid\":0,\"ts\":%.3f,"
+	     "\"args\":{\"clipped\":%" PRIu64 ",\"dropped\":%" PRIu64 "}}\n]\n",
+	     us(t, now_ns()), t->clipped, t->dropped);
 	write_out(t);
 	if (t->own_fd && close(t->fd) != 0 && !t->error)
 		t->error = errno;

@@ -42,8 +42,9 @@ static bool copy_valid(const struct gd_rec *r, const int64_t c[2])
 bool gd_rec_valid(const struct gd_rec *r)
 {
 	if (r->items == 0 || r->items > GD_SIZE_MAX || r->kernels > GD_LAUNCHES_MAX ||
-	    r->nkiv > GD_REC_KMAX || (r->flags & ~(uint32_t)(GD_REC_FLAGS | GD_REC_GEN)) ||
-	    kiv_shift(r) > GD_REC_SHIFT_MAX || gd_rec_gen_thread(r) > GD_GEN_THREADS_MAX)
+	    r->nkiv > GD_REC_KMAX || (r->flags & ~(uint32_t)(GD_REC_FLAGS | GD_REC_GEN | GD_REC_LANE)) ||
+	    kiv_shift(r) > GD_REC_SHIFT_MAX || gd_rec_gen_thread(r) > GD_GEN_THREADS_MAX ||
+	    gd_rec_lane(r) >= GD_QUEUES_MAX)
 		return false;
 	if (r->t_begin <= 0 || r->t_begin > REC_TIME_MAX || r->t_gen < r->t_begin || r->t_end < r->t_gen ||
 	    r->t_end - r->t_begin > REC_SPAN_MAX)
@@ -72,6 +73,11 @@ uint64_t gd_rec_items(const struct gd_rec *r)
 unsigned gd_rec_gen_thread(const struct gd_rec *r)
 {
 	return (r->flags & GD_REC_GEN) >> GD_REC_GEN_BIT;
+}
+
+unsigned gd_rec_lane(const struct gd_rec *r)
+{
+	return (r->flags & GD_REC_LANE) >> GD_REC_LANE_BIT;
 }
 
 void gd_rec_kiv(const struct gd_rec *r, uint32_t i, int64_t out[2])

@@ -151,10 +151,18 @@ static void worker_sample(struct gd_collector *c, struct col_worker *cw, const s
 	memset(&acc, 0, sizeof(acc));
 	int64_t busy = 0;
 	size_t keep = 0, first = *niv;
+	uint64_t devrecs = 0, estimated = 0;
 	for (size_t i = 0; i < cw->npend; i++) {
 		const struct gd_rec *r = &cw->pend[i];
 		busy += stats_rec_busy(r, a, b);
 		stats_rec_intervals(r, &c->iv, niv, &c->capiv);
+		/* Its device times count here when it completed in the window (the breakdown) or
+		 * its kernels ran in it (busy). */
+		if ((r->flags & GD_REC_DEVTIME) &&
+		    (r->t_end < b || (r->nkiv && gd_rec_kernel_start(r) < b && gd_rec_kernel_end(r) > a))) {
+			devrecs++;
+			estimated += (r->flags & GD_REC_ESTIMATED) != 0;
+		}
 		if (r->t_end >= b) { /* completes in a later window: keep it */
 			cw->pend[keep++] = *r;
 			continue;
@@ -175,6 +183,8 @@ static void worker_sample(struct gd_collector *c, struct col_worker *cw, const s
 	double win = (double)(b - a) / 1e9;
 	worker_totals(c, cw, info, out);
 	out->win_batches = acc.n;
+	out->win_devrecs = devrecs;
+	out->win_estimated = estimated;
 	out->gen_busy = (double)acc.gen / (double)(b - a);
 	out->rate = (double)acc.items / win / 1e6;
 	out->kernel_busy = c->profiled ? (double)busy / (double)(b - a) : NAN;
@@ -198,6 +208,7 @@ static void worker_gap(const struct gd_collector *c, struct col_worker *cw, cons
 	cw->last_kend = 0; /* no gap between batches is measured across it */
 	worker_totals(c, cw, info, out);
 	out->win_batches = 0;
+	out->win_devrecs = out->win_estimated = 0;
 	out->rate = NAN;
 	out->kernel_busy = NAN;
 	out->gen_busy = NAN;
@@ -210,6 +221,8 @@ static void add_to(struct gd_sample *agg, const struct gd_sample *cw)
 	agg->batches += cw->batches;
 	agg->items += cw->items;
 	agg->win_batches += cw->win_batches;
+	agg->win_devrecs += cw->win_devrecs;
+	agg->win_estimated += cw->win_estimated;
 	agg->lost += cw->lost;
 }
 
@@ -344,6 +357,11 @@ void collect_frame_free(struct gd_frame *f)
 {
 	free(f->workers);
 	memset(f, 0, sizeof(*f));
+}
+
+bool sample_estimated(const struct gd_sample *s)
+{
+	return s->win_estimated > 0;
 }
 
 const char *frame_device_ref(const struct gd_frame *f, int d)

@@ -380,7 +380,8 @@ int worker_publish(struct gd_worker *w, struct gd_batch *b, int64_t t_end)
 	r.t_begin = b->t_begin;
 	r.t_gen = b->t_gen;
 	r.t_end = t_end;
-	r.flags = (uint32_t)b->gen_thread << GD_REC_GEN_BIT | (w->k->source ? GD_REC_PER_LAUNCH : 0);
+	r.flags = (uint32_t)b->gen_thread << GD_REC_GEN_BIT |
+	          (uint32_t)(b->lane - w->lanes) << GD_REC_LANE_BIT | (w->k->source ? GD_REC_PER_LAUNCH : 0);
 	if (!b->profiled)
 		sampler_estimate(&w->smp, &r, b->t_enq);
 	else if (measure(w, b, &r))

@@ -64,6 +64,9 @@ see "aggregate: Mbit/s, busy, idle and the headroom estimate" 10 \
 	eval 'screen_has "^Mbit/s " && screen_has "^busy .*idle" && screen_has "^headroom~"'
 see "one worker row, running" 60 rows_are running 1
 check "column heads carry units" screen_has "Mbit/s +batches +kbusy% +kgap_us +bgap_us +lost"
+# --profile sampled (the default): device figures partly from estimated device times say so.
+see "sampled: busy and kbusy% marked ~ (partly estimated device times)" 20 \
+	eval 'screen_has "^busy +[0-9.]+~%" && screen_has "^[> ] +1 +[0-9]+ +running +[0-9.]+ +[0-9]+ +[0-9.]+~ "'
 check "colours on a colour terminal" coloured
 
 "${TM[@]}" send-keys -t main + +
@@ -129,13 +132,17 @@ assert t == sorted(t), "events out of order"
 PY
 ok $? "-o with the dashboard: its frames and an event row for every action (add, stop, kill, calibrate, pause, resume, reset), in their order, each with unix_s"
 
-# ---- signals: SIGTERM; SIGHUP with NO_COLOR ----
+# ---- signals: SIGTERM with --profile full; SIGHUP with NO_COLOR ----
 for how in TERM HUP; do
-	env=""
+	env="" prof=""
 	[ $how = HUP ] && env="NO_COLOR=1"
-	launch $env "$BIN" $ARGS -n 2
+	[ $how = TERM ] && prof="--profile full"
+	launch $env "$BIN" $ARGS -n 2 $prof
 	see "SIG$how run: two workers" 60 eval 'kids_are 2 && rows_are running 2'
 	[ $how = HUP ] && check "NO_COLOR: no colour, plain attributes" eval '! coloured'
+	[ $how = TERM ] && see "--profile full: busy and kbusy% measured, no ~" 10 \
+		eval 'screen_has "^busy +[0-9.]+ %" && screen_has "running +[0-9.]+ +[0-9]+ +[0-9.]+ " &&
+			! screen_has "^busy +[0-9.]+~" && ! screen_has "running +[0-9.]+ +[0-9]+ +[0-9.]+~"'
 	remember_kids
 	kill -$how "$DPID"
 	check_clean_exit "SIG$how"

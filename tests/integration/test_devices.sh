@@ -3,7 +3,7 @@
 # bad devices and lists refused with status 2 before anything starts; and with PoCL made to
 # expose two devices (POCL_DEVICES), workers spread round robin, device rows per window whose
 # figures are their own workers', a sweep's per-device rows (repeated too), Prometheus
-# samples labelled by device, trace tracks named after their device, and the dashboard's
+# samples labelled by device, trace processes named with their device, and the dashboard's
 # device lines in a real terminal (tmux).
 . "$(dirname "$0")/lib.sh"
 CHECK="python3 $ROOT/tests/integration/check_log.py"
@@ -95,11 +95,13 @@ assert all(0 <= d["device_busy"] <= 1 and d["mbit_s"] > 0 for d in devs), devs
 PY
 ok $? "round robin: workers 1 and 3 on 0:0, 2 on 0:1; the overall busy is the devices' mean"
 diag "$TMP/check"
-check "the trace names each worker's device track: 1 and 3 on 0:0, 2 on 0:1" python3 -c '
-import json, sys
+check "the trace names each worker's device in its process: 1 and 3 on 0:0, 2 on 0:1" python3 -c '
+import json, re, sys
 t = json.load(open(sys.argv[1]))
-names = {e["pid"]: e["args"]["name"] for e in t if e.get("name") == "thread_name" and e.get("tid") == 2}
-assert names == {1: "device 0:0", 2: "device 0:1", 3: "device 0:0"}, names' "$TMP/two.trace"
+names = {e["pid"]: re.sub(r"pid [0-9]+", "pid P", e["args"]["name"]) for e in t
+         if e.get("name") == "process_name" and e["pid"] > 0}
+assert names == {1: "worker 1 (pid P, device 0:0)", 2: "worker 2 (pid P, device 0:1)",
+                 3: "worker 3 (pid P, device 0:0)"}, names' "$TMP/two.trace"
 
 # A substring matching one of them, and all.
 run "$TMP/basic.jsonl" 2 --device BASIC

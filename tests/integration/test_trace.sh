@@ -1,8 +1,55 @@
 #!/usr/bin/env bash
-# test_trace.sh: --trace writes Chrome trace-event JSON with one track per worker, from which
-# the union of kernel intervals per window reproduces the logged device_busy; the file stays
-# valid when the run is stopped by a signal and when --trace-limit is reached.
+# test_trace.sh: --trace writes Chrome trace-event JSON with one process per worker, from which
+# the union of kernel intervals per window reproduces the logged device_busy; slices on one
+# track never overlap without nesting and estimated device times say so, checked by
+# tools/check_trace.py (itself tested on made-up traces) over runs with several lanes; the file
+# stays valid when the run is stopped by a signal and when --trace-limit is reached.
 . "$(dirname "$0")/lib.sh"
+CHECK_TRACE="$ROOT/tools/check_trace.py"
+
+# The checker on made-up traces: one with every problem it knows fails, naming each; a clean one
+# (nested and touching slices, a B/E pair, an estimated batch marked throughout) passes.
+cat >"$TMP/bad.json" <<'JSON'
+[
+{"name":"thread_name","ph":"M","pid":1,"tid":110,"args":{"name":"lane 1 kernels"}},
+{"name":"kernel","cat":"kernel","ph":"X","pid":1,"tid":110,"ts":10.0,"dur":5.0,"args":{"batch":0,"lane":1}},
+{"name":"kernel","cat":"kernel","ph":"X","pid":1,"tid":110,"ts":12.0,"dur":5.0,"args":{"batch":1,"lane":1}},
+{"name":"write","cat":"h2d","ph":"X","pid":1,"tid":100,"ts":1.0,"dur":2.0,"args":{"batch":2,"lane":1,"estimated":true}},
+{"name":"kernel","cat":"kernel","ph":"X","pid":1,"tid":110,"ts":30.0,"dur":1.0,"args":{"batch":2,"lane":1}},
+{"name":"read","cat":"d2h","ph":"X","pid":1,"tid":120,"ts":40.0,"dur":-1.0,"args":{"batch":3,"lane":1}},
+{"name":"generate","cat":"host","ph":"B","pid":1,"tid":1,"ts":50.0},
+{"name":"generate","cat":"host","ph":"E","pid":1,"tid":1,"ts":45.0},
+{"name":"kernel","cat":"kernel","ph":"X","pid":1,"tid":110,"ts":60.0,"dur":1.0,"args":{"lane":1}},
+{"name":"kernel","cat":"kernel","ph":"X","pid":1,"tid":110,"ts":70.0,"dur":1.0,"args":{"batch":4,"lane":1,"estimated":1}},
+{"name":"generate","cat":"host","ph":"E","pid":1,"tid":1,"ts":80.0}
+]
+JSON
+"$CHECK_TRACE" "$TMP/bad.json" >"$TMP/bad.out" 2>&1
+rc=$?
+diag "$TMP/bad.out"
+check "check_trace.py fails on a bad trace" test $rc -eq 1
+for what in "'kernel' batch 1 at ts 12.0 \[12.000, 17.000) overlaps 'kernel' batch 0" \
+	"'kernel' batch 2 at ts 30.0 lacks \"estimated\": true" "'read' batch 3 at ts 40.0 lasts -1.000 us" \
+	"'generate' at ts 50.0 lasts -5.000 us" "has no args.batch" "has \"estimated\": 1, not a boolean" \
+	"an E at ts 80.0 ends no B" "2 estimated, 2 negative, 1 no-batch, 1 overlap, 1 unmatched"; do
+	grep -q -- "$what" "$TMP/bad.out"
+	ok $? "check_trace.py says: $what"
+done
+cat >"$TMP/good.json" <<'JSON'
+{"traceEvents":[
+{"name":"kernel","cat":"kernel","ph":"X","pid":1,"tid":110,"ts":10.0,"dur":5.0,"args":{"batch":0,"lane":1}},
+{"name":"kernel","cat":"kernel","ph":"X","pid":1,"tid":110,"ts":15.0,"dur":5.0,"args":{"batch":1,"lane":1}},
+{"name":"inner","cat":"kernel","ph":"X","pid":1,"tid":110,"ts":16.0,"dur":4.0,"args":{"batch":1,"lane":1}},
+{"name":"kernel","cat":"kernel","ph":"X","pid":1,"tid":111,"ts":12.0,"dur":5.0,"args":{"batch":2,"lane":1,"estimated":true}},
+{"name":"read","cat":"d2h","ph":"X","pid":1,"tid":120,"ts":18.0,"dur":0.5,"args":{"batch":2,"lane":1,"estimated":true}},
+{"name":"generate","cat":"host","ph":"B","pid":1,"tid":1,"ts":1.0},
+{"name":"generate","cat":"host","ph":"E","pid":1,"tid":1,"ts":9.0},
+{"name":"kernel","cat":"kernel","ph":"X","pid":2,"tid":110,"ts":12.0,"dur":5.0,"args":{"batch":0,"lane":1}}
+]}
+JSON
+"$CHECK_TRACE" "$TMP/good.json" >"$TMP/good.out" 2>&1
+ok $? "check_trace.py passes a clean trace"
+diag "$TMP/good.out"
 
 "$BIN" --headless -n 2 -s 20000 -l 4 -i 0.5 -D 3 -f jsonl -o "$TMP/log.jsonl" --trace "$TMP/trace.json"
 ok $? "a traced 2-worker run exits 0"
@@ -57,8 +104,61 @@ for row in log:
 assert n >= 4, "only %d windows" % n
 assert worst <= 0.02, "device_busy differs by %.4f beyond the batches across the edges" % worst
 PY
-ok $? "one track per worker; the trace's kernel union reproduces device_busy within 0.02 in every window (beyond batches across its edges)"
+ok $? "one process per worker; the trace's kernel union reproduces device_busy within 0.02 in every window (beyond batches across its edges)"
 diag "$TMP/out"
+"$CHECK_TRACE" "$TMP/trace.json" >"$TMP/check.out" 2>&1
+ok $? "check_trace.py passes that trace"
+diag "$TMP/check.out"
+
+# Several lanes: a track per lane and kind of command, none overlapping; estimated device times
+# marked as such under --profile sampled, none under --profile full. Each run goes on until both
+# workers have a batch on lane 3 (and under sampled an estimated and a measured device slice are
+# in the trace), then is stopped.
+traced_enough() { # traced_enough FILE PROFILE
+	grep -qE '"pid":1,"tid":31[0-2],' "$1" && grep -qE '"pid":2,"tid":31[0-2],' "$1" &&
+		{ [ "$2" = full ] || { grep -q '"estimated":true' "$1" && grep -qE '"lane":[0-9]+}' "$1"; }; }
+}
+for mode in pipelined kernel-only; do
+	for prof in sampled full; do
+		t="$TMP/$mode-$prof.json"
+		"$BIN" --headless -n 2 -m "$mode" --queues 3 --profile "$prof" -s 20000 -l 4 -i 0.2 \
+			-o /dev/null --trace "$t" &
+		pid=$!
+		wait_for 60 traced_enough "$t" "$prof"
+		kill -TERM $pid
+		wait $pid
+		ok $? "-m $mode --queues 3 --profile $prof: a traced run stopped by SIGTERM exits 0"
+		"$CHECK_TRACE" "$t" >"$TMP/check.out" 2>&1
+		ok $? "-m $mode --queues 3 --profile $prof: check_trace.py passes its trace"
+		diag "$TMP/check.out"
+		python3 - "$t" "$mode" "$prof" >"$TMP/lanes.out" 2>&1 <<'PY'
+import json, sys
+path, mode, prof = sys.argv[1:]
+ev = json.load(open(path))
+names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e.get("name") == "thread_name"}
+dev = [e for e in ev if e.get("ph") == "X" and e["cat"] in ("h2d", "kernel", "d2h")]
+kinds = {"h2d": "write", "kernel": "kernels", "d2h": "read"}
+for e in dev:
+    track = names[(e["pid"], e["tid"])]
+    want = "lane %d %s" % (e["args"]["lane"], kinds[e["cat"]])
+    assert track == want or track.startswith(want + ", overlap "), (track, e)
+for pid in (1, 2):
+    lanes = {e["args"]["lane"] for e in dev if e["pid"] == pid and e["cat"] == "kernel"}
+    assert lanes == {1, 2, 3}, "worker %d: kernels on lanes %r" % (pid, lanes)
+    if mode == "pipelined":
+        assert {e["cat"] for e in dev if e["pid"] == pid} == {"h2d", "kernel", "d2h"}, pid
+est = sum(1 for e in dev if e["args"].get("estimated") is True)
+print("# %d device slices, %d estimated, on %d tracks" % (len(dev), est,
+      len({(e["pid"], e["tid"]) for e in dev})))
+if prof == "full":
+    assert est == 0, "estimated slices under --profile full"
+else:
+    assert 0 < est < len(dev), "sampled: estimated and measured device slices expected"
+PY
+		ok $? "-m $mode --queues 3 --profile $prof: kernels of each worker on lanes 1-3, each on its lane's track; estimated $([ "$prof" = full ] && echo none || echo some)"
+		diag "$TMP/lanes.out"
+	done
+done
 
 # Stopped by SIGTERM: still valid JSON.
 "$BIN" --headless -n 1 -s 20000 -l 2 -i 0.2 -o /dev/null --trace "$TMP/term.json" &

@@ -2,8 +2,8 @@
  * its window, the window's figures (rates, busy times, the breakdown and gaps, all worked out
  * by hand), totals from the supervisor's counts, a record older than the open window counted
  * as lost, a window that was not observed (no rates, its records lost), a reset, forgetting a
- * worker, and the per-device and overall sums of several devices. No clock is read: every
- * time is a literal. */
+ * worker, the per-device and overall sums of several devices, and the count of estimated
+ * records behind the device figures. No clock is read: every time is a literal. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -291,9 +291,52 @@ static void test_devices(void)
 	collect_free(c);
 }
 
+/* Estimated device times (--profile sampled, batches not profiled): each sample counts the
+ * records its device figures rest on and the estimated ones among them, and so do the
+ * aggregates; a window of measured records only is not marked. */
+static void test_estimated(void)
+{
+	struct gd_device devs[1] = { device(0, 0) };
+	struct gd_collector *c = collect_new(T0, true, devs, 1);
+	struct gd_worker_info w[2] = { worker(1, 0), worker(2, 0) };
+	struct gd_frame f;
+	memset(&f, 0, sizeof(f));
+	/* Worker 1: a measured batch and an estimated one, and one completing in the next window
+	 * whose kernel runs in this one (counted: busy rests on it), itself estimated. Worker 2:
+	 * measured only, plus one whose kernel is wholly in the next window (not counted). */
+	struct gd_rec r[5] = {
+		batch(0, 0, 10, 20, 100, 150, 1000),        batch(1, 150, 160, 170, 300, 350, 1000),
+		batch(2, 350, 360, 900, 1100, 1200, 1000),  batch(0, 0, 10, 20, 100, 150, 1000),
+		batch(1, 150, 160, 1100, 1300, 1400, 1000),
+	};
+	r[1].flags |= GD_REC_ESTIMATED;
+	r[2].flags |= GD_REC_ESTIMATED;
+	r[4].flags |= GD_REC_ESTIMATED;
+	for (int i = 0; i < 5; i++)
+		collect_push(c, &w[i < 3 ? 0 : 1], &r[i]);
+	collect_window(c, w, 2, T0, T0 + 1000 * MS, &f);
+	const struct gd_sample *a = &f.workers[0], *b = &f.workers[1];
+	tap_ok(a->win_devrecs == 3 && a->win_estimated == 2 && sample_estimated(a),
+	       "worker 1: 3 records behind its device figures, 2 estimated (%llu, %llu): marked",
+	       (unsigned long long)a->win_devrecs, (unsigned long long)a->win_estimated);
+	tap_ok(b->win_devrecs == 1 && b->win_estimated == 0 && !sample_estimated(b),
+	       "worker 2: 1 record, measured (a later one whose kernel runs after the window is not "
+	       "counted): not marked (%llu, %llu)",
+	       (unsigned long long)b->win_devrecs, (unsigned long long)b->win_estimated);
+	tap_ok(f.agg.win_devrecs == 4 && f.agg.win_estimated == 2 && f.devs[0].agg.win_estimated == 2 &&
+	           sample_estimated(&f.agg) && sample_estimated(&f.devs[0].agg),
+	       "the aggregates sum them: marked");
+	collect_skip(c, w, 2, T0, T0 + 2000 * MS, &f);
+	tap_ok(f.workers[0].win_devrecs == 0 && !sample_estimated(&f.workers[0]) && !sample_estimated(&f.agg),
+	       "an unobserved window: nothing counted, nothing marked");
+	collect_frame_free(&f);
+	collect_free(c);
+}
+
 int main(void)
 {
 	test_windows();
 	test_devices();
+	test_estimated();
 	return tap_done();
 }

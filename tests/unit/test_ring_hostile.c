@@ -492,6 +492,7 @@ static const struct rec_case rec_cases[] = {
 	{ "kernel offsets in units of 2^31 ns", R(flags), false, GD_REC_DEVTIME | GD_REC_SHIFT },
 	{ "an unknown flag", R(flags), false, GD_REC_DEVTIME | (1u << 30) },
 	{ "a generation thread beyond 64", R(flags), false, GD_REC_DEVTIME | (65u << GD_REC_GEN_BIT) },
+	{ "a lane beyond --queues' 16", R(flags), false, GD_REC_DEVTIME | (16u << GD_REC_LANE_BIT) },
 };
 
 static void spoil(struct gd_rec *r, const struct rec_case *c)
