@@ -65,7 +65,8 @@ assert agg, "no window with a batch"
 busy = sum(r["device_busy"] for r in agg) / len(agg)
 share = sum(r["of_ceiling"] for r in agg) / len(agg)
 print("# device_busy %.3f, of_ceiling %.3f" % (busy, share))
-assert busy >= share - 0.1, (busy, share)
+# A rate above the ceiling says the ceiling is stale (measured under more load): judge against 1.
+assert busy >= min(share, 1.0) - 0.1, (busy, share)
 PY
 done
 
