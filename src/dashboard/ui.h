@@ -145,7 +145,7 @@ struct ui_col {
 	int prec;
 };
 
-#define UI_NCOLS 16
+#define UI_NCOLS 18
 const struct ui_col *ui_col(int i);
 const char *ui_col_head(const struct ui *u, int i);
 /* Column c's value in s, the number rows are sorted by; with text, also as the cell shows it. */
