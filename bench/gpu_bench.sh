@@ -38,9 +38,9 @@ for dt in ${DTYPES:-f64 f32}; do
 			run "$dt-$tag-off-$rep" "$dt" $args --profile off
 			run "$dt-$tag-sampled-$rep" "$dt" $args
 		done
-		run "$dt-pipe-8x12-full-$rep" "$dt" -m pipelined --queues 8 --gen-threads 12 --profile full
-		run "$dt-konly-1-full-$rep" "$dt" -m kernel-only --queues 1 --profile full
 	done
+	run "$dt-pipe-8x12-full-1" "$dt" -m pipelined --queues 8 --gen-threads 12 --profile full
+	run "$dt-konly-1-full-1" "$dt" -m kernel-only --queues 1 --profile full
 	if [ "$dt" = f64 ]; then
 		for n in 1 4 16; do
 			run "$dt-seed-$n-off-1" "$dt" -m seed -n $n --profile off

@@ -21,10 +21,10 @@ struct gd_sample {
 	int device; /* index into the run's devices (the frame's devs[]); -1: all of them */
 	pid_t pid;
 	enum gd_state state;
-	double rate;
+	double rate;             /* NAN: no batch completed in the window while one was under way */
 	uint64_t batches, items; /* totals since start (or the last reset) */
 	uint64_t win_batches;    /* batches completed in the window */
-	double kernel_busy;      /* 0..1 */
+	double kernel_busy;      /* 0..1; NAN as rate, or without device times */
 	double gen_busy;         /* threads kept busy generating inputs: generation time / window */
 	struct gd_breakdown bd;  /* gaps and breakdown, NAN where not measured */
 	uint64_t lost;

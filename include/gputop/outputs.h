@@ -44,6 +44,7 @@ struct gd_frame;
 struct gd_sweep_row {
 	int procs, queues;
 	int rep;           /* the run, from 1; 0: the summary */
+	int runs;          /* summary: the runs it is over (its means: over those that measured) */
 	int within_spread; /* summary: 1 when it differs from the step before by less than their
 	                      spread (stats_within_spread), 0 when not, -1: n/a (first, one run) */
 	double rate, speedup, device_busy, gap_batch_us, headroom;

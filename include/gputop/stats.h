@@ -44,44 +44,58 @@ void stats_hist_merge(struct gd_hist *into, const struct gd_hist *from);
  * rank between the bucket's least and greatest value; NAN when h is empty. Monotonic in p. */
 double stats_hist_percentile(const struct gd_hist *h, double p);
 
-/* Running means over the batches of one window. */
+/* Running means over the batches of one window. Every sum is of durations >= 0: where the
+ * phases of a batch overlap, or its kernels start before the worker's earlier ones ended,
+ * the excess goes to a sum of its own (overlap, bover) instead of a negative duration. */
 struct gd_batch_acc {
 	uint64_t n; /* batches */
 	uint64_t items;
 	int64_t gen;                            /* sum over every batch, ns */
 	uint64_t ndev;                          /* batches with measured device times */
 	int64_t h2d, kernel, d2h, qwait, other; /* sums over those, ns */
-	int64_t kgap_sum;                       /* START(k+1) - END(k) within profiled batches */
+	int64_t overlap;                        /* sum over those of max(0, the phases - the wall time) */
+	int64_t kgap_sum;                       /* max(0, START(k+1) - END(k)) within profiled batches */
 	uint64_t kgap_n;
-	int64_t bgap_sum; /* START(first kernel, b+1) - END(last kernel, b) */
+	int64_t bgap_sum;  /* max(0, START(first kernel, b) - the latest END of earlier batches) */
+	int64_t bover_sum; /* max(0, the latest END of earlier batches - START(first kernel, b)) */
 	uint64_t bgap_n;
-	struct gd_hist kgap, bgap; /* the same gaps, one count each */
+	struct gd_hist kgap, bgap; /* the same gaps (>= 0), one count each */
 };
 
 /* True when r's device times were measured, not estimated. */
 bool stats_rec_profiled(const struct gd_rec *r);
-/* Adds one batch. prev_kend is the last kernel END of the worker's previous batch, or 0 when
- * that batch was not seen or not profiled (the gap between batches is then not measured). */
+/* Adds one batch. prev_kend is the latest kernel END of the worker's earlier batches (the
+ * caller's run of consecutive profiled batches), or 0 when the previous batch was not seen or
+ * not profiled (the gap between batches is then not measured). */
 void stats_batch_add(struct gd_batch_acc *acc, const struct gd_rec *r, int64_t prev_kend);
 /* Adds the batches of from to into: the aggregate of several workers. */
 void stats_batch_merge(struct gd_batch_acc *into, const struct gd_batch_acc *from);
 
+/* Every field is >= 0 or NAN (doc/fields.md). */
 struct gd_breakdown {
 	double gen_us;                               /* mean; NAN without batches */
 	double h2d_us, kernel_us, d2h_us;            /* means; NAN without device times */
 	double queue_wait_us, other_us;              /* means; NAN without device times */
+	double overlap_us;                           /* mean excess of the phases over the wall time */
 	double gap_kernel_us, gap_batch_us;          /* means; NAN when not measured */
+	double batch_overlap_us;                     /* mean overlap with earlier batches; as gap_batch */
 	double gap_kernel_p50_us, gap_kernel_p99_us; /* percentiles (stats_hist_percentile); NAN: */
 	double gap_batch_p50_us, gap_batch_p99_us;   /* not measured */
 };
 void stats_breakdown(const struct gd_batch_acc *acc, struct gd_breakdown *out);
 /* A breakdown with nothing measured: what stats_breakdown gives for no batches. */
-#define GD_BREAKDOWN_NONE                                                                             \
-	{                                                                                             \
-		.gen_us = NAN, .h2d_us = NAN, .kernel_us = NAN, .d2h_us = NAN, .queue_wait_us = NAN,  \
-		.other_us = NAN, .gap_kernel_us = NAN, .gap_batch_us = NAN, .gap_kernel_p50_us = NAN, \
-		.gap_kernel_p99_us = NAN, .gap_batch_p50_us = NAN, .gap_batch_p99_us = NAN            \
+#define GD_BREAKDOWN_NONE                                                                            \
+	{                                                                                            \
+		.gen_us = NAN, .h2d_us = NAN, .kernel_us = NAN, .d2h_us = NAN, .queue_wait_us = NAN, \
+		.other_us = NAN, .overlap_us = NAN, .gap_kernel_us = NAN, .gap_batch_us = NAN,       \
+		.batch_overlap_us = NAN, .gap_kernel_p50_us = NAN, .gap_kernel_p99_us = NAN,         \
+		.gap_batch_p50_us = NAN, .gap_batch_p99_us = NAN                                     \
 	}
+
+/* Whether a share of the calibrated ceiling (rate / ceiling) says the ceiling is stale: the
+ * rate is above it, so the ceiling, always measured before the rate, is out of date. A share
+ * above 100% is never shown as one. False for NAN (no ceiling, or no rate). */
+bool stats_ceiling_stale(double of_ceiling);
 
 /* Mean, min, max and sample standard deviation of the numbers among v[0..n) (NANs skipped). */
 struct gd_spread {

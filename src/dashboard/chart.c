@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gputop/stats.h"
+
 void chart_push(struct chart_hist *h, double v)
 {
 	h->v[h->n % CHART_HIST] = v;
@@ -95,4 +97,24 @@ void chart_num(char *buf, size_t n, int width, double v, int prec)
 		snprintf(buf, n, "%.0f", v);
 	if ((int)strlen(buf) >= width)
 		snprintf(buf, n, "%.1e", v);
+}
+
+void chart_capacity(char *buf, size_t n, double rate, double headroom, double ceiling, double of_ceiling,
+                    const char *unit)
+{
+	char a[32], b[32];
+	if (isnan(ceiling)) {
+		chart_num(a, sizeof(a), 12, headroom, 1);
+		chart_num(b, sizeof(b), 12, headroom - rate, 1);
+		snprintf(buf, n, "at 100%% busy %s%s %s (room %s%s; c calibrates)",
+		         isnan(headroom) ? "" : "~", a, unit, headroom - rate >= 0 ? "+" : "", b);
+		return;
+	}
+	chart_num(a, sizeof(a), 12, ceiling, 1);
+	if (stats_ceiling_stale(of_ceiling)) {
+		snprintf(buf, n, "ceiling %s %s stale (rate above it): c recalibrates", a, unit);
+		return;
+	}
+	chart_num(b, sizeof(b), 8, 100 * of_ceiling, 1);
+	snprintf(buf, n, "ceiling %s %s, at %s%s", a, unit, b, isnan(of_ceiling) ? "" : "%");
 }

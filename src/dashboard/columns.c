@@ -70,6 +70,17 @@ static const struct ui_col cols[] = {
 	  .min_cols = 125,
 	  .kind = UI_K_F,
 	  .est = true },
+	{ .head = "ovl_us",
+	  .off = offsetof(struct gd_sample, bd.overlap_us),
+	  .width = 9,
+	  .min_cols = 175,
+	  .kind = UI_K_F },
+	{ .head = "bovl_us",
+	  .off = offsetof(struct gd_sample, bd.batch_overlap_us),
+	  .width = 9,
+	  .min_cols = 175,
+	  .kind = UI_K_F,
+	  .prec = 1 },
 };
 _Static_assert(GD_ARRAY_LEN(cols) == UI_NCOLS, "UI_NCOLS counts the columns");
 

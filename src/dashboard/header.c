@@ -94,14 +94,10 @@ void ui_draw_summary(struct ui *u, WINDOW *w)
 	const struct gd_frame *f = session_frame(u->s);
 	const char *unit = kspec_rate_unit(&session_workload(u->s)->kernel);
 	double ceiling = session_ceiling(u->s, -1).rate;
-	char head[32], ceil[32], pct[32], p[6][96];
-	chart_num(head, sizeof(head), 12, u->rate.n ? f->headroom : NAN, 1);
-	chart_num(ceil, sizeof(ceil), 12, ceiling, 1);
-	chart_num(pct, sizeof(pct), 8, u->rate.n ? 100 * f->of_ceiling : NAN, 1);
-	if (isnan(ceiling))
-		snprintf(p[0], sizeof(p[0]), "headroom~ %s %s (estimate; c calibrates)", head, unit);
-	else
-		snprintf(p[0], sizeof(p[0]), "ceiling %s %s, at %s%%", ceil, unit, pct);
+	char p[6][96];
+	/* Before the first frame nothing is measured. */
+	chart_capacity(p[0], sizeof(p[0]), u->rate.n ? f->agg.rate : NAN, u->rate.n ? f->headroom : NAN,
+	               ceiling, u->rate.n ? f->of_ceiling : NAN, unit);
 	snprintf(p[1], sizeof(p[1]), "workers %d/%d", sup_live(session_workers(u->s)), u->max_procs);
 	snprintf(p[2], sizeof(p[2]), "lost %llu", (unsigned long long)f->agg.lost);
 	snprintf(p[3], sizeof(p[3]), "profile %s", gd_profile_name(session_workload(u->s)->profile));

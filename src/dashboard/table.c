@@ -178,10 +178,12 @@ static void draw_device(struct ui *u, WINDOW *w, int y, int d)
 {
 	const struct gd_devframe *df = &session_frame(u->s)->devs[d];
 	const struct gd_device *dev = session_device(u->s, d);
-	char rate[32], busy[32], pct[32] = "n/a";
+	char rate[32], busy[32], pct[48] = "n/a";
 	chart_num(rate, sizeof(rate), 10, df->agg.rate, 2);
 	chart_num(busy, sizeof(busy), 8, 100 * df->device_busy, 1);
-	if (!isnan(df->of_ceiling))
+	if (stats_ceiling_stale(df->of_ceiling)) /* the rate is above it: never "at 179%" */
+		snprintf(pct, sizeof(pct), "stale (rate above it): c recalibrates");
+	else if (!isnan(df->of_ceiling))
 		snprintf(pct, sizeof(pct), "%.1f%%", 100 * df->of_ceiling);
 	ui_putf(w, y, 1, ui_attr(u, UI_P_HEAD), "%s %.40s  %s %s  busy %s%s%%  ceiling %s  workers %d",
 	        dev->ref, dev->name, rate, kspec_rate_unit(&session_workload(u->s)->kernel), busy,

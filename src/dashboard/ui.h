@@ -146,7 +146,7 @@ struct ui_col {
 	bool est; /* a figure of device times: ~ after it where the window's were partly estimated */
 };
 
-#define UI_NCOLS 16
+#define UI_NCOLS 18
 const struct ui_col *ui_col(int i);
 const char *ui_col_head(const struct ui *u, int i);
 /* Column c's value in s, the number rows are sorted by; with text, also as the cell shows it

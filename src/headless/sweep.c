@@ -84,19 +84,27 @@ static int warm_up(struct gd_session *s, int n, char *err, size_t errlen)
 	return 0;
 }
 
-/* One step's sums over its windows: the whole run's, or one device's. */
+/* One step's sums over its windows: the whole run's, or one device's. rated: the windows whose
+ * rate was measured (a window in which no batch completed measured none). */
 struct step_acc {
-	double items, busy, gap, gapw, qw, qww;
+	double items, busy, busyt, gap, gapw, qw, qww;
+	int rated;
 };
 
 /* Window f's figures into a: agg holds the workers' sums, busy their device busy; the means
- * over batches come from the workers on device dev (-1: every worker). */
+ * over batches come from the workers on device dev (-1: every worker). A window with no rate
+ * completed no batch: it adds no items, and its busy share (not seen) counts in no mean. */
 static void step_add(struct step_acc *a, const struct gd_frame *f, const struct gd_sample *agg, double busy,
                      int dev)
 {
-	a->items += agg->rate * f->window_s;
-	if (!isnan(busy))
+	if (!isnan(agg->rate)) {
+		a->items += agg->rate * f->window_s;
+		a->rated++;
+	}
+	if (!isnan(busy)) {
 		a->busy += busy * f->window_s;
+		a->busyt += f->window_s;
+	}
 	for (int i = 0; i < f->nworkers; i++) {
 		const struct gd_sample *w = &f->workers[i];
 		if (dev >= 0 && w->device != dev)
@@ -112,11 +120,13 @@ static void step_add(struct step_acc *a, const struct gd_frame *f, const struct 
 	}
 }
 
+/* A step's row from its sums over t seconds of windows: not measured (NAN) where no window
+ * measured it, never 0. */
 static void step_row(const struct step_acc *a, double t, double ceiling, struct gd_sweep_row *row)
 {
-	row->rate = t > 0 ? a->items / t : 0;
+	row->rate = t > 0 && a->rated ? a->items / t : NAN;
 	row->of_ceiling = row->rate / ceiling;
-	row->device_busy = t > 0 ? a->busy / t : NAN;
+	row->device_busy = a->busyt > 0 ? a->busy / a->busyt : NAN;
 	row->gap_batch_us = a->gapw > 0 ? a->gap / a->gapw : NAN;
 	row->queue_wait_us = a->qww > 0 ? a->qw / a->qww : NAN;
 	row->headroom = row->device_busy > 0 ? row->rate / row->device_busy : NAN;
@@ -202,8 +212,13 @@ static int run_one(struct sweep *w, char *err, size_t errlen)
 	char of[64] = "";
 	if (w->runs > 1)
 		snprintf(of, sizeof(of), " (run %d of %d)", pass + 1, w->runs);
-	fprintf(stderr, GD_NAME ": sweep %d/%d: %dx%d%s, %.2f %s\n", w->done + 1, w->total, st->procs,
-	        r->queues, of, r->rate, w->unit);
+	char rate[64];
+	if (isnan(r->rate))
+		snprintf(rate, sizeof(rate), "not measured (no batch completed)");
+	else
+		snprintf(rate, sizeof(rate), "%.2f %s", r->rate, w->unit);
+	fprintf(stderr, GD_NAME ": sweep %d/%d: %dx%d%s, %s\n", w->done + 1, w->total, st->procs, r->queues,
+	        of, rate);
 	for (int k = 0; k < w->per; k++) {
 		struct gd_sweep_row *rk = r + (size_t)k * (size_t)w->total;
 		rk->rep = pass + 1;

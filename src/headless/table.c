@@ -17,21 +17,65 @@ static void cell(FILE *out, int width, int prec, double v)
 		fprintf(out, " %*.*f", width, prec, v);
 }
 
+static bool stale(const struct gd_sweep_row *r)
+{
+	return stats_ceiling_stale(r->of_ceiling);
+}
+
 /* The columns after the speedup, the device with several, and the bar for the rate. */
 static void row_tail(FILE *out, const struct gd_sweep_row *r, double max, const char *note, bool devices)
 {
-	int bar = max > 0 ? (int)lround(30.0 * r->rate / max) : 0;
+	int bar = max > 0 && r->rate > 0 ? (int)lround(30.0 * r->rate / max) : 0;
 	char bars[31];
 	memset(bars, '#', (size_t)bar);
 	bars[bar] = '\0';
 	cell(out, 7, 1, 100 * r->device_busy);
-	cell(out, 9, 1, 100 * r->of_ceiling);
+	if (stale(r))
+		fprintf(out, " %9s", "stale");
+	else
+		cell(out, 9, 1, 100 * r->of_ceiling);
 	cell(out, 12, 1, r->gap_batch_us);
 	cell(out, 11, 1, r->headroom);
+	double room = r->headroom - r->rate;
+	if (isnan(room))
+		fprintf(out, " %9s", "n/a");
+	else
+		fprintf(out, " %+9.1f", room);
 	fprintf(out, "%s", note);
 	if (devices)
 		fprintf(out, "  %-6s", r->device);
 	fprintf(out, "  %s\n", bars);
+}
+
+/* The notes under the table: what the estimate is, a stale ceiling, the steps not measured. */
+static void notes(FILE *out, const struct gd_sweep_row *rows, int n, const char *unit)
+{
+	fprintf(out,
+	        "at100%%busy~ is an estimate: %s / device busy, the rate if the device never idled; "
+	        "room: at100%%busy~ less %s\n",
+	        unit, unit);
+	bool any_stale = false;
+	for (int i = 0; i < n; i++)
+		any_stale = any_stale || stale(&rows[i]);
+	if (any_stale)
+		fprintf(out,
+		        "%%ceiling stale: the rate is above the calibrated ceiling, which is out of date; "
+		        "calibrate again (--calibrate, or c in the dashboard)\n");
+	/* A step is a row of every device ("all"); its devices' rows follow it. */
+	int step = 0, unmeasured = 0;
+	for (int i = 0; i < n; i++) {
+		if (strcmp(rows[i].device, "all") != 0)
+			continue;
+		step++;
+		if (!isnan(rows[i].rate))
+			continue;
+		fprintf(out, "%s step %d (%dx%d)", unmeasured++ ? "," : "n/a:", step, rows[i].procs,
+		        rows[i].queues);
+	}
+	if (unmeasured)
+		fprintf(out,
+		        ": not measured, no batch completed in %s windows (a batch takes longer than -D?)\n",
+		        unmeasured > 1 ? "their" : "its");
 }
 
 void sweep_print(FILE *out, const struct gd_sweep_row *rows, int n, int runs, const char *unit)
@@ -45,15 +89,16 @@ void sweep_print(FILE *out, const struct gd_sweep_row *rows, int n, int runs, co
 	char last[64];
 	snprintf(last, sizeof(last), "%s%s", devices ? "device  " : "", unit);
 	if (runs > 1)
-		fprintf(out, "%5s %6s %10s %8s %10s %10s %8s %12s %7s %9s %12s %11s %1s  %s\n", "procs",
+		fprintf(out, "%5s %6s %10s %8s %10s %10s %8s %12s %7s %9s %12s %11s %9s %1s  %s\n", "procs",
 		        "queues", unit, "sd", "min", "max", "speedup", "min..max", "busy%", "%ceiling",
-		        "gap_batch_us", "headroom~", "~", last);
+		        "gap_batch_us", "at100%busy~", "room", "~", last);
 	else
-		fprintf(out, "%5s %6s %10s %8s %7s %9s %12s %11s  %s\n", "procs", "queues", unit, "speedup",
-		        "busy%", "%ceiling", "gap_batch_us", "headroom~", last);
+		fprintf(out, "%5s %6s %10s %8s %7s %9s %12s %11s %9s  %s\n", "procs", "queues", unit,
+		        "speedup", "busy%", "%ceiling", "gap_batch_us", "at100%busy~", "room", last);
 	for (int i = 0; i < n; i++) {
 		const struct gd_sweep_row *r = &rows[i];
-		fprintf(out, "%5d %6d %10.2f", r->procs, r->queues, r->rate);
+		fprintf(out, "%5d %6d", r->procs, r->queues);
+		cell(out, 10, 2, r->rate);
 		if (runs > 1) {
 			cell(out, 8, 2, r->rate_spread.sd);
 			cell(out, 10, 2, r->rate_spread.min);
@@ -78,8 +123,7 @@ void sweep_print(FILE *out, const struct gd_sweep_row *rows, int n, int runs, co
 		        "~: differs from the step above by less than their spread (the wider max - min): "
 		        "not a measured difference\n");
 	}
-	fprintf(out, "headroom~ is an estimate: %s / device busy, the rate if the device never idled\n",
-	        unit);
+	notes(out, rows, n, unit);
 }
 
 void sweep_summarise(const struct gd_sweep_row *run, const struct gd_sweep_row *first, int k,
@@ -89,6 +133,7 @@ void sweep_summarise(const struct gd_sweep_row *run, const struct gd_sweep_row *
 	struct gd_spread sp;
 	*sum = run[0];
 	sum->rep = 0;
+	sum->runs = k;
 	for (int r = 0; r < k; r++) {
 		v[r] = run[r].rate;
 		f[r] = first ? first[r].rate : NAN;

@@ -125,6 +125,10 @@ static double w_gap_batch(const struct gd_sample *w)
 {
 	return w->bd.gap_batch_us * 1e-6;
 }
+static double w_batch_overlap(const struct gd_sample *w)
+{
+	return w->bd.batch_overlap_us * 1e-6;
+}
 static double w_queue_wait(const struct gd_sample *w)
 {
 	return w->bd.queue_wait_us * 1e-6;
@@ -175,8 +179,13 @@ static const struct metric metrics[] = {
 	  "Mean idle time between consecutive kernels of one batch in the latest window.", PER_WORKER,
 	  w_gap_kernel, NULL, NULL },
 	{ "gputop_decode_gap_batch_seconds", "gauge",
-	  "Mean time from a batch's last kernel to the next batch's first kernel in the latest window.",
+	  "Mean idle time of the worker's kernels before each batch's first kernel (0 where it overlapped "
+	  "earlier batches) in the latest window.",
 	  PER_WORKER, w_gap_batch, NULL, NULL },
+	{ "gputop_decode_batch_overlap_seconds", "gauge",
+	  "Mean time each batch's first kernel started before the worker's earlier batches' kernels ended "
+	  "(several queues) in the latest window.",
+	  PER_WORKER, w_batch_overlap, NULL, NULL },
 	{ "gputop_decode_queue_wait_seconds", "gauge",
 	  "Mean time a batch's commands waited in the queue before they ran, in the latest window.",
 	  PER_WORKER, w_queue_wait, NULL, NULL },

@@ -75,6 +75,10 @@ const struct field frame_fields[F_COUNT] = {
 	[F_KERNEL] = { .name = "kernel", .rows = ROW_AGG, .print = PRINT_STRING },
 	[F_RATE_UNIT] = { .name = "rate_unit", .rows = ROW_AGG, .print = PRINT_STRING },
 	[F_DEVICE] = { .name = "device", .rows = ROW_BOTH, .print = PRINT_STRING },
+	[F_OVERLAP_US] = { SAMPLE(bd.overlap_us), .name = "overlap_us", .rows = ROW_WORKER,
+	                   .print = PRINT_FIXED, .prec = 2 },
+	[F_BATCH_OVERLAP_US] = { SAMPLE(bd.batch_overlap_us), .name = "batch_overlap_us", .rows = ROW_WORKER,
+	                         .print = PRINT_FIXED, .prec = 2 },
 	[F_WINDOW_S] = { .name = "window_s",
 	                 .rows = ROW_AGG,
 	                 .print = PRINT_FIXED,
@@ -194,7 +198,7 @@ struct value sweep_value(enum sweep_field id, const struct gd_sweep_row *r, cons
 	case S_KIND:
 		return str(sum ? "sweep" : "repeat");
 	case S_RUNS:
-		return num(sum ? r->rate_spread.n : NAN);
+		return num(sum ? r->runs : NAN);
 	case S_REP:
 		return num(sum ? NAN : r->rep);
 	case S_MBIT_S_MIN:

@@ -13,7 +13,8 @@ struct col_worker {
 	struct gd_rec *pend; /* records read but not yet consumed by a window */
 	size_t npend, cappend;
 	uint64_t late;     /* records read after their window was reported: counted as lost */
-	int64_t last_kend; /* last kernel END of the previous batch seen; 0: none */
+	int64_t last_kend; /* latest kernel END of the run of consecutive profiled batches that
+	                    * ends with the previous batch seen; 0: none */
 	uint64_t last_batch;
 	uint32_t sample_every, share_ppm; /* of the latest record */
 	bool last_profiled;               /* the previous batch's times were measured, not estimated */
@@ -142,6 +143,14 @@ static void worker_totals(const struct gd_collector *c, const struct col_worker 
 	str_copy(out->error, sizeof(out->error), info->error);
 }
 
+/* Whether a worker in state st has a batch under way: then a window in which it completed no
+ * batch measured no rate (nor busy time: its kernels' intervals come with its record), which
+ * is not a rate of 0. A worker starting up, paused or ended runs nothing. */
+static bool working(enum gd_state st)
+{
+	return st == GD_ST_RUNNING || st == GD_ST_STOPPING || st == GD_ST_STALLED;
+}
+
 /* Worker cw's statistics of [a, b); appends its kernel intervals to the scratch list and its
  * batches to *all (the aggregate's gaps). */
 static void worker_sample(struct gd_collector *c, struct col_worker *cw, const struct gd_worker_info *info,
@@ -167,10 +176,13 @@ static void worker_sample(struct gd_collector *c, struct col_worker *cw, const s
 			cw->pend[keep++] = *r;
 			continue;
 		}
-		/* The gap between batches is measured only between consecutive profiled batches. */
+		/* The gap between batches is measured only between consecutive profiled batches: from
+		 * the latest END of the run of them before this one (with several lanes an earlier
+		 * batch can end after the previous one). */
 		bool consecutive = cw->last_kend && cw->last_profiled && r->batch == cw->last_batch + 1;
 		stats_batch_add(&acc, r, consecutive ? cw->last_kend : 0);
-		cw->last_kend = gd_rec_kernel_end(r);
+		int64_t kend = gd_rec_kernel_end(r);
+		cw->last_kend = consecutive && cw->last_kend > kend ? cw->last_kend : kend;
 		cw->last_batch = r->batch;
 		cw->last_profiled = stats_rec_profiled(r);
 	}
@@ -188,6 +200,8 @@ static void worker_sample(struct gd_collector *c, struct col_worker *cw, const s
 	out->gen_busy = (double)acc.gen / (double)(b - a);
 	out->rate = (double)acc.items / win / 1e6;
 	out->kernel_busy = c->profiled ? (double)busy / (double)(b - a) : NAN;
+	if (!acc.n && working(info->state)) /* no batch completed: not measured */
+		out->rate = out->kernel_busy = out->gen_busy = NAN;
 	stats_breakdown(&acc, &out->bd);
 	stats_batch_merge(all, &acc);
 }
@@ -215,9 +229,12 @@ static void worker_gap(const struct gd_collector *c, struct col_worker *cw, cons
 	out->bd = (struct gd_breakdown)GD_BREAKDOWN_NONE;
 }
 
+/* A worker's sample into an aggregate: the rates of the workers that measured one (one that
+ * completed no batch added nothing in the window). */
 static void add_to(struct gd_sample *agg, const struct gd_sample *cw)
 {
-	agg->rate += cw->rate;
+	if (!isnan(cw->rate))
+		agg->rate += cw->rate;
 	agg->batches += cw->batches;
 	agg->items += cw->items;
 	agg->win_batches += cw->win_batches;
@@ -287,6 +304,7 @@ void collect_window(struct gd_collector *c, const struct gd_worker_info *info, i
 	int64_t a = c->start, b = end;
 	struct gd_batch_acc all; /* every worker's batches: the aggregate's breakdown and gaps */
 	memset(&all, 0, sizeof(all));
+	int working_all = 0;
 	frame_begin(c, f, n);
 	/* Device by device, so that each device's kernel intervals are a run of the scratch list
 	 * and its busy time is their union alone: devices run side by side. */
@@ -297,6 +315,7 @@ void collect_window(struct gd_collector *c, const struct gd_worker_info *info, i
 		size_t niv = 0;
 		double sum_busy = 0;
 		bool mapped = true;
+		int busy_workers = 0; /* with a batch under way */
 		for (int i = 0; i < n; i++) {
 			if (dev_of(c, &info[i]) != d)
 				continue;
@@ -304,12 +323,19 @@ void collect_window(struct gd_collector *c, const struct gd_worker_info *info, i
 			size_t before = niv;
 			worker_sample(c, get(c, info[i].id), &info[i], a, b, &niv, &dev_all, smp);
 			add_worker(c, f, &info[i], smp);
-			sum_busy += smp->kernel_busy;
+			if (!isnan(smp->kernel_busy))
+				sum_busy += smp->kernel_busy;
+			busy_workers += working(info[i].state);
 			if (info[i].timebase == GD_TB_NONE && niv > before)
 				mapped = false;
 		}
+		working_all += busy_workers;
 		df->busy_from_sum = !mapped;
-		if (!c->profiled)
+		/* Workers at work and no batch completed: the device measured nothing in it. */
+		bool measured = df->agg.win_batches > 0 || busy_workers == 0;
+		if (!measured)
+			df->agg.rate = NAN;
+		if (!c->profiled || !measured)
 			df->device_busy = NAN;
 		else if (mapped)
 			df->device_busy = (double)stats_union(c->iv, niv, a, b) / (double)(b - a);
@@ -320,6 +346,8 @@ void collect_window(struct gd_collector *c, const struct gd_worker_info *info, i
 		stats_batch_merge(&all, &dev_all);
 	}
 	stats_breakdown(&all, &f->agg.bd);
+	if (f->agg.win_batches == 0 && working_all > 0)
+		f->agg.rate = NAN; /* as a device's: not measured */
 	overall_busy(f);
 	f->t_s = (double)(b - t0) / 1e9;
 	f->window_s = (double)(b - a) / 1e9;

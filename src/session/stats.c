@@ -74,52 +74,66 @@ bool stats_rec_profiled(const struct gd_rec *r)
 	return (r->flags & GD_REC_DEVTIME) && !(r->flags & GD_REC_ESTIMATED);
 }
 
-/* The gaps between r's kernels, one count each: exact from the intervals when there is one per
- * kernel in 1 ns units; otherwise (grouped, or coarser units) each gap counts as the batch's
- * mean gap, the only figure the record holds. */
-static void kernel_gaps(struct gd_hist *h, const struct gd_rec *r)
+static int64_t nonneg(int64_t v)
+{
+	return v > 0 ? v : 0;
+}
+
+/* The gaps between r's kernels, one count each, clipped at 0 (an in-order queue's kernels
+ * never overlap; a device clock's step could make them seem to): exact from the intervals
+ * when there is one per kernel in 1 ns units; otherwise (grouped, or coarser units) each gap
+ * counts as the batch's mean gap, the only figure the record holds. Returns their sum. */
+static int64_t kernel_gaps(struct gd_hist *h, const struct gd_rec *r)
 {
 	uint64_t gaps = r->kernels - 1;
 	if ((r->flags & (GD_REC_GROUPED | GD_REC_SHIFT)) || r->nkiv != r->kernels) {
-		stats_hist_add(h, r->kgap_ns / (int64_t)gaps, gaps);
-		return;
+		stats_hist_add(h, nonneg(r->kgap_ns) / (int64_t)gaps, gaps);
+		return nonneg(r->kgap_ns);
 	}
-	int64_t prev[2], cur[2];
+	int64_t prev[2], cur[2], sum = 0;
 	gd_rec_kiv(r, 0, prev);
 	for (uint32_t i = 1; i < r->nkiv; i++) {
 		gd_rec_kiv(r, i, cur);
-		stats_hist_add(h, cur[0] - prev[1], 1);
+		int64_t gap = nonneg(cur[0] - prev[1]);
+		stats_hist_add(h, gap, 1);
+		sum += gap;
 		prev[1] = cur[1];
 	}
+	return sum;
 }
 
 void stats_batch_add(struct gd_batch_acc *acc, const struct gd_rec *r, int64_t prev_kend)
 {
-	int64_t gen = r->t_gen - r->t_begin;
+	int64_t gen = nonneg(r->t_gen - r->t_begin);
 	acc->n++;
 	acc->items += gd_rec_items(r);
 	acc->gen += gen;
 	if (!stats_rec_profiled(r))
 		return; /* --profile off: the host's times only; an estimate's are another batch's */
-	int64_t h2d = r->h2d[1] - r->h2d[0];
-	int64_t d2h = r->d2h[1] - r->d2h[0];
+	int64_t h2d = nonneg(r->h2d[1] - r->h2d[0]);
+	int64_t d2h = nonneg(r->d2h[1] - r->d2h[0]);
+	int64_t qwait = nonneg(r->qwait_ns);
 	int64_t kstart = gd_rec_kernel_start(r), kend = gd_rec_kernel_end(r);
-	int64_t kern = r->nkiv ? kend - kstart : 0;
+	int64_t kern = r->nkiv ? nonneg(kend - kstart) : 0;
 	acc->ndev++;
 	acc->h2d += h2d;
 	acc->kernel += kern;
 	acc->d2h += d2h;
-	acc->qwait += r->qwait_ns;
-	acc->other += (r->t_end - r->t_begin) - gen - h2d - kern - d2h - r->qwait_ns;
-	if (r->kernels > 1) { /* kgap_ns is exact even when intervals are grouped */
-		acc->kgap_sum += r->kgap_ns;
+	acc->qwait += qwait;
+	/* The rest of the wall time; phases that overlap (generation on another thread, copies
+	 * beside kernels) leave less than nothing: that excess is their overlap, not "other". */
+	int64_t rest = (r->t_end - r->t_begin) - gen - h2d - kern - d2h - qwait;
+	acc->other += nonneg(rest);
+	acc->overlap += nonneg(-rest);
+	if (r->kernels > 1) {
+		acc->kgap_sum += kernel_gaps(&acc->kgap, r);
 		acc->kgap_n += r->kernels - 1;
-		kernel_gaps(&acc->kgap, r);
 	}
-	if (prev_kend && r->nkiv) {
-		acc->bgap_sum += kstart - prev_kend;
+	if (prev_kend && r->nkiv) { /* idle since the earlier batches' work, or overlap with it */
+		acc->bgap_sum += nonneg(kstart - prev_kend);
+		acc->bover_sum += nonneg(prev_kend - kstart);
 		acc->bgap_n++;
-		stats_hist_add(&acc->bgap, kstart - prev_kend, 1);
+		stats_hist_add(&acc->bgap, nonneg(kstart - prev_kend), 1);
 	}
 }
 
@@ -134,9 +148,11 @@ void stats_batch_merge(struct gd_batch_acc *into, const struct gd_batch_acc *fro
 	into->d2h += from->d2h;
 	into->qwait += from->qwait;
 	into->other += from->other;
+	into->overlap += from->overlap;
 	into->kgap_sum += from->kgap_sum;
 	into->kgap_n += from->kgap_n;
 	into->bgap_sum += from->bgap_sum;
+	into->bover_sum += from->bover_sum;
 	into->bgap_n += from->bgap_n;
 	stats_hist_merge(&into->kgap, &from->kgap);
 	stats_hist_merge(&into->bgap, &from->bgap);
@@ -230,12 +246,19 @@ void stats_breakdown(const struct gd_batch_acc *acc, struct gd_breakdown *out)
 	out->d2h_us = mean_us(acc->d2h, acc->ndev);
 	out->queue_wait_us = mean_us(acc->qwait, acc->ndev);
 	out->other_us = mean_us(acc->other, acc->ndev);
+	out->overlap_us = mean_us(acc->overlap, acc->ndev);
 	out->gap_kernel_us = mean_us(acc->kgap_sum, acc->kgap_n);
 	out->gap_batch_us = mean_us(acc->bgap_sum, acc->bgap_n);
+	out->batch_overlap_us = mean_us(acc->bover_sum, acc->bgap_n);
 	out->gap_kernel_p50_us = stats_hist_percentile(&acc->kgap, 0.50) / 1e3;
 	out->gap_kernel_p99_us = stats_hist_percentile(&acc->kgap, 0.99) / 1e3;
 	out->gap_batch_p50_us = stats_hist_percentile(&acc->bgap, 0.50) / 1e3;
 	out->gap_batch_p99_us = stats_hist_percentile(&acc->bgap, 0.99) / 1e3;
+}
+
+bool stats_ceiling_stale(double of_ceiling)
+{
+	return of_ceiling > 1;
 }
 
 /* ---- spread over repeated runs ---- */

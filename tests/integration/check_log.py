@@ -2,11 +2,14 @@
 """check_log.py: parses a headless log or a sweep log (CSV or JSONL), checks invariants and
 exits non-zero with a reason. Used by the integration tests.
 
-  check_log.py LOG FMT PROCS [--breakdown] [--percentiles] [--option NAME=JSON ...]
+  check_log.py LOG FMT PROCS [--breakdown] [--percentiles] [--overlaps] [--option NAME=JSON ...]
   check_log.py LOG FMT --sweep STEPS RUNS [--option NAME=JSON ...]
 
 Every log starts with a run header (kind run) whose run object names the version, host,
-device and every option; --option checks one option's value in it (JSON: 2, "seed", null)."""
+device and every option; --option checks one option's value in it (JSON: 2, "seed", null).
+No number of a frame row is negative (the breakdown's parts, gaps and percentiles included);
+a window in which no batch completed has no rate, never 0. --overlaps: some worker row
+carries overlap_us and batch_overlap_us (they are measured, whatever their values)."""
 import csv
 import json
 import math
@@ -15,7 +18,8 @@ import sys
 FIELDS = ("t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_kernel_us,gap_batch_us,"
           "gen_us,h2d_us,kernel_us,d2h_us,other_us,device_busy,headroom,lost,queue_wait_us,profile,"
           "ceiling,of_ceiling,sample_every,observer_share,gen_busy,observed,unix_s,gap_kernel_p50_us,"
-          "gap_kernel_p99_us,gap_batch_p50_us,gap_batch_p99_us,run,kernel,rate_unit,device").split(",")
+          "gap_kernel_p99_us,gap_batch_p50_us,gap_batch_p99_us,run,kernel,rate_unit,device,overlap_us,"
+          "batch_overlap_us").split(",")
 # The fields that are not numbers (JSONL's error, timebase and device_busy_method too).
 STRINGS = {"kind", "state", "profile", "error", "timebase", "device_busy_method", "run", "kernel", "rate_unit",
            "device"}
@@ -27,7 +31,12 @@ SWEEP_FIELDS = ("procs,queues,mbit_s,speedup,device_busy,gap_batch_us,headroom,o
 RUN_FACTS = ("version", "host", "device_name", "platform", "driver", "opencl")
 WORKER_ONLY = {"id", "pid", "state", "kernel_busy", "gap_kernel_us", "gap_batch_us", "gen_us", "h2d_us",
                "kernel_us", "d2h_us", "other_us", "queue_wait_us", "sample_every",
-               "observer_share", "gen_busy"}
+               "observer_share", "gen_busy", "overlap_us", "batch_overlap_us"}
+# The breakdown of a batch: durations, each >= 0 (the overlaps count what would have made one
+# negative).
+BREAKDOWN = ("gen_us", "h2d_us", "queue_wait_us", "kernel_us", "d2h_us", "other_us", "overlap_us",
+             "gap_kernel_us", "gap_batch_us", "batch_overlap_us", "gap_kernel_p50_us", "gap_kernel_p99_us",
+             "gap_batch_p50_us", "gap_batch_p99_us")
 AGG_ONLY = {"procs", "device_busy", "headroom", "profile", "ceiling", "of_ceiling", "kernel", "rate_unit"}
 
 
@@ -113,6 +122,13 @@ def load(path, fmt, options=()):
         for k, v in row.items():
             if isinstance(v, float) and not math.isfinite(v):
                 fail("row %d: %s is %r" % (n, k, v))
+            # Every number of a frame row is a count, a time, a rate or a share: none is negative.
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and v < 0:
+                fail("%s row %d: %s is negative: %r" % (kind, n, k, v))
+        if ("gap_batch_us" in row) != ("batch_overlap_us" in row):
+            fail("row %d: gap_batch_us and batch_overlap_us measured apart: %r" % (n, row))
+        if kind == "worker" and ("other_us" in row) != ("overlap_us" in row):
+            fail("row %d: other_us and overlap_us measured apart: %r" % (n, row))
         for mean, p50, p99 in PERCENTILES:
             if p50 in row and p99 in row and not row[p50] <= row[p99]:
                 fail("row %d: %s %s > %s %s" % (n, p50, row[p50], p99, row[p99]))
@@ -231,14 +247,25 @@ def check(rows, procs):
             if any(k in r for r in ws + [agg] for k in ("mbit_s", "kernel_busy", "device_busy")):
                 fail("t=%s: an unobserved window carries rates" % t)
             continue
+        for w in ws + [agg] + agg["_devices"]:
+            # A window in which no batch completed while a worker was at work measured no rate:
+            # absent, never 0; a worker without a rate completed no batch in it.
+            if "mbit_s" not in w and w.get("window_batches", 0) != 0:
+                fail("t=%s: %s row without a rate, with %s batches" % (t, w["kind"], w["window_batches"]))
+            if w["kind"] == "worker" and "mbit_s" not in w and ("kernel_busy" in w or "gen_us" in w):
+                fail("t=%s: worker %s measured no rate but carries busy or breakdown: %r" % (t, w["id"], w))
         for key in ("mbit_s", "batches", "symbols", "lost"):
-            total = sum(w[key] for w in ws)
+            if key not in agg:
+                if any(w.get(key, 0) for w in ws):
+                    fail("t=%s: the aggregate has no %s, its workers do: %r" % (t, key, ws))
+                continue
+            total = sum(w.get(key, 0) for w in ws)
             if abs(total - agg[key]) > 1e-3 * max(1, abs(total)) + 2e-4 * len(ws):
                 fail("t=%s: aggregate %s %s != sum of workers %s" % (t, key, agg[key], total))
         if int(agg["procs"]) != len([w for w in ws if w["state"] not in ("exited", "failed")]):
             fail("t=%s: procs %s does not match the live worker rows" % (t, agg["procs"]))
         for w in ws:
-            if not 0 <= w["kernel_busy"] <= 1.0 + 1e-9:
+            if not 0 <= w.get("kernel_busy", 0) <= 1.0 + 1e-9:
                 fail("t=%s worker %s kernel_busy %s" % (t, w["id"], w["kernel_busy"]))
         # Each device's busy is bounded by its own workers'; one device is the whole run.
         groups = [(d, [w for w in ws if w["device"] == d["device"]]) for d in agg["_devices"]] or [(agg, ws)]
@@ -248,11 +275,13 @@ def check(rows, procs):
             if int(d["procs"]) != len([w for w in dws if w["state"] not in ("exited", "failed")]):
                 fail("t=%s %s: procs %s does not match its live worker rows" % (t, d["device"], d["procs"]))
             for key in ("mbit_s", "batches", "symbols"):
-                total = sum(w[key] for w in dws)
+                if key not in d:
+                    continue
+                total = sum(w.get(key, 0) for w in dws)
                 if abs(total - d[key]) > 1e-3 * max(1, abs(total)) + 2e-4 * len(dws):
                     fail("t=%s %s: %s %s != sum of its workers %s" % (t, d["device"], key, d[key], total))
-            if dws and "device_busy" in d:
-                busy = [w["kernel_busy"] for w in dws]
+            busy = [w["kernel_busy"] for w in dws if "kernel_busy" in w]
+            if busy and "device_busy" in d:
                 if d["device_busy"] < max(busy) - 1e-3 or d["device_busy"] > min(1.0, sum(busy)) + 1e-3:
                     fail("t=%s %s device_busy %s not within [max %s, min(1, sum %s)]" %
                          (t, d["device"], d["device_busy"], max(busy), sum(busy)))
@@ -281,7 +310,10 @@ def check_breakdown(wins, tolerance=0.05):
         for w in ws:
             wid = w["id"]
             if wid in seen and "gen_us" in w:
+                # Where the parts overlap, other is 0 and overlap_us their excess: less it, they
+                # add up to the batch.
                 parts = sum(w[k] for k in ("gen_us", "h2d_us", "queue_wait_us", "kernel_us", "d2h_us", "other_us"))
+                parts -= w.get("overlap_us", 0)
                 covered[wid] = covered.get(wid, 0.0) + w["window_batches"] * parts / 1e6
                 elapsed[wid] = elapsed.get(wid, 0.0) + span
             if w["batches"] > 0:
@@ -309,4 +341,12 @@ if __name__ == "__main__":
         check_breakdown(wins)
     if "--percentiles" in args and not any(percentiles_seen(ws + [agg]) for _, ws, agg in wins):
         fail("no window has gap percentiles")
-    print("log ok: %d rows with gap percentiles" % percentiles_seen(rows))
+    if "--overlaps" in args and not any("overlap_us" in w and "batch_overlap_us" in w for _, ws, _ in wins
+                                        for w in ws):
+        fail("no worker row has overlap_us and batch_overlap_us")
+    nonneg = sum(1 for r in rows for k in BREAKDOWN if k in r)
+    print("log ok: %d rows with gap percentiles; %d breakdown values, none negative (largest overlap_us %s, "
+          "batch_overlap_us %s)" % (percentiles_seen(rows), nonneg,
+                                    max([r["overlap_us"] for r in rows if "overlap_us" in r], default="n/a"),
+                                    max([r["batch_overlap_us"] for r in rows if "batch_overlap_us" in r],
+                                        default="n/a")))

@@ -60,8 +60,8 @@ check "dashboard starts in the terminal" launch "$BIN" $ARGS -f jsonl -o "$TMP/d
 see "header: tool, device and settings" 20 screen_has "^gputop-decode .*elapsed"
 check "header: size, dtype, launches, mode with its generator, interval, timebase" \
 	screen_has "size 20000  dtype f(32|64)  launches 2  mode seed/box-muller  interval 0.2 s  timebase "
-see "aggregate: Mbit/s, busy, idle and the headroom estimate" 10 \
-	eval 'screen_has "^Mbit/s " && screen_has "^busy .*idle" && screen_has "^headroom~"'
+see "aggregate: Mbit/s, busy, idle and the rate at 100% busy with the room left" 10 \
+	eval 'screen_has "^Mbit/s " && screen_has "^busy .*idle" && screen_has "^at 100% busy (~[0-9.]+|n/a) Mbit/s \\(room "'
 see "one worker row, running" 60 rows_are running 1
 check "column heads carry units" screen_has "Mbit/s +batches +kbusy% +kgap_us +bgap_us +lost"
 # --profile sampled (the default): device figures partly from estimated device times say so.
@@ -96,7 +96,8 @@ see "any key closes the help" 5 eval 'screen_has "kbusy%" && ! screen_has "keys$
 "${TM[@]}" send-keys -t main c
 see "c calibrates, pausing the workers" 10 screen_has "calibrating"
 see "  and the key bar says how it ended" 60 screen_has "ceiling [0-9.]+ Mbit/s \\([0-9]+ queues?\\)"
-see "  and the summary then shows the ceiling" 10 screen_has "ceiling [0-9.]+ Mbit/s, at"
+see "  and the summary then shows the ceiling, the share reached or that it is stale" 10 \
+	screen_has "ceiling [0-9.]+ Mbit/s(, at| stale \\(rate above it\\): c recalibrates)"
 
 "${TM[@]}" resize-window -t main -x 60 -y 20
 see "60x20: the too-small screen" 10 screen_has "terminal too small: need 80x24"
@@ -105,6 +106,8 @@ see "80x24: header with the timebase, table and key bar fit" 10 \
 	eval 'screen_has "timebase " && screen_has "kbusy% .*breakdown" && screen_has "q quit\$"'
 "${TM[@]}" resize-window -t main -x 130 -y 40
 see "130x40: the breakdown in microseconds too" 10 screen_has "lost +qwait_us +gen_us +h2d_us +kern_us +d2h_us +oth_us"
+"${TM[@]}" resize-window -t main -x 180 -y 40
+see "180x40: and the overlaps" 10 screen_has "oth_us +ovl_us +bovl_us +breakdown"
 "${TM[@]}" resize-window -t main -x 100 -y 30
 see "back to 100x30: the table again" 10 eval 'screen_has "kbusy%" && ! screen_has "too small"'
 

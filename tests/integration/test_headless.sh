@@ -2,7 +2,8 @@
 # test_headless.sh: headless runs with real workers on the default OpenCL device: CSV and
 # JSONL logs parse, open with the run header (version, host, device, every option as given),
 # every worker decodes, the aggregate is the sum of the workers, busy figures stay within
-# their bounds, gap percentiles are ordered, and nothing is left behind.
+# their bounds, gap percentiles are ordered, no figure is negative (several lanes, estimated
+# times), and nothing is left behind.
 . "$(dirname "$0")/lib.sh"
 CHECK="python3 $ROOT/tests/integration/check_log.py"
 # Full profiling: every interval measured, so the busy bounds below hold exactly (under the
@@ -44,6 +45,20 @@ assert not any(r.get("state") == "failed" or "error" in r for r in rows), "a wor
 PY
 	ok $((rc | $?)) "${gen_args[*]:-defaults (seed)}: the run header's generator is $want, no worker fails"
 	diag "$TMP/gen.err"
+done
+
+# Several lanes overlap their batches on the device (pipelined, kernel-only with --queues 3),
+# and estimated device times under sampled profiling can overlap a batch's other phases: no
+# field of any row is negative; what would have been is in overlap_us and batch_overlap_us.
+for mode in seed "pipelined --queues 3" "kernel-only --queues 3"; do
+	name=${mode%% *}
+	# shellcheck disable=SC2086 # the mode's words are separate arguments
+	"$BIN" --headless -m $mode -n 2 -s 20000 -l 2 -i 0.5 -D 2.5 -f jsonl -o "$TMP/lanes.$name.jsonl" \
+		2>"$TMP/lanes.$name.err"
+	ok $? "$mode: a 2-worker run exits 0"
+	$CHECK "$TMP/lanes.$name.jsonl" jsonl 2 --overlaps >"$TMP/check" 2>&1
+	ok $? "$mode: no negative number in any row (breakdown, gaps, percentiles), the overlap fields measured"
+	diag "$TMP/check"
 done
 
 # Standard output is the default log.

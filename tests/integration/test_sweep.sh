@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_sweep.sh: a 2-point scaling sweep prints both rows of its table, and the same rows go
-# to --output in CSV and JSONL after the run header; with --repeat 3 every step runs three
-# times, the log has each run and the summaries, and the table shows the spread.
+# to --output in CSV and JSONL after the run header; a step that completes no batch is n/a,
+# never 0.00; with --repeat 3 every step runs three times, the log has each run and the
+# summaries, and the table shows the spread.
 . "$(dirname "$0")/lib.sh"
 
 "$BIN" --sweep 1,2 -D 1 -i 0.25 -s 20000 -l 2 -o "$TMP/sweep.csv" >"$TMP/table" 2>"$TMP/err"
@@ -10,7 +11,11 @@ diag "$TMP/table"
 check "the table has a header" grep -qE '^procs +queues .*Mbit/s.*speedup.*%ceiling' "$TMP/table"
 check "the table has a row for 1 worker, speedup 1.00x" grep -qE '^ +1 +1 +[0-9.]+ +1\.00x' "$TMP/table"
 check "the table has a row for 2 workers" grep -qE '^ +2 +1 +[0-9.]+ +[0-9.]+x' "$TMP/table"
-check "headroom is labelled as an estimate" grep -q 'estimate' "$TMP/table"
+check "the table heads the estimate at100%busy~ and the room left to it" \
+	grep -qE '^procs +queues .* gap_batch_us +at100%busy~ +room ' "$TMP/table"
+check "and says what they are, an estimate" \
+	grep -q '^at100%busy~ is an estimate: Mbit/s / device busy, the rate if the device never idled; room: at100%busy~ less Mbit/s' "$TMP/table"
+check "every step was measured: no n/a note, no 0.00 rate" eval '! grep -qE "^n/a:| 0\.00 " "$TMP/table"'
 python3 - "$TMP/sweep.csv" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
@@ -23,6 +28,27 @@ assert abs(float(rows[0]["speedup"]) - 1) < 1e-9
 assert all(0 < float(r["device_busy"]) <= 1 for r in rows), rows
 PY
 ok $? "--output gets the run row, then the two sweep rows in CSV"
+
+# A step whose duration is shorter than one batch (about 2 s on PoCL on a 2-core machine: 400
+# launches of 100000 symbols; the step measures from one interval after a batch completed, for
+# 0.05 s) completes no batch while it is measured: not measured, n/a, never 0.00.
+"$BIN" --sweep 1 -D 0.05 -i 0.05 -s 100000 -l 400 -o "$TMP/na.csv" >"$TMP/na.table" 2>"$TMP/na.err"
+ok $? "a sweep whose step completes no batch exits 0"
+diag "$TMP/na.table"
+check "its row says n/a for the rate, busy and the estimate, no speedup" \
+	grep -qE '^ +1 +1 +n/a +n/a +n/a +n/a +n/a +n/a +n/a' "$TMP/na.table"
+check "the note under the table names the step not measured" \
+	grep -q '^n/a: step 1 (1x1): not measured, no batch completed in its windows' "$TMP/na.table"
+check "no 0.00 anywhere in the table" eval '! grep -q "0\.00" "$TMP/na.table"'
+check "the progress line says so too" grep -q 'sweep 1/1: 1x1, not measured (no batch completed)' "$TMP/na.err"
+python3 - "$TMP/na.csv" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["kind"] == "sweep"]
+assert len(rows) == 1 and rows[0]["runs"] == "1", rows
+for k in ("mbit_s", "speedup", "device_busy", "headroom", "mbit_s_min", "mbit_s_max"):
+    assert rows[0][k] == "", (k, rows[0])
+PY
+ok $? "the log's row leaves the rate and the figures from it empty, never 0"
 
 "$BIN" --sweep 2,1 -D 0.5 -i 0.25 -s 20000 -l 2 -f jsonl -o "$TMP/sweep.jsonl" >/dev/null 2>&1 &
 pid=$!

@@ -147,6 +147,31 @@ static void test_num(void)
 	tap_ok(strcmp(buf, "n/a") == 0, "NAN is n/a");
 }
 
+/* The summary's word on capacity: what the estimate is, the room left, and a stale ceiling. */
+static void test_capacity(void)
+{
+	char buf[128];
+	chart_capacity(buf, sizeof(buf), 778, 1234, NAN, NAN, "Mbit/s");
+	tap_ok(strcmp(buf, "at 100% busy ~1234.0 Mbit/s (room +456.0; c calibrates)") == 0,
+	       "no ceiling: the rate at 100%% busy and the room left to it (%s)", buf);
+	chart_capacity(buf, sizeof(buf), NAN, NAN, NAN, NAN, "Mitem/s");
+	tap_ok(strcmp(buf, "at 100% busy n/a Mitem/s (room n/a; c calibrates)") == 0,
+	       "not measured: n/a, never a number (%s)", buf);
+	chart_capacity(buf, sizeof(buf), 450, 900, 1000, 0.45, "Mbit/s");
+	tap_ok(strcmp(buf, "ceiling 1000.0 Mbit/s, at 45.0%") == 0, "a ceiling: the share of it reached (%s)",
+	       buf);
+	chart_capacity(buf, sizeof(buf), 1790, 1800, 1000, 1.79, "Mbit/s");
+	tap_ok(strcmp(buf, "ceiling 1000.0 Mbit/s stale (rate above it): c recalibrates") == 0 &&
+	           !strstr(buf, "179"),
+	       "a rate above the ceiling: stale, c recalibrates, never at 179%% (%s)", buf);
+	chart_capacity(buf, sizeof(buf), 1000, 1100, 1000, 1.0, "Mbit/s");
+	tap_ok(strcmp(buf, "ceiling 1000.0 Mbit/s, at 100.0%") == 0,
+	       "at the ceiling exactly: 100%%, not stale");
+	chart_capacity(buf, sizeof(buf), NAN, NAN, 1000, NAN, "Mbit/s");
+	tap_ok(strcmp(buf, "ceiling 1000.0 Mbit/s, at n/a") == 0, "a ceiling, no rate measured: at n/a (%s)",
+	       buf);
+}
+
 int main(void)
 {
 	test_bucket();
@@ -155,5 +180,6 @@ int main(void)
 	test_per_column();
 	test_split();
 	test_num();
+	test_capacity();
 	return tap_done();
 }

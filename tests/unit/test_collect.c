@@ -2,8 +2,10 @@
  * its window, the window's figures (rates, busy times, the breakdown and gaps, all worked out
  * by hand), totals from the supervisor's counts, a record older than the open window counted
  * as lost, a window that was not observed (no rates, its records lost), a reset, forgetting a
- * worker, the per-device and overall sums of several devices, and the count of estimated
- * records behind the device figures. No clock is read: every time is a literal. */
+ * worker, the per-device and overall sums of several devices, the count of estimated records
+ * behind the device figures, batches of several lanes that overlap (no negative gap), and
+ * windows in which no batch completed (not measured, unless no worker was at work). No clock is
+ * read: every time is a literal. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -333,10 +335,100 @@ static void test_estimated(void)
 	collect_free(c);
 }
 
+/* Every field of a breakdown is >= 0 or NAN. */
+static bool none_negative(const struct gd_breakdown *bd)
+{
+	double v[sizeof(*bd) / sizeof(double)];
+	memcpy(v, bd, sizeof(v));
+	for (size_t i = 0; i < GD_ARRAY_LEN(v); i++)
+		if (v[i] < 0)
+			return false;
+	return true;
+}
+
+/* One worker with several lanes: its batches overlap on the device. The gap before a batch is
+ * from the latest END of the earlier ones, clipped at 0; the overlap is counted apart. */
+static void test_lanes(void)
+{
+	struct gd_device devs[1] = { device(0, 0) };
+	struct gd_collector *c = collect_new(T0, true, devs, 1);
+	struct gd_worker_info w = worker(1, 0);
+	struct gd_frame f;
+	memset(&f, 0, sizeof(f));
+	/* Kernels [100, 700), [300, 900), [500, 600), [800, 1100), [1200, 1300) ms. */
+	const int64_t k[5][2] = { { 100, 700 }, { 300, 900 }, { 500, 600 }, { 800, 1100 }, { 1200, 1300 } };
+	for (uint64_t b = 0; b < 5; b++) {
+		struct gd_rec r =
+		    batch(b, k[b][0] - 50, k[b][0] - 40, k[b][0], k[b][1], k[b][1] + 10, 1000000);
+		collect_push(c, &w, &r);
+	}
+	w.batches = 5;
+	w.items = 5000000;
+	collect_window(c, &w, 1, T0, T0 + 2000 * MS, &f);
+	const struct gd_sample *s = &f.workers[0];
+	/* From the latest END so far: 300 - 700, 500 - 900, 800 - 900, 1200 - 1100 ms. Batch 3 starts
+	 * after batch 2 ended, but batch 1 still ran: no idle time. */
+	TAP_NEAR(s->bd.gap_batch_us, 25000,
+	         "lanes: gap_batch_us is the mean idle time, (0 + 0 + 0 + 100 ms) / 4");
+	TAP_NEAR(
+	    s->bd.batch_overlap_us, 225000,
+	    "lanes: batch_overlap_us the mean overlap with earlier batches, (400 + 400 + 100 + 0 ms) / 4");
+	tap_ok(s->bd.gap_batch_p50_us == 0 && s->bd.gap_batch_p99_us >= 0 && f.agg.bd.gap_batch_p50_us == 0,
+	       "lanes: the gap percentiles are not negative (p50 %.1f, p99 %.1f us)", s->bd.gap_batch_p50_us,
+	       s->bd.gap_batch_p99_us);
+	tap_ok(none_negative(&s->bd) && none_negative(&f.agg.bd) && none_negative(&f.devs[0].agg.bd),
+	       "lanes: no breakdown field of the worker, the device or the aggregate is negative");
+	TAP_NEAR(f.device_busy, 0.55,
+	         "lanes: device busy is the union, [100, 1100) and [1200, 1300): 1100 of 2000 ms");
+	collect_frame_free(&f);
+	collect_free(c);
+}
+
+/* A window in which a working worker completed no batch measured nothing: no rate, no busy
+ * share, no headroom; not 0. A paused worker, or no worker, has a rate of 0. */
+static void test_unmeasured(void)
+{
+	struct gd_device devs[1] = { device(0, 0) };
+	struct gd_collector *c = collect_new(T0, true, devs, 1);
+	struct gd_worker_info w = worker(1, 0);
+	struct gd_frame f;
+	memset(&f, 0, sizeof(f));
+	/* A batch of 2.5 s: nothing completes in window 1 [0, 1000) ms. */
+	collect_window(c, &w, 1, T0, T0 + 1000 * MS, &f);
+	const struct gd_sample *s = &f.workers[0];
+	tap_ok(f.observed && s->win_batches == 0 && isnan(s->rate) && isnan(s->kernel_busy) &&
+	           isnan(s->gen_busy),
+	       "a running worker that completed no batch: its rate and busy not measured (NAN), not 0");
+	tap_ok(isnan(f.agg.rate) && isnan(f.devs[0].agg.rate) && isnan(f.device_busy) &&
+	           isnan(f.devs[0].device_busy) && isnan(f.headroom) && isnan(f.devs[0].headroom),
+	       "and so are the device's and the aggregate's rate, busy and headroom");
+	struct gd_rec r0 = batch(0, 500, 600, 700, 3000, 3010, 1000000);
+	struct gd_rec r1 = batch(1, 3010, 3020, 3030, 3500, 3510, 1000000);
+	collect_push(c, &w, &r0);
+	collect_push(c, &w, &r1);
+	collect_window(c, &w, 1, T0, T0 + 2000 * MS, &f);
+	tap_ok(isnan(f.workers[0].rate) && isnan(f.agg.rate),
+	       "window 2: still no batch completed (the one read ends later): not measured");
+	collect_window(c, &w, 1, T0, T0 + 4000 * MS, &f);
+	tap_ok(f.workers[0].win_batches == 2 && near(f.workers[0].rate, 1.0) && near(f.agg.rate, 1.0) &&
+	           !isnan(f.device_busy),
+	       "window 3: two batches, 1 Mbit/s, measured again");
+	w.state = GD_ST_PAUSED;
+	collect_window(c, &w, 1, T0, T0 + 5000 * MS, &f);
+	tap_ok(f.workers[0].rate == 0 && f.agg.rate == 0 && f.device_busy == 0,
+	       "a paused worker runs nothing: a rate of 0 and busy 0, measured");
+	collect_window(c, &w, 0, T0, T0 + 6000 * MS, &f);
+	tap_ok(f.agg.rate == 0 && f.device_busy == 0, "no worker: a rate of 0");
+	collect_frame_free(&f);
+	collect_free(c);
+}
+
 int main(void)
 {
 	test_windows();
 	test_devices();
 	test_estimated();
+	test_lanes();
+	test_unmeasured();
 	return tap_done();
 }

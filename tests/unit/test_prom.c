@@ -59,6 +59,7 @@ static struct gd_frame frame_of(int n)
 		                         .bd = unmeasured };
 	workers[0].bd.gap_kernel_us = 1.5;
 	workers[0].bd.gap_batch_us = 250;
+	workers[0].bd.batch_overlap_us = 40;
 	workers[0].bd.queue_wait_us = 12;
 	workers[1] = (struct gd_sample){ .id = 7,
 		                         .device = 0,
@@ -143,6 +144,8 @@ static void test_render(void)
 	tap_ok(has_line(t, line), "throughput in symbols per second (Mbit/s x 1e6)");
 	snprintf(line, sizeof(line), "gputop_decode_gap_batch_seconds%s 0.00025", w1);
 	tap_ok(has_line(t, line), "gaps in seconds");
+	snprintf(line, sizeof(line), "gputop_decode_batch_overlap_seconds%s 4e-05", w1);
+	tap_ok(has_line(t, line), "the overlap with earlier batches in seconds, next to the gap");
 	snprintf(line, sizeof(line), "gputop_decode_lost_records_total%s 2", w1);
 	tap_ok(has_line(t, line), "lost records");
 	tap_ok(

@@ -37,8 +37,10 @@ static void write_frames(struct gd_sink *s)
 		          .d2h_us = 10.0,
 		          .queue_wait_us = 4.5,
 		          .other_us = 5.333,
+		          .overlap_us = 0.5,
 		          .gap_kernel_us = 1.5,
 		          .gap_batch_us = 2.25,
+		          .batch_overlap_us = 3.75,
 		          .gap_kernel_p50_us = 1.25,
 		          .gap_kernel_p99_us = 4.0,
 		          .gap_batch_p50_us = 2.0,
@@ -153,6 +155,7 @@ static struct gd_sweep_row once(struct gd_sweep_row r)
 	r.rate_spread = (struct gd_spread){ 1, r.rate, r.rate, r.rate, NAN };
 	r.speedup_spread = (struct gd_spread){ 1, r.speedup, r.speedup, r.speedup, NAN };
 	r.within_spread = -1;
+	r.runs = 1;
 	return r;
 }
 
@@ -166,9 +169,9 @@ static void write_sweep(struct gd_sink *s)
 		/* One device's share of that step (runs on two or more devices): no speedup of its own. */
 		once((struct gd_sweep_row){ ROW(1, 4, 95.0, NAN, 0.9, 3.0, 105.555556, NAN),
 		                            .device = "1:0" }),
-		/* A first step at 0 Mbit/s leaves the speedup NAN: JSON null, an empty CSV cell (JSON has no
-		   NaN). */
-		once((struct gd_sweep_row){ ROW(4, 1, 0.0, NAN, NAN, NAN, NAN, NAN), .device = "all" }),
+		/* A step in which no batch completed: its rate not measured, no speedup: JSON null, an
+		   empty CSV cell (JSON has no NaN), never 0; its one run counted. */
+		once((struct gd_sweep_row){ ROW(4, 1, NAN, NAN, NAN, NAN, NAN, NAN), .device = "all" }),
 	};
 	sink_set_kernel(s, "saxpy", "Mitem/s"); /* a user kernel's sweep: its name and unit in each row */
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
@@ -187,11 +190,11 @@ static void write_repeats(struct gd_sink *s)
 	for (size_t i = 0; i < GD_ARRAY_LEN(runs); i++)
 		sink_sweep_row(s, &runs[i]);
 	const struct gd_sweep_row sum[] = {
-		{ ROW(1, 1, 105.0, 1.0, 0.5, 12.0, 210.0, NAN), .rep = 0, .device = "all",
+		{ ROW(1, 1, 105.0, 1.0, 0.5, 12.0, 210.0, NAN), .rep = 0, .device = "all", .runs = 2,
 		  .rate_spread = { 2, 105.0, 100.0, 110.0, 7.071068 },
 		  .speedup_spread = { 2, 1.0, 1.0, 1.0, 0.0 }, .within_spread = -1 },
 		{ ROW(2, 1, 108.5, 1.033333, 0.6, 10.0, 180.833333, NAN), .rep = 0, .device = "all",
-		  .rate_spread = { 2, 108.5, 99.0, 118.0, 13.435029 },
+		  .runs = 2, .rate_spread = { 2, 108.5, 99.0, 118.0, 13.435029 },
 		  .speedup_spread = { 2, 1.04, 0.9, 1.18, 0.19799 }, .within_spread = 1 },
 	};
 	for (size_t i = 0; i < GD_ARRAY_LEN(sum); i++)
@@ -235,20 +238,21 @@ static const char frames_csv[] =
     "t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_kernel_us,gap_batch_us,gen_us,h2d_us,"
     "kernel_us,d2h_us,other_us,device_busy,headroom,lost,queue_wait_us,profile,ceiling,of_ceiling,sample_"
     "every,observer_share,gen_busy,observed,unix_s,gap_kernel_p50_us,gap_kernel_p99_us,gap_batch_p50_us,gap_"
-    "batch_p99_us,run,kernel,rate_unit,device\n"
+    "batch_p99_us,run,kernel,rate_unit,device,overlap_us,batch_overlap_us\n"
     "12.346,worker,1,4242,running,,123.4568,10,5000000,0.5123,1.50,2.25,100.12,20.50,300.75,10.00,5.33,,,0,4."
-    "50,,,,16,0.0123,0.250,1,1795968000.250,1.25,4.00,2.00,8.50,,,,0:1\n"
-    "12.346,worker,2,4243,failed,,,0,0,,,,,,,,,,,7,,,,,,,,1,1795968000.250,,,,,,,,1:0\n"
+    "50,,,,16,0.0123,0.250,1,1795968000.250,1.25,4.00,2.00,8.50,,,,0:1,0.50,3.75\n"
+    "12.346,worker,2,4243,failed,,,0,0,,,,,,,,,,,7,,,,,,,,1,1795968000.250,,,,,,,,1:0,,\n"
     "12.346,device,,,,1,123.4568,10,5000000,,,,,,,,,0.5123,240.9670,7,,sampled,300.0000,0.4115,,,,1,"
-    "1795968000.250,1.25,4.00,2.00,8.50,,decode,Mbit/s,0:1\n"
-    "12.346,device,,,,0,0.0000,0,0,,,,,,,,,,,7,,sampled,,,,,,1,1795968000.250,,,,,,decode,Mbit/s,1:0\n"
+    "1795968000.250,1.25,4.00,2.00,8.50,,decode,Mbit/s,0:1,,\n"
+    "12.346,device,,,,0,0.0000,0,0,,,,,,,,,,,7,,sampled,,,,,,1,1795968000.250,,,,,,decode,Mbit/s,1:0,,\n"
     "12.346,aggregate,,,,2,123.4568,10,5000000,,,,,,,,,0.7500,164.6091,7,,sampled,600.0000,0.2058,,,,1,"
-    "1795968000.250,1.25,4.00,2.00,8.50,,decode,Mbit/s,all\n"
-    "13.346,aggregate,,,,0,0.0000,10,5000000,,,,,,,,,,,7,,full,,,,,,1,1795968000.250,,,,,,decode,Mbit/s,all\n"
-    "16.346,worker,1,4242,running,,,900,5000000,,,,,,,,,,,880,,,,,16,0.0123,,0,1795968000.250,,,,,,,,0:1\n"
-    "16.346,aggregate,,,,1,,900,5000000,,,,,,,,,,,880,,full,,,,,,0,1795968000.250,,,,,,decode,Mbit/s,all\n"
-    "16.500,event,3,4300,add,,,,,,,,,,,,,,,,,,,,,,,,1795968004.400,,,,,,,,\n"
-    "16.750,event,,,pause,,,,,,,,,,,,,,,,,,,,,,,,1795968004.650,,,,,,,,\n";
+    "1795968000.250,1.25,4.00,2.00,8.50,,decode,Mbit/s,all,,\n"
+    "13.346,aggregate,,,,0,0.0000,10,5000000,,,,,,,,,,,7,,full,,,,,,1,1795968000.250,,,,,,decode,Mbit/s,all,,"
+    "\n"
+    "16.346,worker,1,4242,running,,,900,5000000,,,,,,,,,,,880,,,,,16,0.0123,,0,1795968000.250,,,,,,,,0:1,,\n"
+    "16.346,aggregate,,,,1,,900,5000000,,,,,,,,,,,880,,full,,,,,,0,1795968000.250,,,,,,decode,Mbit/s,all,,\n"
+    "16.500,event,3,4300,add,,,,,,,,,,,,,,,,,,,,,,,,1795968004.400,,,,,,,,,,\n"
+    "16.750,event,,,pause,,,,,,,,,,,,,,,,,,,,,,,,1795968004.650,,,,,,,,,,\n";
 
 static const char frames_jsonl[] =
     "{\"t_s\":12.346,\"kind\":\"worker\",\"state\":\"running\",\"id\":1,\"pid\":4242,\"mbit_s\":123.4568,"
@@ -256,7 +260,8 @@ static const char frames_jsonl[] =
     "\"gen_us\":100.12,\"h2d_us\":20.50,\"kernel_us\":300.75,\"d2h_us\":10.00,\"other_us\":5.33,\"lost\":0,"
     "\"queue_wait_us\":4.50,\"sample_every\":16,\"observer_share\":0.0123,\"gen_busy\":0.250,\"observed\":"
     "true,\"unix_s\":1795968000.250,\"gap_kernel_p50_us\":1.25,\"gap_kernel_p99_us\":4.00,\"gap_batch_p50_"
-    "us\":2.00,\"gap_batch_p99_us\":8.50,\"device\":\"0:1\",\"window_batches\":3}\n"
+    "us\":2.00,\"gap_batch_p99_us\":8.50,\"device\":\"0:1\",\"overlap_us\":0.50,\"batch_overlap_us\":3.75,"
+    "\"window_batches\":3}\n"
     "{\"t_s\":12.346,\"kind\":\"worker\",\"state\":\"failed\",\"id\":2,\"pid\":4243,\"batches\":0,"
     "\"symbols\":0,\"lost\":7,\"observed\":true,\"unix_s\":1795968000.250,\"device\":\"1:0\",\"window_"
     "batches\":0,\"error\":\"clBuildProgram: \\\"decode\\\" failed\\u000aline 2\\\\\"}\n"
@@ -305,7 +310,7 @@ static const char sweep_csv[] =
                  "2,4,190.2500,1.8930,0.9500,3.1250,200.2632,,1,,190.2500,190.2500,,1.8930,1.8930,,,sweep,,"
                  "saxpy,Mitem/s,,all\n"
                  "1,4,95.0000,,0.9000,3.0000,105.5556,,1,,95.0000,95.0000,,,,,,sweep,,saxpy,Mitem/s,,1:0\n"
-                 "4,1,0.0000,,,,,,1,,0.0000,0.0000,,,,,,sweep,,saxpy,Mitem/s,,all\n";
+                 "4,1,,,,,,,1,,,,,,,,,sweep,,saxpy,Mitem/s,,all\n";
 
 static const char sweep_jsonl[] =
     "{\"kind\":\"sweep\",\"procs\":1,\"queues\":1,\"mbit_s\":100.5000,\"speedup\":1.0000,\"device_busy\":0."
@@ -319,8 +324,8 @@ static const char sweep_jsonl[] =
     "{\"kind\":\"sweep\",\"procs\":1,\"queues\":4,\"mbit_s\":95.0000,\"speedup\":null,\"device_busy\":0.9000,"
     "\"gap_batch_us\":3.0000,\"headroom\":105.5556,\"runs\":1,\"mbit_s_min\":95.0000,\"mbit_s_max\":95.0000,"
     "\"kernel\":\"saxpy\",\"rate_unit\":\"Mitem/s\",\"device\":\"1:0\"}\n"
-    "{\"kind\":\"sweep\",\"procs\":4,\"queues\":1,\"mbit_s\":0.0000,\"speedup\":null,\"runs\":1,\"mbit_s_"
-    "min\":0.0000,\"mbit_s_max\":0.0000,\"kernel\":\"saxpy\",\"rate_unit\":\"Mitem/s\",\"device\":\"all\"}\n";
+    "{\"kind\":\"sweep\",\"procs\":4,\"queues\":1,\"mbit_s\":null,\"speedup\":null,\"runs\":1,\"kernel\":"
+    "\"saxpy\",\"rate_unit\":\"Mitem/s\",\"device\":\"all\"}\n";
 
 static const char repeats_csv[] =
     SWEEP_HEADER "1,1,100.0000,1.0000,0.5000,12.0000,200.0000,,,1,,,,,,,,repeat,,decode,Mbit/s,,all\n"
@@ -465,9 +470,9 @@ static void test_run_header(void)
 	double unix_s = 0;
 	sscanf(buf + strlen(empty), "%lf", &unix_s);
 	tap_ok(unix_s > 1.6e9, "CSV: the run row has unix_s (%.3f)", unix_s);
-	if (!tap_ok(ends_with_options(buf, "\"\"", run_options_csv, "\",,,"),
+	if (!tap_ok(ends_with_options(buf, "\"\"", run_options_csv, "\",,,,,"),
 	            "CSV: the options object closes the run cell as given, its quotes doubled; the kernel, "
-	            "unit and device columns empty"))
+	            "unit, device and overlap columns empty"))
 		printf("#   %s\n", buf);
 	line_of(csv, 2, buf, sizeof(buf));
 	tap_ok(starts(buf, "1.000,aggregate,"), "CSV: the frame follows the run row");

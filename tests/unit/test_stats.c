@@ -1,7 +1,8 @@
 /* test_stats.c: interval union and window clipping against a brute-force reference on
  * random interval sets; gap and breakdown arithmetic on synthetic batch records; batches whose
- * kernels span more than 2^32 ns; the log2 histogram of gaps and its percentiles; the spread
- * of repeated runs and the rule that calls two of them indistinguishable. */
+ * kernels span more than 2^32 ns; the log2 histogram of gaps and its percentiles; phases,
+ * lanes and kernels that overlap (no negative field, the overlaps counted); the spread of
+ * repeated runs and the rule that calls two of them indistinguishable. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -441,6 +442,107 @@ static void test_hist_records(void)
 	       "no gaps: no percentiles (NAN)");
 }
 
+/* Every field of a breakdown is a duration: >= 0, or NAN where not measured. */
+static bool none_negative(const struct gd_breakdown *bd)
+{
+	double v[sizeof(*bd) / sizeof(double)];
+	_Static_assert(sizeof(*bd) % sizeof(double) == 0, "a breakdown is doubles");
+	memcpy(v, bd, sizeof(v));
+	for (size_t i = 0; i < GD_ARRAY_LEN(v); i++)
+		if (v[i] < 0)
+			return false;
+	return true;
+}
+
+/* One kernel [ks, ke) in ns, no copies: a kernel-only batch on one of several lanes. */
+static struct gd_rec lane_batch(uint64_t i, int64_t ks, int64_t ke)
+{
+	struct gd_rec r;
+	memset(&r, 0, sizeof(r));
+	r.batch = i;
+	r.items = 1000;
+	r.flags = GD_REC_DEVTIME;
+	r.t_begin = ks - 100;
+	r.t_gen = ks - 100;
+	const int64_t kv[1][2] = { { ks, ke } };
+	gd_rec_set_kernels(&r, kv, 1);
+	r.t_end = ke + 10;
+	return r;
+}
+
+/* Phases that overlap, lanes whose batches overlap on the device, kernels that seem to overlap:
+ * no duration is negative, and the overlap fields say by how much. */
+static void test_overlaps(void)
+{
+	struct gd_batch_acc acc;
+	struct gd_breakdown bd;
+	memset(&acc, 0, sizeof(acc));
+	/* A queue wait of 40 ns that ran while the write did: the phases add up to 330 ns of a
+	 * 305 ns batch. The rest, -25 ns, is their overlap; other is 0. */
+	struct gd_rec r0 = batch(0, 1000), r1 = batch(1, 1400);
+	r0.qwait_ns = 40;
+	tap_ok(gd_rec_valid(&r0), "a batch whose queue wait overlaps its write is a valid record");
+	stats_batch_add(&acc, &r0, 0);
+	stats_breakdown(&acc, &bd);
+	tap_ok(bd.other_us == 0 && fabs(bd.overlap_us - 0.025) < 1e-12 && none_negative(&bd),
+	       "phases 25 ns longer than the batch: other 0, overlap_us 0.025, nothing negative");
+	stats_batch_add(&acc, &r1, 0); /* other 15 ns, no overlap */
+	stats_breakdown(&acc, &bd);
+	tap_ok(fabs(bd.other_us - 0.0075) < 1e-12 && fabs(bd.overlap_us - 0.0125) < 1e-12,
+	       "means over both batches: other 7.5 ns, overlap 12.5 ns (other - overlap is the old mean)");
+
+	/* An estimated batch (--profile sampled): its device times are another batch's, placed;
+	 * they count in busy times, not in the breakdown's device phases (nothing of them was
+	 * measured), so they can never make "other" or the overlap up. */
+	memset(&acc, 0, sizeof(acc));
+	struct gd_rec est = batch(0, 1000);
+	est.flags |= GD_REC_ESTIMATED;
+	est.t_end = est.d2h[1] - 50; /* device phases 50 ns longer than the batch */
+	stats_batch_add(&acc, &est, 0);
+	stats_breakdown(&acc, &bd);
+	tap_ok(gd_rec_valid(&est) && acc.n == 1 && acc.ndev == 0 && fabs(bd.gen_us - 0.100) < 1e-12 &&
+	           isnan(bd.other_us) && isnan(bd.overlap_us) && isnan(bd.kernel_us) && none_negative(&bd),
+	       "an estimate counts its generation; its device phases, other and overlap are not measured");
+
+	/* Three lanes: batches' kernels overlap on the device. The caller passes the latest END of
+	 * the earlier batches (collect.c keeps it), so a short batch that ended early does not
+	 * make the next one's start look like idle time. */
+	memset(&acc, 0, sizeof(acc));
+	struct gd_rec l0 = lane_batch(0, 1000, 1600), l1 = lane_batch(1, 1200, 1800),
+	              l2 = lane_batch(2, 1400, 1500), l3 = lane_batch(3, 1700, 2000),
+	              l4 = lane_batch(4, 2100, 2200);
+	tap_ok(gd_rec_valid(&l0) && gd_rec_valid(&l3), "one-kernel lane batches are valid records");
+	stats_batch_add(&acc, &l0, 0);
+	stats_batch_add(&acc, &l1, 1600); /* starts 400 ns before batch 0 ends */
+	stats_batch_add(&acc, &l2, 1800); /* 400 ns before batch 1 ends */
+	stats_batch_add(&acc, &l3, 1800); /* after batch 2's end, 100 ns before batch 1's */
+	stats_batch_add(&acc, &l4, 2000); /* 100 ns after every earlier one: idle */
+	stats_breakdown(&acc, &bd);
+	tap_ok(acc.bgap_n == 4 && fabs(bd.gap_batch_us - 0.025) < 1e-12 &&
+	           fabs(bd.batch_overlap_us - 0.225) < 1e-12,
+	       "lanes: gap_batch_us 0.025 (0, 0, 0, 100 ns), batch_overlap_us 0.225 (400, 400, 100, 0 ns)");
+	tap_ok(bd.gap_batch_p50_us == 0 && bd.gap_batch_p99_us == 0.1 && acc.bgap.min == 0 &&
+	           none_negative(&bd),
+	       "lanes: gap percentiles 0 and 0.1 us, no negative gap in the histogram, nothing negative");
+
+	/* Kernels of one batch whose intervals overlap by 10 ns (a device clock's step): the gap
+	 * counts as 0, never as -10. */
+	memset(&acc, 0, sizeof(acc));
+	int64_t kv[3][2] = { { 5000, 5060 }, { 5050, 5100 }, { 5150, 5200 } };
+	struct gd_rec r = batch(0, 1000);
+	gd_rec_set_kernels(&r, (const int64_t(*)[2])kv, 3);
+	stats_batch_add(&acc, &r, 0);
+	stats_breakdown(&acc, &bd);
+	tap_ok(gd_rec_valid(&r) && acc.kgap.min == 0 && acc.kgap.max == 50 &&
+	           fabs(bd.gap_kernel_us - 0.025) < 1e-12 && bd.gap_kernel_p50_us == 0 && none_negative(&bd),
+	       "overlapping kernels of one batch: gaps 0 and 50 ns, mean 25, p50 0");
+	struct gd_batch_acc none;
+	memset(&none, 0, sizeof(none));
+	stats_breakdown(&none, &bd);
+	tap_ok(isnan(bd.overlap_us) && isnan(bd.batch_overlap_us),
+	       "no batch: the overlaps are not measured (NAN), like the rest");
+}
+
 static void test_spread(void)
 {
 	struct gd_spread a, b;
@@ -506,6 +608,7 @@ int main(void)
 	test_hist_edges();
 	test_hist_percentiles();
 	test_hist_records();
+	test_overlaps();
 	test_spread();
 	return tap_done();
 }
