@@ -1,8 +1,8 @@
 /* rng.c: xoshiro256** (Blackman and Vigna, 2018) seeded with splitmix64, with its jump function
  * for independent streams; standard-normal variates by the ziggurat method (Marsaglia and Tsang,
  * 2000) with 256 layers, the layer and the position inside it taken from separate bits of one
- * draw (Doornik, 2005), and the tail by Marsaglia's method (1964); and by Marsaglia's polar
- * method (Marsaglia and Bray, 1964) as numpy's legacy RandomState computes it (at the end).
+ * draw (Doornik, 2005), and the tail by Marsaglia's method (1964); and, at the end, numpy's
+ * legacy RandomState normal: Marsaglia's polar method (Marsaglia and Bray, 1964) on MT19937.
  *
  * The ziggurat. Let f(x) = exp(-x^2/2). Layer 0 is the strip [0, x_0] x [0, f(r)] together with
  * the tail beyond r; layer i = 1..255 is the rectangle [0, x_i] x [f(x_i), f(x_{i+1})]; all 256
@@ -355,8 +355,7 @@ void rng_stream(struct gd_rng *r, uint64_t seed, unsigned i)
 {
 	for (int k = 0; k < 4; k++)
 		r->s[k] = splitmix64(&seed);
-	r->spare = 0;
-	r->has_spare = false;
+	r->mt_seeded = false;
 	while (i-- > 0)
 		rng_jump(r);
 }
@@ -417,8 +416,7 @@ void rng_jump(struct gd_rng *r)
 		}
 	}
 	memcpy(r->s, acc, sizeof(acc));
-	r->spare = 0;
-	r->has_spare = false;
+	r->mt_seeded = false;
 }
 
 double rng_uniform(struct gd_rng *r)
@@ -572,53 +570,148 @@ void rng_fill_normal_f32(struct gd_rng *r, float *out, size_t n)
 	state_put(r, s);
 }
 
-/* ---- Marsaglia's polar method, as numpy's legacy_gauss (numpy/random/src/legacy) ----
+/* ---- numpy's legacy normal: MT19937 and Marsaglia's polar method ----
  *
- * numpy draws its uniforms from MT19937 (53 bits from two 32-bit outputs); here they are the top
- * 53 bits of one xoshiro256** draw, the same grid [0, 1) in steps of 2^-53. The rest is numpy's
- * arithmetic, operation for operation: u = 2 U1 - 1, v = 2 U2 - 1 (both exact), q = u u + v v,
- * rejected unless 0 < q < 1, f = sqrt(-2 log(q) / q), v f returned first and u f kept. Whole
- * pairs are made with the state in registers; a pair split by the end of a buffer leaves its
- * second value as the spare, which the next call returns first, as numpy's state keeps it.
- * Every value goes through the C library's log, whose last bit may differ between libraries:
- * the values are the same bits on one library, and within that bit across them. */
+ * numpy's RandomState(seed).normal(size=n), value for value: its bit generator MT19937
+ * (Matsumoto and Nishimura, 1998; numpy/random/src/mt19937), its legacy uniform (53 bits from
+ * two 32-bit outputs) and its legacy_gauss (numpy/random/src/legacy), operation for operation:
+ * x1 = 2 U1 - 1, x2 = 2 U2 - 1 (both exact), r2 = x1 x1 + x2 x2 (two roundings), rejected unless
+ * 0 < r2 < 1, f = sqrt(-2 log(r2) / r2), x2 f returned first and x1 f kept as the spare, which
+ * the next value is. numpy's normal adds loc 0.0 to scale 1.0 times that, which changes no bit.
+ * A pair split by the end of a buffer leaves its second value as the spare, which the next call
+ * returns first, as RandomState's state keeps it between calls. Every value goes through the C
+ * library's log (numpy calls the same one), whose last bit may differ between libraries. */
 
-static inline double polar_unit(uint64_t *s)
+#define MT_N 624
+#define MT_M 397
+
+/* One word of the twist: the top bit of word i and the low 31 of word i + 1, shifted and
+ * conditionally xored with the twist matrix's row, into word i + M (mod N). */
+static inline uint32_t mt_twist(uint32_t upper, uint32_t lower, uint32_t far)
 {
-	return (double)(xoshiro(s) >> 11) * 0x1.0p-53;
+	uint32_t y = (upper & 0x80000000u) | (lower & 0x7fffffffu);
+	return far ^ (y >> 1) ^ (0x9908b0dfu & (0u - (y & 1u)));
+}
+
+/* The next N words of the recurrence, in place. */
+__attribute__((noinline)) static void mt_regen(struct gd_rng_mt *m)
+{
+	uint32_t *k = m->key;
+	int i = 0;
+	for (; i < MT_N - MT_M; i++)
+		k[i] = mt_twist(k[i], k[i + 1], k[i + MT_M]);
+	for (; i < MT_N - 1; i++)
+		k[i] = mt_twist(k[i], k[i + 1], k[i + MT_M - MT_N]);
+	k[MT_N - 1] = mt_twist(k[MT_N - 1], k[0], k[MT_M - 1]);
+	m->pos = 0;
+}
+
+static inline uint32_t mt_next(struct gd_rng_mt *m)
+{
+	if (m->pos >= MT_N)
+		mt_regen(m);
+	uint32_t y = m->key[m->pos++];
+	y ^= y >> 11;
+	y ^= (y << 7) & 0x9d2c5680u;
+	y ^= (y << 15) & 0xefc60000u;
+	y ^= y >> 18;
+	return y;
+}
+
+/* numpy's legacy double: 27 bits of one output over 26 of the next, exact, times 2^-53. */
+static inline double mt_double(struct gd_rng_mt *m)
+{
+	uint32_t a = mt_next(m) >> 5;
+	uint32_t b = mt_next(m) >> 6;
+	return ((double)a * 67108864.0 + (double)b) / 9007199254740992.0;
+}
+
+static void mt_reset(struct gd_rng_mt *m)
+{
+	m->pos = MT_N;
+	m->gauss = 0;
+	m->has_gauss = false;
+}
+
+void rng_mt_seed(struct gd_rng_mt *m, uint32_t seed)
+{
+	uint32_t *k = m->key;
+	k[0] = seed;
+	for (int i = 1; i < MT_N; i++)
+		k[i] = 1812433253u * (k[i - 1] ^ (k[i - 1] >> 30)) + (uint32_t)i;
+	mt_reset(m);
+}
+
+void rng_mt_seed_array(struct gd_rng_mt *m, const uint32_t *key, size_t n)
+{
+	static const uint32_t zero = 0;
+	if (n == 0) {
+		key = &zero;
+		n = 1;
+	}
+	rng_mt_seed(m, 19650218u);
+	uint32_t *k = m->key;
+	size_t i = 1, j = 0;
+	for (size_t c = n > MT_N ? n : MT_N; c > 0; c--) {
+		k[i] = (k[i] ^ ((k[i - 1] ^ (k[i - 1] >> 30)) * 1664525u)) + key[j] + (uint32_t)j;
+		if (++i >= MT_N) {
+			k[0] = k[MT_N - 1];
+			i = 1;
+		}
+		if (++j >= n)
+			j = 0;
+	}
+	for (size_t c = MT_N - 1; c > 0; c--) {
+		k[i] = (k[i] ^ ((k[i - 1] ^ (k[i - 1] >> 30)) * 1566083941u)) - (uint32_t)i;
+		if (++i >= MT_N) {
+			k[0] = k[MT_N - 1];
+			i = 1;
+		}
+	}
+	k[0] = 0x80000000u; /* the state is never all zeros */
+	mt_reset(m);
+}
+
+uint32_t rng_mt_next32(struct gd_rng_mt *m)
+{
+	return mt_next(m);
+}
+
+double rng_mt_double(struct gd_rng_mt *m)
+{
+	return mt_double(m);
 }
 
 /* One pair: *first is returned first, *second kept. */
-static inline void polar_pair(uint64_t *s, double *first, double *second)
+static inline void mt_pair(struct gd_rng_mt *m, double *first, double *second)
 {
-	double u, v, q;
+	double x1, x2, r2;
 	do {
-		u = 2.0 * polar_unit(s) - 1.0;
-		v = 2.0 * polar_unit(s) - 1.0;
-		q = u * u + v * v;
-	} while (q >= 1.0 || q == 0.0);
-	double f = sqrt(-2.0 * log(q) / q);
-	*first = f * v;
-	*second = f * u;
+		x1 = 2.0 * mt_double(m) - 1.0;
+		x2 = 2.0 * mt_double(m) - 1.0;
+		r2 = x1 * x1 + x2 * x2;
+	} while (r2 >= 1.0 || r2 == 0.0);
+	double f = sqrt(-2.0 * log(r2) / r2);
+	*first = f * x2;
+	*second = f * x1;
 }
 
 /* Fills d (doubles) or else f (the same values rounded to float) with n values. */
-static inline void polar_fill(struct gd_rng *r, double *d, float *f, size_t n)
+static inline void mt_fill(struct gd_rng_mt *m, double *d, float *f, size_t n)
 {
-	uint64_t s[4];
 	size_t j = 0;
 	double a, b;
-	if (n > 0 && r->has_spare) {
+	if (n > 0 && m->has_gauss) {
 		if (d)
-			d[0] = r->spare;
+			d[0] = m->gauss;
 		else
-			f[0] = (float)r->spare;
-		r->has_spare = false;
+			f[0] = (float)m->gauss;
+		m->gauss = 0;
+		m->has_gauss = false;
 		j = 1;
 	}
-	state_get(s, r);
 	for (; j + 2 <= n; j += 2) {
-		polar_pair(s, &a, &b);
+		mt_pair(m, &a, &b);
 		if (d) {
 			d[j] = a;
 			d[j + 1] = b;
@@ -628,25 +721,47 @@ static inline void polar_fill(struct gd_rng *r, double *d, float *f, size_t n)
 		}
 	}
 	if (j < n) {
-		polar_pair(s, &a, &b);
+		mt_pair(m, &a, &b);
 		if (d)
 			d[j] = a;
 		else
 			f[j] = (float)a;
-		r->spare = b;
-		r->has_spare = true;
+		m->gauss = b;
+		m->has_gauss = true;
 	}
-	state_put(r, s);
+}
+
+void rng_mt_normal_f64(struct gd_rng_mt *m, double *out, size_t n)
+{
+	mt_fill(m, out, NULL, n);
+}
+
+void rng_mt_normal_f32(struct gd_rng_mt *m, float *out, size_t n)
+{
+	mt_fill(m, NULL, out, n);
+}
+
+/* A struct gd_rng's own MT19937, seeded at its first use from one draw of its xoshiro256**
+ * state, so each stream (each worker, each generation thread) has its own. */
+static struct gd_rng_mt *own_mt(struct gd_rng *r)
+{
+	if (!r->mt_seeded) {
+		uint64_t d = rng_next(r);
+		uint32_t key[2] = { (uint32_t)d, (uint32_t)(d >> 32) };
+		rng_mt_seed_array(&r->mt, key, 2);
+		r->mt_seeded = true;
+	}
+	return &r->mt;
 }
 
 void rng_fill_polar_f64(struct gd_rng *r, double *out, size_t n)
 {
-	polar_fill(r, out, NULL, n);
+	mt_fill(own_mt(r), out, NULL, n);
 }
 
 void rng_fill_polar_f32(struct gd_rng *r, float *out, size_t n)
 {
-	polar_fill(r, NULL, out, n);
+	mt_fill(own_mt(r), NULL, out, n);
 }
 
 void rng_permutation(struct gd_rng *r, int *out, size_t n)

@@ -28,8 +28,9 @@ enum gd_mode { GD_MODE_SEED, GD_MODE_PIPELINED, GD_MODE_KERNEL_ONLY, GD_MODE_COU
 /* What a worker profiles: every command, some batches (sampler.h), or nothing. */
 enum gd_profile { GD_PROF_FULL, GD_PROF_SAMPLED, GD_PROF_OFF, GD_PROF_COUNT };
 enum gd_dtype { GD_DT_AUTO, GD_DT_F32, GD_DT_F64, GD_DT_COUNT };
-/* The host's normal generator for the inputs (rng.h): the ziggurat, or Marsaglia's polar
- * Box-Muller method as numpy's legacy np.random.normal, which the original program used.
+/* The host's normal generator for the inputs (rng.h): the ziggurat, or numpy's legacy
+ * np.random.RandomState.normal (MT19937 and Marsaglia's polar Box-Muller method, value for
+ * value), which the original program used.
  * GD_GEN_AUTO: not given, the mode's own (seed: box-muller; the others: ziggurat). */
 enum gd_generator { GD_GEN_AUTO, GD_GEN_ZIGGURAT, GD_GEN_BOX_MULLER, GD_GEN_COUNT };
 

@@ -128,8 +128,8 @@ const struct gd_optdef opts_defs[] = {
 	  .min = GD_GEN_ZIGGURAT,
 	  .max = GD_GEN_BOX_MULLER,
 	  .def_text = "seed box-muller, else ziggurat",
-	  .help = "how the host draws the inputs' normals: the fast ziggurat, or numpy's polar "
-	          "Box-Muller (the original program's)",
+	  .help = "how the host draws the inputs' normals: the fast ziggurat, or numpy's legacy "
+	          "normal, value for value (MT19937 + polar Box-Muller, the original program's)",
 	  .applies = GD_USE_RUN,
 	  FIELD(generator) },
 	{ .name = "profile",

@@ -1,7 +1,8 @@
 /* test_rng.c: the host generator. Normal variates of both methods, the ziggurat and the polar
  * method (f64 and f32), against the standard normal: moments, tail frequencies, a chi-square
  * over equal-probability bins and a Kolmogorov-Smirnov distance; independent streams;
- * reproducibility; the polar method against numpy's algorithm written out, its spare, its
+ * reproducibility; MT19937 against its reference outputs; the box-muller generator against
+ * numpy's RandomState(seed).normal values and its legacy_gauss written out, its spare, its
  * floats as its doubles rounded; uniforms; permutations.
  *
  * Every seed is fixed, so each test is a regression test with a known outcome. Each bound is set
@@ -277,20 +278,146 @@ static void test_reproducible(void)
 	free(fb);
 }
 
-/* ---- The polar method ---- */
+/* ---- numpy's legacy normal (the box-muller generator) ---- */
 
-/* numpy's legacy_gauss written out (numpy/random/src/legacy/legacy-distributions.c), on this
- * generator's 53-bit uniforms in [0, 1): the reference the fills must equal bit for bit. */
+/* MT19937 itself, against the reference implementation's published outputs (mt19937ar.c):
+ * init_genrand(5489) and init_by_array({ 0x123, 0x234, 0x345, 0x456 }). numpy's
+ * RandomState(5489) and RandomState([0x123, 0x234, 0x345, 0x456]) give the same words. */
+static void test_mt19937(void)
+{
+	struct gd_rng_mt m;
+	rng_mt_seed(&m, 5489);
+	uint32_t a0 = rng_mt_next32(&m), a1 = rng_mt_next32(&m), a2 = rng_mt_next32(&m);
+	tap_ok(a0 == 3499211612u && a1 == 581869302u && a2 == 3890346734u,
+	       "MT19937: init_genrand(5489) gives 3499211612, 581869302, 3890346734 (%u, %u, %u)", a0, a1,
+	       a2);
+	static const uint32_t key[4] = { 0x123, 0x234, 0x345, 0x456 };
+	static const uint32_t want[5] = { 1067595299u, 955945823u, 477289528u, 4107218783u, 4228976476u };
+	rng_mt_seed_array(&m, key, 4);
+	int same = 1;
+	for (int i = 0; i < 5; i++)
+		same &= rng_mt_next32(&m) == want[i];
+	/* Past the first regeneration, and the 1000th output of the reference's own test. */
+	for (int i = 5; i < 999; i++)
+		rng_mt_next32(&m);
+	uint32_t w999 = rng_mt_next32(&m);
+	tap_ok(same && w999 == 3460025646u,
+	       "MT19937: init_by_array gives the reference's outputs (1000th %u)", w999);
+	rng_mt_seed(&m, 0);
+	double u = rng_mt_double(&m);
+	tap_ok(u == 0x1.18fe1565f12a8p-1, "MT19937: RandomState(0).random_sample() is %.17g", u);
+}
+
+/* np.random.RandomState(seed).normal(size=1000), computed with numpy 1.24.2 (python3-numpy) on
+ * the development machine by:
+ *
+ *   import numpy as np
+ *   def fnv(b):
+ *       h = 0xcbf29ce484222325
+ *       for c in b: h = ((h ^ c) * 0x100000001b3) & 0xffffffffffffffff
+ *       return h
+ *   for seed in (0, 1, 12345, [0x12345678, 0x9abcdef0]):
+ *       a = np.random.RandomState(seed).normal(size=1000)
+ *       s = 0.0
+ *       for v in a: s += float(v)
+ *       print([float(a[i]).hex() for i in (0, 1, 2, 999)], float(s).hex(),
+ *             hex(fnv(a.astype('<f8').tobytes())), hex(fnv(a.astype(np.float32).tobytes())))
+ *
+ * The digests cover every value's bits (little-endian, as x86-64 and AArch64 store them). */
+struct np_normals {
+	const char *seed;
+	uint32_t key[2];
+	size_t nkey;  /* 0: the integer seed key[0] */
+	double at[4]; /* values 0, 1, 2 and 999 */
+	double sum;   /* of the 1000, in order */
+	uint64_t h64, h32;
+};
+
+static const struct np_normals np_ref[] = {
+	{ "0",
+	  { 0 },
+	  0,
+	  { 0x1.c398ef3e5cfa5p+0, 0x1.99c2cfacc8953p-2, 0x1.f51d25222c9abp-1, -0x1.6eb574c9b16b2p-2 },
+	  -0x1.6a0dbca818378p+5,
+	  0x9c4eca3434cc9c17ull,
+	  0x2daa2c4860f5ba17ull },
+	{ "1",
+	  { 1 },
+	  0,
+	  { 0x1.9fd5190657c50p+0, -0x1.393822fb7d9adp-1, -0x1.0e6c872548fd2p-1, -0x1.7ee2458ea67ffp-3 },
+	  0x1.367ff3803226fp+5,
+	  0xe25cd526e4a67b5cull,
+	  0xe76be14616a84c9cull },
+	{ "12345",
+	  { 12345 },
+	  0,
+	  { -0x1.a33dc4f5d203dp-3, 0x1.ea701f566080fp-2, -0x1.09f3df0ae3d0ep-1, 0x1.5fb7492b810dfp+0 },
+	  -0x1.2ce4192894ba0p+1,
+	  0x2f6c20fc7222c5dbull,
+	  0xe9bb5603c0b135caull },
+	{ "[0x12345678, 0x9abcdef0]",
+	  { 0x12345678, 0x9abcdef0 },
+	  2,
+	  { 0x1.889575302ccd7p-3, 0x1.1e44ff5e58c1ap+0, 0x1.4998b6794d2c8p+0, 0x1.0029f4d465db3p+0 },
+	  0x1.a737fb5278f8bp+5,
+	  0x5efa3300e460d85dull,
+	  0x6ef6fc0f0c330b7full },
+};
+
+static void np_seed(struct gd_rng_mt *m, const struct np_normals *ref)
+{
+	if (ref->nkey)
+		rng_mt_seed_array(m, ref->key, ref->nkey);
+	else
+		rng_mt_seed(m, ref->key[0]);
+}
+
+static void test_numpy_values(void)
+{
+	enum { N = 1000 };
+	double a[N], b[N];
+	float fa[N];
+	struct gd_rng_mt m;
+	for (size_t t = 0; t < sizeof(np_ref) / sizeof(np_ref[0]); t++) {
+		const struct np_normals *ref = &np_ref[t];
+		np_seed(&m, ref);
+		rng_mt_normal_f64(&m, a, N);
+		double sum = 0;
+		for (int i = 0; i < N; i++)
+			sum += a[i];
+		uint64_t h64 = fnv1a(a, sizeof(a));
+		tap_ok(a[0] == ref->at[0] && a[1] == ref->at[1] && a[2] == ref->at[2] &&
+		           a[999] == ref->at[3] && sum == ref->sum && h64 == ref->h64,
+		       "box-muller f64: RandomState(%s).normal(size=1000), bit for bit (first %a, sum %a, "
+		       "digest %#llx)",
+		       ref->seed, a[0], sum, (unsigned long long)h64);
+		np_seed(&m, ref);
+		rng_mt_normal_f32(&m, fa, N);
+		uint64_t h32 = fnv1a(fa, sizeof(fa));
+		size_t wrong = 0;
+		for (int i = 0; i < N; i++)
+			wrong += fa[i] != (float)a[i];
+		tap_ok(wrong == 0 && h32 == ref->h32,
+		       "box-muller f32: the same values as .astype(np.float32) (digest %#llx, %zu differ)",
+		       (unsigned long long)h32, wrong);
+		/* numpy keeps the spare between calls: pieces of odd lengths give the same values. */
+		np_seed(&m, ref);
+		rng_mt_normal_f64(&m, b, 1);
+		rng_mt_normal_f64(&m, b + 1, 0);
+		rng_mt_normal_f64(&m, b + 1, 2);
+		rng_mt_normal_f64(&m, b + 3, N - 3);
+		tap_ok(memcmp(a, b, sizeof(a)) == 0, "box-muller f64: RandomState(%s) in pieces 1, 2, 997",
+		       ref->seed);
+	}
+}
+
+/* numpy's legacy_gauss written out (numpy/random/src/legacy/legacy-distributions.c), on the MT's
+ * legacy doubles: the reference the fills must equal, bit for bit, over many values. */
 struct np_gauss {
-	struct gd_rng g;
+	struct gd_rng_mt m;
 	double gauss;
 	int has_gauss;
 };
-
-static double np_double(struct np_gauss *st)
-{
-	return (double)(rng_next(&st->g) >> 11) / 9007199254740992.0;
-}
 
 static double np_legacy_gauss(struct np_gauss *st)
 {
@@ -302,8 +429,8 @@ static double np_legacy_gauss(struct np_gauss *st)
 	}
 	double f, x1, x2, r2;
 	do {
-		x1 = 2.0 * np_double(st) - 1.0;
-		x2 = 2.0 * np_double(st) - 1.0;
+		x1 = 2.0 * rng_mt_double(&st->m) - 1.0;
+		x2 = 2.0 * rng_mt_double(&st->m) - 1.0;
 		r2 = x1 * x1 + x2 * x2;
 	} while (r2 >= 1.0 || r2 == 0.0);
 	f = sqrt(-2.0 * log(r2) / r2);
@@ -316,18 +443,27 @@ static void test_polar_numpy(void)
 {
 	enum { N = 100001 };
 	double *a = malloc(N * sizeof(*a));
-	struct gd_rng r;
-	struct np_gauss ref = { .has_gauss = 0 };
+	struct gd_rng r, copy;
+	struct np_gauss *ref = calloc(1, sizeof(*ref));
 	rng_stream(&r, 2024, 2);
-	rng_stream(&ref.g, 2024, 2);
+	copy = r;
+	/* A gd_rng's MT is RandomState([d mod 2^32, d >> 32]) of its next draw d. */
+	uint64_t d = rng_next(&copy);
+	uint32_t key[2] = { (uint32_t)d, (uint32_t)(d >> 32) };
+	rng_mt_seed_array(&ref->m, key, 2);
 	rng_fill_polar_f64(&r, a, N);
 	size_t differ = 0;
 	for (size_t i = 0; i < N; i++)
-		differ += a[i] != np_legacy_gauss(&ref);
-	tap_ok(differ == 0, "polar: %d values equal numpy's legacy gauss on the same uniforms (%zu differ)",
+		differ += a[i] != np_legacy_gauss(ref);
+	tap_ok(differ == 0,
+	       "box-muller: %d values of a stream equal numpy's legacy gauss on RandomState([lo, hi]) of "
+	       "the stream's first draw (%zu differ)",
 	       N, differ);
-	tap_ok(r.has_spare && ref.has_gauss && r.spare == ref.gauss && r.s[0] == ref.g.s[0],
-	       "polar: an odd count keeps the pair's second value as the spare, as numpy does");
+	tap_ok(r.mt.has_gauss && ref->has_gauss && r.mt.gauss == ref->gauss &&
+	           rng_mt_next32(&r.mt) == rng_mt_next32(&ref->m) && r.s[0] == copy.s[0],
+	       "box-muller: an odd count keeps the pair's second value as the spare, as numpy does; the "
+	       "stream took one draw");
+	free(ref);
 	free(a);
 }
 
@@ -393,16 +529,17 @@ static void test_polar_reproducible(void)
 	}
 	tap_ok(finite && big < 10, "polar: no NaN or infinity (largest |x| %.2f)", big);
 
-	/* Seeding and jumping drop a kept spare. */
+	/* Seeding and jumping drop the MT and its kept spare: the next fill seeds a new one. */
 	rng_stream(&r1, 6, 0);
 	rng_fill_polar_f64(&r1, a, 3);
 	struct gd_rng r3 = r1;
 	rng_jump(&r3);
 	rng_stream(&r2, 6, 0);
-	tap_ok(r1.has_spare && !r3.has_spare && !r2.has_spare,
-	       "polar: the spare survives between fills, not a jump or a new seed");
-	rng_fill_polar_f64(&r3, b, 1);
-	tap_ok(b[0] != r1.spare, "polar: a jumped copy does not repeat the original's spare");
+	tap_ok(r1.mt_seeded && r1.mt.has_gauss && !r3.mt_seeded && !r2.mt_seeded,
+	       "polar: the MT and its spare survive between fills, not a jump or a new seed");
+	rng_fill_polar_f64(&r3, b, 2);
+	rng_fill_polar_f64(&r1, a + 3, 1);
+	tap_ok(b[0] != a[3] && b[1] != a[0], "polar: a jumped copy does not repeat the original's values");
 
 	free(a);
 	free(b);
@@ -501,6 +638,8 @@ int main(void)
 	test_streams(0);
 	test_streams(1);
 	polar = 0;
+	test_mt19937();
+	test_numpy_values();
 	test_polar_numpy();
 	test_polar_reproducible();
 	test_jump();
