@@ -101,8 +101,8 @@ static int pipe_complete(struct gd_worker *w, struct gd_batch *b)
 /* Writes b's input, launches, reads its output back: all non-blocking. */
 static int pipe_enqueue(struct gd_worker *w, struct gd_batch *b)
 {
-	if (worker_begin_batch(w, b) || worker_write_inputs(w, b, false) || worker_enqueue_kernels(w, b, false, w->nout == 0) ||
-	    worker_read_outputs(w, b, false, true))
+	if (worker_begin_batch(w, b) || worker_write_inputs(w, b, false) ||
+	    worker_enqueue_kernels(w, b, false, w->nout == 0) || worker_read_outputs(w, b, false, true))
 		return -1;
 	cl_int rc;
 	if ((rc = clFlush(b->q)) != CL_SUCCESS)

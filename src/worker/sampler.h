@@ -20,9 +20,9 @@
  * or measured) when it was queued before they ended (a device with work waiting does not
  * idle), else to end as long before the host saw it end; never before it was enqueued, never
  * over the worker's earlier kernels, never after the host saw it end (when that leaves less time
- * than its work, the device was busy throughout: one interval covers it); the record says so (GD_REC_ESTIMATED). So the union of a
- * worker's estimates is its measured busy time per batch times its batches, no more than the
- * time there was.
+ * than its work, the device was busy throughout: one interval covers it); the record says so
+ * (GD_REC_ESTIMATED). So the union of a worker's estimates is its measured busy time per batch times its
+ * batches, no more than the time there was.
  *
  * The observer's share is measured as an A/B inside the run: the mean time between completions
  * over all batches against the mean over clean ones, those begun `inflight` batches or more
@@ -40,7 +40,7 @@
 #define SAMPLER_RUN       2u  /* the least middle of a round: the gap between two is measured */
 #define SAMPLER_EVERY0    16u /* the first period, when a round fits it */
 #define SAMPLER_EVERY_MAX GD_SAMPLE_MAX
-#define SAMPLER_COST_MAX  0.02 /* the observer's share of the batches' time at most */
+#define SAMPLER_COST_MAX  0.02                   /* the observer's share of the batches' time at most */
 #define SAMPLER_ROUND_MAX (4 * 32 + SAMPLER_RUN) /* the longest round: 32 batches in flight */
 
 struct gd_sampler {

@@ -38,7 +38,8 @@ static void test_policies(void)
 	sampler_free(&s);
 	sampler_init(&s, GD_PROF_SAMPLED, 0, 4, 8);
 	TAP_EQ_U(s.round, 2 * 8 + 2 * 4, "4 lanes, 8 in flight: 8 at each edge and two per lane between");
-	TAP_EQ_U(s.every, 2 * (24 + 8), "  and the period leaves as many clean batches, clear of both rounds");
+	TAP_EQ_U(s.every, 2 * (24 + 8),
+	         "  and the period leaves as many clean batches, clear of both rounds");
 	sampler_free(&s);
 	sampler_init(&s, GD_PROF_SAMPLED, 3, 1, 1);
 	TAP_EQ_U(s.every, 10, "--sample-every shorter than a round and its clear batches is raised to them");
@@ -108,7 +109,8 @@ static void test_adapts(void)
 	/* 5 of 64 completions take 3000: all = (59 x 1000 + 5 x 3000) / 64, clean = 1000. */
 	double want = 1 - 1000.0 / ((59 * 1000.0 + 5 * 3000.0) / 64);
 	tap_ok(s.every == 64 && fabs(s.share - want) < 1e-3,
-	       "--sample-every fixes the period; the share is 1 - clean / all (%.4f, want %.4f)", s.share, want);
+	       "--sample-every fixes the period; the share is 1 - clean / all (%.4f, want %.4f)", s.share,
+	       want);
 	sampler_free(&s);
 }
 
@@ -131,7 +133,8 @@ static void test_estimate(void)
 	struct gd_rec r = rec_of(0, 20000, 0, 0, 20300);
 	r.nkiv = 0;
 	r.flags = 0;
-	tap_ok(!sampler_estimate(&s, &r, r.t_gen) && !(r.flags & GD_REC_DEVTIME), "no round yet: no estimate");
+	tap_ok(!sampler_estimate(&s, &r, r.t_gen) && !(r.flags & GD_REC_DEVTIME),
+	       "no round yet: no estimate");
 	/* One lane: a round of 4 batches, 1000 ns apart, a kernel of 100 ns ending 50 ns before the
 	 * host sees it. */
 	for (unsigned i = 0; i < 4; i++) {
@@ -145,7 +148,8 @@ static void test_estimate(void)
 	r = rec_of(4, 6000, 0, 0, 6850);
 	r.nkiv = 0;
 	r.flags = 0;
-	tap_ok(sampler_estimate(&s, &r, r.t_gen) && (r.flags & GD_REC_ESTIMATED) && (r.flags & GD_REC_DEVTIME),
+	tap_ok(sampler_estimate(&s, &r, r.t_gen) && (r.flags & GD_REC_ESTIMATED) &&
+	           (r.flags & GD_REC_DEVTIME),
 	       "an estimate is marked as one");
 	tap_ok(gd_rec_kernel_start(&r) == 6700 && gd_rec_kernel_end(&r) == 6800 && r.kbusy_ns == 100,
 	       "the template's kernel, ending as long before the host saw it end");
@@ -203,7 +207,8 @@ static void test_lanes(void)
 		if (recs[i - 1].nkiv && gd_rec_kernel_start(&recs[i]) < gd_rec_kernel_end(&recs[i - 1]) &&
 		    (recs[i - 1].flags & GD_REC_ESTIMATED))
 			overlap = true;
-		if (gd_rec_kernel_start(&recs[i]) < recs[i].t_gen || gd_rec_kernel_end(&recs[i]) > recs[i].t_end)
+		if (gd_rec_kernel_start(&recs[i]) < recs[i].t_gen ||
+		    gd_rec_kernel_end(&recs[i]) > recs[i].t_end)
 			outside = true;
 	}
 	tap_ok(!overlap, "no estimate overlaps the one before it");
@@ -236,8 +241,8 @@ static void test_idle(void)
 }
 
 /* Sampled against full at one lane: the same timeline of batches (generation times varying by
- * +-50% from batch to batch, kernel times by +-10%, seeded), once with every batch measured, once with the sampler's
- * estimates outside its rounds: device busy within 3 points. */
+ * +-50% from batch to batch, kernel times by +-10%, seeded), once with every batch measured, once with the
+ * sampler's estimates outside its rounds: device busy within 3 points. */
 static double one_lane_busy(bool sampled, int64_t gen_mean, int64_t kern_mean)
 {
 	struct gd_sampler s;
@@ -272,7 +277,8 @@ static void test_sampled_vs_full(void)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		double full = one_lane_busy(false, cases[i][0], cases[i][1]);
 		double smp = one_lane_busy(true, cases[i][0], cases[i][1]);
-		tap_ok(fabs(full - smp) < 0.03, "one lane, generation ~%lld ns, kernels ~%lld ns: sampled %.3f, full %.3f",
+		tap_ok(fabs(full - smp) < 0.03,
+		       "one lane, generation ~%lld ns, kernels ~%lld ns: sampled %.3f, full %.3f",
 		       (long long)cases[i][0], (long long)cases[i][1], smp, full);
 	}
 }
@@ -301,7 +307,8 @@ static void test_stretched(void)
 	}
 	int64_t a = recs[N / 2].t_end, b = recs[N - 2].t_end;
 	double busy = (double)union_of(recs, N, a, b) / (double)(b - a);
-	tap_ok(busy > 0.98 && busy <= 1.0, "profiled kernels twice as long: the device reads busy (%.3f)", busy);
+	tap_ok(busy > 0.98 && busy <= 1.0, "profiled kernels twice as long: the device reads busy (%.3f)",
+	       busy);
 	sampler_free(&s);
 }
 
