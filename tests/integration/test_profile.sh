@@ -65,8 +65,9 @@ assert agg, "no window with a batch"
 busy = sum(r["device_busy"] for r in agg) / len(agg)
 share = sum(r["of_ceiling"] for r in agg) / len(agg)
 print("# device_busy %.3f, of_ceiling %.3f" % (busy, share))
-# A rate above the ceiling says the ceiling is stale (measured under more load): judge against 1.
-assert busy >= min(share, 1.0) - 0.1, (busy, share)
+# Near or above 1 the ceiling is stale (measured under other load, or under a sanitizer): the
+# bound asked is at most 0.8, which the old stacked estimate (a fifth of the truth) fails.
+assert busy >= min(share, 0.9) - 0.1, (busy, share)
 PY
 done
 
