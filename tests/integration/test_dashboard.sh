@@ -106,6 +106,10 @@ see "80x24: header with the timebase, table and key bar fit" 10 \
 	eval 'screen_has "timebase " && screen_has "kbusy% .*breakdown" && screen_has "q quit\$"'
 "${TM[@]}" resize-window -t main -x 130 -y 40
 see "130x40: the breakdown in microseconds too" 10 screen_has "lost +qwait_us +gen_us +h2d_us +kern_us +d2h_us +oth_us"
+# The breakdown comes from profiled batches only: in a worker row only kbusy% may carry a ~.
+see "130x40, sampled: the breakdown's times carry no ~" 20 \
+	eval 'screen_has "^[> ] +[0-9]+ +[0-9]+ +running .*[0-9] +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ " &&
+		! screen_has "^[> ] +[0-9]+ +[0-9]+ +running .*~.*~"'
 "${TM[@]}" resize-window -t main -x 180 -y 40
 see "180x40: and the overlaps" 10 screen_has "oth_us +ovl_us +bovl_us +breakdown"
 "${TM[@]}" resize-window -t main -x 100 -y 30
