@@ -6,29 +6,14 @@ profiling, beside the same arrangement under --profile off and the share actuall
 repetitions. The ceiling is the higher of the two calibrations of the run (before and after);
 a rate above it is marked: the ceiling is then stale, and of_ceiling cannot be judged."""
 import glob
-import json
 import os
 import re
-import statistics
 import sys
+
+from summarize import mean, rows
 
 OUT = sys.argv[1]
 SEC = float(open(os.path.join(OUT, "env.txt")).read().split("seconds per run: ")[1].split()[0])
-
-
-def rows(path):
-    out = []
-    for line in open(path):
-        try:
-            out.append(json.loads(line))
-        except ValueError:
-            pass
-    return out
-
-
-def mean(xs):
-    xs = [x for x in xs if isinstance(x, (int, float))]
-    return statistics.mean(xs) if xs else None
 
 
 def run_summary(path):

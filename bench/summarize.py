@@ -11,22 +11,29 @@ import statistics
 import sys
 
 
-def summary(path, since):
-    rows = []
+def rows(path):
+    """The JSON objects of a log, a line each; lines that are not JSON are skipped."""
+    out = []
     for line in open(path):
         try:
-            rows.append(json.loads(line))
+            out.append(json.loads(line))
         except ValueError:
             pass
-    agg = [r for r in rows if r.get("kind") == "aggregate" and r.get("t_s", 0) >= since]
-    wk = [r for r in rows if r.get("kind") == "worker" and r.get("observer_share") is not None]
+    return out
 
-    def mean(key):
-        v = [r[key] for r in agg if isinstance(r.get(key), (int, float))]
-        return statistics.mean(v) if v else None
 
+def mean(xs):
+    """The mean of the numbers among xs, or None."""
+    xs = [x for x in xs if isinstance(x, (int, float))]
+    return statistics.mean(xs) if xs else None
+
+
+def summary(path, since):
+    r = rows(path)
+    agg = [x for x in r if x.get("kind") == "aggregate" and x.get("t_s", 0) >= since]
+    wk = [x for x in r if x.get("kind") == "worker" and x.get("observer_share") is not None]
     share = wk[-1]["observer_share"] if wk else None
-    return mean("mbit_s"), mean("of_ceiling"), mean("device_busy"), share
+    return tuple(mean([x.get(k) for x in agg]) for k in ("mbit_s", "of_ceiling", "device_busy")) + (share,)
 
 
 def fmt(v, spec):
