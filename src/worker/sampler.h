@@ -41,7 +41,6 @@
 #define SAMPLER_EVERY0    16u /* the first period, when a round fits it */
 #define SAMPLER_EVERY_MAX GD_SAMPLE_MAX
 #define SAMPLER_COST_MAX  0.02                   /* the observer's share of the batches' time at most */
-#define SAMPLER_ROUND_MAX (4 * 32 + SAMPLER_RUN) /* the longest round: 32 batches in flight */
 
 struct gd_sampler {
 	enum gd_profile policy;
