@@ -110,10 +110,10 @@ unit: $(UNIT_BINS)
 	@BUILD=$(BUILD) tests/run.sh $(UNIT_BINS)
 
 # `make bench GPU=P:D` adds, on a GPU machine, the table of every arrangement against the ceiling.
-bench: $(BIN) $(BUILD)/bench/ref_loop $(BUILD)/bench/bench_core
+bench: $(BIN) $(BUILD)/bench/ref_loop $(BUILD)/bench/seed_replica $(BUILD)/bench/bench_core
 	@BUILD=$(BUILD) bench/run.sh
 	@if [ -n "$(GPU)" ]; then \
-		bench/gpu_bench.sh ./$(BIN) $(BUILD)/bench/ref_loop $(BUILD)/bench/bench_core $(GPU) $(BUILD)/bench-gpu && \
+		bench/gpu_bench.sh ./$(BIN) $(BUILD)/bench $(GPU) $(BUILD)/bench-gpu && \
 		bench/bench_table.py $(BUILD)/bench-gpu; fi
 
 # The core micro-benchmarks, linked against the archive like a unit test (the generator they
@@ -123,11 +123,12 @@ $(BUILD)/bench/bench_core: bench/bench_core.c $(LIB) $(OBJ_STAMP)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) -Wl,--as-needed $(LDLIBS)
 
-# The plain reference loop that GPU figures are ratios to: OpenCL only, none of the tool's code.
-$(BUILD)/bench/ref_loop: bench/ref_loop.c $(OBJ_STAMP)
+# The plain reference loops that GPU figures are ratios to (the back-to-back and pipelined loops,
+# the replica of the original experiment): OpenCL only, none of the tool's code.
+$(BUILD)/bench/ref_loop $(BUILD)/bench/seed_replica: $(BUILD)/bench/%: bench/%.c $(OBJ_STAMP)
 	@mkdir -p $(@D)
 	$(call say,CC,$<)
-	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(OPENCL_CFLAGS) $(CFLAGS) -o $@ $< $(OPENCL_LIBS)
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(OPENCL_CFLAGS) $(CFLAGS) -o $@ $< $(OPENCL_LIBS) -lm
 
 # libFuzzer harnesses (clang): `make fuzz FUZZ_SECONDS=30` builds them into build/fuzz and runs
 # each for that long from the seeds in fuzz/corpus/; new inputs and any crash stay in build/fuzz.

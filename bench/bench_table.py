@@ -55,10 +55,11 @@ for dt in ("f64", "f32"):
     print(f"| {dt} | ceiling (`--calibrate`, the higher of two) | {ceil:.1f} | 1.000 | | | | | |")
     ref = os.path.join(OUT, f"ref-{dt}.txt")
     for line in open(ref) if os.path.exists(ref) else []:
-        m = re.search(r"queues=(\d+) .* mbit_s=([\d.]+)", line)
+        m = re.search(r"ref_loop (\w+) queues=(\d+) .* mbit_s=([\d.]+)", line)
         if m:
-            print(f"| {dt} | plain reference loop, {m.group(1)} queue(s) | {m.group(2)} | "
-                  f"{float(m.group(2)) / ceil:.3f} | | | | | |")
+            what = "plain pipelined loop (no generation)" if m.group(1) == "pipe" else "plain reference loop"
+            print(f"| {dt} | {what}, {m.group(2)} queue(s) | {m.group(3)} | "
+                  f"{float(m.group(3)) / ceil:.3f} | | | | | |")
     tags = list(LABELS) + sorted({re.sub(r"-(off|sampled|full)-\d+$", "", os.path.basename(p)[len(dt) + 1:-6])
                                   for p in glob.glob(os.path.join(OUT, f"{dt}-seed-*.jsonl"))},
                                  key=lambda t: int(t.split("-")[1]))
@@ -75,6 +76,24 @@ for dt in ("f64", "f32"):
         fulls = f"{f(full[0], '.1f')}, {f(full[1], '.3f')}" if full else ""
         print(f"| {dt} | {label} | {f(s[0], '.1f')} | {f(oc, '.3f')}{mark} | {f(s[1], '.3f')} | "
               f"{f(s[2], '.3f')} | {f(off[0] if off else None, '.1f')} | {f(lost, '.3f')} | {fulls} |")
+# The seed mode against the independent replica of the original loop, process for process.
+replica = {}
+path = os.path.join(OUT, "replica-f64.txt")
+for line in open(path) if os.path.exists(path) else []:
+    m = re.search(r"copies=(\d+) .* mbit_s=([\d.]+) gen_ms_per_batch=([\d.]+)", line)
+    if m:
+        replica.setdefault(int(m.group(1)), []).append((float(m.group(2)), float(m.group(3))))
+if replica:
+    print()
+    print("| f64, processes | `-m seed` Mbit/s | `--profile off` | replica of the original loop | "
+          "seed / replica | replica's generation, ms a batch |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for n in sorted(replica):
+        s, off = arrangement("f64", f"seed-{n}", "sampled"), arrangement("f64", f"seed-{n}", "off")
+        r = mean([x[0] for x in replica[n]])
+        ratio = s[0] / r if s and s[0] is not None and r else None
+        print(f"| {n} | {f(s[0] if s else None, '.1f')} | {f(off[0] if off else None, '.1f')} | {r:.1f} | "
+              f"{f(ratio, '.3f')} | {mean([x[1] for x in replica[n]]):.2f} |")
 sup = os.path.join(OUT, "supervisor.txt")
 if os.path.exists(sup):
     print()

@@ -2,12 +2,13 @@
 # gpu_bench.sh: `make bench GPU=P:D` on a GPU machine: each arrangement under the default
 # profiling (sampled) beside the same arrangement under --profile off, interleaved and repeated,
 # with the ceiling calibrated in the same run, so every figure is a ratio to what the device does
-# without the tool. Usage: bench/gpu_bench.sh BINARY REF_LOOP BENCH_CORE DEVICE OUTDIR [SECONDS]
+# without the tool. Usage: bench/gpu_bench.sh BINARY BENCH_DIR DEVICE OUTDIR [SECONDS]
+# (BENCH_DIR holds the plain loops ref_loop and seed_replica, and bench_core).
 # Raw logs go to OUTDIR; bench/bench_table.py OUTDIR prints the table (steady windows: the second
 # half of each run, once the sampler's period has settled). DTYPES (default "f64 f32") and REPS
 # (default 2) pick the element types and repetitions.
 set -u
-BIN=$1 REF=$2 CORE=$3 DEV=$4 OUT=$5 T=${6:-6}
+BIN=$1 REF=$2/ref_loop REPLICA=$2/seed_replica CORE=$2/bench_core DEV=$3 OUT=$4 T=${5:-6}
 mkdir -p "$OUT"
 K=kernels/decode.cl
 {
@@ -32,6 +33,8 @@ for dt in ${DTYPES:-f64 f32}; do
 	for q in 1 8; do
 		"$REF" $K "$DEV" "$dt" 100000 10 2 plain $q >>"$OUT/ref-$dt.txt" 2>&1
 	done
+	# What a pipelined batch's commands get with nothing else on the host (no generation).
+	"$REF" $K "$DEV" "$dt" 100000 10 2 pipe 8 >>"$OUT/ref-$dt.txt" 2>&1
 	for rep in $(seq "${REPS:-2}"); do
 		for a in "${ARR[@]}"; do
 			tag=${a%%:*} args=${a#*:}
@@ -41,10 +44,14 @@ for dt in ${DTYPES:-f64 f32}; do
 	done
 	run "$dt-pipe-8x12-full-1" "$dt" -m pipelined --queues 8 --gen-threads 12 --profile full
 	run "$dt-konly-1-full-1" "$dt" -m kernel-only --queues 1 --profile full
+	# The seed mode beside an independent replica of the original loop (bench/seed_replica.c).
 	if [ "$dt" = f64 ]; then
-		for n in 1 4 16; do
-			run "$dt-seed-$n-off-1" "$dt" -m seed -n $n --profile off
-			run "$dt-seed-$n-sampled-1" "$dt" -m seed -n $n
+		for rep in $(seq "${REPS:-2}"); do
+			for n in 1 4 16; do
+				timeout 120 "$REPLICA" $K "$DEV" "$dt" 100000 10 "$T" $n >>"$OUT/replica-$dt.txt" 2>&1
+				run "$dt-seed-$n-off-$rep" "$dt" -m seed -n $n --profile off
+				run "$dt-seed-$n-sampled-$rep" "$dt" -m seed -n $n
+			done
 		done
 	fi
 	run "$dt-ceiling-b" "$dt" -m kernel-only -n 0 -D 0.5 --calibrate

@@ -8,6 +8,12 @@
  *   events     profiling queues, an event on every launch, read and released each batch
  *   lastevent  profiling queues, an event on the last launch of each batch only
  *   idleprof   as plain, with one more queue, with profiling, in the context, never used
+ *   pipe       what a pipelined batch does, nothing more: two batches in flight per queue, each
+ *              with its own buffers and kernel (arguments set once): a non-blocking write from
+ *              pinned memory, the launches, a non-blocking read into pinned memory with an event,
+ *              clFlush; the host waits for the oldest batch's read, then enqueues it again
+ *   pipeargs   as pipe with one kernel per queue whose buffer arguments are set every batch
+ *   pipenoflush  as pipe without the clFlush after each batch
  * With QUEUES > 1 each queue runs its own batches; the host finishes them round robin, so
  * every queue always has a batch in flight. Prints one line: variant, queues, dtype, size,
  * launches, batches, seconds and Mbit/s-equivalent (batches x SIZE / s / 1e6). */
@@ -105,6 +111,106 @@ static void finish(struct lane *l)
 	l->nev = 0;
 }
 
+/* One batch slot of the pipe variants: device buffers, pinned staging and its kernel. */
+struct slot {
+	cl_command_queue q;
+	cl_kernel k;
+	cl_mem din, dout;
+	void *hin, *hout;
+	cl_event done;
+};
+
+static void *pinned(cl_context ctx, cl_command_queue q, size_t bytes)
+{
+	cl_int rc;
+	cl_mem m = clCreateBuffer(ctx, CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &rc);
+	check(rc, "clCreateBuffer(pinned)");
+	void *p = clEnqueueMapBuffer(q, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, NULL, NULL, &rc);
+	check(rc, "clEnqueueMapBuffer");
+	return p; /* mapped for the life of the process */
+}
+
+static void pipe_enqueue(struct slot *s, size_t size, size_t elem, int launches, const char *variant)
+{
+	cl_kernel k = s->k;
+	if (strcmp(variant, "pipeargs") == 0) {
+		clSetKernelArg(k, 0, sizeof(cl_mem), &s->din);
+		clSetKernelArg(k, 2, sizeof(cl_mem), &s->dout);
+	}
+	check(clEnqueueWriteBuffer(s->q, s->din, CL_FALSE, 0, size * elem, s->hin, 0, NULL, NULL),
+	      "clEnqueueWriteBuffer");
+	for (int i = 0; i < launches; i++)
+		check(clEnqueueNDRangeKernel(s->q, k, 1, NULL, &size, NULL, 0, NULL, NULL),
+		      "clEnqueueNDRangeKernel");
+	check(clEnqueueReadBuffer(s->q, s->dout, CL_FALSE, 0, size * elem, s->hout, 0, NULL, &s->done),
+	      "clEnqueueReadBuffer");
+	if (strcmp(variant, "pipenoflush") != 0)
+		clFlush(s->q);
+}
+
+static void pipe_wait(struct slot *s)
+{
+	check(clWaitForEvents(1, &s->done), "clWaitForEvents");
+	clReleaseEvent(s->done);
+}
+
+/* The pipe variants: returns the batches completed in `seconds`, *elapsed the time taken. */
+static long run_pipe(cl_context ctx, cl_device_id dev, cl_program prog, cl_mem dperm, int nq,
+                     size_t size, size_t elem, int launches, double seconds, const char *variant,
+                     double *elapsed)
+{
+	static struct slot slots[2 * MAXQ];
+	cl_command_queue qs[MAXQ];
+	cl_kernel lane_k[MAXQ];
+	cl_int rc;
+	for (int i = 0; i < nq; i++) {
+		qs[i] = clCreateCommandQueueWithProperties(ctx, dev, NULL, &rc);
+		check(rc, "clCreateCommandQueueWithProperties");
+		lane_k[i] = clCreateKernel(prog, "decode", &rc);
+		check(rc, "clCreateKernel");
+		clSetKernelArg(lane_k[i], 1, sizeof(cl_mem), &dperm);
+	}
+	int ns = 2 * nq;
+	for (int i = 0; i < ns; i++) {
+		struct slot *s = &slots[i];
+		s->q = qs[i % nq];
+		if (strcmp(variant, "pipeargs") == 0) {
+			s->k = lane_k[i % nq];
+		} else {
+			s->k = clCreateKernel(prog, "decode", &rc);
+			check(rc, "clCreateKernel");
+		}
+		s->din = clCreateBuffer(ctx, CL_MEM_READ_ONLY, size * elem, NULL, &rc);
+		check(rc, "clCreateBuffer(in)");
+		s->dout = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, size * elem, NULL, &rc);
+		check(rc, "clCreateBuffer(out)");
+		s->hin = pinned(ctx, s->q, size * elem);
+		s->hout = pinned(ctx, s->q, size * elem);
+		memset(s->hin, 0, size * elem);
+		clSetKernelArg(s->k, 0, sizeof(cl_mem), &s->din);
+		clSetKernelArg(s->k, 1, sizeof(cl_mem), &dperm);
+		clSetKernelArg(s->k, 2, sizeof(cl_mem), &s->dout);
+	}
+	for (int i = 0; i < ns; i++) /* warm-up */
+		pipe_enqueue(&slots[i], size, elem, launches, variant);
+	for (int i = 0; i < ns; i++)
+		pipe_wait(&slots[i]);
+	for (int i = 0; i < ns; i++)
+		pipe_enqueue(&slots[i], size, elem, launches, variant);
+	long batches = 0;
+	double t0 = now_s(), t = t0;
+	for (int i = 0; t - t0 < seconds; i = (i + 1) % ns) {
+		pipe_wait(&slots[i]);
+		batches++;
+		pipe_enqueue(&slots[i], size, elem, launches, variant);
+		t = now_s();
+	}
+	for (int i = 0; i < ns; i++)
+		pipe_wait(&slots[i]);
+	*elapsed = t - t0;
+	return batches;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 9) {
@@ -156,6 +262,14 @@ int main(int argc, char **argv)
 	cl_mem dperm =
 	    clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, size * sizeof(int), perm, &rc);
 	check(rc, "clCreateBuffer(perm)");
+	if (strncmp(variant, "pipe", 4) == 0) {
+		double el = 0;
+		long nb = run_pipe(ctx, dev, prog, dperm, nq, size, elem, launches, seconds, variant, &el);
+		printf("ref_loop %s queues=%d dtype=%s size=%zu launches=%d batches=%ld seconds=%.3f "
+		       "mbit_s=%.1f\n",
+		       variant, nq, argv[3], size, launches, nb, el, (double)nb * (double)size / el / 1e6);
+		return 0;
+	}
 	for (int i = 0; i < nq; i++) {
 		struct lane *l = &lanes[i];
 		l->q = clCreateCommandQueueWithProperties(ctx, dev, props, &rc);

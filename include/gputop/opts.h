@@ -129,7 +129,7 @@ double opts_duration(const struct gd_opts *o);
 /* The queues of each worker: --queues, or the mode's own (pipelined 4, others 1). */
 int opts_queues(const struct gd_opts *o);
 /* The generation threads of each pipelined worker: --gen-threads, or a fair share of cores
- * (cores / --procs, at least 1, at most 16); 0 for the other modes. */
+ * (cores / --procs - 1, at least 1, at most 16); 0 for the other modes. */
 int opts_gen_threads(const struct gd_opts *o, int cores);
 
 /* The normal generator of the workers: --generator, or the mode's own (seed box-muller, the

@@ -12,7 +12,9 @@ int opts_queues(const struct gd_opts *o)
 {
 	if (o->queues > 0)
 		return o->queues;
-	return o->mode == GD_MODE_PIPELINED ? 4 : 1;
+	/* Pipelined: 8, the fewest in-order queues with which a plain pipelined loop reaches the
+	 * ceiling on the H200 (doc/PERFORMANCE.md); other modes: 1, the original's. */
+	return o->mode == GD_MODE_PIPELINED ? 8 : 1;
 }
 
 enum gd_generator opts_generator(const struct gd_opts *o)
@@ -31,7 +33,8 @@ int opts_gen_threads(const struct gd_opts *o, int cores)
 		return 0;
 	if (o->gen_threads >= 0)
 		return o->gen_threads;
-	int share = cores / (o->procs > 0 ? o->procs : 1);
+	/* A share of the cores, less one for the worker's own thread, which enqueues. */
+	int share = cores / (o->procs > 0 ? o->procs : 1) - 1;
 	return share < 1 ? 1 : share > 16 ? 16 : share;
 }
 

@@ -135,12 +135,12 @@ static void finish_round(struct gd_sampler *s)
 		return;
 	s->squeeze = u < sum ? (double)u / (double)sum : 1;
 	/* The middle's means: one batch's kernels vary more than their mean does. */
-	double span = 0, lag = 0;
+	double kbusy = 0, lag = 0;
 	for (uint32_t i = 0; i < nmid; i++) {
-		span += (double)(gd_rec_kernel_end(&mid[i]) - gd_rec_kernel_start(&mid[i]));
+		kbusy += (double)mid[i].kbusy_ns;
 		lag += (double)(mid[i].t_end - gd_rec_kernel_end(&mid[i]));
 	}
-	s->span = (int64_t)(span / nmid);
+	s->kbusy = (int64_t)(kbusy / nmid);
 	s->lag = lag > 0 ? (int64_t)(lag / nmid) : 0;
 	s->tmpl = mid[nmid - 1];
 	s->have_tmpl = true;
@@ -173,21 +173,29 @@ static void shift(int64_t *t, int64_t by)
 		*t += by;
 }
 
-/* The template's kernels, squeezed in time by k around their first START, moved to begin at
- * `at`, into r. */
-static void place_kernels(const struct gd_rec *t, struct gd_rec *r, int64_t at, double k)
+/* The template's kernels laid end to end over [at, at + span], each as long as its share of the
+ * template's kernel time, into r. A round measured the batch's device time with the worker's
+ * other lanes filling the gaps between its kernels; an estimate stands alone on its worker's
+ * timeline (estimates never overlap), so a gap kept inside it would be idle time the device
+ * never had. */
+static void place_kernels(const struct gd_rec *t, struct gd_rec *r, int64_t at, int64_t span)
 {
-	int64_t kv[GD_REC_KMAX][2], base = gd_rec_kernel_start(t);
+	int64_t kv[GD_REC_KMAX][2], d[GD_REC_KMAX], total = 0;
 	for (uint32_t i = 0; i < t->nkiv; i++) {
 		gd_rec_kiv(t, i, kv[i]);
-		for (int j = 0; j < 2; j++)
-			kv[i][j] = at + (int64_t)((double)(kv[i][j] - base) * k);
+		d[i] = kv[i][1] > kv[i][0] ? kv[i][1] - kv[i][0] : 0;
+		total += d[i];
+	}
+	int64_t done = 0;
+	for (uint32_t i = 0; i < t->nkiv; i++) {
+		kv[i][0] = at + (total ? (int64_t)((double)span * (double)done / (double)total) : 0);
+		done += d[i];
+		kv[i][1] = total ? at + (int64_t)((double)span * (double)done / (double)total) : at + span;
 	}
 	gd_rec_set_kernels(r, (const int64_t(*)[2])kv, t->nkiv);
-	/* Grouped intervals span their gaps: the busy time is the template's, squeezed alike. */
 	r->flags |= t->flags & GD_REC_GROUPED;
-	r->kbusy_ns = (int64_t)((double)t->kbusy_ns * k);
-	r->kgap_ns = (int64_t)((double)t->kgap_ns * k);
+	r->kbusy_ns = span;
+	r->kgap_ns = 0;
 }
 
 bool sampler_estimate(struct gd_sampler *s, struct gd_rec *r, int64_t t_enq)
@@ -205,7 +213,7 @@ bool sampler_estimate(struct gd_sampler *s, struct gd_rec *r, int64_t t_enq)
 		return true;
 	}
 	int64_t ts = gd_rec_kernel_start(t), te = gd_rec_kernel_end(t);
-	int64_t span = (int64_t)((double)s->span * s->squeeze);
+	int64_t span = (int64_t)((double)s->kbusy * s->squeeze); /* its device time, end to end */
 	int64_t h2d = t->h2d[1] - t->h2d[0]; /* the copy of its input, not its wait in the queue */
 	/* Queued (and its input copied) while the worker's earlier kernels still had the device:
 	 * it ran as soon as they were done, as a device with work waiting does. Else it ran when
@@ -224,7 +232,7 @@ bool sampler_estimate(struct gd_sampler *s, struct gd_rec *r, int64_t t_enq)
 		gd_rec_set_kernels(r, (const int64_t(*)[2])kv, 1);
 		span = r->t_end - start;
 	} else {
-		place_kernels(t, r, start, te > ts ? (double)span / (double)(te - ts) : 0);
+		place_kernels(t, r, start, span);
 	}
 	/* The copies keep their distance from the kernels, inside the batch's own time. */
 	shift(&r->h2d[0], start - ts);

@@ -12,17 +12,21 @@
  * round has completed before the middle's first batch begins, and none after it begins before
  * the middle's last has completed.
  *
- * From the middle of each round: the device time a batch accounts for (the union of the round's
- * kernel intervals over the middle's span, per batch in it), the mean span of a batch's kernels
- * and how long before the host saw them end they ended, and a template (the middle's last
- * batch). An unprofiled batch's record gets the template's device work, its kernels squeezed to
- * the mean span times that share, placed right after the worker's earlier kernels (estimated
- * or measured) when it was queued before they ended (a device with work waiting does not
- * idle), else to end as long before the host saw it end; never before it was enqueued, never
+ * From the middle of each round: the device time a batch accounts for (its kernels' own time,
+ * the mean over the middle, times the share of the round's kernel time the device spent on the
+ * worker's kernels alone: the union over the sum over the middle's span, which keeps the lanes'
+ * overlap and leaves out the gaps between a batch's kernels that the other lanes did not fill),
+ * how long before the host saw its kernels end they ended, and a template (the middle's last
+ * batch). An unprofiled batch's record gets the template's device work: its kernels laid end to
+ * end over that device time (an estimate stands alone on the worker's timeline, so a gap inside
+ * it would be idle time the device never had), placed right after the worker's earlier kernels
+ * (estimated or measured) when it was queued before they ended (a device with work waiting does
+ * not idle), else to end as long before the host saw it end; never before it was enqueued, never
  * over the worker's earlier kernels, never after the host saw it end (when that leaves less time
  * than its work, the device was busy throughout: one interval covers it); the record says so
- * (GD_REC_ESTIMATED). So the union of a worker's estimates is its measured busy time per batch times its
- * batches, no more than the time there was.
+ * (GD_REC_ESTIMATED). So the union of a worker's estimates is its measured device time per
+ * batch times its batches, no more than the time there was. Profiling lengthens kernels, never
+ * shortens them, so this never falls below what the unprofiled batches really took.
  *
  * The observer's share is measured as an A/B inside the run: the mean time between completions
  * over all batches against the mean over clean ones, those begun `inflight` batches or more
@@ -61,7 +65,7 @@ struct gd_sampler {
 	/* The latest round's answer. */
 	bool have_tmpl;
 	struct gd_rec tmpl; /* the middle's last batch: the shape of a batch's device work */
-	int64_t span, lag;  /* the middle's means: first kernel START to last END; last END to t_end */
+	int64_t kbusy, lag; /* the middle's means: kernel time (END - START summed); last END to t_end */
 	double squeeze;     /* of the kernel time of batches, the share the device spent on them alone */
 };
 

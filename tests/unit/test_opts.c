@@ -298,8 +298,8 @@ static void test_good(void)
 	tap_ok(parse("", &o, err, sizeof(err)) == 0 && o.profile == GD_PROF_SAMPLED && o.sample_every == 0 &&
 	           opts_queues(&o) == 1,
 	       "by default: sampled profiling with an adapting period, one queue");
-	tap_ok(parse("-m pipelined", &o, err, sizeof(err)) == 0 && opts_queues(&o) == 4,
-	       "the pipelined mode has 4 queues unless told otherwise");
+	tap_ok(parse("-m pipelined", &o, err, sizeof(err)) == 0 && opts_queues(&o) == 8,
+	       "the pipelined mode has 8 queues unless told otherwise");
 	tap_ok(parse("--calibrate-child", &o, err, sizeof(err)) == 0 && o.role == GD_ROLE_CALIBRATE,
 	       "--calibrate-child is the calibration's own role");
 }
@@ -713,7 +713,7 @@ static void test_json(void)
 	opts_json(&o, &j);
 	tap_ok(j.p && strncmp(j.p, "{\"procs\":2,\"max-procs\":64,", 26) == 0 && j.p[j.n - 1] == '}' &&
 	           strstr(j.p, ",\"output\":\"a\\\"b\\\\c\\u0001\",") && strstr(j.p, ",\"duration\":3,") &&
-	           strstr(j.p, ",\"queues\":4,") && strstr(j.p, ",\"headless\":true,") &&
+	           strstr(j.p, ",\"queues\":8,") && strstr(j.p, ",\"headless\":true,") &&
 	           strstr(j.p, ",\"generator\":\"ziggurat\",") && strstr(j.p, ",\"device\":null,") &&
 	           strstr(j.p, ",\"sample-every\":null,") && !strstr(j.p, "\"repeat\"") &&
 	           !strstr(j.p, "\"list-devices\"") && !strstr(j.p, "\"worker\""),

@@ -118,10 +118,10 @@ static void test_options(void)
 	if (!tap_ok(
 	        j && j[strlen(j) - 1] == '}' && strstr(j, "{\"procs\":2,") && strstr(j, "\"size\":1000,") &&
 	            strstr(j, "\"output\":\"log.csv\"") &&
-	            strstr(j, "\"mode\":\"pipelined\",\"queues\":4,") && strstr(j, "\"headless\":true") &&
+	            strstr(j, "\"mode\":\"pipelined\",\"queues\":8,") && strstr(j, "\"headless\":true") &&
 	            strstr(j, "\"sample-every\":null") && strstr(j, "\"duration\":null") &&
 	            strstr(j, "\"dtype\":\"f64\""),
-	        "options as given (size, output), resolved (the mode's 4 queues, dtype), null where the run "
+	        "options as given (size, output), resolved (the mode's 8 queues, dtype), null where the run "
 	        "decides"))
 		printf("#   %s\n", j ? j : "(nothing)");
 	tap_ok(names_every_option(j, GD_USE_HEADLESS), "every headless option, no other");

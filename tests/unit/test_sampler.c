@@ -312,6 +312,42 @@ static void test_stretched(void)
 	sampler_free(&s);
 }
 
+/* One lane, device-bound, each batch two kernels of 30 ns with a launch gap of 40 ns between
+ * them: the gap is idle time (no other lane fills it), so the device is 60% busy, and the
+ * estimates say so; each estimate's kernels lie end to end (a gap inside an estimate would be
+ * idle time of its own making). */
+static void test_launch_gaps(void)
+{
+	struct gd_sampler s;
+	sampler_init(&s, GD_PROF_SAMPLED, 64, 1, 1);
+	enum { N = 3000 };
+	static struct gd_rec recs[N];
+	bool apart = false;
+	for (unsigned i = 0; i < N; i++) {
+		bool p = sampler_begin(&s);
+		int64_t t = 1000 + 100 * (int64_t)i;
+		recs[i] = rec_of(i, 0, 0, 0, t + 110);
+		int64_t kv[2][2] = { { t, t + 30 }, { t + 70, t + 100 } };
+		recs[i].kernels = 2;
+		gd_rec_set_kernels(&recs[i], (const int64_t(*)[2])kv, 2);
+		if (!p) {
+			recs[i].nkiv = 0;
+			recs[i].flags = 0;
+			sampler_estimate(&s, &recs[i], 0); /* queued long before: work was waiting */
+			int64_t k0[2], k1[2];
+			gd_rec_kiv(&recs[i], 0, k0);
+			if (recs[i].nkiv == 2 && (gd_rec_kiv(&recs[i], 1, k1), k1[0] != k0[1]))
+				apart = true;
+		}
+		sampler_done(&s, &recs[i], p);
+	}
+	int64_t a = 1000 + 100 * (N / 2), b = 1000 + 100 * (N - 10);
+	double busy = (double)union_of(recs, N, a, b) / (double)(b - a);
+	tap_ok(fabs(busy - 0.6) < 0.03, "launch gaps on one lane are idle: the estimates say 0.6 (%.3f)", busy);
+	tap_ok(!apart, "an estimate's kernels lie end to end");
+	sampler_free(&s);
+}
+
 int main(void)
 {
 	test_policies();
@@ -321,5 +357,6 @@ int main(void)
 	test_idle();
 	test_sampled_vs_full();
 	test_stretched();
+	test_launch_gaps();
 	return tap_done();
 }
