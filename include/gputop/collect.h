@@ -45,6 +45,9 @@ struct gd_devframe {
 	double device_busy;   /* 0..1, the union of its workers' kernel intervals; NAN: n/a */
 	double headroom;      /* agg.rate / device_busy; NAN when busy is 0 */
 	bool busy_from_sum;   /* its busy is the sum of its workers' kernel_busy, capped at 1 */
+	bool busy_per_context; /* a GPU: contexts take turns, busy is the sum of each worker's own
+	                        * union, capped at 1 (estimates of two workers may overlap; the
+	                        * kernels they stand for could not) */
 	double ceiling;       /* its calibrated ceiling, Mbit/s; NAN: not calibrated */
 	double of_ceiling;    /* agg.rate / ceiling */
 };
@@ -61,6 +64,7 @@ struct gd_frame {
 	double device_busy; /* 0..1, NAN without device times */
 	double headroom;    /* Mbit/s at device_busy = 1: an estimate; NAN when busy is 0 */
 	bool busy_from_sum; /* mapping unavailable (on any device): sum of kernel_busy capped at 1 */
+	bool busy_per_context; /* some device sums its workers' own unions (a GPU) */
 	enum gd_timebase timebase;
 	enum gd_profile profile; /* the policy the device fields rest on */
 	double ceiling;          /* Mbit/s measured by --calibrate; NAN: not calibrated */

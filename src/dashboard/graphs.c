@@ -125,6 +125,8 @@ void ui_draw_busy(struct ui *u, WINDOW *w)
 	ui_putf(w, 0, 15, A_NORMAL, "idle %6s%s", idle, unit);
 	if (rows > 1)
 		ui_put(w, 1, 0, A_NORMAL,
-		       f->busy_from_sum ? "sum of workers, capped" : "union of kernel intervals");
+		       f->busy_from_sum      ? "sum of workers, capped"
+		       : f->busy_per_context ? "union per context, summed"
+		                             : "union of kernel intervals");
 	graph(u, w, &l->busy_graph, rows, 1.0, UI_P_BUSY);
 }

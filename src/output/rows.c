@@ -149,9 +149,11 @@ struct value frame_value(enum frame_field id, const struct gd_frame *f, const st
 	case F_TIMEBASE:
 		return str(gd_timebase_name(f->timebase));
 	case F_DEVICE_BUSY_METHOD:
-		return str(f->profile == GD_PROF_OFF                       ? "none"
-		           : (dev ? dev->busy_from_sum : f->busy_from_sum) ? "sum-capped"
-		                                                           : "union");
+		if (f->profile == GD_PROF_OFF)
+			return str("none");
+		if (dev ? dev->busy_from_sum : f->busy_from_sum)
+			return str("sum-capped");
+		return str((dev ? dev->busy_per_context : f->busy_per_context) ? "union-per-context" : "union");
 	case F_WINDOW_BATCHES:
 		return num(f->observed ? (double)s->win_batches : NAN);
 	case F_ERROR:

@@ -30,6 +30,7 @@ struct gd_collector {
 	size_t capiv;
 	int ndev;
 	char refs[GD_DEVICES_MAX][8]; /* each device's "P:D", copied into every frame */
+	bool sliced[GD_DEVICES_MAX];  /* a GPU: contexts of separate processes take turns */
 };
 
 struct gd_collector *collect_new(int64_t start, bool profiled, const struct gd_device *devs, int ndev)
@@ -38,8 +39,10 @@ struct gd_collector *collect_new(int64_t start, bool profiled, const struct gd_d
 	c->start = start;
 	c->profiled = profiled;
 	c->ndev = ndev < 1 ? 1 : ndev > GD_DEVICES_MAX ? GD_DEVICES_MAX : ndev;
-	for (int d = 0; d < c->ndev && d < ndev; d++)
+	for (int d = 0; d < c->ndev && d < ndev; d++) {
 		str_copy(c->refs[d], sizeof(c->refs[d]), devs[d].ref);
+		c->sliced[d] = devs[d].gpu;
+	}
 	return c;
 }
 
@@ -152,8 +155,9 @@ static bool working(enum gd_state st)
 }
 
 /* Worker cw's statistics of [a, b); appends its kernel intervals to the scratch list and its
- * batches to *all (the aggregate's gaps). */
-static void worker_sample(struct gd_collector *c, struct col_worker *cw, const struct gd_worker_info *info,
+ * batches to *all (the aggregate's gaps). Returns its busy time in the window (ns): the union
+ * of its own kernel intervals, counted even when no batch of it completed in the window. */
+static int64_t worker_sample(struct gd_collector *c, struct col_worker *cw, const struct gd_worker_info *info,
                           int64_t a, int64_t b, size_t *niv, struct gd_batch_acc *all, struct gd_sample *out)
 {
 	struct gd_batch_acc acc;
@@ -204,6 +208,7 @@ static void worker_sample(struct gd_collector *c, struct col_worker *cw, const s
 		out->rate = out->kernel_busy = out->gen_busy = NAN;
 	stats_breakdown(&acc, &out->bd);
 	stats_batch_merge(all, &acc);
+	return busy;
 }
 
 /* Worker cw in a window that was not observed, ending at b: the records that completed in it
@@ -285,10 +290,11 @@ static void overall_busy(struct gd_frame *f)
 {
 	double busy = 0;
 	int nbusy = 0;
-	f->busy_from_sum = false;
+	f->busy_from_sum = f->busy_per_context = false;
 	for (int d = 0; d < f->ndevs; d++) {
 		const struct gd_devframe *df = &f->devs[d];
 		f->busy_from_sum = f->busy_from_sum || df->busy_from_sum;
+		f->busy_per_context = f->busy_per_context || df->busy_per_context;
 		if (!isnan(df->device_busy)) {
 			busy += df->device_busy;
 			nbusy++;
@@ -313,7 +319,7 @@ void collect_window(struct gd_collector *c, const struct gd_worker_info *info, i
 		struct gd_batch_acc dev_all; /* its workers' batches: its breakdown and gaps */
 		memset(&dev_all, 0, sizeof(dev_all));
 		size_t niv = 0;
-		double sum_busy = 0;
+		int64_t sum_busy = 0; /* ns: each worker's own busy time */
 		bool mapped = true;
 		int busy_workers = 0; /* with a batch under way */
 		for (int i = 0; i < n; i++) {
@@ -321,26 +327,28 @@ void collect_window(struct gd_collector *c, const struct gd_worker_info *info, i
 				continue;
 			struct gd_sample *smp = &f->workers[i];
 			size_t before = niv;
-			worker_sample(c, get(c, info[i].id), &info[i], a, b, &niv, &dev_all, smp);
+			sum_busy += worker_sample(c, get(c, info[i].id), &info[i], a, b, &niv, &dev_all, smp);
 			add_worker(c, f, &info[i], smp);
-			if (!isnan(smp->kernel_busy))
-				sum_busy += smp->kernel_busy;
 			busy_workers += working(info[i].state);
 			if (info[i].timebase == GD_TB_NONE && niv > before)
 				mapped = false;
 		}
 		working_all += busy_workers;
 		df->busy_from_sum = !mapped;
+		/* On a GPU the contexts of separate processes take turns (measured on the H200: their
+		 * kernels never overlap), so the device was busy for the sum of each worker's own busy
+		 * time. Their union would be less where two workers' estimates overlap. */
+		df->busy_per_context = mapped && c->sliced[d];
 		/* Workers at work and no batch completed: the device measured nothing in it. */
 		bool measured = df->agg.win_batches > 0 || busy_workers == 0;
 		if (!measured)
 			df->agg.rate = NAN;
 		if (!c->profiled || !measured)
 			df->device_busy = NAN;
-		else if (mapped)
+		else if (mapped && !df->busy_per_context)
 			df->device_busy = (double)stats_union(c->iv, niv, a, b) / (double)(b - a);
 		else
-			df->device_busy = sum_busy < 1 ? sum_busy : 1;
+			df->device_busy = sum_busy < b - a ? (double)sum_busy / (double)(b - a) : 1;
 		df->headroom = df->device_busy > 0 ? df->agg.rate / df->device_busy : NAN;
 		stats_breakdown(&dev_all, &df->agg.bd);
 		stats_batch_merge(&all, &dev_all);

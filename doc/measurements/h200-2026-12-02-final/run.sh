@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# `make bench GPU=1:0` as one call on the H200, with the binary of this commit (build/gpu11:
+# `make bench GPU=1:0` as one call on the H200, with the binary of this commit (build/gpu13:
 # gputop-decode, and bench/ with ref_loop, seed_replica, bench_core, all built here).
 set -u
 mkdir -p /tmp/icd && echo /usr/lib/libnvidia-opencl.so.1 >/tmp/icd/nvidia.icd && export OCL_ICD_VENDORS=/tmp/icd
 export GPUTOP_DECODE_KERNELS=$PWD/kernels
-G=build/gpu11
+G=build/gpu13
 if ldd $G/gputop-decode | grep -q "not found"; then export LD_LIBRARY_PATH=$PWD/$G/lib; fi
 O=$OUT/bench
 REPS=2 bash bench/gpu_bench.sh $G/gputop-decode $G/bench 1:0 $O 5
