@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "gputop/device.h"
+#include "gputop/diagnose.h"
 #include "gputop/wire.h"
 #include "gputop/spec.h"
 #include "gputop/stats.h"
@@ -27,6 +28,7 @@ struct gd_sample {
 	double kernel_busy;      /* 0..1; NAN as rate, or without device times */
 	double gen_busy;         /* threads kept busy generating inputs: generation time / window */
 	struct gd_breakdown bd;  /* gaps and breakdown, NAN where not measured */
+	struct gd_idle idle;     /* its idle time by cause: a worker's own, an aggregate's device's */
 	uint64_t lost;
 	/* Records whose device times the window's device figures (kernel_busy, the breakdown's
 	 * device parts, a device's busy) rest on, and of them those whose device times were

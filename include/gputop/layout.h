@@ -23,7 +23,7 @@ enum layout_part {
 	LAYOUT_BUSY,    /* device busy and idle: label and graph */
 	LAYOUT_WTPUT,   /* the selected worker's rate: beside TPUT, or under BUSY, or empty */
 	LAYOUT_WBUSY,   /* the selected worker's kernel busy: beside BUSY, or under WTPUT, or empty */
-	LAYOUT_SUMMARY, /* headroom or ceiling, workers, lost, profile: 1 line */
+	LAYOUT_SUMMARY, /* headroom or ceiling, workers, lost, profile; the diagnosis: 2 lines */
 	LAYOUT_TABLE,   /* column heads on its first line, then worker rows */
 	LAYOUT_KEYBAR,  /* last line */
 	LAYOUT_NPARTS

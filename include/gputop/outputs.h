@@ -50,6 +50,9 @@ struct gd_sweep_row {
 	double rate, speedup, device_busy, gap_batch_us, headroom;
 	double of_ceiling;    /* mbit_s / the calibrated ceiling; NAN without --calibrate */
 	double queue_wait_us; /* mean over the step's batches; NAN where not measured */
+	double cores;         /* host cores its processes kept busy: max(1, gen_busy) each, summed */
+	double predicted;     /* the rate gap-filling alone gives (diagnose_predict) from the first
+	                       * step of the same queues; NAN where there is none */
 	struct gd_spread rate_spread, speedup_spread; /* summary: over the runs */
 	char device[24]; /* "all" for a step's row; "P:D" for one device's share of it (runs */
 	                 /* with two or more devices add one such row per device after each step) */

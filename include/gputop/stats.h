@@ -78,6 +78,7 @@ struct gd_breakdown {
 	double queue_wait_us, other_us;              /* means; NAN without device times */
 	double overlap_us;                           /* mean excess of the phases over the wall time */
 	double gap_kernel_us, gap_batch_us;          /* means; NAN when not measured */
+	double launch_gap_us;                        /* mean sum of a batch's gaps between kernels */
 	double batch_overlap_us;                     /* mean overlap with earlier batches; as gap_batch */
 	double gap_kernel_p50_us, gap_kernel_p99_us; /* percentiles (stats_hist_percentile); NAN: */
 	double gap_batch_p50_us, gap_batch_p99_us;   /* not measured */
@@ -88,6 +89,7 @@ void stats_breakdown(const struct gd_batch_acc *acc, struct gd_breakdown *out);
 	{                                                                                            \
 		.gen_us = NAN, .h2d_us = NAN, .kernel_us = NAN, .d2h_us = NAN, .queue_wait_us = NAN, \
 		.other_us = NAN, .overlap_us = NAN, .gap_kernel_us = NAN, .gap_batch_us = NAN,       \
+		.launch_gap_us = NAN,                                                                \
 		.batch_overlap_us = NAN, .gap_kernel_p50_us = NAN, .gap_kernel_p99_us = NAN,         \
 		.gap_batch_p50_us = NAN, .gap_batch_p99_us = NAN                                     \
 	}

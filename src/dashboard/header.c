@@ -1,9 +1,11 @@
 /* header.c: the header (the tool, the devices, the sort, the clock, the run's settings) and
- * the summary line under the graphs. */
+ * the summary under the graphs: its figures, and the diagnosis in words. */
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 #include <wchar.h>
 
+#include "gputop/diagnose.h"
 #include "ui.h"
 
 static void clock_text(char *buf, size_t n, int64_t ns)
@@ -89,6 +91,22 @@ void ui_draw_header(struct ui *u, WINDOW *w, int64_t now)
 	ui_pieces(w, 1, 0, getmaxx(w), A_NORMAL, p, settings(u, p, getmaxx(w)));
 }
 
+/* Line 1 of the summary: the window's idle time by cause in words, and what more processes would
+ * give (diagnose.h); empty before the first frame. */
+static void diagnosis_line(const struct ui *u, WINDOW *w, const struct gd_frame *f, const char *unit)
+{
+	char line[512];
+	if (!u->rate.n)
+		return;
+	double cores = 0;
+	for (int i = 0; i < f->nworkers; i++)
+		if (!isnan(f->workers[i].gen_busy))
+			cores += f->workers[i].gen_busy > 1 ? f->workers[i].gen_busy : 1;
+	diagnose_line(line, sizeof(line), f->device_busy, &f->agg.idle, f->agg.rate, f->procs, cores,
+	              (int)sysconf(_SC_NPROCESSORS_ONLN), unit);
+	ui_putf(w, 1, 0, A_NORMAL, "%.*s", getmaxx(w), line);
+}
+
 void ui_draw_summary(struct ui *u, WINDOW *w)
 {
 	const struct gd_frame *f = session_frame(u->s);
@@ -104,4 +122,5 @@ void ui_draw_summary(struct ui *u, WINDOW *w)
 	snprintf(p[4], sizeof(p[4]), "timebase %s", gd_timebase_name(f->timebase));
 	snprintf(p[5], sizeof(p[5]), "%s", f->busy_from_sum ? "busy: sum of workers (no clock mapping)" : "");
 	ui_pieces(w, 0, 0, getmaxx(w), A_NORMAL, p, 6);
+	diagnosis_line(u, w, f, unit);
 }

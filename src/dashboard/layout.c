@@ -56,8 +56,8 @@ void layout_compute(int cols, int lines, int nworkers, struct layout *out)
 	}
 	if (nworkers < 1)
 		nworkers = 1; /* an empty table still shows its heads and one row */
-	/* Fixed lines: header 2, summary 1, keybar 1, table heads 1. */
-	int spare = lines - 5 - nworkers; /* what is left once every worker has a row */
+	/* Fixed lines: header 2, summary 2, keybar 1, table heads 1. */
+	int spare = lines - 6 - nworkers; /* what is left once every worker has a row */
 	out->split = cols >= LAYOUT_SPLIT_W;
 	out->worker_graphs = out->split || spare >= 4;
 	int stacked = out->split || !out->worker_graphs ? 2 : 4; /* graphs one above the other */
@@ -66,8 +66,8 @@ void layout_compute(int cols, int lines, int nworkers, struct layout *out)
 	struct layout_rect *part = out->part;
 	part[LAYOUT_HEADER] = rect(0, 0, 2, cols);
 	int y = layout_graphs(out, 2, out->graph_h);
-	part[LAYOUT_SUMMARY] = rect(y, 0, 1, cols);
-	y += 1;
+	part[LAYOUT_SUMMARY] = rect(y, 0, 2, cols);
+	y += 2;
 	part[LAYOUT_TABLE] = rect(y, 0, lines - 1 - y, cols);
 	out->table_rows = part[LAYOUT_TABLE].h - 1;
 	part[LAYOUT_KEYBAR] = rect(lines - 1, 0, 1, cols);

@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gputop/common.h"
+#include "gputop/diagnose.h"
 #include "gputop/headless.h"
 #include "gputop/outputs.h"
 #include "gputop/sig.h"
@@ -87,7 +89,7 @@ static int warm_up(struct gd_session *s, int n, char *err, size_t errlen)
 /* One step's sums over its windows: the whole run's, or one device's. rated: the windows whose
  * rate was measured (a window in which no batch completed measured none). */
 struct step_acc {
-	double items, busy, busyt, gap, gapw, qw, qww;
+	double items, busy, busyt, gap, gapw, qw, qww, cores, corest;
 	int rated;
 };
 
@@ -105,10 +107,13 @@ static void step_add(struct step_acc *a, const struct gd_frame *f, const struct 
 		a->busy += busy * f->window_s;
 		a->busyt += f->window_s;
 	}
+	double cores = 0;
 	for (int i = 0; i < f->nworkers; i++) {
 		const struct gd_sample *w = &f->workers[i];
 		if (dev >= 0 && w->device != dev)
 			continue;
+		if (!isnan(w->gen_busy)) /* its own thread, or its generation threads' busy share */
+			cores += w->gen_busy > 1 ? w->gen_busy : 1;
 		if (!isnan(w->bd.gap_batch_us)) {
 			a->gap += w->bd.gap_batch_us * (double)w->win_batches;
 			a->gapw += (double)w->win_batches;
@@ -117,6 +122,10 @@ static void step_add(struct step_acc *a, const struct gd_frame *f, const struct 
 			a->qw += w->bd.queue_wait_us * (double)w->win_batches;
 			a->qww += (double)w->win_batches;
 		}
+	}
+	if (cores > 0) {
+		a->cores += cores * f->window_s;
+		a->corest += f->window_s;
 	}
 }
 
@@ -130,6 +139,19 @@ static void step_row(const struct step_acc *a, double t, double ceiling, struct 
 	row->gap_batch_us = a->gapw > 0 ? a->gap / a->gapw : NAN;
 	row->queue_wait_us = a->qww > 0 ? a->qw / a->qww : NAN;
 	row->headroom = row->device_busy > 0 ? row->rate / row->device_busy : NAN;
+	row->cores = a->corest > 0 ? a->cores / a->corest : NAN;
+	row->predicted = NAN;
+}
+
+/* What gap-filling alone gives r's processes, from the first step of r's pass with as many
+ * queues (per process: its rate, busy share and host cores), on this host's cores. */
+static void predict(const struct gd_sweep_row *first, struct gd_sweep_row *r)
+{
+	if (first->queues != r->queues || first->procs < 1)
+		return;
+	double n = first->procs;
+	r->predicted = diagnose_predict(first->rate / n, first->device_busy / n, first->cores / n,
+	                                (int)sysconf(_SC_NPROCESSORS_ONLN), r->procs);
 }
 
 /* Runs one step for step_s seconds of windows, averaged: row[0] is the step's, and with two
@@ -209,6 +231,7 @@ static int run_one(struct sweep *w, char *err, size_t errlen)
 	    warm_up(w->s, st->procs, err, errlen) || measure(w->s, w->sw->step_s, st, r, (size_t)w->total))
 		return -1;
 	r->speedup = w->run[pass].rate > 0 ? r->rate / w->run[pass].rate : NAN;
+	predict(&w->run[pass], r);
 	char of[64] = "";
 	if (w->runs > 1)
 		snprintf(of, sizeof(of), " (run %d of %d)", pass + 1, w->runs);

@@ -47,6 +47,24 @@ static void row_tail(FILE *out, const struct gd_sweep_row *r, double max, const 
 	fprintf(out, "  %s\n", bars);
 }
 
+/* What the prediction is, and the first step from which the measured rate falls short of it by
+ * more than a fifth: where filling idle time stops explaining the curve. */
+static void predicted_note(FILE *out, const struct gd_sweep_row *rows, int n)
+{
+	fprintf(out, "predicted: the first step's rate per process times the fewest of the processes, "
+	             "1 / its device busy and the host's cores / its cores: idle time filled, nothing else\n");
+	for (int i = 0; i < n; i++) {
+		const struct gd_sweep_row *r = &rows[i];
+		if (strcmp(r->device, "all") != 0 || !(r->rate < 0.8 * r->predicted))
+			continue;
+		fprintf(out,
+		        "from %dx%d the rate is %.0f%% of the prediction: filling idle time no longer explains "
+		        "it (queue wait %.0f us: contexts taking turns)\n",
+		        r->procs, r->queues, 100 * r->rate / r->predicted, r->queue_wait_us);
+		return;
+	}
+}
+
 /* The notes under the table: what the estimate is, a stale ceiling, the steps not measured. */
 static void notes(FILE *out, const struct gd_sweep_row *rows, int n, const char *unit)
 {
@@ -54,6 +72,7 @@ static void notes(FILE *out, const struct gd_sweep_row *rows, int n, const char 
 	        "at100%%busy~ is an estimate: %s / device busy, the rate if the device never idled; "
 	        "room: at100%%busy~ less %s\n",
 	        unit, unit);
+	predicted_note(out, rows, n);
 	bool any_stale = false;
 	for (int i = 0; i < n; i++)
 		any_stale = any_stale || stale(&rows[i]);
@@ -89,12 +108,12 @@ void sweep_print(FILE *out, const struct gd_sweep_row *rows, int n, int runs, co
 	char last[64];
 	snprintf(last, sizeof(last), "%s%s", devices ? "device  " : "", unit);
 	if (runs > 1)
-		fprintf(out, "%5s %6s %10s %8s %10s %10s %8s %12s %7s %9s %12s %11s %9s %1s  %s\n", "procs",
-		        "queues", unit, "sd", "min", "max", "speedup", "min..max", "busy%", "%ceiling",
+		fprintf(out, "%5s %6s %10s %8s %10s %10s %10s %8s %12s %7s %9s %12s %11s %9s %1s  %s\n", "procs",
+		        "queues", unit, "sd", "min", "max", "predicted", "speedup", "min..max", "busy%", "%ceiling",
 		        "gap_batch_us", "at100%busy~", "room", "~", last);
 	else
-		fprintf(out, "%5s %6s %10s %8s %7s %9s %12s %11s %9s  %s\n", "procs", "queues", unit,
-		        "speedup", "busy%", "%ceiling", "gap_batch_us", "at100%busy~", "room", last);
+		fprintf(out, "%5s %6s %10s %10s %8s %7s %9s %12s %11s %9s  %s\n", "procs", "queues", unit,
+		        "predicted", "speedup", "busy%", "%ceiling", "gap_batch_us", "at100%busy~", "room", last);
 	for (int i = 0; i < n; i++) {
 		const struct gd_sweep_row *r = &rows[i];
 		fprintf(out, "%5d %6d", r->procs, r->queues);
@@ -104,6 +123,7 @@ void sweep_print(FILE *out, const struct gd_sweep_row *rows, int n, int runs, co
 			cell(out, 10, 2, r->rate_spread.min);
 			cell(out, 10, 2, r->rate_spread.max);
 		}
+		cell(out, 10, 2, r->predicted);
 		cell(out, 7, 2, r->speedup);
 		fputc(isnan(r->speedup) ? ' ' : 'x', out);
 		if (runs > 1) {
@@ -149,7 +169,9 @@ void sweep_summarise(const struct gd_sweep_row *run, const struct gd_sweep_row *
 		               offsetof(struct gd_sweep_row, gap_batch_us),
 		               offsetof(struct gd_sweep_row, headroom),
 		               offsetof(struct gd_sweep_row, of_ceiling),
-		               offsetof(struct gd_sweep_row, queue_wait_us) };
+		               offsetof(struct gd_sweep_row, queue_wait_us),
+		               offsetof(struct gd_sweep_row, cores),
+		               offsetof(struct gd_sweep_row, predicted) };
 	for (size_t j = 0; j < GD_ARRAY_LEN(off); j++) {
 		for (int r = 0; r < k; r++)
 			memcpy(&v[r], (const char *)&run[r] + off[j], sizeof(double));

@@ -111,6 +111,12 @@ enum frame_field {
 	F_DEVICE,
 	F_OVERLAP_US,
 	F_BATCH_OVERLAP_US,
+	F_IDLE_HOST, /* the diagnosis: one field per cause (diagnose.h), in its order */
+	F_IDLE_TRANSFER,
+	F_IDLE_LAUNCH,
+	F_IDLE_WAIT,
+	F_IDLE_OTHER,
+	F_HIDDEN,
 	F_WINDOW_S,
 	F_TIMEBASE,
 	F_DEVICE_BUSY_METHOD,
@@ -155,6 +161,7 @@ enum sweep_field {
 	S_RATE_UNIT,
 	S_QUEUE_WAIT_US,
 	S_DEVICE,
+	S_PREDICTED_MBIT_S,
 	S_COUNT
 };
 

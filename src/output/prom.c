@@ -87,6 +87,7 @@ enum scope {
 	PER_RUN,      /* no label */
 	WORKER_STATE, /* a state set: one sample per state, 1 for the worker's own */
 	DEVICE_INFO,  /* 1 per device, with its name and platform as labels */
+	DEVICE_IDLE,  /* labels device, cause: the device's idle share by cause (diagnose.h) */
 };
 
 struct metric {
@@ -205,6 +206,10 @@ static const struct metric metrics[] = {
 	{ "gputop_decode_ceiling_symbols_per_second", "gauge",
 	  "The device's ceiling in symbols per second, as measured by --calibrate or the c key.", PER_DEVICE,
 	  NULL, d_ceiling, NULL },
+	{ "gputop_decode_device_idle_ratio", "gauge",
+	  "Share of the latest window in which no kernel ran on the device, by cause (host, transfer, "
+	  "launch, wait, other); the causes add up to 1 - device busy.",
+	  DEVICE_IDLE, NULL, NULL, NULL },
 	{ "gputop_decode_device_info", "gauge", "The OpenCL device, by name and platform; always 1.",
 	  DEVICE_INFO, NULL, NULL, NULL },
 	{ "gputop_decode_window_seconds", "gauge", "Length of the latest window.", PER_RUN, NULL, NULL,
@@ -273,6 +278,21 @@ static int put_samples(struct gd_text *t, const struct metric *m, const struct g
 		text_printf(t, "%s", m->name);
 		put_value(t, m->frame(f));
 		n++;
+		break;
+	case DEVICE_IDLE:
+		for (int d = 0; d < f->ndevs; d++)
+			for (int c = 0; c < GD_CAUSE_COUNT; c++) {
+				double v = f->devs[d].agg.idle.share[c];
+				if (!isfinite(v))
+					continue;
+				text_printf(t, "%s{", m->name);
+				put_label(t, "device", f->devs[d].ref, true);
+				/* the cause as the log names it, without its idle_ prefix */
+				put_label(t, "cause", diagnose_field((enum gd_cause)c) + strlen("idle_"), false);
+				text_printf(t, "}");
+				put_value(t, v);
+				n++;
+			}
 		break;
 	case DEVICE_INFO:
 		for (int d = 0; d < f->ndevs; d++, n++) {

@@ -79,6 +79,14 @@ const struct field frame_fields[F_COUNT] = {
 	                   .print = PRINT_FIXED, .prec = 2 },
 	[F_BATCH_OVERLAP_US] = { SAMPLE(bd.batch_overlap_us), .name = "batch_overlap_us", .rows = ROW_WORKER,
 	                         .print = PRINT_FIXED, .prec = 2 },
+#define IDLE(c, n) { SAMPLE(idle.share[(c)]), .name = (n), .rows = ROW_BOTH, .print = PRINT_FIXED, .prec = 4 }
+	[F_IDLE_HOST] = IDLE(GD_CAUSE_HOST, "idle_host"),
+	[F_IDLE_TRANSFER] = IDLE(GD_CAUSE_TRANSFER, "idle_transfer"),
+	[F_IDLE_LAUNCH] = IDLE(GD_CAUSE_LAUNCH, "idle_launch"),
+	[F_IDLE_WAIT] = IDLE(GD_CAUSE_WAIT, "idle_wait"),
+	[F_IDLE_OTHER] = IDLE(GD_CAUSE_OTHER, "idle_other"),
+#undef IDLE
+	[F_HIDDEN] = { SAMPLE(idle.hidden), .name = "hidden", .rows = ROW_WORKER, .print = PRINT_FIXED, .prec = 4 },
 	[F_WINDOW_S] = { .name = "window_s",
 	                 .rows = ROW_AGG,
 	                 .print = PRINT_FIXED,
@@ -188,6 +196,7 @@ const struct field sweep_fields[S_COUNT] = {
 	[S_RATE_UNIT] = { .name = "rate_unit", .print = PRINT_STRING },
 	[S_QUEUE_WAIT_US] = { ROW(queue_wait_us), .name = "queue_wait_us", .print = PRINT_FIXED, .prec = 2 },
 	[S_DEVICE] = { .name = "device", .print = PRINT_STRING },
+	[S_PREDICTED_MBIT_S] = { ROW(predicted), .name = "predicted_mbit_s", .print = PRINT_FIXED, .prec = 4 },
 };
 _Static_assert(GD_ARRAY_LEN(sweep_fields) == S_COUNT, "one entry per sweep field");
 

@@ -31,6 +31,8 @@ struct gd_collector {
 	int ndev;
 	char refs[GD_DEVICES_MAX][8]; /* each device's "P:D", copied into every frame */
 	bool sliced[GD_DEVICES_MAX];  /* a GPU: contexts of separate processes take turns */
+	struct gd_idle *idle;         /* scratch: one device's workers' diagnoses */
+	size_t capidle;
 };
 
 struct gd_collector *collect_new(int64_t start, bool profiled, const struct gd_device *devs, int ndev)
@@ -60,6 +62,7 @@ void collect_free(struct gd_collector *c)
 		free(c->workers[i].pend);
 	free(c->workers);
 	free(c->iv);
+	free(c->idle);
 	free(c);
 }
 
@@ -304,6 +307,31 @@ static void overall_busy(struct gd_frame *f)
 	f->headroom = f->device_busy > 0 ? f->agg.rate / f->device_busy : NAN;
 }
 
+/* The window's diagnosis: each worker's idle time by cause, each device's from its workers',
+ * and their mean (diagnose.h). */
+static void diagnose_frame(struct gd_collector *c, const struct gd_worker_info *info, int n, struct gd_frame *f)
+{
+	struct gd_idle devs[GD_DEVICES_MAX];
+	if ((size_t)n > c->capidle) {
+		c->capidle = (size_t)n + 16;
+		c->idle = xreallocarray(c->idle, c->capidle, sizeof(*c->idle));
+	}
+	for (int d = 0; d < c->ndev; d++) {
+		struct gd_devframe *df = &f->devs[d];
+		size_t k = 0;
+		for (int i = 0; i < n; i++) {
+			if (dev_of(c, &info[i]) != d)
+				continue;
+			struct gd_sample *s = &f->workers[i];
+			diagnose_worker(&s->bd, s->kernel_busy, df->device_busy, &s->idle);
+			c->idle[k++] = s->idle;
+		}
+		diagnose_device(c->idle, (int)k, df->device_busy, &df->agg.idle);
+		devs[d] = df->agg.idle;
+	}
+	diagnose_mean(devs, c->ndev, &f->agg.idle);
+}
+
 void collect_window(struct gd_collector *c, const struct gd_worker_info *info, int n, int64_t t0, int64_t end,
                     struct gd_frame *f)
 {
@@ -357,6 +385,7 @@ void collect_window(struct gd_collector *c, const struct gd_worker_info *info, i
 	if (f->agg.win_batches == 0 && working_all > 0)
 		f->agg.rate = NAN; /* as a device's: not measured */
 	overall_busy(f);
+	diagnose_frame(c, info, n, f);
 	f->t_s = (double)(b - t0) / 1e9;
 	f->window_s = (double)(b - a) / 1e9;
 	f->observed = true;
@@ -371,13 +400,17 @@ void collect_skip(struct gd_collector *c, const struct gd_worker_info *info, int
 		worker_gap(c, get(c, info[i].id), &info[i], end, &f->workers[i]);
 		add_worker(c, f, &info[i], &f->workers[i]);
 	}
+	for (int i = 0; i < n; i++)
+		f->workers[i].idle = (struct gd_idle)GD_IDLE_NONE;
 	for (int d = 0; d < c->ndev; d++) {
 		struct gd_devframe *df = &f->devs[d];
+		df->agg.idle = (struct gd_idle)GD_IDLE_NONE;
 		df->agg.bd = (struct gd_breakdown)GD_BREAKDOWN_NONE;
 		df->agg.rate = df->agg.kernel_busy = NAN;
 		df->device_busy = df->headroom = NAN;
 	}
 	f->agg.bd = (struct gd_breakdown)GD_BREAKDOWN_NONE;
+	f->agg.idle = (struct gd_idle)GD_IDLE_NONE;
 	f->agg.rate = NAN;
 	f->agg.kernel_busy = NAN;
 	f->t_s = (double)(end - t0) / 1e9;

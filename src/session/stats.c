@@ -248,6 +248,7 @@ void stats_breakdown(const struct gd_batch_acc *acc, struct gd_breakdown *out)
 	out->other_us = mean_us(acc->other, acc->ndev);
 	out->overlap_us = mean_us(acc->overlap, acc->ndev);
 	out->gap_kernel_us = mean_us(acc->kgap_sum, acc->kgap_n);
+	out->launch_gap_us = mean_us(acc->kgap_sum, acc->ndev);
 	out->gap_batch_us = mean_us(acc->bgap_sum, acc->bgap_n);
 	out->batch_overlap_us = mean_us(acc->bover_sum, acc->bgap_n);
 	out->gap_kernel_p50_us = stats_hist_percentile(&acc->kgap, 0.50) / 1e3;

@@ -8,7 +8,9 @@ exits non-zero with a reason. Used by the integration tests.
 Every log starts with a run header (kind run) whose run object names the version, host,
 device and every option; --option checks one option's value in it (JSON: 2, "seed", null).
 No number of a frame row is negative (the breakdown's parts, gaps and percentiles included);
-a window in which no batch completed has no rate, never 0. --overlaps: some worker row
+a window in which no batch completed has no rate, never 0. The idle causes of an aggregate or
+device row add up to 1 - device_busy, a worker's to 1 - kernel_busy, and hidden is a share.
+--overlaps: some worker row
 carries overlap_us and batch_overlap_us (they are measured, whatever their values)."""
 import csv
 import json
@@ -19,7 +21,8 @@ FIELDS = ("t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_ke
           "gen_us,h2d_us,kernel_us,d2h_us,other_us,device_busy,headroom,lost,queue_wait_us,profile,"
           "ceiling,of_ceiling,sample_every,observer_share,gen_busy,observed,unix_s,gap_kernel_p50_us,"
           "gap_kernel_p99_us,gap_batch_p50_us,gap_batch_p99_us,run,kernel,rate_unit,device,overlap_us,"
-          "batch_overlap_us").split(",")
+          "batch_overlap_us,idle_host,idle_transfer,idle_launch,idle_wait,idle_other,hidden").split(",")
+IDLE = ("idle_host", "idle_transfer", "idle_launch", "idle_wait", "idle_other")
 # The fields that are not numbers (JSONL's error, timebase and device_busy_method too).
 STRINGS = {"kind", "state", "profile", "error", "timebase", "device_busy_method", "run", "kernel", "rate_unit",
            "device"}
@@ -27,11 +30,11 @@ PERCENTILES = (("gap_kernel_us", "gap_kernel_p50_us", "gap_kernel_p99_us"),
                ("gap_batch_us", "gap_batch_p50_us", "gap_batch_p99_us"))
 SWEEP_FIELDS = ("procs,queues,mbit_s,speedup,device_busy,gap_batch_us,headroom,of_ceiling,runs,rep,"
                 "mbit_s_min,mbit_s_max,mbit_s_sd,speedup_min,speedup_max,speedup_sd,within_spread,kind,"
-                "run,kernel,rate_unit,queue_wait_us,device").split(",")
+                "run,kernel,rate_unit,queue_wait_us,device,predicted_mbit_s").split(",")
 RUN_FACTS = ("version", "host", "device_name", "platform", "driver", "opencl")
 WORKER_ONLY = {"id", "pid", "state", "kernel_busy", "gap_kernel_us", "gap_batch_us", "gen_us", "h2d_us",
                "kernel_us", "d2h_us", "other_us", "queue_wait_us", "sample_every",
-               "observer_share", "gen_busy", "overlap_us", "batch_overlap_us"}
+               "observer_share", "gen_busy", "overlap_us", "batch_overlap_us", "hidden"}
 # The breakdown of a batch: durations, each >= 0 (the overlaps count what would have made one
 # negative).
 BREAKDOWN = ("gen_us", "h2d_us", "queue_wait_us", "kernel_us", "d2h_us", "other_us", "overlap_us",
@@ -105,6 +108,22 @@ def check_run(rows, options=()):
     return run
 
 
+def check_idle(kind, n, row):
+    """The diagnosis: every cause or none; they add up to the idle share they split."""
+    have = [k in row for k in IDLE]
+    if any(have) != all(have):
+        fail("%s row %d: some idle causes without the others: %r" % (kind, n, row))
+    if not all(have):
+        return
+    busy = row.get("kernel_busy" if kind == "worker" else "device_busy")
+    if busy is None:
+        fail("%s row %d: idle causes without the busy share they split: %r" % (kind, n, row))
+    if abs(sum(row[k] for k in IDLE) - max(0.0, 1 - busy)) > 3e-4:
+        fail("%s row %d: idle causes add up to %.4f, not 1 - busy %.4f" % (kind, n, sum(row[k] for k in IDLE), 1 - busy))
+    if not 0 <= row.get("hidden", 0) <= 1:
+        fail("%s row %d: hidden %r" % (kind, n, row["hidden"]))
+
+
 def load(path, fmt, options=()):
     rows = parse(path, fmt, FIELDS, STRINGS)
     check_run(rows, options)
@@ -125,6 +144,7 @@ def load(path, fmt, options=()):
             # Every number of a frame row is a count, a time, a rate or a share: none is negative.
             if isinstance(v, (int, float)) and not isinstance(v, bool) and v < 0:
                 fail("%s row %d: %s is negative: %r" % (kind, n, k, v))
+        check_idle(kind, n, row)
         if ("gap_batch_us" in row) != ("batch_overlap_us" in row):
             fail("row %d: gap_batch_us and batch_overlap_us measured apart: %r" % (n, row))
         if kind == "worker" and ("other_us" in row) != ("overlap_us" in row):

@@ -64,6 +64,8 @@ see "aggregate: Mbit/s, busy, idle and the rate at 100% busy with the room left"
 	eval 'screen_has "^Mbit/s " && screen_has "^busy .*idle" && screen_has "^at 100% busy (~[0-9.]+|n/a) Mbit/s \\(room "'
 see "one worker row, running" 60 rows_are running 1
 check "column heads carry units" screen_has "Mbit/s +batches +kbusy% +kgap_us +bgap_us +lost"
+see "the diagnosis in words under the summary: busy, then the causes of idle time or the ceiling" 10 \
+	screen_has "^device [0-9]+% busy; (at the ceiling|idle: [a-z ]+ [0-9]+%)"
 # --profile sampled (the default): device figures partly from estimated device times say so.
 see "sampled: busy and kbusy% marked ~ (partly estimated device times)" 20 \
 	eval 'screen_has "^busy +[0-9.]+~%" && screen_has "^[> ] +1 +[0-9]+ +running +[0-9.]+ +[0-9]+ +[0-9.]+~ "'

@@ -9,8 +9,11 @@
 ok $? "a 1,2 sweep exits 0"
 diag "$TMP/table"
 check "the table has a header" grep -qE '^procs +queues .*Mbit/s.*speedup.*%ceiling' "$TMP/table"
-check "the table has a row for 1 worker, speedup 1.00x" grep -qE '^ +1 +1 +[0-9.]+ +1\.00x' "$TMP/table"
-check "the table has a row for 2 workers" grep -qE '^ +2 +1 +[0-9.]+ +[0-9.]+x' "$TMP/table"
+check "the table has a row for 1 worker, predicted as measured, speedup 1.00x" \
+	grep -qE '^ +1 +1 +([0-9.]+) +\1 +1\.00x' "$TMP/table"
+check "the table has a row for 2 workers, with a prediction" grep -qE '^ +2 +1 +[0-9.]+ +[0-9.]+ +[0-9.]+x' "$TMP/table"
+check "the table heads the prediction and says what it is" eval \
+	'grep -qE "^procs +queues +Mbit/s +predicted +speedup" "$TMP/table" && grep -q "^predicted: the first step" "$TMP/table"'
 check "the table heads the estimate at100%busy~ and the room left to it" \
 	grep -qE '^procs +queues .* gap_batch_us +at100%busy~ +room ' "$TMP/table"
 check "and says what they are, an estimate" \
@@ -26,8 +29,13 @@ assert [int(r["procs"]) for r in rows] == [1, 2], rows
 assert all(float(r["mbit_s"]) > 0 for r in rows), rows
 assert abs(float(rows[0]["speedup"]) - 1) < 1e-9
 assert all(0 < float(r["device_busy"]) <= 1 for r in rows), rows
+# The prediction from the first step: itself for it; for two workers no more than twice its
+# rate, and at least the first step's (filling idle time never loses any).
+p = [float(r["predicted_mbit_s"]) for r in rows]
+assert abs(p[0] - float(rows[0]["mbit_s"])) < 1e-3, rows[0]
+assert float(rows[0]["mbit_s"]) - 1e-3 <= p[1] <= 2 * float(rows[0]["mbit_s"]) + 1e-3, rows
 PY
-ok $? "--output gets the run row, then the two sweep rows in CSV"
+ok $? "--output gets the run row, then the two sweep rows in CSV, each with its predicted_mbit_s"
 
 # A step whose duration is shorter than one batch (about 2 s on PoCL on a 2-core machine: 400
 # launches of 100000 symbols; the step measures from one interval after a batch completed, for
@@ -75,9 +83,9 @@ python3 "$ROOT/tests/integration/check_log.py" "$TMP/rep.csv" csv --sweep 2 3 --
 	--option 'sweep="1,2"' --option duration=0.3 >"$TMP/rep.check" 2>&1
 ok $? "the log: run header, 3 repeat rows of each step in passes, summaries whose mean, min, max, sd and noise note follow from them"
 diag "$TMP/rep.check"
-check "the table has the spread's columns" grep -qE '^procs +queues +Mbit/s +sd +min +max +speedup +min\.\.max' "$TMP/rep.table"
-check "a row per step with mean, sd, min, max, speedup and its range" \
-	test "$(grep -cE '^ +[12] +1 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+x +[0-9.]+\.\.[0-9.]+ ' "$TMP/rep.table")" -eq 2
+check "the table has the spread's columns" grep -qE '^procs +queues +Mbit/s +sd +min +max +predicted +speedup +min\.\.max' "$TMP/rep.table"
+check "a row per step with mean, sd, min, max, predicted, speedup and its range" \
+	test "$(grep -cE '^ +[12] +1 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+x +[0-9.]+\.\.[0-9.]+ ' "$TMP/rep.table")" -eq 2
 check "the table says what the figures are over" grep -q 'mean of 3 runs' "$TMP/rep.table"
 check "and what the noise note means" grep -q '^~: differs from the step above by less than their spread' "$TMP/rep.table"
 python3 - "$TMP/rep.csv" "$TMP/rep.table" <<'PY'

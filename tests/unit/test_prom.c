@@ -41,6 +41,10 @@ static struct gd_devframe devframe(int d, int procs, double mbit_s, double busy)
 		                  .ceiling = NAN,
 		                  .of_ceiling = NAN };
 	snprintf(df.ref, sizeof(df.ref), "%s", devs[d].ref);
+	/* Its idle time all host work, where busy was measured. */
+	df.agg.idle = (struct gd_idle)GD_IDLE_NONE;
+	if (!isnan(busy))
+		df.agg.idle = (struct gd_idle){ { 1 - busy, 0, 0, 0, 0 }, NAN };
 	return df;
 }
 
@@ -176,6 +180,10 @@ static void test_render(void)
 	tap_ok(has_line(t, "gputop_decode_device_busy_ratio{device=\"0:1\"} 0.75") &&
 	           has_line(t, "gputop_decode_workers{device=\"0:1\"} 1"),
 	       "device figures carry the device label only");
+	tap_ok(has_line(t, "gputop_decode_device_idle_ratio{device=\"0:1\",cause=\"host\"} 0.25") &&
+	           has_line(t, "gputop_decode_device_idle_ratio{device=\"0:1\",cause=\"wait\"} 0") &&
+	           has_line(t, "# TYPE gputop_decode_device_idle_ratio gauge"),
+	       "the device's idle share by cause: one sample per cause");
 	tap_ok(has_line(t, "gputop_decode_device_info{device=\"0:1\",name=\"a \\\"quoted\\\" \\\\ name\","
 	                   "platform=\"Portable\"} 1"),
 	       "label values escape quotes and backslashes");
@@ -191,8 +199,8 @@ static void test_render(void)
 	f = frame_of(0);
 	t = prom_render(&f, devs, &len);
 	tap_ok(!strstr(t, "worker=") && has_line(t, "gputop_decode_workers{device=\"0:1\"} 0") &&
-	           !strstr(t, "gputop_decode_device_busy_ratio"),
-	       "without workers: no worker family, zero workers, busy (not measured) left out");
+	           !strstr(t, "gputop_decode_device_busy_ratio") && !strstr(t, "gputop_decode_device_idle_ratio"),
+	       "without workers: no worker family, zero workers, busy and idle (not measured) left out");
 	grouped = families_grouped(t, &families);
 	tap_ok(grouped, "still one block per family (%d)", families);
 	free(t);

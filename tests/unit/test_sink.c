@@ -15,6 +15,7 @@
 #include "tap.h"
 
 static const struct gd_breakdown unmeasured = GD_BREAKDOWN_NONE;
+static const struct gd_idle undiagnosed = GD_IDLE_NONE;
 
 static void write_frames(struct gd_sink *s)
 {
@@ -44,7 +45,8 @@ static void write_frames(struct gd_sink *s)
 		          .gap_kernel_p50_us = 1.25,
 		          .gap_kernel_p99_us = 4.0,
 		          .gap_batch_p50_us = 2.0,
-		          .gap_batch_p99_us = 8.5 } },
+		          .gap_batch_p99_us = 8.5 },
+		  .idle = { { 0.3, 0.1, 0.05, 0, 0.0377 }, 0.25 } },
 		{ .id = 2,
 		  .device = 1,
 		  .pid = 4243,
@@ -54,6 +56,7 @@ static void write_frames(struct gd_sink *s)
 		  .observer_share = NAN,
 		  .gen_busy = NAN,
 		  .bd = unmeasured,
+		  .idle = undiagnosed,
 		  .lost = 7,
 		  .error = "clBuildProgram: \"decode\" failed\nline 2\\" },
 	};
@@ -68,6 +71,7 @@ static void write_frames(struct gd_sink *s)
 		         .batches = 10,
 		         .items = 5000000,
 		         .bd = unmeasured,
+		         .idle = undiagnosed,
 		         .lost = 7 },
 		.nworkers = 2,
 		.device_busy = 0.75,
@@ -92,9 +96,11 @@ static void write_frames(struct gd_sink *s)
 		                          .ceiling = 300.0,
 		                          .of_ceiling = 0.41152263 };
 	f.devs[0].agg.device = 0;
+	f.devs[0].agg.idle = (struct gd_idle){ { 0.4, 0.05, 0.02, 0.01, 0.0077 }, NAN };
+	f.agg.idle = (struct gd_idle){ { 0.2, 0.03, 0.01, 0.005, 0.005 }, NAN };
 	str_copy(f.devs[0].ref, sizeof(f.devs[0].ref), "0:1");
 	f.devs[1] = (struct gd_devframe){ .ref = "1:0",
-		                          .agg = { .device = 1, .bd = unmeasured, .lost = 7 },
+		                          .agg = { .device = 1, .bd = unmeasured, .idle = undiagnosed, .lost = 7 },
 		                          .device_busy = NAN,
 		                          .headroom = NAN,
 		                          .busy_from_sum = true,
@@ -103,6 +109,7 @@ static void write_frames(struct gd_sink *s)
 	sink_frame(s, &f);
 	f.ndevs = 1; /* one device: no device rows */
 	f.agg.bd = unmeasured;
+	f.agg.idle = undiagnosed;
 	/* No workers left, no device times: the header is not repeated; device_busy and headroom
 	 * are left empty. */
 	f.t_s = 13.3461;
@@ -129,6 +136,7 @@ static void write_frames(struct gd_sink *s)
 	w[0].kernel_busy = NAN;
 	w[0].gen_busy = NAN;
 	w[0].bd = unmeasured;
+	w[0].idle = undiagnosed;
 	w[0].batches = 900;
 	w[0].lost = 880;
 	f.agg.rate = NAN;
@@ -146,8 +154,14 @@ static void write_frames(struct gd_sink *s)
  * share of the ceiling. */
 #define ROWQ(p, q, m, s, b, g, h, c, w)                                                                    \
 	.procs = (p), .queues = (q), .rate = (m), .speedup = (s), .device_busy = (b), .gap_batch_us = (g), \
-	.headroom = (h), .of_ceiling = (c), .queue_wait_us = (w)
+	.headroom = (h), .of_ceiling = (c), .queue_wait_us = (w), .cores = NAN, .predicted = NAN
 #define ROW(p, q, m, s, b, g, h, c) ROWQ(p, q, m, s, b, g, h, c, NAN)
+
+static struct gd_sweep_row predicted(struct gd_sweep_row r, double p)
+{
+	r.predicted = p;
+	return r;
+}
 
 /* The summary of one run (--repeat 1): min = max = mean, no sd, no noise note. */
 static struct gd_sweep_row once(struct gd_sweep_row r)
@@ -164,8 +178,10 @@ static void write_sweep(struct gd_sink *s)
 	const struct gd_sweep_row rows[] = {
 		once((struct gd_sweep_row){ ROWQ(1, 1, 100.5, 1.0, 0.5, 12.25, 201.0, 0.1675, 3.5),
 		                            .device = "all" }),
-		once((struct gd_sweep_row){ ROW(2, 4, 190.25, 1.893, 0.95, 3.125, 200.263158, NAN),
-		                            .device = "all" }),
+		/* Predicted from the first step: what filling its idle time alone would give. */
+		once(predicted((struct gd_sweep_row){ ROW(2, 4, 190.25, 1.893, 0.95, 3.125, 200.263158, NAN),
+		                                      .device = "all" },
+		               201.0)),
 		/* One device's share of that step (runs on two or more devices): no speedup of its own. */
 		once((struct gd_sweep_row){ ROW(1, 4, 95.0, NAN, 0.9, 3.0, 105.555556, NAN),
 		                            .device = "1:0" }),
@@ -238,21 +254,25 @@ static const char frames_csv[] =
     "t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_kernel_us,gap_batch_us,gen_us,h2d_us,"
     "kernel_us,d2h_us,other_us,device_busy,headroom,lost,queue_wait_us,profile,ceiling,of_ceiling,sample_"
     "every,observer_share,gen_busy,observed,unix_s,gap_kernel_p50_us,gap_kernel_p99_us,gap_batch_p50_us,gap_"
-    "batch_p99_us,run,kernel,rate_unit,device,overlap_us,batch_overlap_us\n"
+    "batch_p99_us,run,kernel,rate_unit,device,overlap_us,batch_overlap_us,idle_host,idle_transfer,idle_launch,"
+    "idle_wait,idle_other,hidden\n"
     "12.346,worker,1,4242,running,,123.4568,10,5000000,0.5123,1.50,2.25,100.12,20.50,300.75,10.00,5.33,,,0,4."
-    "50,,,,16,0.0123,0.250,1,1795968000.250,1.25,4.00,2.00,8.50,,,,0:1,0.50,3.75\n"
-    "12.346,worker,2,4243,failed,,,0,0,,,,,,,,,,,7,,,,,,,,1,1795968000.250,,,,,,,,1:0,,\n"
+    "50,,,,16,0.0123,0.250,1,1795968000.250,1.25,4.00,2.00,8.50,,,,0:1,0.50,3.75,0.3000,0.1000,0.0500,"
+    "0.0000,0.0377,0.2500\n"
+    "12.346,worker,2,4243,failed,,,0,0,,,,,,,,,,,7,,,,,,,,1,1795968000.250,,,,,,,,1:0,,,,,,,,\n"
     "12.346,device,,,,1,123.4568,10,5000000,,,,,,,,,0.5123,240.9670,7,,sampled,300.0000,0.4115,,,,1,"
-    "1795968000.250,1.25,4.00,2.00,8.50,,decode,Mbit/s,0:1,,\n"
-    "12.346,device,,,,0,0.0000,0,0,,,,,,,,,,,7,,sampled,,,,,,1,1795968000.250,,,,,,decode,Mbit/s,1:0,,\n"
+    "1795968000.250,1.25,4.00,2.00,8.50,,decode,Mbit/s,0:1,,,0.4000,0.0500,0.0200,0.0100,0.0077,\n"
+    "12.346,device,,,,0,0.0000,0,0,,,,,,,,,,,7,,sampled,,,,,,1,1795968000.250,,,,,,decode,Mbit/s,1:0,,,,,,,,\n"
     "12.346,aggregate,,,,2,123.4568,10,5000000,,,,,,,,,0.7500,164.6091,7,,sampled,600.0000,0.2058,,,,1,"
-    "1795968000.250,1.25,4.00,2.00,8.50,,decode,Mbit/s,all,,\n"
+    "1795968000.250,1.25,4.00,2.00,8.50,,decode,Mbit/s,all,,,0.2000,0.0300,0.0100,0.0050,0.0050,\n"
     "13.346,aggregate,,,,0,0.0000,10,5000000,,,,,,,,,,,7,,full,,,,,,1,1795968000.250,,,,,,decode,Mbit/s,all,,"
-    "\n"
-    "16.346,worker,1,4242,running,,,900,5000000,,,,,,,,,,,880,,,,,16,0.0123,,0,1795968000.250,,,,,,,,0:1,,\n"
-    "16.346,aggregate,,,,1,,900,5000000,,,,,,,,,,,880,,full,,,,,,0,1795968000.250,,,,,,decode,Mbit/s,all,,\n"
-    "16.500,event,3,4300,add,,,,,,,,,,,,,,,,,,,,,,,,1795968004.400,,,,,,,,,,\n"
-    "16.750,event,,,pause,,,,,,,,,,,,,,,,,,,,,,,,1795968004.650,,,,,,,,,,\n";
+    ",,,,,,\n"
+    "16.346,worker,1,4242,running,,,900,5000000,,,,,,,,,,,880,,,,,16,0.0123,,0,1795968000.250,,,,,,,,0:1,,"
+    ",,,,,,\n"
+    "16.346,aggregate,,,,1,,900,5000000,,,,,,,,,,,880,,full,,,,,,0,1795968000.250,,,,,,decode,Mbit/s,all,,"
+    ",,,,,,\n"
+    "16.500,event,3,4300,add,,,,,,,,,,,,,,,,,,,,,,,,1795968004.400,,,,,,,,,,,,,,,,\n"
+    "16.750,event,,,pause,,,,,,,,,,,,,,,,,,,,,,,,1795968004.650,,,,,,,,,,,,,,,,\n";
 
 static const char frames_jsonl[] =
     "{\"t_s\":12.346,\"kind\":\"worker\",\"state\":\"running\",\"id\":1,\"pid\":4242,\"mbit_s\":123.4568,"
@@ -261,6 +281,8 @@ static const char frames_jsonl[] =
     "\"queue_wait_us\":4.50,\"sample_every\":16,\"observer_share\":0.0123,\"gen_busy\":0.250,\"observed\":"
     "true,\"unix_s\":1795968000.250,\"gap_kernel_p50_us\":1.25,\"gap_kernel_p99_us\":4.00,\"gap_batch_p50_"
     "us\":2.00,\"gap_batch_p99_us\":8.50,\"device\":\"0:1\",\"overlap_us\":0.50,\"batch_overlap_us\":3.75,"
+    "\"idle_host\":0.3000,\"idle_transfer\":0.1000,\"idle_launch\":0.0500,\"idle_wait\":0.0000,"
+    "\"idle_other\":0.0377,\"hidden\":0.2500,"
     "\"window_batches\":3}\n"
     "{\"t_s\":12.346,\"kind\":\"worker\",\"state\":\"failed\",\"id\":2,\"pid\":4243,\"batches\":0,"
     "\"symbols\":0,\"lost\":7,\"observed\":true,\"unix_s\":1795968000.250,\"device\":\"1:0\",\"window_"
@@ -270,7 +292,8 @@ static const char frames_jsonl[] =
     "\"of_ceiling\":0.4115,\"observed\":true,\"unix_s\":1795968000.250,\"gap_kernel_p50_us\":1.25,\"gap_"
     "kernel_p99_us\":4.00,\"gap_batch_p50_us\":2.00,\"gap_batch_p99_us\":8.50,\"kernel\":\"decode\",\"rate_"
     "unit\":\"Mbit/"
-    "s\",\"device\":\"0:1\",\"window_s\":1.000,\"timebase\":\"host-timer\",\"device_busy_method\":\"union\"}"
+    "s\",\"device\":\"0:1\",\"idle_host\":0.4000,\"idle_transfer\":0.0500,\"idle_launch\":0.0200,"
+    "\"idle_wait\":0.0100,\"idle_other\":0.0077,\"window_s\":1.000,\"timebase\":\"host-timer\",\"device_busy_method\":\"union\"}"
     "\n"
     "{\"t_s\":12.346,\"kind\":\"device\",\"procs\":0,\"mbit_s\":0.0000,\"batches\":0,\"symbols\":0,\"lost\":"
     "7,\"profile\":\"sampled\",\"observed\":true,\"unix_s\":1795968000.250,\"kernel\":\"decode\",\"rate_"
@@ -282,7 +305,8 @@ static const char frames_jsonl[] =
     "0000,\"of_ceiling\":0.2058,\"observed\":true,\"unix_s\":1795968000.250,\"gap_kernel_p50_us\":1.25,\"gap_"
     "kernel_p99_us\":4.00,\"gap_batch_p50_us\":2.00,\"gap_batch_p99_us\":8.50,\"kernel\":\"decode\",\"rate_"
     "unit\":\"Mbit/"
-    "s\",\"device\":\"all\",\"window_s\":1.000,\"timebase\":\"host-timer\",\"device_busy_method\":\"union\"}"
+    "s\",\"device\":\"all\",\"idle_host\":0.2000,\"idle_transfer\":0.0300,\"idle_launch\":0.0100,"
+    "\"idle_wait\":0.0050,\"idle_other\":0.0050,\"window_s\":1.000,\"timebase\":\"host-timer\",\"device_busy_method\":\"union\"}"
     "\n"
     "{\"t_s\":13.346,\"kind\":\"aggregate\",\"procs\":0,\"mbit_s\":0.0000,\"batches\":10,\"symbols\":5000000,"
     "\"lost\":7,\"profile\":\"full\",\"observed\":true,\"unix_s\":1795968000.250,\"kernel\":\"decode\","
@@ -301,16 +325,16 @@ static const char frames_jsonl[] =
 #define SWEEP_HEADER                                                                                         \
 	"procs,queues,mbit_s,speedup,device_busy,gap_batch_us,headroom,of_ceiling,runs,rep,mbit_s_min,mbit_" \
 	"s_max,mbit_s_sd,speedup_min,speedup_max,speedup_sd,within_spread,kind,run,kernel,rate_unit,queue_"  \
-	"wait_us,device\n"
+	"wait_us,device,predicted_mbit_s\n"
 
 /* The first columns as they always were; the spreads and kind after them. */
 static const char sweep_csv[] =
     SWEEP_HEADER "1,1,100.5000,1.0000,0.5000,12.2500,201.0000,0.1675,1,,100.5000,100.5000,,1.0000,1.0000,,,"
-                 "sweep,,saxpy,Mitem/s,3.50,all\n"
+                 "sweep,,saxpy,Mitem/s,3.50,all,\n"
                  "2,4,190.2500,1.8930,0.9500,3.1250,200.2632,,1,,190.2500,190.2500,,1.8930,1.8930,,,sweep,,"
-                 "saxpy,Mitem/s,,all\n"
-                 "1,4,95.0000,,0.9000,3.0000,105.5556,,1,,95.0000,95.0000,,,,,,sweep,,saxpy,Mitem/s,,1:0\n"
-                 "4,1,,,,,,,1,,,,,,,,,sweep,,saxpy,Mitem/s,,all\n";
+                 "saxpy,Mitem/s,,all,201.0000\n"
+                 "1,4,95.0000,,0.9000,3.0000,105.5556,,1,,95.0000,95.0000,,,,,,sweep,,saxpy,Mitem/s,,1:0,\n"
+                 "4,1,,,,,,,1,,,,,,,,,sweep,,saxpy,Mitem/s,,all,\n";
 
 static const char sweep_jsonl[] =
     "{\"kind\":\"sweep\",\"procs\":1,\"queues\":1,\"mbit_s\":100.5000,\"speedup\":1.0000,\"device_busy\":0."
@@ -320,7 +344,7 @@ static const char sweep_jsonl[] =
     "{\"kind\":\"sweep\",\"procs\":2,\"queues\":4,\"mbit_s\":190.2500,\"speedup\":1.8930,\"device_busy\":0."
     "9500,\"gap_batch_us\":3.1250,\"headroom\":200.2632,\"runs\":1,\"mbit_s_min\":190.2500,\"mbit_s_max\":"
     "190.2500,\"speedup_min\":1.8930,\"speedup_max\":1.8930,\"kernel\":\"saxpy\",\"rate_unit\":\"Mitem/"
-    "s\",\"device\":\"all\"}\n"
+    "s\",\"device\":\"all\",\"predicted_mbit_s\":201.0000}\n"
     "{\"kind\":\"sweep\",\"procs\":1,\"queues\":4,\"mbit_s\":95.0000,\"speedup\":null,\"device_busy\":0.9000,"
     "\"gap_batch_us\":3.0000,\"headroom\":105.5556,\"runs\":1,\"mbit_s_min\":95.0000,\"mbit_s_max\":95.0000,"
     "\"kernel\":\"saxpy\",\"rate_unit\":\"Mitem/s\",\"device\":\"1:0\"}\n"
@@ -328,14 +352,14 @@ static const char sweep_jsonl[] =
     "\"saxpy\",\"rate_unit\":\"Mitem/s\",\"device\":\"all\"}\n";
 
 static const char repeats_csv[] =
-    SWEEP_HEADER "1,1,100.0000,1.0000,0.5000,12.0000,200.0000,,,1,,,,,,,,repeat,,decode,Mbit/s,,all\n"
-                 "2,1,118.0000,1.1800,0.6000,10.0000,196.6667,,,1,,,,,,,,repeat,,decode,Mbit/s,,all\n"
-                 "1,1,110.0000,1.0000,0.5000,12.0000,220.0000,,,2,,,,,,,,repeat,,decode,Mbit/s,,all\n"
-                 "2,1,99.0000,0.9000,0.6000,10.0000,165.0000,,,2,,,,,,,,repeat,,decode,Mbit/s,,all\n"
+    SWEEP_HEADER "1,1,100.0000,1.0000,0.5000,12.0000,200.0000,,,1,,,,,,,,repeat,,decode,Mbit/s,,all,\n"
+                 "2,1,118.0000,1.1800,0.6000,10.0000,196.6667,,,1,,,,,,,,repeat,,decode,Mbit/s,,all,\n"
+                 "1,1,110.0000,1.0000,0.5000,12.0000,220.0000,,,2,,,,,,,,repeat,,decode,Mbit/s,,all,\n"
+                 "2,1,99.0000,0.9000,0.6000,10.0000,165.0000,,,2,,,,,,,,repeat,,decode,Mbit/s,,all,\n"
                  "1,1,105.0000,1.0000,0.5000,12.0000,210.0000,,2,,100.0000,110.0000,7.0711,1.0000,1.0000,0."
-                 "0000,,sweep,,decode,Mbit/s,,all\n"
+                 "0000,,sweep,,decode,Mbit/s,,all,\n"
                  "2,1,108.5000,1.0333,0.6000,10.0000,180.8333,,2,,99.0000,118.0000,13.4350,0.9000,1.1800,0."
-                 "1980,1,sweep,,decode,Mbit/s,,all\n";
+                 "1980,1,sweep,,decode,Mbit/s,,all,\n";
 
 static const char repeats_jsonl[] =
     "{\"kind\":\"repeat\",\"procs\":1,\"queues\":1,\"mbit_s\":100.0000,\"speedup\":1.0000,\"device_busy\":0."
@@ -399,6 +423,7 @@ static void write_run_frames(struct gd_sink *s)
 		.t_s = 1, .observed = true, .window_s = 1, .device_busy = NAN, .headroom = NAN
 	};
 	f.agg.bd = unmeasured;
+	f.agg.idle = undiagnosed;
 	sink_frame(s, &f);
 }
 
@@ -470,9 +495,9 @@ static void test_run_header(void)
 	double unix_s = 0;
 	sscanf(buf + strlen(empty), "%lf", &unix_s);
 	tap_ok(unix_s > 1.6e9, "CSV: the run row has unix_s (%.3f)", unix_s);
-	if (!tap_ok(ends_with_options(buf, "\"\"", run_options_csv, "\",,,,,"),
+	if (!tap_ok(ends_with_options(buf, "\"\"", run_options_csv, "\",,,,,,,,,,,"),
 	            "CSV: the options object closes the run cell as given, its quotes doubled; the kernel, "
-	            "unit, device and overlap columns empty"))
+	            "unit, device, overlap and idle columns empty"))
 		printf("#   %s\n", buf);
 	line_of(csv, 2, buf, sizeof(buf));
 	tap_ok(starts(buf, "1.000,aggregate,"), "CSV: the frame follows the run row");
@@ -520,7 +545,7 @@ static void test_run_header(void)
 	tap_ok(strncmp(csv ? csv : "", SWEEP_HEADER, strlen(SWEEP_HEADER)) == 0 &&
 	           starts(buf, ",,,,,,,,,,,,,,,,,run,\"{"),
 	       "sweep CSV: the sweep header, then the run row: kind run, the run cell");
-	if (!tap_ok(ends_with_options(buf, "\"\"", sweep_options_csv, "\",,,,"),
+	if (!tap_ok(ends_with_options(buf, "\"\"", sweep_options_csv, "\",,,,,"),
 	            "sweep CSV: the sweep's options object closes the run cell, as given"))
 		printf("#   %s\n", buf);
 	line_of(csv, 2, buf, sizeof(buf));

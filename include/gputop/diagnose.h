@@ -1,0 +1,67 @@
+/* diagnose.h: where a window's idle time came from, in named causes that add up to it, the
+ * lever that removes each, and what more processes would give if they only filled idle time.
+ * Pure functions of a frame's figures (collect.h): no clock, no I/O.
+ *
+ * A worker's time without a kernel of its own (1 - kernel_busy) is split in proportion to what
+ * its batches spent, per batch, outside their kernels: host work (generation), transfers (h2d
+ * and d2h), launch gaps (the gaps between the kernels of one batch), waiting for another context
+ * (queue wait) and the rest. `hidden` is the share of that time in which another process's
+ * kernels kept the device busy: the gain of more processes. The device's idle share
+ * (1 - device_busy) is split as its workers' time was when the device was idle: each worker's
+ * unhidden idle time, cause by cause, averaged over the workers (at an instant when the device
+ * idles, every worker is without a kernel). So the device's causes add up to its idle share. */
+#ifndef GPUTOP_DIAGNOSE_H
+#define GPUTOP_DIAGNOSE_H
+
+#include <stddef.h>
+
+#include "gputop/stats.h"
+
+enum gd_cause {
+	GD_CAUSE_HOST,     /* host work between batches: input generation, the program's own code */
+	GD_CAUSE_TRANSFER, /* blocking transfers */
+	GD_CAUSE_LAUNCH,   /* gaps between consecutive kernels of one batch */
+	GD_CAUSE_WAIT,     /* waiting while another context had the device */
+	GD_CAUSE_OTHER,
+	GD_CAUSE_COUNT
+};
+
+/* A split of idle time: shares of the window. NAN where not measured (no device times). */
+struct gd_idle {
+	double share[GD_CAUSE_COUNT];
+	double hidden; /* a worker's: the share of its idle time other processes filled; NAN: n/a */
+};
+
+#define GD_IDLE_NONE { { NAN, NAN, NAN, NAN, NAN }, NAN }
+
+/* The cause's log field (idle_host, ...), its words on screen, and its lever. */
+const char *diagnose_field(enum gd_cause c);
+const char *diagnose_name(enum gd_cause c);
+const char *diagnose_lever(enum gd_cause c);
+
+/* A worker's split from its breakdown (bd: per-batch means), its kernel_busy and the device's
+ * busy share (for hidden). */
+void diagnose_worker(const struct gd_breakdown *bd, double kernel_busy, double device_busy,
+                     struct gd_idle *out);
+/* The device's split from its n workers' (those with NAN shares are left out). */
+void diagnose_device(const struct gd_idle *w, int n, double device_busy, struct gd_idle *out);
+/* The mean of n splits (several devices' aggregate, as device_busy is their mean). */
+void diagnose_mean(const struct gd_idle *d, int n, struct gd_idle *out);
+
+/* Device busy at or above this is "at the ceiling": no cause is worth a lever. */
+#define GD_DIAG_BUSY 0.95
+
+/* What procs processes would reach if each only filled idle time, from one process's rate,
+ * device busy and host cores it keeps busy (at least 1): its rate times the fewest of procs,
+ * 1 / busy (the device never idles) and cores / cores_one (the host runs out). NAN when the
+ * one process's figures are not measured. */
+double diagnose_predict(double rate_one, double busy_one, double cores_one, int cores, int procs);
+
+/* One line of words: "device 26% busy; idle: host work 62%, launch gaps 7%, ...; more
+ * processes would reach about R unit; lever: ..." (the causes of at least 1%, largest first;
+ * the prediction from the figures per process, when procs > 0; the largest cause's lever).
+ * Returns the length, as snprintf. */
+int diagnose_line(char *buf, size_t n, double device_busy, const struct gd_idle *idle, double rate, int procs,
+                  double cores_used, int cores, const char *unit);
+
+#endif
