@@ -155,9 +155,8 @@ static void pipe_wait(struct slot *s)
 }
 
 /* The pipe variants: returns the batches completed in `seconds`, *elapsed the time taken. */
-static long run_pipe(cl_context ctx, cl_device_id dev, cl_program prog, cl_mem dperm, int nq,
-                     size_t size, size_t elem, int launches, double seconds, const char *variant,
-                     double *elapsed)
+static long run_pipe(cl_context ctx, cl_device_id dev, cl_program prog, cl_mem dperm, int nq, size_t size,
+                     size_t elem, int launches, double seconds, const char *variant, double *elapsed)
 {
 	static struct slot slots[2 * MAXQ];
 	cl_command_queue qs[MAXQ];

@@ -145,8 +145,7 @@ static void copy_main(const struct args *a, int ready, int go, uint32_t seed)
 	const char *src = slurp(a->kernel);
 	cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &rc);
 	check(rc, "clCreateProgramWithSource");
-	check(clBuildProgram(prog, 1, &dev, a->f64 ? "-DREAL=double -DUSE_FP64" : "-DREAL=float",
-	                     NULL, NULL),
+	check(clBuildProgram(prog, 1, &dev, a->f64 ? "-DREAL=double -DUSE_FP64" : "-DREAL=float", NULL, NULL),
 	      "clBuildProgram");
 	cl_kernel k = clCreateKernel(prog, "decode", &rc);
 	check(rc, "clCreateKernel");
@@ -167,7 +166,8 @@ static void copy_main(const struct args *a, int ready, int go, uint32_t seed)
 		perm[i] = perm[j];
 		perm[j] = t;
 	}
-	cl_mem dperm = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * sizeof(int), perm, &rc);
+	cl_mem dperm =
+	    clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * sizeof(int), perm, &rc);
 	check(rc, "clCreateBuffer(perm)");
 	cl_mem din = clCreateBuffer(ctx, CL_MEM_READ_ONLY, n * elem, NULL, &rc);
 	check(rc, "clCreateBuffer(in)");
@@ -201,7 +201,8 @@ static void copy_main(const struct args *a, int ready, int go, uint32_t seed)
 			gen_s += now_s() - g0;
 			check(clEnqueueWriteBuffer(q, din, CL_TRUE, 0, n * elem, in, 0, NULL, NULL), "write");
 			for (int l = 0; l < a->launches; l++)
-				check(clEnqueueNDRangeKernel(q, k, 1, NULL, &n, NULL, 0, NULL, NULL), "launch");
+				check(clEnqueueNDRangeKernel(q, k, 1, NULL, &n, NULL, 0, NULL, NULL),
+				      "launch");
 			check(clFinish(q), "clFinish");
 			check(clEnqueueReadBuffer(q, dout, CL_TRUE, 0, n * elem, out, 0, NULL, NULL), "read");
 			t = now_s();
@@ -268,7 +269,7 @@ int main(int argc, char **argv)
 	secs /= a.copies;
 	printf("seed_replica copies=%d dtype=%s size=%zu launches=%d batches=%.0f seconds=%.3f "
 	       "mbit_s=%.1f gen_ms_per_batch=%.3f\n",
-	       a.copies, argv[3], a.size, a.launches, batches, secs,
-	       batches * (double)a.size / secs / 1e6, batches > 0 ? gen / batches * 1e3 : 0.0);
+	       a.copies, argv[3], a.size, a.launches, batches, secs, batches * (double)a.size / secs / 1e6,
+	       batches > 0 ? gen / batches * 1e3 : 0.0);
 	return 0;
 }

@@ -41,17 +41,17 @@ struct gd_sample {
 
 /* One device's aggregate in a window: its workers only. */
 struct gd_devframe {
-	char ref[8];          /* the device's "P:D" */
-	struct gd_sample agg; /* sums over the device's workers; agg.device is its index */
-	int procs;            /* its live workers */
-	double device_busy;   /* 0..1, the union of its workers' kernel intervals; NAN: n/a */
-	double headroom;      /* agg.rate / device_busy; NAN when busy is 0 */
-	bool busy_from_sum;   /* its busy is the sum of its workers' kernel_busy, capped at 1 */
+	char ref[8];           /* the device's "P:D" */
+	struct gd_sample agg;  /* sums over the device's workers; agg.device is its index */
+	int procs;             /* its live workers */
+	double device_busy;    /* 0..1, the union of its workers' kernel intervals; NAN: n/a */
+	double headroom;       /* agg.rate / device_busy; NAN when busy is 0 */
+	bool busy_from_sum;    /* its busy is the sum of its workers' kernel_busy, capped at 1 */
 	bool busy_per_context; /* a GPU: contexts take turns, busy is the sum of each worker's own
 	                        * union, capped at 1 (estimates of two workers may overlap; the
 	                        * kernels they stand for could not) */
-	double ceiling;       /* its calibrated ceiling, Mbit/s; NAN: not calibrated */
-	double of_ceiling;    /* agg.rate / ceiling */
+	double ceiling;        /* its calibrated ceiling, Mbit/s; NAN: not calibrated */
+	double of_ceiling;     /* agg.rate / ceiling */
 };
 
 struct gd_frame {
@@ -63,9 +63,9 @@ struct gd_frame {
 	struct gd_sample agg; /* every worker of every device */
 	/* With one device as measured; with several, device_busy is the mean of the devices'
 	 * (the share of their combined time that was busy), ceiling their sum. */
-	double device_busy; /* 0..1, NAN without device times */
-	double headroom;    /* Mbit/s at device_busy = 1: an estimate; NAN when busy is 0 */
-	bool busy_from_sum; /* mapping unavailable (on any device): sum of kernel_busy capped at 1 */
+	double device_busy;    /* 0..1, NAN without device times */
+	double headroom;       /* Mbit/s at device_busy = 1: an estimate; NAN when busy is 0 */
+	bool busy_from_sum;    /* mapping unavailable (on any device): sum of kernel_busy capped at 1 */
 	bool busy_per_context; /* some device sums its workers' own unions (a GPU) */
 	enum gd_timebase timebase;
 	enum gd_profile profile; /* the policy the device fields rest on */

@@ -32,7 +32,10 @@ struct gd_idle {
 	double hidden; /* a worker's: the share of its idle time other processes filled; NAN: n/a */
 };
 
-#define GD_IDLE_NONE { { NAN, NAN, NAN, NAN, NAN }, NAN }
+#define GD_IDLE_NONE                             \
+	{                                        \
+		{ NAN, NAN, NAN, NAN, NAN }, NAN \
+	}
 
 /* The cause's log field (idle_host, ...), its words on screen, and its lever. */
 const char *diagnose_field(enum gd_cause c);

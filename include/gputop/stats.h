@@ -89,9 +89,8 @@ void stats_breakdown(const struct gd_batch_acc *acc, struct gd_breakdown *out);
 	{                                                                                            \
 		.gen_us = NAN, .h2d_us = NAN, .kernel_us = NAN, .d2h_us = NAN, .queue_wait_us = NAN, \
 		.other_us = NAN, .overlap_us = NAN, .gap_kernel_us = NAN, .gap_batch_us = NAN,       \
-		.launch_gap_us = NAN,                                                                \
-		.batch_overlap_us = NAN, .gap_kernel_p50_us = NAN, .gap_kernel_p99_us = NAN,         \
-		.gap_batch_p50_us = NAN, .gap_batch_p99_us = NAN                                     \
+		.launch_gap_us = NAN, .batch_overlap_us = NAN, .gap_kernel_p50_us = NAN,             \
+		.gap_kernel_p99_us = NAN, .gap_batch_p50_us = NAN, .gap_batch_p99_us = NAN           \
 	}
 
 /* Whether a share of the calibrated ceiling (rate / ceiling) says the ceiling is stale: the

@@ -51,16 +51,18 @@ static void row_tail(FILE *out, const struct gd_sweep_row *r, double max, const 
  * more than a fifth: where filling idle time stops explaining the curve. */
 static void predicted_note(FILE *out, const struct gd_sweep_row *rows, int n)
 {
-	fprintf(out, "predicted: the first step's rate per process times the fewest of the processes, "
-	             "1 / its device busy and the host's cores / its cores: idle time filled, nothing else\n");
+	fprintf(out,
+	        "predicted: the first step's rate per process times the fewest of the processes, "
+	        "1 / its device busy and the host's cores / its cores: idle time filled, nothing else\n");
 	for (int i = 0; i < n; i++) {
 		const struct gd_sweep_row *r = &rows[i];
 		if (strcmp(r->device, "all") != 0 || !(r->rate < 0.8 * r->predicted))
 			continue;
-		fprintf(out,
-		        "from %dx%d the rate is %.0f%% of the prediction: filling idle time no longer explains "
-		        "it (queue wait %.0f us: contexts taking turns)\n",
-		        r->procs, r->queues, 100 * r->rate / r->predicted, r->queue_wait_us);
+		fprintf(
+		    out,
+		    "from %dx%d the rate is %.0f%% of the prediction: filling idle time no longer explains "
+		    "it (queue wait %.0f us: contexts taking turns)\n",
+		    r->procs, r->queues, 100 * r->rate / r->predicted, r->queue_wait_us);
 		return;
 	}
 }
@@ -108,12 +110,13 @@ void sweep_print(FILE *out, const struct gd_sweep_row *rows, int n, int runs, co
 	char last[64];
 	snprintf(last, sizeof(last), "%s%s", devices ? "device  " : "", unit);
 	if (runs > 1)
-		fprintf(out, "%5s %6s %10s %8s %10s %10s %10s %8s %12s %7s %9s %12s %11s %9s %1s  %s\n", "procs",
-		        "queues", unit, "sd", "min", "max", "predicted", "speedup", "min..max", "busy%", "%ceiling",
-		        "gap_batch_us", "at100%busy~", "room", "~", last);
+		fprintf(out, "%5s %6s %10s %8s %10s %10s %10s %8s %12s %7s %9s %12s %11s %9s %1s  %s\n",
+		        "procs", "queues", unit, "sd", "min", "max", "predicted", "speedup", "min..max",
+		        "busy%", "%ceiling", "gap_batch_us", "at100%busy~", "room", "~", last);
 	else
 		fprintf(out, "%5s %6s %10s %10s %8s %7s %9s %12s %11s %9s  %s\n", "procs", "queues", unit,
-		        "predicted", "speedup", "busy%", "%ceiling", "gap_batch_us", "at100%busy~", "room", last);
+		        "predicted", "speedup", "busy%", "%ceiling", "gap_batch_us", "at100%busy~", "room",
+		        last);
 	for (int i = 0; i < n; i++) {
 		const struct gd_sweep_row *r = &rows[i];
 		fprintf(out, "%5d %6d", r->procs, r->queues);
@@ -165,13 +168,12 @@ void sweep_summarise(const struct gd_sweep_row *run, const struct gd_sweep_row *
 	sum->rate = sum->rate_spread.mean;
 	sum->speedup = sp.mean > 0 ? sum->rate / sp.mean : NAN; /* within min..max of the runs' */
 	/* The other figures: means over the runs that measured them. */
-	const size_t off[] = { offsetof(struct gd_sweep_row, device_busy),
-		               offsetof(struct gd_sweep_row, gap_batch_us),
-		               offsetof(struct gd_sweep_row, headroom),
-		               offsetof(struct gd_sweep_row, of_ceiling),
-		               offsetof(struct gd_sweep_row, queue_wait_us),
-		               offsetof(struct gd_sweep_row, cores),
-		               offsetof(struct gd_sweep_row, predicted) };
+	const size_t off[] = {
+		offsetof(struct gd_sweep_row, device_busy),   offsetof(struct gd_sweep_row, gap_batch_us),
+		offsetof(struct gd_sweep_row, headroom),      offsetof(struct gd_sweep_row, of_ceiling),
+		offsetof(struct gd_sweep_row, queue_wait_us), offsetof(struct gd_sweep_row, cores),
+		offsetof(struct gd_sweep_row, predicted)
+	};
 	for (size_t j = 0; j < GD_ARRAY_LEN(off); j++) {
 		for (int r = 0; r < k; r++)
 			memcpy(&v[r], (const char *)&run[r] + off[j], sizeof(double));

@@ -138,7 +138,8 @@ const struct gd_optdef opts_defs[] = {
 	  .min = 0,
 	  .max = GD_PROF_COUNT - 1,
 	  .def = "sampled",
-	  .help = "profiling: every command, a round of batches in every N (N adapts to the measured cost), or none",
+	  .help = "profiling: every command, a round of batches in every N (N adapts to the measured cost), "
+	          "or none",
 	  .applies = GD_USE_RUN,
 	  FIELD(profile) },
 	{ .name = "sample-every",

@@ -30,7 +30,7 @@ enum from { FROM_CODE, FROM_DOUBLE };
 struct field {
 	const char *name;
 	enum from from;
-	size_t off; /* FROM_DOUBLE: the double's offset in struct gd_sample, or gd_sweep_row */
+	size_t off;    /* FROM_DOUBLE: the double's offset in struct gd_sample, or gd_sweep_row */
 	unsigned rows; /* rows of a frame that carry it; the others leave it empty or out */
 	enum print print;
 	int prec;        /* PRINT_FIXED: digits after the point */

@@ -288,7 +288,8 @@ static int put_samples(struct gd_text *t, const struct metric *m, const struct g
 				text_printf(t, "%s{", m->name);
 				put_label(t, "device", f->devs[d].ref, true);
 				/* the cause as the log names it, without its idle_ prefix */
-				put_label(t, "cause", diagnose_field((enum gd_cause)c) + strlen("idle_"), false);
+				put_label(t, "cause", diagnose_field((enum gd_cause)c) + strlen("idle_"),
+				          false);
 				text_printf(t, "}");
 				put_value(t, v);
 				n++;

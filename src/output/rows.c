@@ -79,14 +79,18 @@ const struct field frame_fields[F_COUNT] = {
 	                   .print = PRINT_FIXED, .prec = 2 },
 	[F_BATCH_OVERLAP_US] = { SAMPLE(bd.batch_overlap_us), .name = "batch_overlap_us", .rows = ROW_WORKER,
 	                         .print = PRINT_FIXED, .prec = 2 },
-#define IDLE(c, n) { SAMPLE(idle.share[(c)]), .name = (n), .rows = ROW_BOTH, .print = PRINT_FIXED, .prec = 4 }
+#define IDLE(c, n)                                                                                      \
+	{                                                                                               \
+		SAMPLE(idle.share[(c)]), .name = (n), .rows = ROW_BOTH, .print = PRINT_FIXED, .prec = 4 \
+	}
 	[F_IDLE_HOST] = IDLE(GD_CAUSE_HOST, "idle_host"),
 	[F_IDLE_TRANSFER] = IDLE(GD_CAUSE_TRANSFER, "idle_transfer"),
 	[F_IDLE_LAUNCH] = IDLE(GD_CAUSE_LAUNCH, "idle_launch"),
 	[F_IDLE_WAIT] = IDLE(GD_CAUSE_WAIT, "idle_wait"),
 	[F_IDLE_OTHER] = IDLE(GD_CAUSE_OTHER, "idle_other"),
 #undef IDLE
-	[F_HIDDEN] = { SAMPLE(idle.hidden), .name = "hidden", .rows = ROW_WORKER, .print = PRINT_FIXED, .prec = 4 },
+	[F_HIDDEN] = { SAMPLE(idle.hidden), .name = "hidden", .rows = ROW_WORKER, .print = PRINT_FIXED,
+	               .prec = 4 },
 	[F_WINDOW_S] = { .name = "window_s",
 	                 .rows = ROW_AGG,
 	                 .print = PRINT_FIXED,
@@ -161,7 +165,8 @@ struct value frame_value(enum frame_field id, const struct gd_frame *f, const st
 			return str("none");
 		if (dev ? dev->busy_from_sum : f->busy_from_sum)
 			return str("sum-capped");
-		return str((dev ? dev->busy_per_context : f->busy_per_context) ? "union-per-context" : "union");
+		return str((dev ? dev->busy_per_context : f->busy_per_context) ? "union-per-context"
+		                                                               : "union");
 	case F_WINDOW_BATCHES:
 		return num(f->observed ? (double)s->win_batches : NAN);
 	case F_ERROR:
@@ -196,7 +201,8 @@ const struct field sweep_fields[S_COUNT] = {
 	[S_RATE_UNIT] = { .name = "rate_unit", .print = PRINT_STRING },
 	[S_QUEUE_WAIT_US] = { ROW(queue_wait_us), .name = "queue_wait_us", .print = PRINT_FIXED, .prec = 2 },
 	[S_DEVICE] = { .name = "device", .print = PRINT_STRING },
-	[S_PREDICTED_MBIT_S] = { ROW(predicted), .name = "predicted_mbit_s", .print = PRINT_FIXED, .prec = 4 },
+	[S_PREDICTED_MBIT_S] = { ROW(predicted), .name = "predicted_mbit_s", .print = PRINT_FIXED,
+	                         .prec = 4 },
 };
 _Static_assert(GD_ARRAY_LEN(sweep_fields) == S_COUNT, "one entry per sweep field");
 

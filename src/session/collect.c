@@ -161,7 +161,8 @@ static bool working(enum gd_state st)
  * batches to *all (the aggregate's gaps). Returns its busy time in the window (ns): the union
  * of its own kernel intervals, counted even when no batch of it completed in the window. */
 static int64_t worker_sample(struct gd_collector *c, struct col_worker *cw, const struct gd_worker_info *info,
-                          int64_t a, int64_t b, size_t *niv, struct gd_batch_acc *all, struct gd_sample *out)
+                             int64_t a, int64_t b, size_t *niv, struct gd_batch_acc *all,
+                             struct gd_sample *out)
 {
 	struct gd_batch_acc acc;
 	memset(&acc, 0, sizeof(acc));
@@ -309,7 +310,8 @@ static void overall_busy(struct gd_frame *f)
 
 /* The window's diagnosis: each worker's idle time by cause, each device's from its workers',
  * and their mean (diagnose.h). */
-static void diagnose_frame(struct gd_collector *c, const struct gd_worker_info *info, int n, struct gd_frame *f)
+static void diagnose_frame(struct gd_collector *c, const struct gd_worker_info *info, int n,
+                           struct gd_frame *f)
 {
 	struct gd_idle devs[GD_DEVICES_MAX];
 	if ((size_t)n > c->capidle) {

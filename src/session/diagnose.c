@@ -8,11 +8,13 @@
 static const struct {
 	const char *field, *name, *lever;
 } causes[GD_CAUSE_COUNT] = {
-	[GD_CAUSE_HOST] = { "idle_host", "host work", "more processes, or pipelining with generation threads" },
-	[GD_CAUSE_TRANSFER] = { "idle_transfer", "transfers", "pipelining: non-blocking transfers on several queues" },
+	[GD_CAUSE_HOST] = { "idle_host", "host work",
+	                    "more processes, or pipelining with generation threads" },
+	[GD_CAUSE_TRANSFER] = { "idle_transfer", "transfers",
+	                        "pipelining: non-blocking transfers on several queues" },
 	[GD_CAUSE_LAUNCH] = { "idle_launch", "launch gaps", "fewer, larger launches (bigger batches)" },
 	[GD_CAUSE_WAIT] = { "idle_wait", "waiting for another context",
-		            "fewer processes, more queues in one (contexts take turns)" },
+	                    "fewer processes, more queues in one (contexts take turns)" },
 	[GD_CAUSE_OTHER] = { "idle_other", "other", "none named" },
 };
 
@@ -137,7 +139,7 @@ int diagnose_line(char *buf, size_t n, double device_busy, const struct gd_idle 
 		return len + snprintf(buf + len, len < (int)n ? n - (size_t)len : 0, "; at the ceiling");
 	bool done[GD_CAUSE_COUNT] = { false };
 	const char *sep = "; idle: ";
-	int first = -1; /* the largest cause: its lever ends the line */
+	int first = -1;                            /* the largest cause: its lever ends the line */
 	for (int k = 0; k < GD_CAUSE_COUNT; k++) { /* largest first, those of 1% or more */
 		int best = -1;
 		for (int c = 0; c < GD_CAUSE_COUNT; c++)
@@ -152,7 +154,8 @@ int diagnose_line(char *buf, size_t n, double device_busy, const struct gd_idle 
 		sep = ", ";
 	}
 	if (procs > 0 && rate > 0) {
-		double most = diagnose_predict(rate / procs, device_busy / procs, cores_used / procs, cores, 1 << 20);
+		double most =
+		    diagnose_predict(rate / procs, device_busy / procs, cores_used / procs, cores, 1 << 20);
 		if (most > rate * 1.05)
 			len += snprintf(buf + len, len < (int)n ? n - (size_t)len : 0,
 			                "; more processes would reach about %.0f %s", most, unit);

@@ -44,7 +44,7 @@
 #define SAMPLER_RUN       2u  /* the least middle of a round: the gap between two is measured */
 #define SAMPLER_EVERY0    16u /* the first period, when a round fits it */
 #define SAMPLER_EVERY_MAX GD_SAMPLE_MAX
-#define SAMPLER_COST_MAX  0.02                   /* the observer's share of the batches' time at most */
+#define SAMPLER_COST_MAX  0.02 /* the observer's share of the batches' time at most */
 
 struct gd_sampler {
 	enum gd_profile policy;

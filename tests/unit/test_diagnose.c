@@ -36,7 +36,8 @@ static void test_worker(void)
 	struct gd_breakdown bd = bd_of(2600, 20, 20, 20, 4, 136);
 	struct gd_idle w;
 	diagnose_worker(&bd, 0.06, 0.06, &w);
-	tap_ok(fabs(sum(&w) - 0.94) < 1e-12, "a worker's causes add up to its time without a kernel (%.6f)", sum(&w));
+	tap_ok(fabs(sum(&w) - 0.94) < 1e-12, "a worker's causes add up to its time without a kernel (%.6f)",
+	       sum(&w));
 	tap_ok(fabs(w.share[GD_CAUSE_HOST] - 0.94 * 2600 / 2800) < 1e-12 &&
 	           fabs(w.share[GD_CAUSE_TRANSFER] - 0.94 * 40 / 2800) < 1e-12 &&
 	           fabs(w.share[GD_CAUSE_LAUNCH] - 0.94 * 20 / 2800) < 1e-12 &&
@@ -44,14 +45,15 @@ static void test_worker(void)
 	       "each cause in proportion to its time per batch");
 	tap_ok(w.hidden == 0, "alone on the device: nothing of its idle time is hidden");
 	diagnose_worker(&bd, 0.06, 0.53, &w);
-	tap_ok(fabs(w.hidden - 0.47 / 0.94) < 1e-12, "with others: hidden = (device busy - its own) / its idle (%.4f)",
-	       w.hidden);
+	tap_ok(fabs(w.hidden - 0.47 / 0.94) < 1e-12,
+	       "with others: hidden = (device busy - its own) / its idle (%.4f)", w.hidden);
 	struct gd_breakdown off = GD_BREAKDOWN_NONE;
 	diagnose_worker(&off, NAN, NAN, &w);
 	tap_ok(isnan(w.share[0]) && isnan(w.hidden), "no device times: not measured");
 	struct gd_breakdown zero = bd_of(0, 0, 0, 0, 0, 0);
 	diagnose_worker(&zero, 0.5, 0.5, &w);
-	tap_ok(w.share[GD_CAUSE_OTHER] == 0.5 && sum(&w) == 0.5, "nothing measured outside kernels: all other");
+	tap_ok(w.share[GD_CAUSE_OTHER] == 0.5 && sum(&w) == 0.5,
+	       "nothing measured outside kernels: all other");
 }
 
 static void test_device(void)
@@ -73,14 +75,17 @@ static void test_device(void)
 	tap_ok(isnan(d.share[0]), "device busy not measured: neither are its causes");
 	struct gd_idle devs[2] = { w[0], w[1] }, m;
 	diagnose_mean(devs, 2, &m);
-	tap_ok(fabs(m.share[GD_CAUSE_HOST] - w[0].share[GD_CAUSE_HOST] / 2) < 1e-12, "several devices: the mean");
+	tap_ok(fabs(m.share[GD_CAUSE_HOST] - w[0].share[GD_CAUSE_HOST] / 2) < 1e-12,
+	       "several devices: the mean");
 }
 
 static void test_predict(void)
 {
 	/* One seed process on the H200: 45 Mbit/s at 8% busy, one core. */
-	tap_ok(fabs(diagnose_predict(45, 0.08, 1, 16, 4) - 180) < 1e-9, "4 processes fill 4 times the idle time");
-	tap_ok(fabs(diagnose_predict(45, 0.08, 1, 16, 16) - 45 / 0.08) < 1e-9, "16: the device never idles (562.5)");
+	tap_ok(fabs(diagnose_predict(45, 0.08, 1, 16, 4) - 180) < 1e-9,
+	       "4 processes fill 4 times the idle time");
+	tap_ok(fabs(diagnose_predict(45, 0.08, 1, 16, 16) - 45 / 0.08) < 1e-9,
+	       "16: the device never idles (562.5)");
 	tap_ok(fabs(diagnose_predict(45, 0.08, 1, 8, 16) - 360) < 1e-9, "8 cores: the host runs out at 8");
 	tap_ok(fabs(diagnose_predict(45, 0.08, 4, 16, 16) - 180) < 1e-9, "4 cores a process: 4 processes");
 	tap_ok(isnan(diagnose_predict(NAN, 0.08, 1, 16, 2)), "no rate: no prediction");
@@ -97,7 +102,8 @@ static void test_line(void)
 	tap_ok(strncmp(line, "device 26% busy; idle: host work 69%, other 4%, transfers 1%", 60) == 0 &&
 	           strstr(line, "; more processes would reach about 385 Mbit/s; lever: more processes, or "
 	                        "pipelining with generation threads"),
-	       "the line: busy, the causes largest first, the prediction, the largest cause's lever (%s)", line);
+	       "the line: busy, the causes largest first, the prediction, the largest cause's lever (%s)",
+	       line);
 	diagnose_line(line, sizeof(line), 0.97, &d, 100, 2, 2, 16, "Mbit/s");
 	tap_ok(strcmp(line, "device 97% busy; at the ceiling") == 0, "at the ceiling (%s)", line);
 	struct gd_idle none = GD_IDLE_NONE;

@@ -199,7 +199,8 @@ static void test_render(void)
 	f = frame_of(0);
 	t = prom_render(&f, devs, &len);
 	tap_ok(!strstr(t, "worker=") && has_line(t, "gputop_decode_workers{device=\"0:1\"} 0") &&
-	           !strstr(t, "gputop_decode_device_busy_ratio") && !strstr(t, "gputop_decode_device_idle_ratio"),
+	           !strstr(t, "gputop_decode_device_busy_ratio") &&
+	           !strstr(t, "gputop_decode_device_idle_ratio"),
 	       "without workers: no worker family, zero workers, busy and idle (not measured) left out");
 	grouped = families_grouped(t, &families);
 	tap_ok(grouped, "still one block per family (%d)", families);

@@ -343,7 +343,8 @@ static void test_launch_gaps(void)
 	}
 	int64_t a = 1000 + 100 * (N / 2), b = 1000 + 100 * (N - 10);
 	double busy = (double)union_of(recs, N, a, b) / (double)(b - a);
-	tap_ok(fabs(busy - 0.6) < 0.03, "launch gaps on one lane are idle: the estimates say 0.6 (%.3f)", busy);
+	tap_ok(fabs(busy - 0.6) < 0.03, "launch gaps on one lane are idle: the estimates say 0.6 (%.3f)",
+	       busy);
 	tap_ok(!apart, "an estimate's kernels lie end to end");
 	sampler_free(&s);
 }

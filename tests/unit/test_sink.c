@@ -99,13 +99,14 @@ static void write_frames(struct gd_sink *s)
 	f.devs[0].agg.idle = (struct gd_idle){ { 0.4, 0.05, 0.02, 0.01, 0.0077 }, NAN };
 	f.agg.idle = (struct gd_idle){ { 0.2, 0.03, 0.01, 0.005, 0.005 }, NAN };
 	str_copy(f.devs[0].ref, sizeof(f.devs[0].ref), "0:1");
-	f.devs[1] = (struct gd_devframe){ .ref = "1:0",
-		                          .agg = { .device = 1, .bd = unmeasured, .idle = undiagnosed, .lost = 7 },
-		                          .device_busy = NAN,
-		                          .headroom = NAN,
-		                          .busy_from_sum = true,
-		                          .ceiling = NAN,
-		                          .of_ceiling = NAN };
+	f.devs[1] =
+	    (struct gd_devframe){ .ref = "1:0",
+		                  .agg = { .device = 1, .bd = unmeasured, .idle = undiagnosed, .lost = 7 },
+		                  .device_busy = NAN,
+		                  .headroom = NAN,
+		                  .busy_from_sum = true,
+		                  .ceiling = NAN,
+		                  .of_ceiling = NAN };
 	sink_frame(s, &f);
 	f.ndevs = 1; /* one device: no device rows */
 	f.agg.bd = unmeasured;
@@ -254,7 +255,8 @@ static const char frames_csv[] =
     "t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_kernel_us,gap_batch_us,gen_us,h2d_us,"
     "kernel_us,d2h_us,other_us,device_busy,headroom,lost,queue_wait_us,profile,ceiling,of_ceiling,sample_"
     "every,observer_share,gen_busy,observed,unix_s,gap_kernel_p50_us,gap_kernel_p99_us,gap_batch_p50_us,gap_"
-    "batch_p99_us,run,kernel,rate_unit,device,overlap_us,batch_overlap_us,idle_host,idle_transfer,idle_launch,"
+    "batch_p99_us,run,kernel,rate_unit,device,overlap_us,batch_overlap_us,idle_host,idle_transfer,idle_"
+    "launch,"
     "idle_wait,idle_other,hidden\n"
     "12.346,worker,1,4242,running,,123.4568,10,5000000,0.5123,1.50,2.25,100.12,20.50,300.75,10.00,5.33,,,0,4."
     "50,,,,16,0.0123,0.250,1,1795968000.250,1.25,4.00,2.00,8.50,,,,0:1,0.50,3.75,0.3000,0.1000,0.0500,"
@@ -262,7 +264,8 @@ static const char frames_csv[] =
     "12.346,worker,2,4243,failed,,,0,0,,,,,,,,,,,7,,,,,,,,1,1795968000.250,,,,,,,,1:0,,,,,,,,\n"
     "12.346,device,,,,1,123.4568,10,5000000,,,,,,,,,0.5123,240.9670,7,,sampled,300.0000,0.4115,,,,1,"
     "1795968000.250,1.25,4.00,2.00,8.50,,decode,Mbit/s,0:1,,,0.4000,0.0500,0.0200,0.0100,0.0077,\n"
-    "12.346,device,,,,0,0.0000,0,0,,,,,,,,,,,7,,sampled,,,,,,1,1795968000.250,,,,,,decode,Mbit/s,1:0,,,,,,,,\n"
+    "12.346,device,,,,0,0.0000,0,0,,,,,,,,,,,7,,sampled,,,,,,1,1795968000.250,,,,,,decode,Mbit/"
+    "s,1:0,,,,,,,,\n"
     "12.346,aggregate,,,,2,123.4568,10,5000000,,,,,,,,,0.7500,164.6091,7,,sampled,600.0000,0.2058,,,,1,"
     "1795968000.250,1.25,4.00,2.00,8.50,,decode,Mbit/s,all,,,0.2000,0.0300,0.0100,0.0050,0.0050,\n"
     "13.346,aggregate,,,,0,0.0000,10,5000000,,,,,,,,,,,7,,full,,,,,,1,1795968000.250,,,,,,decode,Mbit/s,all,,"
@@ -293,7 +296,8 @@ static const char frames_jsonl[] =
     "kernel_p99_us\":4.00,\"gap_batch_p50_us\":2.00,\"gap_batch_p99_us\":8.50,\"kernel\":\"decode\",\"rate_"
     "unit\":\"Mbit/"
     "s\",\"device\":\"0:1\",\"idle_host\":0.4000,\"idle_transfer\":0.0500,\"idle_launch\":0.0200,"
-    "\"idle_wait\":0.0100,\"idle_other\":0.0077,\"window_s\":1.000,\"timebase\":\"host-timer\",\"device_busy_method\":\"union\"}"
+    "\"idle_wait\":0.0100,\"idle_other\":0.0077,\"window_s\":1.000,\"timebase\":\"host-timer\",\"device_busy_"
+    "method\":\"union\"}"
     "\n"
     "{\"t_s\":12.346,\"kind\":\"device\",\"procs\":0,\"mbit_s\":0.0000,\"batches\":0,\"symbols\":0,\"lost\":"
     "7,\"profile\":\"sampled\",\"observed\":true,\"unix_s\":1795968000.250,\"kernel\":\"decode\",\"rate_"
@@ -306,7 +310,8 @@ static const char frames_jsonl[] =
     "kernel_p99_us\":4.00,\"gap_batch_p50_us\":2.00,\"gap_batch_p99_us\":8.50,\"kernel\":\"decode\",\"rate_"
     "unit\":\"Mbit/"
     "s\",\"device\":\"all\",\"idle_host\":0.2000,\"idle_transfer\":0.0300,\"idle_launch\":0.0100,"
-    "\"idle_wait\":0.0050,\"idle_other\":0.0050,\"window_s\":1.000,\"timebase\":\"host-timer\",\"device_busy_method\":\"union\"}"
+    "\"idle_wait\":0.0050,\"idle_other\":0.0050,\"window_s\":1.000,\"timebase\":\"host-timer\",\"device_busy_"
+    "method\":\"union\"}"
     "\n"
     "{\"t_s\":13.346,\"kind\":\"aggregate\",\"procs\":0,\"mbit_s\":0.0000,\"batches\":10,\"symbols\":5000000,"
     "\"lost\":7,\"profile\":\"full\",\"observed\":true,\"unix_s\":1795968000.250,\"kernel\":\"decode\","
