@@ -20,6 +20,7 @@
 #include "gputop/sig.h"
 #include "gputop/sink.h"
 #include "gputop/spec.h"
+#include "gputop/report.h"
 #include "gputop/trace.h"
 #include "gputop/wire.h"
 #include "gputop/worker.h"
@@ -147,10 +148,10 @@ static int started_by_us(const struct gd_opts *o, char *err, size_t errlen)
 /* The run's files, in the order their messages name them: what writes to standard output by
  * itself (the dashboard, a sweep's table, a log without --output), the log, the trace, and
  * the Prometheus file, which is only checked (it is replaced by a rename). */
-static int plan_files(const struct gd_opts *o, struct gd_output *out, int *log, int *trace)
+static int plan_files(const struct gd_opts *o, struct gd_output *out, int *log, int *trace, int *report)
 {
 	int n = 0;
-	*log = *trace = -1;
+	*log = *trace = *report = -1;
 	if (o->role == GD_ROLE_DASHBOARD)
 		out[n++] = (struct gd_output){ .what = "the dashboard's terminal", .path = "-" };
 	else if (o->nsweep)
@@ -164,6 +165,10 @@ static int plan_files(const struct gd_opts *o, struct gd_output *out, int *log, 
 	if (o->trace) {
 		*trace = n;
 		out[n++] = (struct gd_output){ .what = "--trace", .path = o->trace };
+	}
+	if (o->report) {
+		*report = n;
+		out[n++] = (struct gd_output){ .what = "--report", .path = o->report };
 	}
 	if (o->prom_file)
 		out[n++] =
@@ -185,7 +190,7 @@ static int open_outputs(const struct gd_opts *o, const struct gd_device *dev, in
 	if (!prom && err[0])
 		return -1;
 	struct gd_output out[GD_OUTPUTS_MAX];
-	int ilog, itrace, nout = plan_files(o, out, &ilog, &itrace);
+	int ilog, itrace, ireport, nout = plan_files(o, out, &ilog, &itrace, &ireport);
 	if (outputs_open(out, nout, err, errlen)) {
 		prom_close(prom, NULL, 0);
 		return -1;
@@ -194,17 +199,21 @@ static int open_outputs(const struct gd_opts *o, const struct gd_device *dev, in
 		outputs_add(l, &trace_output,
 		            trace_open(out[itrace].fd, out[itrace].own, o->trace, o->trace_limit));
 	outputs_add(l, &prom_output, prom);
+	struct gd_text options = { 0 };
+	opts_json(o, &options);
+	const struct gd_kspec k = opts_kspec(o);
+	if (ireport >= 0)
+		outputs_add(l, &report_output,
+		            report_open(out[ireport].fd, out[ireport].own, o->report, dev, ndev, options.p,
+		                        kspec_rate_unit(&k)));
 	if (ilog >= 0) {
 		struct gd_sink *sink = sink_new(out[ilog].fd, out[ilog].own, o->format);
-		struct gd_text options = { 0 };
-		opts_json(o, &options);
 		sink_run(sink, dev, ndev, options.p,
 		         o->nsweep > 0); /* every log opens with the run's facts */
-		free(options.p);
-		const struct gd_kspec k = opts_kspec(o);
 		sink_set_kernel(sink, kspec_name(&k), kspec_rate_unit(&k));
 		outputs_add(l, &sink_output, sink);
 	}
+	free(options.p);
 	return 0;
 }
 

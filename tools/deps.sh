@@ -22,6 +22,8 @@ have_cmd ps || need+=(procps)
 have_cmd localedef || need+=(locales) # the locale test generates de_DE.UTF-8
 # The Prometheus tests: promtool checks both outputs, a real server scrapes --listen.
 { have_cmd prometheus && have_cmd promtool; } || need+=(prometheus)
+# The report test renders --report's page in a headless browser.
+{ have_cmd chromium || have_cmd chromium-browser; } || need+=(chromium)
 if [ "${1:-}" = dev ]; then
 	have_cmd clang || need+=(clang)
 	[ -n "$(ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a 2>/dev/null)" ] ||

@@ -38,7 +38,7 @@ struct gd_opts {
 	double interval; /* s */
 	double duration; /* s; 0: until stopped */
 	enum gd_format format;
-	const char *output, *trace;
+	const char *output, *trace, *report;
 	uint64_t trace_limit; /* trace events at most */
 	struct gd_step sweep[GD_SWEEP_MAX];
 	int nsweep;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "gputop/diagnose.h"
 #include "gputop/stats.h"
 
 #define GD_OUTPUTS_MAX 8 /* outputs of one run, at most */
@@ -48,11 +49,12 @@ struct gd_sweep_row {
 	int within_spread; /* summary: 1 when it differs from the step before by less than their
 	                      spread (stats_within_spread), 0 when not, -1: n/a (first, one run) */
 	double rate, speedup, device_busy, gap_batch_us, headroom;
-	double of_ceiling;    /* mbit_s / the calibrated ceiling; NAN without --calibrate */
-	double queue_wait_us; /* mean over the step's batches; NAN where not measured */
-	double cores;         /* host cores its processes kept busy: max(1, gen_busy) each, summed */
-	double predicted;     /* the rate gap-filling alone gives (diagnose_predict) from the first
-	                       * step of the same queues; NAN where there is none */
+	double of_ceiling;           /* mbit_s / the calibrated ceiling; NAN without --calibrate */
+	double queue_wait_us;        /* mean over the step's batches; NAN where not measured */
+	double cores;                /* host cores its processes kept busy: max(1, gen_busy) each, summed */
+	double predicted;            /* the rate gap-filling alone gives (diagnose_predict) from the first
+	                              * step of the same queues; NAN where there is none */
+	double idle[GD_CAUSE_COUNT]; /* the device's idle share by cause, means over the windows */
 	struct gd_spread rate_spread, speedup_spread; /* summary: over the runs */
 	char device[24]; /* "all" for a step's row; "P:D" for one device's share of it (runs */
 	                 /* with two or more devices add one such row per device after each step) */

@@ -90,6 +90,7 @@ static int warm_up(struct gd_session *s, int n, char *err, size_t errlen)
  * rate was measured (a window in which no batch completed measured none). */
 struct step_acc {
 	double items, busy, busyt, gap, gapw, qw, qww, cores, corest;
+	double idle[GD_CAUSE_COUNT], idlet;
 	int rated;
 };
 
@@ -106,6 +107,11 @@ static void step_add(struct step_acc *a, const struct gd_frame *f, const struct 
 	if (!isnan(busy)) {
 		a->busy += busy * f->window_s;
 		a->busyt += f->window_s;
+	}
+	if (!isnan(agg->idle.share[0])) {
+		for (int c = 0; c < GD_CAUSE_COUNT; c++)
+			a->idle[c] += agg->idle.share[c] * f->window_s;
+		a->idlet += f->window_s;
 	}
 	double cores = 0;
 	for (int i = 0; i < f->nworkers; i++) {
@@ -141,6 +147,8 @@ static void step_row(const struct step_acc *a, double t, double ceiling, struct 
 	row->headroom = row->device_busy > 0 ? row->rate / row->device_busy : NAN;
 	row->cores = a->corest > 0 ? a->cores / a->corest : NAN;
 	row->predicted = NAN;
+	for (int c = 0; c < GD_CAUSE_COUNT; c++)
+		row->idle[c] = a->idlet > 0 ? a->idle[c] / a->idlet : NAN;
 }
 
 /* What gap-filling alone gives r's processes, from the first step of r's pass with as many

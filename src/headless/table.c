@@ -174,11 +174,16 @@ void sweep_summarise(const struct gd_sweep_row *run, const struct gd_sweep_row *
 		offsetof(struct gd_sweep_row, queue_wait_us), offsetof(struct gd_sweep_row, cores),
 		offsetof(struct gd_sweep_row, predicted)
 	};
-	for (size_t j = 0; j < GD_ARRAY_LEN(off); j++) {
+	size_t offs[GD_ARRAY_LEN(off) + GD_CAUSE_COUNT];
+	memcpy(offs, off, sizeof(off));
+	for (int c = 0; c < GD_CAUSE_COUNT; c++)
+		offs[GD_ARRAY_LEN(off) + (size_t)c] =
+		    offsetof(struct gd_sweep_row, idle) + (size_t)c * sizeof(double);
+	for (size_t j = 0; j < GD_ARRAY_LEN(offs); j++) {
 		for (int r = 0; r < k; r++)
-			memcpy(&v[r], (const char *)&run[r] + off[j], sizeof(double));
+			memcpy(&v[r], (const char *)&run[r] + offs[j], sizeof(double));
 		stats_spread(v, k, &sp);
-		memcpy((char *)sum + off[j], &sp.mean, sizeof(double));
+		memcpy((char *)sum + offs[j], &sp.mean, sizeof(double));
 	}
 	sum->within_spread = prev && k > 1 && prev->rate_spread.n > 1
 	                         ? stats_within_spread(&prev->rate_spread, &sum->rate_spread)

@@ -160,7 +160,7 @@ int diagnose_line(char *buf, size_t n, double device_busy, const struct gd_idle 
 			len += snprintf(buf + len, len < (int)n ? n - (size_t)len : 0,
 			                "; more processes would reach about %.0f %s", most, unit);
 	}
-	if (first >= 0)
+	if (first >= 0 && first != GD_CAUSE_OTHER) /* "other" has no lever to name */
 		len += snprintf(buf + len, len < (int)n ? n - (size_t)len : 0, "; lever: %s",
 		                diagnose_lever((enum gd_cause)first));
 	return len;
