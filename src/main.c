@@ -295,5 +295,6 @@ int main(int argc, char **argv)
 	status = run_role(&o, dev, ndev, &outs);
 	if (outputs_close(&outs))
 		status = GD_EXIT_FAIL;
+	sig_restore_flow();
 	return status;
 }
