@@ -79,6 +79,8 @@ static int resolve_devices(struct gd_opts *o, struct gd_device *dev, int *n)
 	switch (device_probe(&o->devices, &k, dev, n, err, sizeof(err))) {
 	case GD_PROBE_OK:
 		break;
+	case GD_PROBE_INTERRUPTED:
+		return GD_EXIT_OK; /* main sees the quit signal */
 	case GD_PROBE_NODEVICE:
 	case GD_PROBE_BADKERNEL:
 		return usage_error(err);
@@ -244,10 +246,11 @@ static int run_simple_role(const struct gd_opts *o)
 		return worker_main(&w, dev, &o->worker);
 	}
 	case GD_ROLE_CALIBRATE: {
+		pid_t parent = getppid();
 		if (started_by_us(o, err, sizeof(err)))
 			return usage_error(err);
 		const struct gd_kspec k = opts_kspec(o);
-		return calibrate_child_main(&k, dev);
+		return calibrate_child_main(&k, dev, parent);
 	}
 	case GD_ROLE_LIST:
 		if (device_list(stdout) == 0) {
@@ -273,6 +276,9 @@ int main(int argc, char **argv)
 	int status = run_simple_role(&o);
 	if (status >= 0)
 		return status;
+	/* From here a quit signal only sets a flag: a slow device probe, a calibration and the
+	 * run itself end on it, with their children, and nothing half-starts. */
+	sig_install_supervisor();
 	if (o.role == GD_ROLE_DASHBOARD && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
 		return usage_error(
 		    "the dashboard needs a terminal on standard input and output (use --headless)");
@@ -280,8 +286,8 @@ int main(int argc, char **argv)
 		return usage_error(err);
 	static struct gd_device dev[GD_DEVICES_MAX];
 	int ndev = 0;
-	if ((status = resolve_devices(&o, dev, &ndev)) != GD_EXIT_OK)
-		return status;
+	if ((status = resolve_devices(&o, dev, &ndev)) != GD_EXIT_OK || gd_quit_signal)
+		return status; /* a quit signal before the run: nothing was started */
 	o.gen_threads = gen_threads_of(&o); /* resolved: the workers and the run header alike */
 	struct gd_outputs outs = { 0 };
 	if (open_outputs(&o, dev, ndev, &outs, err, sizeof(err)))
@@ -291,7 +297,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, GD_NAME ": kernel %s of %s, rates in %s; arguments: %s\n", kspec_name(&k),
 		        o.kernel, kspec_rate_unit(&k), dev[0].kargs);
 	}
-	sig_install_supervisor();
 	status = run_role(&o, dev, ndev, &outs);
 	if (outputs_close(&outs))
 		status = GD_EXIT_FAIL;

@@ -16,6 +16,7 @@ enum gd_probe_result {
 	                     * log in err) */
 	GD_PROBE_BADKERNEL, /* bad input: no such kernel, several without --kernel-name, or an
 	                     * argument that cannot be set up (err names it) */
+	GD_PROBE_INTERRUPTED, /* a quit signal (gd_quit_signal) came first: the child is gone */
 };
 /* The devices sel asks for, found by a child process, which also builds k's program on each
  * of them (the decode kernel for k->dtype's elements, or with GD_DT_AUTO 8 bytes where every

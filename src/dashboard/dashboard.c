@@ -112,8 +112,10 @@ int dashboard_run(const struct gd_session_config *c, const struct gd_dashboard_c
 	char err[256] = "";
 	int status = GD_EXIT_OK;
 	if (!(u->s = session_start(c, outs, err, sizeof(err)))) {
-		str_copy(u->fatal, sizeof(u->fatal), err);
-		status = GD_EXIT_FAIL;
+		if (!gd_quit_signal) { /* a quit signal during --calibrate: stopped, as asked */
+			str_copy(u->fatal, sizeof(u->fatal), err);
+			status = GD_EXIT_FAIL;
+		}
 	} else {
 		loop(u);
 		if (u->fatal[0])

@@ -42,6 +42,8 @@ int headless_run(const struct gd_session_config *c, struct gd_outputs *outs)
 {
 	char err[256];
 	struct gd_session *s = session_start(c, outs, err, sizeof(err));
+	if (!s && gd_quit_signal)
+		return GD_EXIT_OK; /* stopped before the run began (a --calibrate), as asked */
 	if (!s) {
 		fprintf(stderr, GD_NAME ": %s\n", err);
 		return GD_EXIT_FAIL;

@@ -5,12 +5,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <poll.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "clx.h"
 #include "gputop/common.h"
+#include "gputop/sig.h"
+
+#define PROBE_POLL_MS 100 /* how soon a quit signal ends the wait for the probe, at most */
 
 struct probe_msg {
 	enum gd_probe_result rc;
@@ -53,9 +59,13 @@ static bool keep_one(const struct clx_device *d, void *ctx)
 	return e->n == (int)GD_ARRAY_LEN(e->dev);
 }
 
-/* The child's half of device_probe: select, build on each, answer through fd, exit. */
-static void probe_child(const struct gd_devspec *sel, const struct gd_kspec *k, int fd)
+/* The child's half of device_probe: select, build on each, answer through fd, exit. It dies
+ * with the supervisor (a build can take seconds and a gigabyte), which may be gone already. */
+static void probe_child(const struct gd_devspec *sel, const struct gd_kspec *k, int fd, pid_t parent)
 {
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(1);
 	static struct probe_msg m;
 	static struct every e;
 	static struct gd_device all[GD_ARRAY_LEN(e.dev)];
@@ -111,7 +121,7 @@ enum gd_probe_result device_probe(const struct gd_devspec *sel, const struct gd_
 		return GD_PROBE_RUNTIME;
 	}
 	/* A fork is safe here: no OpenCL runtime and no curses exist in this process yet. */
-	pid_t pid = fork();
+	pid_t parent = getpid(), pid = fork();
 	if (pid < 0) {
 		snprintf(err, errlen, "fork: %s", strerror(errno));
 		close(fds[0]);
@@ -119,12 +129,15 @@ enum gd_probe_result device_probe(const struct gd_devspec *sel, const struct gd_
 		return GD_PROBE_RUNTIME;
 	}
 	if (pid == 0)
-		probe_child(sel, k, fds[1]);
+		probe_child(sel, k, fds[1], parent);
 	close(fds[1]);
 	static struct probe_msg m;
 	memset(&m, 0, sizeof(m));
 	size_t got = 0;
-	while (got < sizeof(m)) {
+	while (got < sizeof(m) && !gd_quit_signal) {
+		struct pollfd p = { .fd = fds[0], .events = POLLIN };
+		if (poll(&p, 1, PROBE_POLL_MS) <= 0)
+			continue; /* nothing yet, or a signal: look at the flag again */
 		ssize_t r = read(fds[0], (char *)&m + got, sizeof(m) - got);
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -133,9 +146,15 @@ enum gd_probe_result device_probe(const struct gd_devspec *sel, const struct gd_
 		got += (size_t)r;
 	}
 	close(fds[0]);
+	if (got != sizeof(m) && gd_quit_signal)
+		kill(pid, SIGKILL); /* asked to quit: the probe's answer is not wanted any more */
 	int status = 0;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	if (got != sizeof(m) && gd_quit_signal) {
+		snprintf(err, errlen, "interrupted");
+		return GD_PROBE_INTERRUPTED;
+	}
 	if (got != sizeof(m)) {
 		if (WIFSIGNALED(status))
 			snprintf(

@@ -42,7 +42,7 @@ sleep 2 # 64 KiB of rows: the pipe is full long before
 check "a log into a pipe nobody reads: the rings are still read" advances "$TMP/stall.prom"
 kill -TERM "$SUP"
 check "... SIGTERM ends the run within 20 s" ended_within 20 "$SUP"
-wait "$SUP"
+wait "$SUP" 2>/dev/null
 ok $([ $? -eq 1 ]; echo $?) "... exit status 1: the log is incomplete"
 check "... the lines not written are counted" grep -qE "the log: [0-9]+ lines not written" "$TMP/stall.err"
 check "... no worker and no segment left" test "$(segments_of "$SUP")" -eq 0 -a "$(children_of "$SUP")" -eq 0
@@ -61,3 +61,87 @@ kill -TERM "$DPID"
 check "... SIGTERM ends the dashboard within 20 s" ended_within 20 "$DPID"
 see "... with status 0, flow control (ixon) given back" 20 screen_has "^END=0 FLOW=ixon\$"
 DPID=
+
+# ---- 5. every helper child ends with the supervisor; signals are handled from the start ----
+# A kernel whose build takes seconds keeps the device probe (a forked child) busy.
+python3 - "$TMP/slow.cl" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("kernel void slow(global float *out, uint n)\n{\n\tuint i = (uint)get_global_id(0);\n")
+    f.write("\tif (i >= n)\n\t\treturn;\n\tfloat x = (float)i;\n")
+    for k in range(8000):
+        f.write("\tx = sin(x * 1.0001f + %d.5f) * cos(x + %d.0f);\n" % (k, k))
+    f.write("\tout[i] = x;\n}\n")
+PY
+# ended PID: not running (a zombie waiting for its new parent counts as ended).
+ended() { ! ps -o stat= -p "$1" 2>/dev/null | grep -qv Z; }
+# probe_of SUP: waits (bounded) for SUP's first child; sets KID.
+probe_of() {
+	local i
+	for ((i = 0; i < 600; i++)); do
+		KID=$(pgrep -P "$1" | head -1)
+		[ -n "$KID" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+for sig in TERM KILL; do
+	POCL_CACHE_DIR="$TMP/pocl-$sig" "$BIN" --headless --kernel "$TMP/slow.cl" -n 1 -s 100 \
+		>"$TMP/probe.out" 2>"$TMP/probe.err" &
+	SUP=$!
+	probe_of "$SUP"
+	ok $? "SIG$sig during a slow device probe: the probe runs"
+	sleep 0.5
+	kill -"$sig" "$SUP"
+	check "... the supervisor ends within 20 s" ended_within 20 "$SUP"
+	wait "$SUP" 2>/dev/null
+	rc=$?
+	[ "$sig" = TERM ] && ok $([ $rc -eq 0 ] && [ ! -s "$TMP/probe.err" ]; echo $?) "... status 0, nothing said, nothing started"
+	check "... the probe ends within 10 s" wait_for 10 ended "$KID"
+done
+
+# The ceiling child of --calibrate, measuring a kernel that does not end in any useful time.
+ENDLESS=(--kernel "$ROOT/kernels/examples/compute.cl" --build-options -DITERS=2000000000 -s 3000 -l 1)
+for sig in INT QUIT KILL; do # TERM and HUP share their handler
+	"$BIN" --headless "${ENDLESS[@]}" --calibrate -n 1 -o "$TMP/cal.log" 2>"$TMP/cal.err" &
+	SUP=$!
+	wait_for 60 eval 'pgrep -P '"$SUP"' -f -- --calibrate-child >/dev/null'
+	ok $? "--calibrate, SIG$sig: the ceiling child measures"
+	KID=$(pgrep -P "$SUP" -f -- --calibrate-child | head -1)
+	sleep 0.5
+	kill -"$sig" "$SUP"
+	check "... the supervisor ends within 20 s" ended_within 20 "$SUP"
+	wait "$SUP" 2>/dev/null
+	rc=$?
+	[ "$sig" != KILL ] && ok $rc "... status 0"
+	check "... the ceiling child ends within 10 s" wait_for 10 ended "$KID"
+done
+
+# ---- 7. a worker that dies during a sweep step is reported; 15. an interrupted sweep is 0 ----
+# Two steps of one worker: the second keeps the first's worker, which dies as it is measured.
+ASAN_OPTIONS="$ASAN_OPTIONS:handle_segv=0" "$BIN" --sweep 1,1 -D 3 -i 0.2 "${W[@]}" \
+	>"$TMP/sw.table" 2>"$TMP/sw.err" &
+SUP=$!
+SUPS+=("$SUP")
+wait_for 60 grep -q "sweep 1/2" "$TMP/sw.err"
+for ((i = 0; i < 50; i++)); do
+	K=$(pgrep -f -- "--worker=/gputop-decode\.$UID_\.$SUP\." | head -1)
+	[ -n "$K" ] && kill -SEGV "$K" 2>/dev/null
+	ended "$SUP" && break
+	sleep 0.2
+done
+check "a worker killed by SIGSEGV in a sweep step ends the sweep" ended_within 30 "$SUP"
+wait "$SUP" 2>/dev/null
+ok $([ $? -eq 1 ]; echo $?) "... with status 1"
+check "... saying which worker and why" grep -q "sweep: step 1x1: worker [0-9]* (pid [0-9]*) failed: killed by SIGSEGV" "$TMP/sw.err"
+check "... the step measured before it is in the table, the broken one is not" \
+	test "$(grep -cE '^ +1 +1 ' "$TMP/sw.table")" -eq 1
+
+"$BIN" --sweep 1,2 -D 3 -i 0.2 "${W[@]}" >"$TMP/int.table" 2>"$TMP/int.err" &
+SUP=$!
+wait_for 60 grep -q "sweep 1/2" "$TMP/int.err"
+kill -INT "$SUP"
+check "an interrupted sweep ends within 20 s" ended_within 20 "$SUP"
+wait "$SUP" 2>/dev/null
+ok $? "... with status 0, as doc/RELIABILITY.md says"
+check "... its table holds the step it measured" grep -qE '^ +1 +1 ' "$TMP/int.table"
