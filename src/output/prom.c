@@ -14,6 +14,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
@@ -46,7 +47,8 @@ struct gd_prom {
 	/* Set before the threads start, read-only after: */
 	struct MHD_Daemon *mhd; /* NULL without --listen */
 	unsigned port;
-	char *file, *tmp; /* --prom-file and its temporary name beside it; NULL without */
+	char *file, *tmp; /* --prom-file and the template of its temporary files beside it */
+	mode_t mode;      /* the file's mode: 0644 less the umask, as the other outputs */
 	pthread_t writer;
 	bool writing; /* the writer thread runs */
 	int ndevs;    /* the run's devices, for the device families' names */
@@ -307,12 +309,29 @@ char *prom_render(const struct gd_frame *f, const struct gd_device *devs, size_t
 
 /* ---- --prom-file ---- */
 
-/* Writes text to the temporary file and renames it over the file: a reader sees the old
+/* A new temporary file from the template name (its XXXXXX replaced): a name nobody can know
+ * before it exists, created with O_EXCL (so nothing planted there, a FIFO or a link, is ever
+ * opened), owned by us, mode as the other outputs. The descriptor, or -1 with errno. */
+static int prom_tmp_create(char *name, mode_t mode)
+{
+	int fd = mkostemp(name, O_CLOEXEC);
+	if (fd >= 0 && fchmod(fd, mode) != 0) {
+		int e = errno;
+		close(fd);
+		unlink(name);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+/* Writes text to a temporary file and renames it over the file: a reader sees the old
  * contents or the new, never a part. 0, or -1 with the reason in why. */
 static int write_file(const struct gd_prom *p, const char *text, size_t len, char *why, size_t whylen)
 {
-	const char *step = "create", *name = p->tmp;
-	int fd = open(p->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0644);
+	char tmp[PATH_MAX];
+	const char *step = "create", *name = str_copy(tmp, sizeof(tmp), p->tmp);
+	int fd = prom_tmp_create(tmp, p->mode);
 	if (fd >= 0) {
 		step = "write";
 		size_t done = 0;
@@ -331,12 +350,12 @@ static int write_file(const struct gd_prom *p, const char *text, size_t len, cha
 		if (!failed) {
 			step = "rename";
 			name = p->file;
-			if (rename(p->tmp, p->file) == 0)
+			if (rename(tmp, p->file) == 0)
 				return 0;
 		}
+		unlink(tmp);
 	}
 	snprintf(why, whylen, "--prom-file: cannot %s '%s': %s", step, name, strerror(errno));
-	unlink(p->tmp);
 	return -1;
 }
 
@@ -398,18 +417,32 @@ static int file_open(struct gd_prom *p, const char *path, char *err, size_t errl
 		snprintf(err, errlen, "--prom-file: '%s' is not a regular file", path);
 		return -1;
 	}
-	size_t n = strlen(path) + 32;
-	p->file = xmalloc(n);
+	/* The temporary files go in the file's directory (a rename does not cross file systems)
+	 * under a short name of their own, so any name that fits there fits for them too. */
+	static const char base[] = ".gputop-decode-prom.XXXXXX";
+	const char *slash = strrchr(path, '/');
+	int dirlen = slash ? (int)(slash - path) + 1 : 0;
+	size_t n = (size_t)dirlen + sizeof(base);
+	if (n > PATH_MAX) {
+		snprintf(err, errlen, "--prom-file: '%s': %s", path, strerror(ENAMETOOLONG));
+		return -1;
+	}
+	p->file = xmalloc(strlen(path) + 1);
+	memcpy(p->file, path, strlen(path) + 1);
 	p->tmp = xmalloc(n);
-	snprintf(p->file, n, "%s", path);
-	snprintf(p->tmp, n, "%s.tmp.%d", path, (int)getpid());
-	int fd = open(p->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0644);
+	snprintf(p->tmp, n, "%.*s%s", dirlen, path, base);
+	mode_t mask = umask(0);
+	umask(mask);
+	p->mode = 0644 & ~mask;
+	char tmp[PATH_MAX];
+	int fd = prom_tmp_create(str_copy(tmp, sizeof(tmp), p->tmp), p->mode);
 	if (fd < 0) {
-		snprintf(err, errlen, "--prom-file: cannot create '%s': %s", p->tmp, strerror(errno));
+		snprintf(err, errlen, "--prom-file: cannot create a file in the directory of '%s': %s", path,
+		         strerror(errno));
 		return -1;
 	}
 	close(fd);
-	unlink(p->tmp);
+	unlink(tmp);
 	int rc = start_blocked(&p->writer, writer_main, p);
 	if (rc != 0) {
 		snprintf(err, errlen, "--prom-file: cannot start its writer thread: %s", strerror(rc));

@@ -145,3 +145,48 @@ check "an interrupted sweep ends within 20 s" ended_within 20 "$SUP"
 wait "$SUP" 2>/dev/null
 ok $? "... with status 0, as doc/RELIABILITY.md says"
 check "... its table holds the step it measured" grep -qE '^ +1 +1 ' "$TMP/int.table"
+
+# ---- another uid: 1. files next to a user path, 2. names known before they exist ----
+OTHER=
+if [ "$(id -u)" -eq 0 ] && command -v useradd >/dev/null && command -v setpriv >/dev/null; then
+	OTHER=gdrel$$
+	useradd -M -N -s /usr/sbin/nologin "$OTHER" 2>/dev/null || OTHER=
+fi
+other_cleanup() {
+	[ -n "$OTHER" ] && pkill -KILL -u "$OTHER" 2>/dev/null
+	[ -n "$OTHER" ] && userdel "$OTHER" 2>/dev/null
+	rel_cleanup
+}
+trap other_cleanup EXIT
+as_other() { setpriv --reuid="$OTHER" --regid="$(id -g "$OTHER")" --clear-groups -- "$@"; }
+if [ -z "$OTHER" ]; then
+	ok 0 "# SKIP another uid: not root, or no useradd/setpriv"
+else
+	chmod o+x "$TMP" # the other user reaches pub/ only
+	mkdir -m 1777 "$TMP/pub"
+	# The names the old --prom-file used (FILE.tmp.PID) for the next 400 pids, planted as FIFOs
+	# and 0666 files by the other user.
+	last=$(cat /proc/sys/kernel/ns_last_pid)
+	as_other bash -c 'for ((p = '"$last"'; p < '"$last"' + 400; p++)); do
+		if ((p % 2)); then mkfifo -m 666 "'"$TMP"'/pub/m.prom.tmp.$p"; else
+		install -m 666 /dev/null "'"$TMP"'/pub/m.prom.tmp.$p"; fi; done'
+	check "the other user planted 400 names" test "$(find "$TMP/pub" -user "$OTHER" | wc -l)" -eq 400
+	umask 022
+	"$BIN" --headless "${W[@]}" -i 0.2 -n 1 -o /dev/null --prom-file "$TMP/pub/m.prom" 2>"$TMP/pub.err" &
+	SUP=$!
+	SUPS+=("$SUP")
+	wait_for 30 test -s "$TMP/pub/m.prom"
+	check "another uid's FIFOs and files beside --prom-file: it is written and updated" advances "$TMP/pub/m.prom"
+	kill -TERM "$SUP"
+	check "... SIGTERM ends the run within 20 s" ended_within 20 "$SUP"
+	wait "$SUP" 2>/dev/null
+	ok $? "... status 0"
+	check "... the file is ours, mode 644" test "$(stat -c '%U %a' "$TMP/pub/m.prom")" = "$(id -un) 644"
+	check "... no temporary file of ours left" test -z "$(find "$TMP/pub" -user "$(id -u)" ! -name m.prom -type f)"
+
+	as_other mkfifo -m 666 "$TMP/pub/log"
+	timeout 20 "$BIN" --headless "${W[@]}" -n 1 -o "$TMP/pub/log" 2>"$TMP/pubfifo.err"
+	ok $([ $? -eq 2 ]; echo $?) "another uid's FIFO at -o: refused at once, status 2"
+	check "... saying so in one line" test "$(cat "$TMP/pubfifo.err")" = \
+		"gputop-decode: --output: cannot open '$TMP/pub/log': a FIFO that nobody reads"
+fi
