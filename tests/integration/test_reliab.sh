@@ -184,6 +184,26 @@ else
 	check "... the file is ours, mode 644" test "$(stat -c '%U %a' "$TMP/pub/m.prom")" = "$(id -un) 644"
 	check "... no temporary file of ours left" test -z "$(find "$TMP/pub" -user "$(id -u)" ! -name m.prom -type f)"
 
+	# The other user squats every worker's segment name as soon as its command line shows it.
+	"$BIN" --headless "${W[@]}" -i 0.2 -n 2 -f jsonl -o "$TMP/squat.log" 2>"$TMP/squat.err" &
+	SUP=$!
+	SUPS+=("$SUP")
+	squatted=0
+	for ((i = 0; i < 300; i++)); do
+		for seg in $(pgrep -af -- "--worker=/gputop-decode\.$UID_\.$SUP\." |
+			sed -n 's|.*--worker=/\([^,]*\),.*|\1|p'); do
+			as_other mkfifo -m 666 "/dev/shm/$seg" 2>/dev/null && squatted=$((squatted + 1))
+		done
+		[ "$(workers_of "$SUP")" -ge 2 ] && [ $i -gt 20 ] && break
+		sleep 0.01
+	done
+	ok $squatted "another uid squatting the worker names from their command lines makes nothing"
+	wait_for 60 eval '[ "$(grep -c "\"state\":\"running\"" "$TMP/squat.log")" -ge 2 ]'
+	ok $? "... both workers run"
+	kill -TERM "$SUP"
+	wait "$SUP" 2>/dev/null
+	ok $? "... and the run ends with status 0"
+
 	as_other mkfifo -m 666 "$TMP/pub/log"
 	timeout 20 "$BIN" --headless "${W[@]}" -n 1 -o "$TMP/pub/log" 2>"$TMP/pubfifo.err"
 	ok $([ $? -eq 2 ]; echo $?) "another uid's FIFO at -o: refused at once, status 2"
