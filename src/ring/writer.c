@@ -64,8 +64,12 @@ static int seg_open_reserved(const char *name)
 		}
 		return fd;
 	}
+	if (fd < 0) { /* a directory, a socket, a link: something not ours is at the name */
+		errno = EEXIST;
+		return -1;
+	}
 	struct stat st;
-	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	if ((fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
 	                (st.st_mode & 07777) != 0600 || st.st_size != 0)) {
 		close(fd);
 		errno = EEXIST; /* not our reservation: never used */
