@@ -196,6 +196,13 @@ static int plan_buffer(const struct ka_desc *d, const struct ka_type *t, const c
 			return refuse(d, err, errlen,
 			              "'%s' is not a length: pass --arg %s=len:K (K elements, 1..%u)", v,
 			              d->name, KA_LEN_MAX);
+		/* Each of the N work items reads or writes its own element (the convention): fewer
+		 * elements would be read or written past their end, on the device's heap. */
+		if (k < items)
+			return refuse(d, err, errlen,
+			              "len:%llu is fewer elements than the N = %zu work items that each use one: "
+			              "pass at least len:%zu",
+			              k, items, items);
 		a->count = (size_t)k;
 		a->given = true;
 	}

@@ -2,11 +2,13 @@
  * the outputs, and hand over to one role: dashboard, headless, worker, calibration or
  * list-devices. Nothing below this file sees the options themselves. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gputop/common.h"
@@ -16,6 +18,7 @@
 #include "gputop/opts.h"
 #include "gputop/outputs.h"
 #include "gputop/probe.h"
+#include "gputop/proc.h"
 #include "gputop/prom.h"
 #include "gputop/sig.h"
 #include "gputop/sink.h"
@@ -62,6 +65,30 @@ static struct gd_sweep_config sweep_config_of(const struct gd_opts *o)
 	return sw;
 }
 
+/* --kernel FILE: a regular file we can read, checked without ever waiting on it (a FIFO
+ * opened for reading blocks until a writer comes: O_NONBLOCK, then its type). 0, or -1 with
+ * err filled. */
+static int kernel_file_check(const char *path, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		snprintf(err, errlen, "--kernel: %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	if (S_ISREG(st.st_mode))
+		return 0;
+	snprintf(err, errlen, "--kernel: %s: not a regular file (%s)", path,
+	         S_ISDIR(st.st_mode)    ? "a directory"
+	         : S_ISFIFO(st.st_mode) ? "a FIFO"
+	         : S_ISSOCK(st.st_mode) ? "a socket"
+	                                : "a device");
+	return -1;
+}
+
 /* Resolves the devices and the element type and builds the program on each, before anything
  * starts (in a child process: the supervisor itself never loads the OpenCL runtime). On
  * success o->devices is the list of the run's devices, in dev[0..*n). Returns 0, or the exit
@@ -71,7 +98,9 @@ static struct gd_sweep_config sweep_config_of(const struct gd_opts *o)
 static int resolve_devices(struct gd_opts *o, struct gd_device *dev, int *n)
 {
 	static char err[8192], kernel_path[PATH_MAX];
-	if (o->kernel && (access(o->kernel, R_OK) != 0 || !realpath(o->kernel, kernel_path))) {
+	if (o->kernel && kernel_file_check(o->kernel, err, sizeof(err)))
+		return usage_error(err);
+	if (o->kernel && !realpath(o->kernel, kernel_path)) {
 		snprintf(err, sizeof(err), "--kernel: %s: %s", o->kernel, strerror(errno));
 		return usage_error(err);
 	}
@@ -144,6 +173,24 @@ static int started_by_us(const struct gd_opts *o, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: internal: only " GD_NAME " itself starts this role",
 		         o->role == GD_ROLE_WORKER ? "--worker" : "--calibrate-child");
 	return ours ? 0 : -1;
+}
+
+/* Whether a child's command line holds the kernel's options (--kernel, --build-options,
+ * --arg): checked with the longest worker arguments before anything starts, so that no worker
+ * fails later for it. 0, or -1 with err filled. */
+static int child_argv_fits(const struct gd_opts *o, char *err, size_t errlen)
+{
+	static struct gd_argv a;
+	const struct gd_workload w = opts_workload(o, o->gen_threads);
+	struct gd_worker_args wa = { .gen = UINT64_MAX, .id = UINT_MAX, .supervisor = INT_MAX };
+	memset(wa.shm, 'x', sizeof(wa.shm) - 1);
+	const struct gd_child c = { .work = &w, .dev = { .platform = INT_MAX, .index = INT_MAX }, .wa = &wa };
+	const char *exe = proc_self_exe();
+	if (spec_child_argv(&a, exe ? exe : "/proc/self/exe", &c) == 0)
+		return 0;
+	snprintf(err, errlen, "--kernel, --kernel-name, --build-options and --arg together are too long for a "
+	                      "worker's command line (%zu bytes at most)", sizeof(a.buf));
+	return -1;
 }
 
 /* The run's files, in the order their messages name them: what writes to standard output by
@@ -289,6 +336,8 @@ int main(int argc, char **argv)
 	if ((status = resolve_devices(&o, dev, &ndev)) != GD_EXIT_OK || gd_quit_signal)
 		return status; /* a quit signal before the run: nothing was started */
 	o.gen_threads = gen_threads_of(&o); /* resolved: the workers and the run header alike */
+	if (child_argv_fits(&o, err, sizeof(err)))
+		return usage_error(err);
 	struct gd_outputs outs = { 0 };
 	if (open_outputs(&o, dev, ndev, &outs, err, sizeof(err)))
 		return usage_error(err);

@@ -69,10 +69,13 @@ static void test_given(void)
 {
 	const struct ka_desc d[] = { GC("float*", "x"), G("float*", "y"), P("long", "count"),
 		                     P("short", "k") };
-	const char *given[] = { "x=len:64", "count=-5", "k=0x10" };
+	const char *given[] = { "x=len:4096", "count=-5", "k=0x10" };
 	struct ka_setup s[4];
 	tap_ok(plan(d, 4, given, 3, s) == 0, "lengths and explicit scalars (%s)", err);
-	tap_ok(s[0].count == 64 && s[0].bytes == 256, "--arg x=len:64: a buffer of 64 elements");
+	tap_ok(s[0].count == 4096 && s[0].bytes == 16384, "--arg x=len:4096: a buffer of 4096 elements");
+	const char *fewer[] = { "x=len:999" };
+	tap_ok(plan(d, 1, fewer, 1, s) == -1 && strstr(err, "at least len:1000"),
+	       "len:K below N = 1000 is refused: %s", err);
 	tap_ok(s[1].count == 1000, "  the others keep N");
 	int64_t c;
 	memcpy(&c, s[2].value, 8);
