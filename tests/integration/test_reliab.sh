@@ -210,3 +210,46 @@ else
 	check "... saying so in one line" test "$(cat "$TMP/pubfifo.err")" = \
 		"gputop-decode: --output: cannot open '$TMP/pub/log': a FIFO that nobody reads"
 fi
+
+# ---- 6. --kernel that is no regular file; 14. sizes the device or the convention cannot take ----
+# bad2 DESCRIPTION PATTERN ARGS...: the command line is refused at once, status 2, one line.
+bad2() {
+	local desc=$1 pat=$2
+	shift 2
+	timeout 60 "$BIN" --headless -n 1 -s 1000 -l 1 -D 1 -o "$TMP/bad.log" "$@" >/dev/null 2>"$TMP/bad.err"
+	ok $([ $? -eq 2 ] && [ "$(wc -l <"$TMP/bad.err")" -eq 1 ] && grep -q -- "$pat" "$TMP/bad.err"; echo $?) \
+		"$desc: status 2, one line ($(head -c 160 "$TMP/bad.err"))"
+}
+mkfifo "$TMP/k.fifo"
+bad2 "--kernel on a FIFO" "not a regular file (a FIFO)" --kernel "$TMP/k.fifo"
+bad2 "--kernel /dev/zero" "not a regular file (a device)" --kernel /dev/zero
+bad2 "--kernel on a directory" "not a regular file (a directory)" --kernel "$TMP"
+printf 'kernel void t(global float *out, local float *tmp, uint n)\n{\n\tuint i = get_global_id(0);\n\ttmp[get_local_id(0)] = i;\n\tif (i < n)\n\t\tout[i] = tmp[get_local_id(0)];\n}\n' >"$TMP/local.cl"
+bad2 "local memory beyond the device's" "more than the device's" --kernel "$TMP/local.cl" --arg tmp=1073741824
+bad2 "a len: buffer smaller than N" "pass at least len:1000" --kernel "$ROOT/kernels/examples/saxpy.cl" \
+	--arg a=2 --arg x=len:10
+
+# ---- 8. --build-options of any length; 11. OpenCL answers of any size ----
+# runs DESCRIPTION ARGS...: a one-second run of one worker that ends with status 0 and a
+# running worker in its log.
+runs() {
+	local desc=$1
+	shift
+	timeout 120 "$BIN" --headless -n 1 -s 1000 -l 1 -i 0.2 -D 1 -f jsonl -o "$TMP/runs.log" "$@" 2>"$TMP/runs.err"
+	ok $([ $? -eq 0 ] && grep -q '"state":"running"' "$TMP/runs.log"; echo $?) "$desc ($(head -c 120 "$TMP/runs.err"))"
+}
+printf '#ifndef MUST\n#error the options were cut\n#endif\nkernel void k(global float *out, uint n)\n{\n\tuint i = get_global_id(0);\n\tif (i < n)\n\t\tout[i] = i;\n}\n' >"$TMP/must.cl"
+runs "--build-options of 3000 bytes are passed whole" --kernel "$TMP/must.cl" \
+	--build-options "$(printf -- '-DPAD%d=1 ' $(seq 1 300)) -DMUST=1"
+long=k$(printf 'x%.0s' $(seq 1 69))
+printf 'kernel void %s(global float *out, uint %s)\n{\n\tuint i = get_global_id(0);\n\tif (i < %s)\n\t\tout[i] = i;\n}\n' \
+	"$long" "n$(printf 'y%.0s' $(seq 1 70))" "n$(printf 'y%.0s' $(seq 1 70))" >"$TMP/long.cl"
+runs "a 70-character kernel name and a 71-character argument name" --kernel "$TMP/long.cl" \
+	--arg "n$(printf 'y%.0s' $(seq 1 70))=1000"
+check "... the log names the kernel whole" grep -q "\"kernel\":\"$long\"" "$TMP/runs.log"
+python3 -c 'print("".join("kernel void k%d(global float *o) { o[0] = %d; }\n" % (i, i) for i in range(1000)))' >"$TMP/many.cl"
+bad2 "1000 kernels without --kernel-name: all listed" "has 1000 kernels (k0, k1, k2, " --kernel "$TMP/many.cl"
+python3 -c 'print("kernel void k(global float *o)\n{\n" + "".join("\to[0] = undefined_%d;\n" % i for i in range(400)) + "}")' >"$TMP/log.cl"
+timeout 120 "$BIN" --headless -n 1 -s 1000 -D 1 --kernel "$TMP/log.cl" >/dev/null 2>"$TMP/log.err"
+ok $([ $? -eq 1 ] && grep -q "undefined_0" "$TMP/log.err" && ! grep -q "(empty)" "$TMP/log.err"; echo $?) \
+	"a build log over 16 KiB is shown, not '(empty)'"
