@@ -239,6 +239,7 @@ static int open_outputs(const struct gd_opts *o, const struct gd_device *dev, in
 		prom_close(prom, NULL, 0);
 		return -1;
 	}
+	prom_announce(prom); /* only now: nothing after this refuses the run */
 	if (itrace >= 0)
 		outputs_add(l, &trace_output,
 		            trace_open(out[itrace].fd, out[itrace].own, o->trace, o->trace_limit));

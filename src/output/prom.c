@@ -12,6 +12,7 @@
 #include "gputop/prom.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -25,14 +26,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "conncut.h"
 #include "gputop/common.h"
 
-#define GD_PROM_CONNECTIONS 16 /* clients served at once; more wait in the listen queue */
+#define GD_PROM_CONNECTIONS 64 /* clients served at once, at most; more wait in the listen queue */
+#define GD_PROM_PER_IP      32 /* of them from one address: others always get in */
 #define GD_PROM_TIMEOUT_S   5  /* a connection idle this long is closed */
+#define GD_PROM_LIFETIME_S  10 /* and any connection this old (conncut.c) */
+#define GD_PROM_FD_SPARE    16 /* descriptors kept for everything else of the run */
 
 struct gd_prom {
 	pthread_mutex_t lock;
@@ -46,7 +52,9 @@ struct gd_prom {
 	char why[256];   /* the latest failure's reason */
 	/* Set before the threads start, read-only after: */
 	struct MHD_Daemon *mhd; /* NULL without --listen */
+	struct gd_conncut *cut; /* its connections' age bound */
 	unsigned port;
+	char where[80]; /* the address served, for prom_announce */
 	char *file, *tmp; /* --prom-file and the template of its temporary files beside it */
 	mode_t mode;      /* the file's mode: 0644 less the umask, as the other outputs */
 	pthread_t writer;
@@ -518,7 +526,10 @@ static int bind_socket(const struct gd_listen *l, unsigned *port, char *err, siz
 	}
 	int one = 1;
 	int fd = socket(l->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+	/* [::] is the IPv6 address it says, not IPv4 too: the system's default (bindv6only) may
+	 * differ, so it is set. */
+	if (fd < 0 || (l->family == AF_INET6 && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) != 0) ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
 	    bind(fd, (struct sockaddr *)&ss, len) != 0 || listen(fd, 64) != 0 ||
 	    getsockname(fd, (struct sockaddr *)&ss, &len) != 0) {
 		snprintf(err, errlen, "--listen %s: %s", l->text, strerror(errno));
@@ -531,29 +542,58 @@ static int bind_socket(const struct gd_listen *l, unsigned *port, char *err, siz
 	return fd;
 }
 
+/* The connections the server may hold at once: GD_PROM_CONNECTIONS, or fewer where the
+ * descriptor limit leaves fewer beside those open now and a spare. libmicrohttpd then refuses
+ * more itself, and never meets EMFILE on accept (after which it stopped accepting). */
+static unsigned connection_limit(void)
+{
+	struct rlimit r;
+	if (getrlimit(RLIMIT_NOFILE, &r) != 0 || r.rlim_cur == RLIM_INFINITY)
+		return GD_PROM_CONNECTIONS;
+	long open_now = 0;
+	DIR *d = opendir("/proc/self/fd");
+	for (struct dirent *e; d && (e = readdir(d));)
+		open_now += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	long left = (long)r.rlim_cur - open_now - GD_PROM_FD_SPARE;
+	return left <= 0 ? 0 : left < GD_PROM_CONNECTIONS ? (unsigned)left : GD_PROM_CONNECTIONS;
+}
+
 /* Binds --listen's address and starts libmicrohttpd's polling thread on it, with every signal
- * blocked (the flags the supervisor's handlers set belong to its own thread). */
+ * blocked (the flags the supervisor's handlers set belong to its own thread). No client holds
+ * the server: connections are limited in all and per address, closed when idle, and cut at
+ * an age bound however they trickle. */
 static int serve(struct gd_prom *p, const struct gd_listen *l, char *err, size_t errlen)
 {
+	unsigned limit = connection_limit();
+	if (limit == 0) {
+		snprintf(err, errlen, "--listen %s: the descriptor limit (ulimit -n) leaves none for clients",
+		         l->text);
+		return -1;
+	}
+	if (!(p->cut = conncut_new(limit, GD_PROM_LIFETIME_S))) {
+		snprintf(err, errlen, "--listen %s: cannot start a thread", l->text);
+		return -1;
+	}
 	int fd = bind_socket(l, &p->port, err, errlen);
 	if (fd < 0)
 		return -1;
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	p->mhd = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, on_request, p,
-	                          MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_CONNECTION_LIMIT,
-	                          (unsigned)GD_PROM_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT,
-	                          (unsigned)GD_PROM_TIMEOUT_S, MHD_OPTION_END);
+	p->mhd = MHD_start_daemon(
+	    MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, on_request, p, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
+	    MHD_OPTION_CONNECTION_LIMIT, limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)GD_PROM_PER_IP,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)GD_PROM_TIMEOUT_S, MHD_OPTION_NOTIFY_CONNECTION,
+	    conncut_notify, p->cut, MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!p->mhd) {
 		close(fd);
 		snprintf(err, errlen, "--listen %s: the HTTP server did not start", l->text);
 		return -1;
 	}
-	char where[80];
-	address_text(l, p->port, where, sizeof(where));
-	fprintf(stderr, GD_NAME ": metrics on http://%s/metrics\n", where);
+	address_text(l, p->port, p->where, sizeof(p->where));
 	return 0;
 }
 
@@ -600,7 +640,13 @@ static int prom_frame(void *self, const struct gd_frame *f, char *err, size_t er
 	return 0; /* a file that could not be written is tried again, and said at the close */
 }
 
-/* For the tests, which listen on port 0; the tool itself announces the port when it binds. */
+void prom_announce(const struct gd_prom *p)
+{
+	if (p && p->mhd)
+		fprintf(stderr, GD_NAME ": metrics on http://%s/metrics\n", p->where);
+}
+
+/* For the tests, which listen on port 0; the tool itself announces the port (prom_announce). */
 /* cppcheck-suppress unusedFunction */
 unsigned prom_port(const struct gd_prom *p)
 {
@@ -620,6 +666,7 @@ int prom_close(struct gd_prom *p, char *why, size_t whylen)
 		return 0;
 	if (p->mhd)
 		MHD_stop_daemon(p->mhd); /* joins its thread; closes the socket and every connection */
+	conncut_free(p->cut);
 	if (p->writing) {                /* the last window is written before the run ends */
 		pthread_mutex_lock(&p->lock);
 		p->stop = true;

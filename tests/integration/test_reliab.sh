@@ -253,3 +253,105 @@ python3 -c 'print("kernel void k(global float *o)\n{\n" + "".join("\to[0] = unde
 timeout 120 "$BIN" --headless -n 1 -s 1000 -D 1 --kernel "$TMP/log.cl" >/dev/null 2>"$TMP/log.err"
 ok $([ $? -eq 1 ] && grep -q "undefined_0" "$TMP/log.err" && ! grep -q "(empty)" "$TMP/log.err"; echo $?) \
 	"a build log over 16 KiB is shown, not '(empty)'"
+
+# ---- 12. no client holds /metrics: slow clients and a descriptor limit ----
+# hold.py PORT N SECONDS: N connections that send a request one byte a second; then a scrape
+# is tried every second until one answers. Prints "scraped AFTER_S" and "closed K" (the
+# trickling connections the server closed).
+cat >"$TMP/hold.py" <<'PY'
+import socket, sys, time, urllib.request
+port, n, secs = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+conns = []
+for _ in range(n):
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s.send(b"G")
+    conns.append(s)
+t0, scraped, closed = time.time(), None, set()
+while time.time() - t0 < secs:
+    for i, s in enumerate(conns):
+        if i in closed:
+            continue
+        try:
+            s.send(b"E")
+        except OSError:
+            closed.add(i)
+    if scraped is None:
+        try:
+            with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=1) as r:
+                if r.status == 200 and b"gputop_decode_" in r.read():
+                    scraped = time.time() - t0
+        except OSError:
+            pass
+    if scraped is not None and len(closed) == n:
+        break
+    time.sleep(1)
+print("scraped", -1 if scraped is None else round(scraped, 1))
+print("closed", len(closed))
+PY
+port_of() { sed -n 's|.*metrics on http://127\.0\.0\.1:\([0-9]*\)/metrics$|\1|p' "$1" | head -1; }
+"$BIN" --headless "${W[@]}" -i 0.2 -n 1 -o /dev/null --listen 127.0.0.1:0 2>"$TMP/http.err" &
+SUP=$!
+SUPS+=("$SUP")
+wait_for 30 test -n "$(port_of "$TMP/http.err")"
+python3 "$TMP/hold.py" "$(port_of "$TMP/http.err")" 40 40 >"$TMP/hold.out" 2>&1
+check "40 connections trickling a byte a second: a scrape is answered within 30 s" \
+	awk '$1 == "scraped" { exit !($2 >= 0 && $2 <= 30) }' "$TMP/hold.out"
+check "... and the server closed every one of them" grep -qx "closed 40" "$TMP/hold.out"
+diag "$TMP/hold.out"
+kill -TERM "$SUP"
+wait "$SUP" 2>/dev/null
+# Under a descriptor limit of 40, more clients than it leaves: refused, never a silent server.
+(
+	ulimit -n 40
+	exec "$BIN" --headless "${W[@]}" -i 0.2 -n 1 -o /dev/null --listen 127.0.0.1:0 2>"$TMP/fd.err"
+) &
+SUP=$!
+SUPS+=("$SUP")
+wait_for 30 test -n "$(port_of "$TMP/fd.err")"
+python3 - "$(port_of "$TMP/fd.err")" >"$TMP/fd.out" 2>&1 <<'PY'
+import socket, sys, time, urllib.request
+port = int(sys.argv[1])
+conns = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(60)]
+time.sleep(1)
+for s in conns:
+    s.close()
+for _ in range(20):
+    try:
+        with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=2) as r:
+            if r.status == 200:
+                print("answered")
+                break
+    except OSError:
+        time.sleep(1)
+PY
+check "ulimit -n 40 and 60 clients: once they leave, /metrics answers" grep -qx answered "$TMP/fd.out"
+kill -TERM "$SUP"
+wait "$SUP" 2>/dev/null
+ok $? "... and the run ends with status 0"
+
+# ---- 13. --listen: [::] is IPv6 only; broadcast and multicast refused ----
+"$BIN" --headless "${W[@]}" -i 0.2 -n 0 -o /dev/null --listen '[::]:0' 2>"$TMP/v6.err" &
+SUP=$!
+SUPS+=("$SUP")
+wait_for 30 grep -q "metrics on" "$TMP/v6.err"
+P6=$(sed -n 's|.*metrics on http://\[::\]:\([0-9]*\)/metrics$|\1|p' "$TMP/v6.err")
+python3 - "$P6" >"$TMP/v6.out" 2>&1 <<'PY'
+import socket, sys
+port = int(sys.argv[1])
+for fam, host in ((socket.AF_INET6, "::1"), (socket.AF_INET, "127.0.0.1")):
+    try:
+        socket.create_connection((host, port), timeout=3).close()
+        print(host, "connects")
+    except OSError:
+        print(host, "refused")
+PY
+check "--listen [::]:0 serves IPv6 ($(tr '\n' ' ' <"$TMP/v6.out"))" grep -qx "::1 connects" "$TMP/v6.out"
+check "... and not IPv4" grep -qx "127.0.0.1 refused" "$TMP/v6.out"
+kill -TERM "$SUP"
+wait "$SUP" 2>/dev/null
+for a in 224.0.0.1:0 255.255.255.255:0 '[ff02::1]:0'; do
+	bad2 "--listen $a" "broadcast or multicast" --listen "$a"
+done
+"$BIN" --headless "${W[@]}" -n 1 --listen 127.0.0.1:0 -o "$TMP" >/dev/null 2>"$TMP/ann.err"
+ok $([ $? -eq 2 ] && ! grep -q "metrics on" "$TMP/ann.err"; echo $?) \
+	"a run refused for a later output error announces no server"
