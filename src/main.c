@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,9 +28,22 @@
 #include "gputop/wire.h"
 #include "gputop/worker.h"
 
+/* One line on standard error, whatever the values it echoes hold (a newline or a tab in a
+ * name, a CR or a stray byte in a path): text_clean'ed. */
+__attribute__((format(printf, 1, 2))) static void say_line(const char *fmt, ...)
+{
+	char line[8192];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	text_clean(line);
+	fprintf(stderr, GD_NAME ": %s\n", line);
+}
+
 static int usage_error(const char *msg)
 {
-	fprintf(stderr, GD_NAME ": %s\n", msg);
+	say_line("%s", msg);
 	return GD_EXIT_USAGE;
 }
 
@@ -107,6 +121,8 @@ static int resolve_devices(struct gd_opts *o, struct gd_device *dev, int *n)
 	const struct gd_kspec k = opts_kspec(o);
 	switch (device_probe(&o->devices, &k, dev, n, err, sizeof(err))) {
 	case GD_PROBE_OK:
+		if (err[0] && o->role == GD_ROLE_HEADLESS) /* the dashboard's screen would hide it */
+			fprintf(stderr, GD_NAME ": --kernel %s builds with warnings:\n%s\n", o->kernel, err);
 		break;
 	case GD_PROBE_INTERRUPTED:
 		return GD_EXIT_OK; /* main sees the quit signal */
@@ -344,8 +360,8 @@ int main(int argc, char **argv)
 		return usage_error(err);
 	if (o.kernel && o.role == GD_ROLE_HEADLESS) {
 		const struct gd_kspec k = opts_kspec(&o);
-		fprintf(stderr, GD_NAME ": kernel %s of %s, rates in %s; arguments: %s\n", kspec_name(&k),
-		        o.kernel, kspec_rate_unit(&k), dev[0].kargs);
+		say_line("kernel %s of %s, rates in %s; arguments: %s", kspec_name(&k), o.kernel,
+		         kspec_rate_unit(&k), dev[0].kargs);
 	}
 	status = run_role(&o, dev, ndev, &outs);
 	if (outputs_close(&outs))

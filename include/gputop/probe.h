@@ -22,7 +22,8 @@ enum gd_probe_result {
  * of them (the decode kernel for k->dtype's elements, or with GD_DT_AUTO 8 bytes where every
  * one has fp64, else 4; or k's source) and plans its arguments as the workers will. d[0..*n)
  * is filled unless the result is GD_PROBE_NODEVICE or GD_PROBE_RUNTIME (a GD_PROBE_KERNEL
- * failure names the device); err says what failed. */
+ * failure names the device); err says what failed, or on success holds the build log of a
+ * user kernel that built with warnings ("" without). */
 enum gd_probe_result device_probe(const struct gd_devspec *sel, const struct gd_kspec *k, struct gd_device *d,
                                   int *n, char *err, size_t errlen);
 /* Prints one line per device ("P:D  type  name  (platform, version)"); returns the count.

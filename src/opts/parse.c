@@ -165,8 +165,8 @@ static int set_choice(struct parser *p, const struct gd_optdef *d, const char *s
 
 static int set_file(struct parser *p, const struct gd_optdef *d, const char *s, struct gd_opts *o)
 {
-	if (*s == '\0')
-		return fail(p, "empty file name");
+	if (*s == '\0') /* --kernel-name takes a NAME, the others a FILE */
+		return fail(p, "empty %s", d->metavar && strcmp(d->metavar, "FILE") != 0 ? "name" : "file name");
 	*(const char **)field(o, d) = s;
 	return 0;
 }

@@ -68,13 +68,17 @@ struct gd_prom {
 static void put_label(struct gd_text *t, const char *name, const char *v, bool first)
 {
 	text_printf(t, "%s%s=\"", first ? "" : ",", name);
-	for (; *v; v++) {
+	while (*v) {
+		size_t n = utf8_seq(v);
 		if (*v == '\\' || *v == '"')
 			text_printf(t, "\\%c", *v);
 		else if (*v == '\n')
 			text_printf(t, "\\n");
+		else if (n == 0 || (unsigned char)*v < 0x20) /* the exposition is UTF-8 text */
+			text_printf(t, "\xef\xbf\xbd");
 		else
-			text_printf(t, "%c", *v);
+			text_printf(t, "%.*s", (int)n, v);
+		v += n ? n : 1;
 	}
 	text_printf(t, "\"");
 }

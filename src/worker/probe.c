@@ -40,6 +40,8 @@ static enum gd_probe_result probe_build(struct clx_device *d, const struct gd_ks
 	if (b == 0) {
 		str_copy(d->info.kernel, sizeof(d->info.kernel), p.name);
 		kargs_describe(p.desc, p.arg, p.nargs, k->size, d->info.kargs, sizeof(d->info.kargs));
+		if (k->source && !err[0]) /* a user kernel's warnings, once: the first device's */
+			clx_program_log(&p, d->id, k->source, err, errlen);
 	}
 	clx_program_free(&p);
 	clReleaseContext(ctx);
@@ -170,12 +172,18 @@ enum gd_probe_result device_probe(const struct gd_devspec *sel, const struct gd_
 		return GD_PROBE_RUNTIME;
 	}
 	m.err[sizeof(m.err) - 1] = '\0';
-	if (m.rc != GD_PROBE_OK)
-		snprintf(err, errlen, "%s", m.err);
+	snprintf(err, errlen, "%s", m.err); /* on success: a user kernel's warnings, or "" */
 	*n = m.n < 0 || m.n > GD_DEVICES_MAX ? 0 : m.n;
+	/* The boundary for the runtime's texts: every output shows them as made safe here. */
 	for (int i = 0; i < *n; i++) {
-		m.dev[i].kernel[sizeof(m.dev[i].kernel) - 1] = '\0';
-		m.dev[i].kargs[sizeof(m.dev[i].kargs) - 1] = '\0';
+		struct gd_device *dv = &m.dev[i];
+		char *texts[] = { dv->name, dv->platform_name, dv->version, dv->driver, dv->kernel, dv->kargs };
+		size_t lens[] = { sizeof(dv->name),   sizeof(dv->platform_name), sizeof(dv->version),
+			          sizeof(dv->driver), sizeof(dv->kernel),        sizeof(dv->kargs) };
+		for (size_t j = 0; j < GD_ARRAY_LEN(texts); j++) {
+			texts[j][lens[j] - 1] = '\0';
+			text_clean(texts[j]);
+		}
 	}
 	memcpy(d, m.dev, (size_t)*n * sizeof(*d));
 	return m.rc;

@@ -37,8 +37,17 @@ exec 7<>"$TMP/stall.fifo" # held open, never read
 	2>"$TMP/stall.err" &
 SUP=$!
 SUPS+=("$SUP")
+# fifo_full: the pipe behind descriptor 7 holds more than half what it can (F_GETPIPE_SZ; it
+# fills by pages, so "full" is not exact).
+fifo_full() {
+	python3 -c 'import array, fcntl, termios
+n = array.array("i", [0])
+fcntl.ioctl(7, termios.FIONREAD, n)
+exit(n[0] < fcntl.fcntl(7, 1032) // 2)'
+}
 wait_for 30 test -s "$TMP/stall.prom"
-sleep 2 # 64 KiB of rows: the pipe is full long before
+wait_for 60 fifo_full
+ok $? "the log's pipe is full"
 check "a log into a pipe nobody reads: the rings are still read" advances "$TMP/stall.prom"
 kill -TERM "$SUP"
 check "... SIGTERM ends the run within 20 s" ended_within 20 "$SUP"
@@ -355,3 +364,41 @@ done
 "$BIN" --headless "${W[@]}" -n 1 --listen 127.0.0.1:0 -o "$TMP" >/dev/null 2>"$TMP/ann.err"
 ok $([ $? -eq 2 ] && ! grep -q "metrics on" "$TMP/ann.err"; echo $?) \
 	"a run refused for a later output error announces no server"
+
+# ---- 10. text from outside is made safe once, for every output ----
+odd="$TMP/k"$'\r\xff\t'"dir"
+mkdir "$odd"
+cp "$ROOT/kernels/examples/compute.cl" "$odd/"
+for fmt in jsonl csv; do
+	timeout 120 "$BIN" --headless --kernel "$odd/compute.cl" --build-options $'-DITERS=4 -DX=\xfe\r' -n 1 -s 1000 -l 1 \
+		-i 0.2 -D 1 -f "$fmt" -o "$TMP/odd.$fmt" 2>"$TMP/odd.err"
+	ok $? "a kernel path and build options with a CR, a tab and stray bytes: the $fmt run ends with status 0"
+done
+python3 - "$TMP/odd.jsonl" "$TMP/odd.csv" >"$TMP/odd.out" 2>&1 <<'PY'
+import csv, json, sys
+rows = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
+assert "\ufffd" in rows[0]["run"]["options"]["kernel"], rows[0]["run"]["options"]
+with open(sys.argv[2], encoding="utf-8", newline="") as f:
+    cells = list(csv.reader(f))
+assert len({len(r) for r in cells}) == 1
+json.loads(cells[1][cells[0].index("run")])
+PY
+ok $? "... the JSONL parses as UTF-8 JSON and the CSV decodes, its run header JSON too"
+diag "$TMP/odd.out"
+check "... standard error holds no CR" test "$(tr -cd '\r' <"$TMP/odd.err" | wc -c)" -eq 0
+
+# ---- 16. messages ----
+"$BIN" --headless "${ENDLESS[@]}" --calibrate -n 1 -o /dev/null 2>"$TMP/calk.err" &
+SUP=$!
+wait_for 60 eval 'pgrep -P '"$SUP"' -f -- --calibrate-child >/dev/null'
+pkill -KILL -P "$SUP" -f -- --calibrate-child
+check "a ceiling child killed by SIGKILL ends the run" ended_within 20 "$SUP"
+wait "$SUP" 2>/dev/null
+ok $([ $? -eq 1 ]; echo $?) "... with status 1"
+check "... saying it was killed, not that its error is above" \
+	grep -q "the measurement was killed by SIGKILL" "$TMP/calk.err"
+long="$TMP/$(printf 'p%.0s' $(seq 1 245))"
+timeout 60 "$BIN" --headless "${W[@]}" -i 0.2 -n 1 -D 0.6 -o /dev/null --prom-file "$long" 2>"$TMP/long.err"
+ok $([ $? -eq 0 ] && [ -s "$long" ]; echo $?) "a --prom-file name of 245 characters works"
+bad2 "a kernel name with a tab and a newline is echoed on one line" "no kernel 'a?b?c'" \
+	--kernel "$ROOT/kernels/examples/saxpy.cl" --kernel-name $'a\tb\nc'
