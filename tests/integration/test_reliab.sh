@@ -176,9 +176,14 @@ else
 	# The names the old --prom-file used (FILE.tmp.PID) for the next 400 pids, planted as FIFOs
 	# and 0666 files by the other user.
 	last=$(cat /proc/sys/kernel/ns_last_pid)
-	as_other bash -c 'for ((p = '"$last"'; p < '"$last"' + 400; p++)); do
-		if ((p % 2)); then mkfifo -m 666 "'"$TMP"'/pub/m.prom.tmp.$p"; else
-		install -m 666 /dev/null "'"$TMP"'/pub/m.prom.tmp.$p"; fi; done'
+	as_other /usr/bin/python3 -c 'import os, sys
+os.umask(0)
+for p in range(int(sys.argv[2]), int(sys.argv[2]) + 400):
+    name = "%s/pub/m.prom.tmp.%d" % (sys.argv[1], p)
+    if p % 2:
+        os.mkfifo(name, 0o666)
+    else:
+        os.close(os.open(name, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))' "$TMP" "$last"
 	check "the other user planted 400 names" test "$(find "$TMP/pub" -user "$OTHER" | wc -l)" -eq 400
 	umask 022
 	"$BIN" --headless "${W[@]}" -i 0.2 -n 1 -o /dev/null --prom-file "$TMP/pub/m.prom" 2>"$TMP/pub.err" &
@@ -203,7 +208,7 @@ else
 			sed -n 's|.*--worker=/\([^,]*\),.*|\1|p'); do
 			as_other mkfifo -m 666 "/dev/shm/$seg" 2>/dev/null && squatted=$((squatted + 1))
 		done
-		[ "$(workers_of "$SUP")" -ge 2 ] && [ $i -gt 20 ] && break
+		[ "$(workers_of "$SUP")" -ge 2 ] && [ $i -gt 5 ] && break
 		sleep 0.01
 	done
 	ok $squatted "another uid squatting the worker names from their command lines makes nothing"
@@ -301,7 +306,7 @@ port_of() { sed -n 's|.*metrics on http://127\.0\.0\.1:\([0-9]*\)/metrics$|\1|p'
 "$BIN" --headless "${W[@]}" -i 0.2 -n 1 -o /dev/null --listen 127.0.0.1:0 2>"$TMP/http.err" &
 SUP=$!
 SUPS+=("$SUP")
-wait_for 30 test -n "$(port_of "$TMP/http.err")"
+wait_for 30 eval 'test -n "$(port_of "$TMP/http.err")"'
 python3 "$TMP/hold.py" "$(port_of "$TMP/http.err")" 40 40 >"$TMP/hold.out" 2>&1
 check "40 connections trickling a byte a second: a scrape is answered within 30 s" \
 	awk '$1 == "scraped" { exit !($2 >= 0 && $2 <= 30) }' "$TMP/hold.out"
@@ -316,7 +321,7 @@ wait "$SUP" 2>/dev/null
 ) &
 SUP=$!
 SUPS+=("$SUP")
-wait_for 30 test -n "$(port_of "$TMP/fd.err")"
+wait_for 30 eval 'test -n "$(port_of "$TMP/fd.err")"'
 python3 - "$(port_of "$TMP/fd.err")" >"$TMP/fd.out" 2>&1 <<'PY'
 import socket, sys, time, urllib.request
 port = int(sys.argv[1])
