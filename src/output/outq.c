@@ -29,6 +29,8 @@ struct gd_outq {
 static uint64_t count_lines(const char *p, size_t n)
 {
 	uint64_t lines = 0;
+	if (!p)
+		return 0;
 	for (const char *e = p + n; (p = memchr(p, '\n', (size_t)(e - p))) != NULL; p++)
 		lines++;
 	return lines;
