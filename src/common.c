@@ -106,7 +106,10 @@ size_t utf8_seq(const char *p)
 	const unsigned char *s = (const unsigned char *)p;
 	if (s[0] < 0x80)
 		return 1;
-	size_t n = s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : s[0] >= 0xe0 && s[0] <= 0xef ? 3 : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
+	size_t n = s[0] >= 0xc2 && s[0] <= 0xdf   ? 2
+	           : s[0] >= 0xe0 && s[0] <= 0xef ? 3
+	           : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4
+	                                          : 0;
 	for (size_t i = 1; i < n; i++)
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;

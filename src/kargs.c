@@ -229,10 +229,11 @@ static int plan_buffer(const struct ka_desc *d, const struct ka_type *t, const c
 		/* Each of the N work items reads or writes its own element (the convention): fewer
 		 * elements would be read or written past their end, on the device's heap. */
 		if (k < items)
-			return refuse(d, err, errlen,
-			              "len:%llu is fewer elements than the N = %zu work items that each use one: "
-			              "pass at least len:%zu",
-			              k, items, items);
+			return refuse(
+			    d, err, errlen,
+			    "len:%llu is fewer elements than the N = %zu work items that each use one: "
+			    "pass at least len:%zu",
+			    k, items, items);
 		a->count = (size_t)k;
 		a->given = true;
 	}

@@ -204,8 +204,10 @@ static int child_argv_fits(const struct gd_opts *o, char *err, size_t errlen)
 	const char *exe = proc_self_exe();
 	if (spec_child_argv(&a, exe ? exe : "/proc/self/exe", &c) == 0)
 		return 0;
-	snprintf(err, errlen, "--kernel, --kernel-name, --build-options and --arg together are too long for a "
-	                      "worker's command line (%zu bytes at most)", sizeof(a.buf));
+	snprintf(err, errlen,
+	         "--kernel, --kernel-name, --build-options and --arg together are too long for a "
+	         "worker's command line (%zu bytes at most)",
+	         sizeof(a.buf));
 	return -1;
 }
 
@@ -351,7 +353,7 @@ int main(int argc, char **argv)
 	static struct gd_device dev[GD_DEVICES_MAX];
 	int ndev = 0;
 	if ((status = resolve_devices(&o, dev, &ndev)) != GD_EXIT_OK || gd_quit_signal)
-		return status; /* a quit signal before the run: nothing was started */
+		return status;              /* a quit signal before the run: nothing was started */
 	o.gen_threads = gen_threads_of(&o); /* resolved: the workers and the run header alike */
 	if (child_argv_fits(&o, err, sizeof(err)))
 		return usage_error(err);

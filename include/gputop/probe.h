@@ -10,12 +10,12 @@
 
 enum gd_probe_result {
 	GD_PROBE_OK,
-	GD_PROBE_NODEVICE,  /* the device asked for does not exist: bad input */
-	GD_PROBE_RUNTIME,   /* the OpenCL runtime did not load or initialise, or has no device */
-	GD_PROBE_KERNEL,    /* the program's source is missing or unusable, or does not build (the
-	                     * log in err) */
-	GD_PROBE_BADKERNEL, /* bad input: no such kernel, several without --kernel-name, or an
-	                     * argument that cannot be set up (err names it) */
+	GD_PROBE_NODEVICE,    /* the device asked for does not exist: bad input */
+	GD_PROBE_RUNTIME,     /* the OpenCL runtime did not load or initialise, or has no device */
+	GD_PROBE_KERNEL,      /* the program's source is missing or unusable, or does not build (the
+	                       * log in err) */
+	GD_PROBE_BADKERNEL,   /* bad input: no such kernel, several without --kernel-name, or an
+	                       * argument that cannot be set up (err names it) */
 	GD_PROBE_INTERRUPTED, /* a quit signal (gd_quit_signal) came first: the child is gone */
 };
 /* The devices sel asks for, found by a child process, which also builds k's program on each

@@ -66,7 +66,8 @@ static void loop(struct ui *u)
 			         LINES);
 			return;
 		}
-		bool due = u->dirty || now - u->last_draw >= UI_CLOCK_NS || (u->msg_until && now >= u->msg_until);
+		bool due =
+		    u->dirty || now - u->last_draw >= UI_CLOCK_NS || (u->msg_until && now >= u->msg_until);
 		if (due && term_writable()) {
 			if (now >= u->msg_until)
 				u->msg_until = 0;

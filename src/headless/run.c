@@ -66,8 +66,7 @@ int headless_run(const struct gd_session_config *c, struct gd_outputs *outs)
 		/* Nothing starts workers after the first ones here: once every one failed, the
 		 * run can measure nothing more, and must not end as if it had. */
 		if (c->procs > 0 && reported.n >= (size_t)c->procs) {
-			fprintf(stderr, GD_NAME ": every worker failed (%d of %d)\n",
-			        c->procs, c->procs);
+			fprintf(stderr, GD_NAME ": every worker failed (%d of %d)\n", c->procs, c->procs);
 			status = GD_EXIT_FAIL;
 			break;
 		}

@@ -229,7 +229,8 @@ static int run_one(struct sweep *w, char *err, size_t errlen)
 	const struct gd_step *st = &w->sw->steps[i];
 	struct gd_sweep_row *r = &w->run[(size_t)i * (size_t)w->runs + (size_t)pass];
 	if (set_workers(w->s, st->procs, step_queues(w->s, st), err, errlen) ||
-	    warm_up(w->s, st->procs, err, errlen) || measure(w->s, w->sw->step_s, st, r, (size_t)w->total, err, errlen))
+	    warm_up(w->s, st->procs, err, errlen) ||
+	    measure(w->s, w->sw->step_s, st, r, (size_t)w->total, err, errlen))
 		return -1;
 	r->speedup = w->run[pass].rate > 0 ? r->rate / w->run[pass].rate : NAN;
 	char of[64] = "";

@@ -166,7 +166,8 @@ static int set_choice(struct parser *p, const struct gd_optdef *d, const char *s
 static int set_file(struct parser *p, const struct gd_optdef *d, const char *s, struct gd_opts *o)
 {
 	if (*s == '\0') /* --kernel-name takes a NAME, the others a FILE */
-		return fail(p, "empty %s", d->metavar && strcmp(d->metavar, "FILE") != 0 ? "name" : "file name");
+		return fail(p, "empty %s",
+		            d->metavar && strcmp(d->metavar, "FILE") != 0 ? "name" : "file name");
 	*(const char **)field(o, d) = s;
 	return 0;
 }
@@ -353,8 +354,9 @@ static int set_listen(struct parser *p, const char *s, struct gd_listen *l)
 	else if (inet_pton(l->family, host, l->addr) != 1)
 		return fail(p, "'%s' is not an IP address (such as 127.0.0.1, 0.0.0.0 or [::1])", host);
 	if (listen_not_unicast(l))
-		return fail(p, "'%s' is a broadcast or multicast address: a server listens on a unicast "
-		               "address (such as 127.0.0.1, 0.0.0.0 or [::1])",
+		return fail(p,
+		            "'%s' is a broadcast or multicast address: a server listens on a unicast "
+		            "address (such as 127.0.0.1, 0.0.0.0 or [::1])",
 		            host);
 	if (!all_digits(port) || strlen(port) > 5 || strtol(port, NULL, 10) > 65535)
 		return fail(p, "'%s': the port is not a number from 0 to 65535", s);

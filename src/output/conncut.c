@@ -84,7 +84,8 @@ void conncut_notify(void *cls, struct MHD_Connection *c, void **socket_context,
 	struct gd_conncut *k = cls;
 	pthread_mutex_lock(&k->lock);
 	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		const union MHD_ConnectionInfo *ci =
+		    MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 		for (unsigned i = 0; ci && i < k->max; i++)
 			if (k->slots[i].fd < 0) {
 				k->slots[i] = (struct slot){ .fd = ci->connect_fd, .opened_ns = now_ns() };

@@ -112,14 +112,6 @@ int outq_put(struct gd_outq *o, const char *p, size_t n)
 	return e;
 }
 
-uint64_t outq_dropped(struct gd_outq *o)
-{
-	pthread_mutex_lock(&o->lock);
-	uint64_t d = o->dropped;
-	pthread_mutex_unlock(&o->lock);
-	return d;
-}
-
 int outq_close(struct gd_outq *o, int64_t bound_ns, uint64_t *dropped)
 {
 	struct timespec until;

@@ -17,8 +17,6 @@ struct gd_outq *outq_new(int fd, size_t cap);
 /* Queues p[0..n) (whole lines) whole, or drops and counts them when they do not fit. Returns
  * 0, or the errno of a write that failed earlier (after which every line is dropped). */
 int outq_put(struct gd_outq *o, const char *p, size_t n);
-/* Lines dropped so far. */
-uint64_t outq_dropped(struct gd_outq *o);
 /* Writes what waits, for at most bound_ns, then ends the thread (cancelling a write that does
  * not return) and frees o. *dropped: every line not written. Returns 0, the errno of a failed
  * write, or EAGAIN when the bound ran out. */

@@ -54,7 +54,7 @@ struct gd_prom {
 	struct MHD_Daemon *mhd; /* NULL without --listen */
 	struct gd_conncut *cut; /* its connections' age bound */
 	unsigned port;
-	char where[80]; /* the address served, for prom_announce */
+	char where[80];   /* the address served, for prom_announce */
 	char *file, *tmp; /* --prom-file and the template of its temporary files beside it */
 	mode_t mode;      /* the file's mode: 0644 less the umask, as the other outputs */
 	pthread_t writer;
@@ -532,7 +532,8 @@ static int bind_socket(const struct gd_listen *l, unsigned *port, char *err, siz
 	int fd = socket(l->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	/* [::] is the IPv6 address it says, not IPv4 too: the system's default (bindv6only) may
 	 * differ, so it is set. */
-	if (fd < 0 || (l->family == AF_INET6 && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) != 0) ||
+	if (fd < 0 ||
+	    (l->family == AF_INET6 && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) != 0) ||
 	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
 	    bind(fd, (struct sockaddr *)&ss, len) != 0 || listen(fd, 64) != 0 ||
 	    getsockname(fd, (struct sockaddr *)&ss, &len) != 0) {
@@ -586,11 +587,11 @@ static int serve(struct gd_prom *p, const struct gd_listen *l, char *err, size_t
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	p->mhd = MHD_start_daemon(
-	    MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, on_request, p, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
-	    MHD_OPTION_CONNECTION_LIMIT, limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)GD_PROM_PER_IP,
-	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)GD_PROM_TIMEOUT_S, MHD_OPTION_NOTIFY_CONNECTION,
-	    conncut_notify, p->cut, MHD_OPTION_END);
+	p->mhd = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, on_request, p,
+	                          MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_CONNECTION_LIMIT,
+	                          limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)GD_PROM_PER_IP,
+	                          MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)GD_PROM_TIMEOUT_S,
+	                          MHD_OPTION_NOTIFY_CONNECTION, conncut_notify, p->cut, MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!p->mhd) {
 		close(fd);
@@ -671,7 +672,7 @@ int prom_close(struct gd_prom *p, char *why, size_t whylen)
 	if (p->mhd)
 		MHD_stop_daemon(p->mhd); /* joins its thread; closes the socket and every connection */
 	conncut_free(p->cut);
-	if (p->writing) {                /* the last window is written before the run ends */
+	if (p->writing) { /* the last window is written before the run ends */
 		pthread_mutex_lock(&p->lock);
 		p->stop = true;
 		pthread_cond_signal(&p->wake);

@@ -13,14 +13,14 @@
 #include "log.h"
 #include "outq.h"
 
-#define SINK_QUEUE_BYTES (4u << 20) /* a log's lines waiting for a slow reader, at most */
+#define SINK_QUEUE_BYTES (4u << 20)        /* a log's lines waiting for a slow reader, at most */
 #define SINK_DRAIN_NS    (2 * GD_NS_PER_S) /* what closing waits for a slow reader */
 
 struct gd_sink {
 	int fd;
 	bool own_fd, started; /* started: the CSV header is in the buffer or written */
 	bool sweep;           /* a sweep's log: the run header and sweep rows, no frames */
-	struct gd_outq *q; /* a pipe, socket or terminal: written by the queue's thread */
+	struct gd_outq *q;    /* a pipe, socket or terminal: written by the queue's thread */
 	const struct log_format *fmt;
 	struct run_kernel kernel;
 	struct gd_text b;

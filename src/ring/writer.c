@@ -70,7 +70,7 @@ static int seg_open_reserved(const char *name)
 	}
 	struct stat st;
 	if ((fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	                (st.st_mode & 07777) != 0600 || st.st_size != 0)) {
+	     (st.st_mode & 07777) != 0600 || st.st_size != 0)) {
 		close(fd);
 		errno = EEXIST; /* not our reservation: never used */
 		return -1;

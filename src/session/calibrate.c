@@ -17,7 +17,7 @@
 
 struct gd_calibration {
 	pid_t pid; /* -1 once reaped */
-	int fd; /* read end of the child's standard output, non-blocking */
+	int fd;    /* read end of the child's standard output, non-blocking */
 	char line[128];
 	size_t n;
 };
@@ -103,7 +103,8 @@ int calibrate_poll(struct gd_calibration *c, struct gd_ceiling *out, char *err, 
 	c->pid = -1;
 	if (WIFSIGNALED(st))
 		snprintf(err, errlen, "--calibrate: the measurement was killed by SIG%s (%s)",
-		         sigabbrev_np(WTERMSIG(st)) ? sigabbrev_np(WTERMSIG(st)) : "?", strsignal(WTERMSIG(st)));
+		         sigabbrev_np(WTERMSIG(st)) ? sigabbrev_np(WTERMSIG(st)) : "?",
+		         strsignal(WTERMSIG(st)));
 	else if (WIFEXITED(st) && WEXITSTATUS(st) == GD_EXIT_FAIL)
 		snprintf(err, errlen, "--calibrate: the measurement failed (its error is above)");
 	else

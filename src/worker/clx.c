@@ -103,8 +103,8 @@ const char *clx_err(cl_int e)
  * CL_INVALID_VALUE, never a shorter answer, so the size is always asked first. */
 struct clx_query {
 	enum { Q_DEVICE, Q_PLATFORM, Q_PROGRAM, Q_BUILD, Q_KERNEL_ARG } kind;
-	const void *obj; /* the cl_device_id, cl_platform_id, cl_program or cl_kernel */
-	cl_device_id dev; /* Q_BUILD */
+	const void *obj;      /* the cl_device_id, cl_platform_id, cl_program or cl_kernel */
+	cl_device_id dev;     /* Q_BUILD */
 	cl_uint param, index; /* index: Q_KERNEL_ARG's argument */
 };
 
@@ -153,16 +153,28 @@ static int query_into(const struct clx_query *q, char *out, size_t len, cl_int *
 
 /* A device's or platform's text, for display: whole when it fits the field, else cut (with
  * "..."), never left empty because it was long. */
-static void info_text(struct clx_query q, char *out, size_t len)
+static void info_text(const struct clx_query *q, char *out, size_t len)
 {
 	cl_int rc;
-	char *s = query_string(&q, &rc);
+	char *s = query_string(q, &rc);
 	out[0] = '\0';
 	if (s && strlen(s) >= len && len > 4)
 		snprintf(out, len, "%.*s...", (int)(len - 4), s);
 	else if (s)
 		str_copy(out, len, s);
 	free(s);
+}
+
+static void device_text(cl_device_id dev, cl_uint param, char *out, size_t len)
+{
+	const struct clx_query q = { Q_DEVICE, dev, NULL, param, 0 };
+	info_text(&q, out, len);
+}
+
+static void platform_text(cl_platform_id p, cl_uint param, char *out, size_t len)
+{
+	const struct clx_query q = { Q_PLATFORM, p, NULL, param, 0 };
+	info_text(&q, out, len);
 }
 
 static void fill(struct clx_device *d, cl_platform_id p, cl_device_id dev, int pi, int di)
@@ -176,15 +188,12 @@ static void fill(struct clx_device *d, cl_platform_id p, cl_device_id dev, int p
 	device_ref_text(info->ref, sizeof(info->ref), pi, di);
 	cl_device_type type = 0;
 	cl_device_fp_config fp = 0;
-	info_text((struct clx_query){ Q_DEVICE, dev, NULL, CL_DEVICE_NAME, 0 }, info->name, sizeof(info->name));
-	info_text((struct clx_query){ Q_DEVICE, dev, NULL, CL_DEVICE_VERSION, 0 }, info->version,
-	          sizeof(info->version));
-	info_text((struct clx_query){ Q_DEVICE, dev, NULL, CL_DRIVER_VERSION, 0 }, info->driver,
-	          sizeof(info->driver));
+	device_text(dev, CL_DEVICE_NAME, info->name, sizeof(info->name));
+	device_text(dev, CL_DEVICE_VERSION, info->version, sizeof(info->version));
+	device_text(dev, CL_DRIVER_VERSION, info->driver, sizeof(info->driver));
 	clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof(type), &type, NULL);
 	clGetDeviceInfo(dev, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof(fp), &fp, NULL);
-	info_text((struct clx_query){ Q_PLATFORM, p, NULL, CL_PLATFORM_NAME, 0 }, info->platform_name,
-	          sizeof(info->platform_name));
+	platform_text(p, CL_PLATFORM_NAME, info->platform_name, sizeof(info->platform_name));
 	info->gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
 	info->fp64 = fp != 0;
 }
@@ -258,8 +267,7 @@ int clx_each_device(clx_device_fn fn, void *ctx, char *err, size_t errlen)
 		if (rc != CL_SUCCESS || nd == 0) {
 			if (err && seen == 0) {
 				char name[128];
-				info_text((struct clx_query){ Q_PLATFORM, plats[p], NULL, CL_PLATFORM_NAME, 0 },
-				          name, sizeof(name));
+				platform_text(plats[p], CL_PLATFORM_NAME, name, sizeof(name));
 				snprintf(err, errlen,
 				         "the OpenCL platform '%s' has no usable device: clGetDeviceIDs: %s",
 				         name, clx_err(rc == CL_SUCCESS ? CL_DEVICE_NOT_FOUND : rc));
@@ -486,7 +494,8 @@ static cl_program build(cl_context ctx, cl_device_id dev, const char *src, const
 static char *kernel_names(cl_program prog)
 {
 	cl_int rc;
-	char *names = query_string(&(struct clx_query){ Q_PROGRAM, prog, NULL, CL_PROGRAM_KERNEL_NAMES, 0 }, &rc);
+	char *names =
+	    query_string(&(struct clx_query){ Q_PROGRAM, prog, NULL, CL_PROGRAM_KERNEL_NAMES, 0 }, &rc);
 	struct gd_text t = { 0 };
 	text_printf(&t, "%s", "");
 	for (size_t i = 0; names && names[i]; i++)
@@ -515,15 +524,17 @@ static int pick_kernel_named(struct clx_program *p, const struct gd_kspec *k, co
 		if (nk == 0)
 			snprintf(err, errlen, "--kernel: %s has no kernel", file);
 		else
-			snprintf(err, errlen, "--kernel: %s has %u kernels (%s): choose one with --kernel-name",
-			         file, (unsigned)nk, names);
+			snprintf(err, errlen,
+			         "--kernel: %s has %u kernels (%s): choose one with --kernel-name", file,
+			         (unsigned)nk, names);
 		return CLX_BAD_KERNEL;
 	}
 	if (!want)
 		want = names;
 	if (strlen(want) >= sizeof(p->name)) { /* carried whole to every worker, or not at all */
-		snprintf(err, errlen, "--kernel: %s: kernel names of more than %zu characters are not supported",
-		         file, sizeof(p->name) - 1);
+		snprintf(err, errlen,
+		         "--kernel: %s: kernel names of more than %zu characters are not supported", file,
+		         sizeof(p->name) - 1);
 		return CLX_BAD_KERNEL;
 	}
 	str_copy(p->name, sizeof(p->name), want);
@@ -587,7 +598,8 @@ static int query_args(struct clx_program *p, char *err, size_t errlen)
 		}
 		if (!d->type[0] || !d->name[0]) {
 			snprintf(err, errlen,
-			         "--kernel: kernel %s, argument %u: names of more than %zu characters are not supported",
+			         "--kernel: kernel %s, argument %u: names of more than %zu characters are "
+			         "not supported",
 			         p->name, (unsigned)i, sizeof(d->name) - 1);
 			return CLX_BAD_KERNEL;
 		}
@@ -627,10 +639,11 @@ static int local_fits(const struct clx_program *p, cl_device_id dev, char *why, 
 			asked += p->arg[i].bytes;
 	if (asked == 0 || asked + own <= limit)
 		return 0;
-	snprintf(why, whylen, "local memory of %llu bytes (%llu for the arguments, %llu the kernel's own) is more "
+	snprintf(why, whylen,
+	         "local memory of %llu bytes (%llu for the arguments, %llu the kernel's own) is more "
 	         "than the device's %llu",
-	         (unsigned long long)(asked + own), (unsigned long long)asked, (unsigned long long)own,
-	         (unsigned long long)limit);
+	         (unsigned long long)asked + (unsigned long long)own, (unsigned long long)asked,
+	         (unsigned long long)own, (unsigned long long)limit);
 	return -1;
 }
 

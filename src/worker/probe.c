@@ -177,7 +177,9 @@ enum gd_probe_result device_probe(const struct gd_devspec *sel, const struct gd_
 	/* The boundary for the runtime's texts: every output shows them as made safe here. */
 	for (int i = 0; i < *n; i++) {
 		struct gd_device *dv = &m.dev[i];
-		char *texts[] = { dv->name, dv->platform_name, dv->version, dv->driver, dv->kernel, dv->kargs };
+		char *texts[] = {
+			dv->name, dv->platform_name, dv->version, dv->driver, dv->kernel, dv->kargs
+		};
 		size_t lens[] = { sizeof(dv->name),   sizeof(dv->platform_name), sizeof(dv->version),
 			          sizeof(dv->driver), sizeof(dv->kernel),        sizeof(dv->kargs) };
 		for (size_t j = 0; j < GD_ARRAY_LEN(texts); j++) {

@@ -135,14 +135,18 @@ static void test_numbers(void)
 		bool ok;
 		double want;
 	} cases[] = {
-		{ "int", "010", true, 10 },         { "uint", " -1", false, 0 },    { "uint", "-1", false, 0 },
-		{ "int", " 1", false, 0 },          { "int", "+1", false, 0 },      { "int", "1 ", false, 0 },
-		{ "int", "-7", true, -7 },          { "uint", "0x10", true, 16 },   { "int", "-0x10", true, -16 },
-		{ "int", "0x", false, 0 },          { "int", "1e3", false, 0 },     { "float", "1e-50", false, 0 },
-		{ "double", "1e-50", true, 1e-50 }, { "float", "2.5", true, 2.5 },  { "float", "-.5", true, -0.5 },
-		{ "float", "+2", false, 0 },        { "float", " 2", false, 0 },    { "float", "inf", false, 0 },
-		{ "float", "nan", false, 0 },       { "float", "0x1p3", false, 0 }, { "float", "1e", false, 0 },
-		{ "float", ".", false, 0 },         { "float", "0", true, 0 },      { "double", "3E+2", true, 300 },
+		{ "int", "010", true, 10 },         { "uint", " -1", false, 0 },
+		{ "uint", "-1", false, 0 },         { "int", " 1", false, 0 },
+		{ "int", "+1", false, 0 },          { "int", "1 ", false, 0 },
+		{ "int", "-7", true, -7 },          { "uint", "0x10", true, 16 },
+		{ "int", "-0x10", true, -16 },      { "int", "0x", false, 0 },
+		{ "int", "1e3", false, 0 },         { "float", "1e-50", false, 0 },
+		{ "double", "1e-50", true, 1e-50 }, { "float", "2.5", true, 2.5 },
+		{ "float", "-.5", true, -0.5 },     { "float", "+2", false, 0 },
+		{ "float", " 2", false, 0 },        { "float", "inf", false, 0 },
+		{ "float", "nan", false, 0 },       { "float", "0x1p3", false, 0 },
+		{ "float", "1e", false, 0 },        { "float", ".", false, 0 },
+		{ "float", "0", true, 0 },          { "double", "3E+2", true, 300 },
 	};
 	for (size_t i = 0; i < GD_ARRAY_LEN(cases); i++) {
 		struct ka_desc dd = { KA_ADDR_PRIVATE, false, "", "v" };
