@@ -452,6 +452,27 @@ void clx_program_log(const struct clx_program *p, cl_device_id dev, const char *
 	build_log(p->prog, dev, file, out, len);
 }
 
+/* The compiler's own diagnostics on standard error say only "1 warning generated.": the build
+ * log holds the warnings themselves, and the probe shows it (clx_program_log). Standard error
+ * goes to /dev/null for the build (where it is not there already, as in the probe), holding
+ * one descriptor more at most: a build under a low ulimit -n needs the others. Returns the
+ * saved standard error to restore, or -1. */
+static int quiet_stderr(void)
+{
+	struct stat st, null;
+	if (fstat(STDERR_FILENO, &st) == 0 && stat("/dev/null", &null) == 0 && S_ISCHR(st.st_mode) &&
+	    st.st_rdev == null.st_rdev)
+		return -1;
+	fflush(stderr);
+	int n = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	int saved = n >= 0 ? fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0) : -1;
+	if (saved >= 0)
+		dup2(n, STDERR_FILENO);
+	if (n >= 0)
+		close(n);
+	return saved;
+}
+
 /* Builds src for dev with opts; on failure err holds the call, the error name and the build
  * log (file: a user's source, its log kept line by line). */
 static cl_program build(cl_context ctx, cl_device_id dev, const char *src, const char *opts, const char *file,
@@ -463,19 +484,12 @@ static cl_program build(cl_context ctx, cl_device_id dev, const char *src, const
 		snprintf(err, errlen, "clCreateProgramWithSource: %s", clx_err(rc));
 		return NULL;
 	}
-	/* The compiler's own diagnostics on standard error say only "1 warning generated.": the
-	 * build log holds the warnings themselves, and the probe shows it (clx_program_log). */
-	fflush(stderr);
-	int saved = dup(STDERR_FILENO), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (saved >= 0 && null >= 0)
-		dup2(null, STDERR_FILENO);
+	int saved = quiet_stderr();
 	rc = clBuildProgram(prog, 1, &dev, opts, NULL, NULL);
-	if (saved >= 0 && null >= 0)
+	if (saved >= 0) {
 		dup2(saved, STDERR_FILENO);
-	if (saved >= 0)
 		close(saved);
-	if (null >= 0)
-		close(null);
+	}
 	if (rc == CL_SUCCESS)
 		return prog;
 	char log[7168];

@@ -108,8 +108,10 @@ ok $? "after the attach deadline (3 s here) the worker is failed: its segment ne
 check "the failure is on stderr" grep -q "worker 1 (pid $WPID) failed: its shared-memory segment never appeared" "$TMP/removed.err"
 wait_for 20 gone "$WPID"
 ok $? "and the worker is ended"
-quit $S
-check "the supervisor ends with status 0" test $? -eq 0
+wait_for 20 gone $S || kill -9 $S
+wait $S
+check "its only worker failed: the supervisor ends by itself with status 1" test $? -eq 1
+check "saying so" grep -q "every worker failed (1 of 1)" "$TMP/removed.err"
 
 # ---- workers end within a bounded time after their supervisor dies, whatever the batch ----
 # One batch of 1000 launches over 400000 symbols takes tens of seconds on the CPU device: the
