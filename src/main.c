@@ -121,7 +121,7 @@ static int resolve_devices(struct gd_opts *o, struct gd_device *dev, int *n)
 	const struct gd_kspec k = opts_kspec(o);
 	switch (device_probe(&o->devices, &k, dev, n, err, sizeof(err))) {
 	case GD_PROBE_OK:
-		if (err[0] && o->role == GD_ROLE_HEADLESS) /* the dashboard's screen would hide it */
+		if (err[0] && o->kernel && o->role == GD_ROLE_HEADLESS) /* the dashboard would hide it */
 			fprintf(stderr, GD_NAME ": --kernel %s builds with warnings:\n%s\n", o->kernel, err);
 		break;
 	case GD_PROBE_INTERRUPTED:
