@@ -155,8 +155,7 @@ if [ "$(id -u)" -eq 0 ] && command -v useradd >/dev/null && command -v setpriv >
 	OTHER=gdrel$$
 	useradd -M -N -s /usr/sbin/nologin "$OTHER" 2>/dev/null || OTHER=
 fi
-other_cleanup() {
-	[ -n "$OTHER" ] && pkill -KILL -u "$OTHER" 2>/dev/null
+other_cleanup() { # the other user only ever runs in the foreground: nothing of it is left
 	[ -n "$OTHER" ] && userdel "$OTHER" 2>/dev/null
 	rel_cleanup
 }
