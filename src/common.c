@@ -101,17 +101,52 @@ void text_printf(struct gd_text *t, const char *fmt, ...)
 	va_end(ap);
 }
 
+size_t utf8_seq(const char *p)
+{
+	const unsigned char *s = (const unsigned char *)p;
+	if (s[0] < 0x80)
+		return 1;
+	size_t n = s[0] >= 0xc2 && s[0] <= 0xdf   ? 2
+	           : s[0] >= 0xe0 && s[0] <= 0xef ? 3
+	           : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4
+	                                          : 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	/* No overlong forms, no surrogates, nothing above U+10FFFF. */
+	if ((n == 3 && s[0] == 0xe0 && s[1] < 0xa0) || (n == 3 && s[0] == 0xed && s[1] >= 0xa0) ||
+	    (n == 4 && s[0] == 0xf0 && s[1] < 0x90) || (n == 4 && s[0] == 0xf4 && s[1] >= 0x90))
+		return 0;
+	return n;
+}
+
+void text_clean(char *s)
+{
+	while (*s) {
+		size_t n = utf8_seq(s);
+		if (n == 0 || (unsigned char)*s < 0x20 || *s == 0x7f) {
+			*s++ = '?';
+			continue;
+		}
+		s += n;
+	}
+}
+
 void text_json_string(struct gd_text *t, const char *s)
 {
 	text_printf(t, "\"");
-	for (; *s; s++) {
+	while (*s) {
 		unsigned char c = (unsigned char)*s;
+		size_t n = utf8_seq(s);
 		if (c == '"' || c == '\\')
 			text_printf(t, "\\%c", c);
 		else if (c < 0x20)
 			text_printf(t, "\\u%04x", c);
+		else if (n == 0) /* a byte that is no UTF-8: JSON cannot carry it */
+			text_printf(t, "\\ufffd");
 		else
-			text_printf(t, "%c", c);
+			text_printf(t, "%.*s", (int)n, s);
+		s += n ? n : 1;
 	}
 	text_printf(t, "\"");
 }

@@ -121,18 +121,50 @@ static void store_int(void *dst, uint64_t x, size_t size)
 	       size);
 }
 
-/* A scalar of type base from s into a->value; false when s is no such value. */
+/* The tool's one rule for numbers, as --arg takes them: only the number's own characters, no
+ * whitespace around it and no '+'; a '-' only where the type has a sign; integers in decimal
+ * (a leading 0 is no octal) or 0x hexadecimal; reals as digits, a point and an exponent. */
+static bool number_text(const char *s, bool is_signed, bool real)
+{
+	static const char digits[] = "0123456789";
+	const char *p = s + (is_signed && *s == '-');
+	if (!real && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		return p[2] && strspn(p + 2, "0123456789abcdefABCDEF") == strlen(p + 2);
+	if (!real)
+		return *p && strspn(p, digits) == strlen(p);
+	size_t whole = strspn(p, digits), frac = 0;
+	p += whole;
+	if (*p == '.')
+		p += 1 + (frac = strspn(p + 1, digits));
+	if (whole + frac == 0)
+		return false;
+	if (*p == 'e' || *p == 'E') {
+		p += 1 + (p[1] == '-' || p[1] == '+');
+		size_t e = strspn(p, digits);
+		if (!e)
+			return false;
+		p += e;
+	}
+	return *p == '\0';
+}
+
+/* A scalar of type base from s into a->value; false when s is no such value (or one the type
+ * cannot hold: out of range, or a nonzero real that would become 0). */
 static bool scalar_value(enum ka_base base, const char *s, struct ka_setup *a)
 {
 	char *end;
+	bool real = base == KA_FLOAT || base == KA_DOUBLE;
+	if (!number_text(s, bases[base].is_signed, real))
+		return false;
 	errno = 0;
-	if (base == KA_FLOAT || base == KA_DOUBLE) {
+	int radix = strchr(s, 'x') || strchr(s, 'X') ? 16 : 10;
+	if (real) {
 		double v = strtod(s, &end);
 		if (end == s || *end || !isfinite(v) || errno == ERANGE)
 			return false;
 		if (base == KA_FLOAT) {
 			float f = (float)v;
-			if (!isfinite(f))
+			if (!isfinite(f) || (f == 0 && v != 0))
 				return false;
 			memcpy(a->value, &f, sizeof(f));
 		} else {
@@ -142,16 +174,14 @@ static bool scalar_value(enum ka_base base, const char *s, struct ka_setup *a)
 	}
 	size_t size = bases[base].size;
 	if (bases[base].is_signed) {
-		long long v = strtoll(s, &end, 0);
+		long long v = strtoll(s, &end, radix);
 		long long lim = size == 8 ? INT64_MAX : (1LL << (8 * size - 1)) - 1;
 		if (end == s || *end || errno == ERANGE || v > lim || v < -lim - 1)
 			return false;
 		store_int(a->value, (uint64_t)v, size); /* two's complement: the same low bits */
 		return true;
 	}
-	if (*s == '-')
-		return false;
-	unsigned long long v = strtoull(s, &end, 0);
+	unsigned long long v = strtoull(s, &end, radix);
 	unsigned long long lim = size == 8 ? UINT64_MAX : (1ULL << (8 * size)) - 1;
 	if (end == s || *end || errno == ERANGE || v > lim)
 		return false;
@@ -196,6 +226,14 @@ static int plan_buffer(const struct ka_desc *d, const struct ka_type *t, const c
 			return refuse(d, err, errlen,
 			              "'%s' is not a length: pass --arg %s=len:K (K elements, 1..%u)", v,
 			              d->name, KA_LEN_MAX);
+		/* Each of the N work items reads or writes its own element (the convention): fewer
+		 * elements would be read or written past their end, on the device's heap. */
+		if (k < items)
+			return refuse(
+			    d, err, errlen,
+			    "len:%llu is fewer elements than the N = %zu work items that each use one: "
+			    "pass at least len:%zu",
+			    k, items, items);
 		a->count = (size_t)k;
 		a->given = true;
 	}

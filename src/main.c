@@ -2,11 +2,14 @@
  * the outputs, and hand over to one role: dashboard, headless, worker, calibration or
  * list-devices. Nothing below this file sees the options themselves. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gputop/common.h"
@@ -16,6 +19,7 @@
 #include "gputop/opts.h"
 #include "gputop/outputs.h"
 #include "gputop/probe.h"
+#include "gputop/proc.h"
 #include "gputop/prom.h"
 #include "gputop/sig.h"
 #include "gputop/sink.h"
@@ -25,9 +29,22 @@
 #include "gputop/wire.h"
 #include "gputop/worker.h"
 
+/* One line on standard error, whatever the values it echoes hold (a newline or a tab in a
+ * name, a CR or a stray byte in a path): text_clean'ed. */
+__attribute__((format(printf, 1, 2))) static void say_line(const char *fmt, ...)
+{
+	char line[8192];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	text_clean(line);
+	fprintf(stderr, GD_NAME ": %s\n", line);
+}
+
 static int usage_error(const char *msg)
 {
-	fprintf(stderr, GD_NAME ": %s\n", msg);
+	say_line("%s", msg);
 	return GD_EXIT_USAGE;
 }
 
@@ -63,6 +80,30 @@ static struct gd_sweep_config sweep_config_of(const struct gd_opts *o)
 	return sw;
 }
 
+/* --kernel FILE: a regular file we can read, checked without ever waiting on it (a FIFO
+ * opened for reading blocks until a writer comes: O_NONBLOCK, then its type). 0, or -1 with
+ * err filled. */
+static int kernel_file_check(const char *path, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		snprintf(err, errlen, "--kernel: %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	if (S_ISREG(st.st_mode))
+		return 0;
+	snprintf(err, errlen, "--kernel: %s: not a regular file (%s)", path,
+	         S_ISDIR(st.st_mode)    ? "a directory"
+	         : S_ISFIFO(st.st_mode) ? "a FIFO"
+	         : S_ISSOCK(st.st_mode) ? "a socket"
+	                                : "a device");
+	return -1;
+}
+
 /* Resolves the devices and the element type and builds the program on each, before anything
  * starts (in a child process: the supervisor itself never loads the OpenCL runtime). On
  * success o->devices is the list of the run's devices, in dev[0..*n). Returns 0, or the exit
@@ -72,14 +113,20 @@ static struct gd_sweep_config sweep_config_of(const struct gd_opts *o)
 static int resolve_devices(struct gd_opts *o, struct gd_device *dev, int *n)
 {
 	static char err[8192], kernel_path[PATH_MAX];
-	if (o->kernel && (access(o->kernel, R_OK) != 0 || !realpath(o->kernel, kernel_path))) {
+	if (o->kernel && kernel_file_check(o->kernel, err, sizeof(err)))
+		return usage_error(err);
+	if (o->kernel && !realpath(o->kernel, kernel_path)) {
 		snprintf(err, sizeof(err), "--kernel: %s: %s", o->kernel, strerror(errno));
 		return usage_error(err);
 	}
 	const struct gd_kspec k = opts_kspec(o);
 	switch (device_probe(&o->devices, &k, dev, n, err, sizeof(err))) {
 	case GD_PROBE_OK:
+		if (err[0] && o->kernel && o->role == GD_ROLE_HEADLESS) /* the dashboard would hide it */
+			fprintf(stderr, GD_NAME ": --kernel %s builds with warnings:\n%s\n", o->kernel, err);
 		break;
+	case GD_PROBE_INTERRUPTED:
+		return GD_EXIT_OK; /* main sees the quit signal */
 	case GD_PROBE_NODEVICE:
 	case GD_PROBE_BADKERNEL:
 		return usage_error(err);
@@ -145,6 +192,26 @@ static int started_by_us(const struct gd_opts *o, char *err, size_t errlen)
 	return ours ? 0 : -1;
 }
 
+/* Whether a child's command line holds the kernel's options (--kernel, --build-options,
+ * --arg): checked with the longest worker arguments before anything starts, so that no worker
+ * fails later for it. 0, or -1 with err filled. */
+static int child_argv_fits(const struct gd_opts *o, char *err, size_t errlen)
+{
+	static struct gd_argv a;
+	const struct gd_workload w = opts_workload(o, o->gen_threads);
+	struct gd_worker_args wa = { .gen = UINT64_MAX, .id = UINT_MAX, .supervisor = INT_MAX };
+	memset(wa.shm, 'x', sizeof(wa.shm) - 1);
+	const struct gd_child c = { .work = &w, .dev = { .platform = INT_MAX, .index = INT_MAX }, .wa = &wa };
+	const char *exe = proc_self_exe();
+	if (spec_child_argv(&a, exe ? exe : "/proc/self/exe", &c) == 0)
+		return 0;
+	snprintf(err, errlen,
+	         "--kernel, --kernel-name, --build-options and --arg together are too long for a "
+	         "worker's command line (%zu bytes at most)",
+	         sizeof(a.buf));
+	return -1;
+}
+
 /* The run's files, in the order their messages name them: what writes to standard output by
  * itself (the dashboard, a sweep's table, a log without --output), the log, the trace, and
  * the Prometheus file, which is only checked (it is replaced by a rename). */
@@ -195,6 +262,7 @@ static int open_outputs(const struct gd_opts *o, const struct gd_device *dev, in
 		prom_close(prom, NULL, 0);
 		return -1;
 	}
+	prom_announce(prom); /* only now: nothing after this refuses the run */
 	if (itrace >= 0)
 		outputs_add(l, &trace_output,
 		            trace_open(out[itrace].fd, out[itrace].own, o->trace, o->trace_limit));
@@ -253,10 +321,11 @@ static int run_simple_role(const struct gd_opts *o)
 		return worker_main(&w, dev, &o->worker);
 	}
 	case GD_ROLE_CALIBRATE: {
+		pid_t parent = getppid();
 		if (started_by_us(o, err, sizeof(err)))
 			return usage_error(err);
 		const struct gd_kspec k = opts_kspec(o);
-		return calibrate_child_main(&k, dev);
+		return calibrate_child_main(&k, dev, parent);
 	}
 	case GD_ROLE_LIST:
 		if (device_list(stdout) == 0) {
@@ -282,6 +351,9 @@ int main(int argc, char **argv)
 	int status = run_simple_role(&o);
 	if (status >= 0)
 		return status;
+	/* From here a quit signal only sets a flag: a slow device probe, a calibration and the
+	 * run itself end on it, with their children, and nothing half-starts. */
+	sig_install_supervisor();
 	if (o.role == GD_ROLE_DASHBOARD && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
 		return usage_error(
 		    "the dashboard needs a terminal on standard input and output (use --headless)");
@@ -289,20 +361,22 @@ int main(int argc, char **argv)
 		return usage_error(err);
 	static struct gd_device dev[GD_DEVICES_MAX];
 	int ndev = 0;
-	if ((status = resolve_devices(&o, dev, &ndev)) != GD_EXIT_OK)
-		return status;
+	if ((status = resolve_devices(&o, dev, &ndev)) != GD_EXIT_OK || gd_quit_signal)
+		return status;              /* a quit signal before the run: nothing was started */
 	o.gen_threads = gen_threads_of(&o); /* resolved: the workers and the run header alike */
+	if (child_argv_fits(&o, err, sizeof(err)))
+		return usage_error(err);
 	struct gd_outputs outs = { 0 };
 	if (open_outputs(&o, dev, ndev, &outs, err, sizeof(err)))
 		return usage_error(err);
 	if (o.kernel && o.role == GD_ROLE_HEADLESS) {
 		const struct gd_kspec k = opts_kspec(&o);
-		fprintf(stderr, GD_NAME ": kernel %s of %s, rates in %s; arguments: %s\n", kspec_name(&k),
-		        o.kernel, kspec_rate_unit(&k), dev[0].kargs);
+		say_line("kernel %s of %s, rates in %s; arguments: %s", kspec_name(&k), o.kernel,
+		         kspec_rate_unit(&k), dev[0].kargs);
 	}
-	sig_install_supervisor();
 	status = run_role(&o, dev, ndev, &outs);
 	if (outputs_close(&outs))
 		status = GD_EXIT_FAIL;
+	sig_restore_flow();
 	return status;
 }

@@ -49,7 +49,14 @@ struct gd_text {
 	size_t n, cap;
 };
 void text_printf(struct gd_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* s as a JSON string, quoted: quotes and backslashes escaped, control characters as \uXXXX. */
+/* The length of the UTF-8 sequence s starts with (1 for ASCII, up to 4), 0 when s starts with
+ * no valid one (a stray byte, an overlong form, a surrogate). s[0] is not NUL. */
+size_t utf8_seq(const char *s);
+/* Text from outside made safe for every output, in place: each byte of invalid UTF-8 and each
+ * control character (a newline, a CR, an escape) becomes '?'. */
+void text_clean(char *s);
+/* s as a JSON string, quoted: quotes and backslashes escaped, control characters as \uXXXX,
+ * bytes that are no UTF-8 as U+FFFD, so the result is always valid JSON. */
 void text_json_string(struct gd_text *t, const char *s);
 void text_vprintf(struct gd_text *t, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 

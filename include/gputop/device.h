@@ -34,7 +34,7 @@ struct gd_device {
 	char driver[96];  /* CL_DRIVER_VERSION */
 	bool gpu, fp64;
 	/* Filled by device_probe: the kernel the run measures and how its arguments are set up. */
-	char kernel[64];
+	char kernel[256]; /* KA_NAME_LEN */
 	char kargs[1024]; /* "x: in float[N] normal, each batch, y: out float[N], a: float=2" */
 };
 

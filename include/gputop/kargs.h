@@ -18,9 +18,11 @@
 #include "gputop/rng.h"
 #include "gputop/spec.h"
 
-#define KA_MAX      32         /* kernel arguments at most */
-#define KA_NAME_LEN 64         /* an argument's or a kernel's name */
-#define KA_LEN_MAX  (1u << 30) /* --arg NAME=len:K: K at most; also a local size's bytes */
+#define KA_MAX 32 /* kernel arguments at most */
+#define KA_NAME_LEN                                                                          \
+	256                   /* an argument's, its type's or a kernel's name, NUL included: \
+	                       * longer ones are refused by name (clx.c) */
+#define KA_LEN_MAX (1u << 30) /* --arg NAME=len:K: K at most; also a local size's bytes */
 
 /* The argument's address space, as CL_KERNEL_ARG_ADDRESS_QUALIFIER gives it. */
 enum ka_addr { KA_ADDR_PRIVATE, KA_ADDR_GLOBAL, KA_ADDR_CONSTANT, KA_ADDR_LOCAL };

@@ -38,9 +38,11 @@ extern const struct gd_output_ops prom_output;
  * neither. Every check that can refuse the command line is made here, before any worker
  * starts: the file's directory takes a new file, the address is bound and listening (a port
  * in use is refused); that the file is none of the run's other outputs is outputs_open's.
- * On refusal it returns NULL with one line in err and leaves nothing behind. With an address
- * it says on standard error where /metrics is served (the chosen port, for port 0). */
+ * On refusal it returns NULL with one line in err and leaves nothing behind. */
 struct gd_prom *prom_open(const struct gd_prom_config *c, char *err, size_t errlen);
+/* Says on standard error where /metrics is served (the chosen port, for port 0), when it is:
+ * called once nothing can refuse the run any more. */
+void prom_announce(const struct gd_prom *p);
 /* The port /metrics is served on; 0 without --listen. */
 unsigned prom_port(const struct gd_prom *p);
 /* Stops serving, writes the latest rendering to the file if it is not there yet, and frees p

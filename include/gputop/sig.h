@@ -13,5 +13,8 @@ void sig_handle(int sig, void (*handler)(int), int flags);
 /* SIGINT, SIGTERM, SIGHUP set gd_quit_signal; SIGPIPE and SIGXFSZ are ignored, so a write
  * fails with an error instead. SIGWINCH is left to curses, which turns it into KEY_RESIZE. */
 void sig_install_supervisor(void);
+/* Gives the terminal back the flow control (Ctrl-S, Ctrl-Q) that a quit signal lifted to end
+ * a stop of its output (see sig.c); nothing when none was lifted. */
+void sig_restore_flow(void);
 
 #endif

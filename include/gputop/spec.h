@@ -100,7 +100,7 @@ struct gd_child {
 struct gd_argv {
 	char *argv[GD_ARGV_MAX];
 	int argc;
-	char buf[8192];
+	char buf[65536]; /* main.c refuses options that would not fit, before anything starts */
 };
 
 /* Writes the command line that starts c from the executable exe. Returns 0, or -1 when it

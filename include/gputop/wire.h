@@ -156,5 +156,10 @@ _Static_assert((GD_RING_CAPACITY & (GD_RING_CAPACITY - 1)) == 0, "capacity is a 
 
 /* Segment names: "/gputop-decode.<uid>.<supervisor pid>.<worker id>.<generation>". */
 void seg_name(char *buf, size_t n, pid_t supervisor, unsigned id, uint64_t gen);
+/* Reserves a segment's name before it is published anywhere (a worker's command line can be
+ * read by every user): an empty file of ours, mode 0600, made with O_EXCL, which the worker
+ * then sizes and fills (seg_create). Nobody else can remove or replace it in /dev/shm (sticky).
+ * 0, or -1 with errno (EEXIST: the name is taken, pick another generation). */
+int seg_reserve(const char *name);
 
 #endif

@@ -11,6 +11,7 @@
 int worker_main(const struct gd_workload *w, struct gd_devref dev, const struct gd_worker_args *wa);
 /* The --calibrate measurement of k on dev: prints "ceiling RATE QUEUES ONE_QUEUE_RATE" on
  * standard output; returns the exit status. */
-int calibrate_child_main(const struct gd_kspec *k, struct gd_devref dev);
+/* parent: the supervisor that started it (checked by main.c); the child dies with it. */
+int calibrate_child_main(const struct gd_kspec *k, struct gd_devref dev, pid_t parent);
 
 #endif

@@ -4,7 +4,9 @@
  * parts; chart.c and layout.c hold the arithmetic behind them (chart.h, layout.h). */
 #include "gputop/dashboard.h"
 
+#include <poll.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "gputop/sig.h"
 #include "ui.h"
@@ -43,6 +45,16 @@ static void poll_session(struct ui *u, int64_t now)
 	}
 }
 
+/* Whether the terminal takes output now. One stopped with Ctrl-S, or whose reader stalls,
+ * does not: a screen update would block the loop, and with it the reading of the rings, the
+ * outputs and the answer to signals. The update is left to the next turn that can write;
+ * curses keeps the screen's changes meanwhile. */
+static bool term_writable(void)
+{
+	struct pollfd p = { .fd = STDOUT_FILENO, .events = POLLOUT };
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLOUT);
+}
+
 static void loop(struct ui *u)
 {
 	bool quit = false;
@@ -54,7 +66,9 @@ static void loop(struct ui *u)
 			         LINES);
 			return;
 		}
-		if (u->dirty || now - u->last_draw >= UI_CLOCK_NS || (u->msg_until && now >= u->msg_until)) {
+		bool due =
+		    u->dirty || now - u->last_draw >= UI_CLOCK_NS || (u->msg_until && now >= u->msg_until);
+		if (due && term_writable()) {
 			if (now >= u->msg_until)
 				u->msg_until = 0;
 			ui_draw(u, now);
@@ -99,8 +113,10 @@ int dashboard_run(const struct gd_session_config *c, const struct gd_dashboard_c
 	char err[256] = "";
 	int status = GD_EXIT_OK;
 	if (!(u->s = session_start(c, outs, err, sizeof(err)))) {
-		str_copy(u->fatal, sizeof(u->fatal), err);
-		status = GD_EXIT_FAIL;
+		if (!gd_quit_signal) { /* a quit signal during --calibrate: stopped, as asked */
+			str_copy(u->fatal, sizeof(u->fatal), err);
+			status = GD_EXIT_FAIL;
+		}
 	} else {
 		loop(u);
 		if (u->fatal[0])

@@ -42,6 +42,8 @@ int headless_run(const struct gd_session_config *c, struct gd_outputs *outs)
 {
 	char err[256];
 	struct gd_session *s = session_start(c, outs, err, sizeof(err));
+	if (!s && gd_quit_signal)
+		return GD_EXIT_OK; /* stopped before the run began (a --calibrate), as asked */
 	if (!s) {
 		fprintf(stderr, GD_NAME ": %s\n", err);
 		return GD_EXIT_FAIL;
@@ -58,6 +60,13 @@ int headless_run(const struct gd_session_config *c, struct gd_outputs *outs)
 		report_failures(f, &reported);
 		if (*session_error(s)) {
 			fprintf(stderr, GD_NAME ": %s\n", session_error(s));
+			status = GD_EXIT_FAIL;
+			break;
+		}
+		/* Nothing starts workers after the first ones here: once every one failed, the
+		 * run can measure nothing more, and must not end as if it had. */
+		if (c->procs > 0 && reported.n >= (size_t)c->procs) {
+			fprintf(stderr, GD_NAME ": every worker failed (%d of %d)\n", c->procs, c->procs);
 			status = GD_EXIT_FAIL;
 			break;
 		}

@@ -162,10 +162,31 @@ static void predict(const struct gd_sweep_row *first, struct gd_sweep_row *r)
 	                                (int)sysconf(_SC_NPROCESSORS_ONLN), r->procs);
 }
 
+/* A worker that ended while a step was measured makes the step's figures those of fewer
+ * workers than it says: -1 with the reason (the first failed worker's error, as a headless
+ * run reports it), never a row. */
+static int step_intact(const struct gd_session *s, const struct gd_frame *f, const struct gd_step *st,
+                       char *err, size_t errlen)
+{
+	for (int i = 0; i < f->nworkers; i++) {
+		const struct gd_sample *w = &f->workers[i];
+		if (w->state == GD_ST_FAILED) {
+			snprintf(err, errlen, "sweep: step %dx%d: worker %u (pid %d) failed: %s", st->procs,
+			         step_queues(s, st), w->id, (int)w->pid, w->error);
+			return -1;
+		}
+	}
+	if (sup_active(session_workers(s)) >= st->procs)
+		return 0;
+	snprintf(err, errlen, "sweep: step %dx%d: a worker ended during the step (%d of %d left)", st->procs,
+	         step_queues(s, st), sup_active(session_workers(s)), st->procs);
+	return -1;
+}
+
 /* Runs one step for step_s seconds of windows, averaged: row[0] is the step's, and with two
  * or more devices row[stride * (1 + d)] is device d's share of it. */
 static int measure(struct gd_session *s, double step_s, const struct gd_step *st, struct gd_sweep_row *row,
-                   size_t stride)
+                   size_t stride, char *err, size_t errlen)
 {
 	session_restart_clock(s, now_ns());
 	session_end_after(s, step_s);
@@ -181,6 +202,8 @@ static int measure(struct gd_session *s, double step_s, const struct gd_step *st
 			sleep_ns(session_wait(s, now));
 			continue;
 		}
+		if (step_intact(s, f, st, err, errlen))
+			return -1;
 		if (!f->observed)
 			continue; /* the supervisor was stopped: the step's figures rest on the rest */
 		t += f->window_s;
@@ -236,7 +259,8 @@ static int run_one(struct sweep *w, char *err, size_t errlen)
 	const struct gd_step *st = &w->sw->steps[i];
 	struct gd_sweep_row *r = &w->run[(size_t)i * (size_t)w->runs + (size_t)pass];
 	if (set_workers(w->s, st->procs, step_queues(w->s, st), err, errlen) ||
-	    warm_up(w->s, st->procs, err, errlen) || measure(w->s, w->sw->step_s, st, r, (size_t)w->total))
+	    warm_up(w->s, st->procs, err, errlen) ||
+	    measure(w->s, w->sw->step_s, st, r, (size_t)w->total, err, errlen))
 		return -1;
 	r->speedup = w->run[pass].rate > 0 ? r->rate / w->run[pass].rate : NAN;
 	predict(&w->run[pass], r);
@@ -289,6 +313,8 @@ int headless_sweep(const struct gd_session_config *c, const struct gd_sweep_conf
 	sc.duration_s = 0; /* each step sets its own end */
 	char err[256];
 	struct gd_session *s = session_start(&sc, outs, err, sizeof(err));
+	if (!s && gd_quit_signal)
+		return GD_EXIT_OK; /* stopped before the first step, as asked */
 	if (!s) {
 		fprintf(stderr, GD_NAME ": %s\n", err);
 		return GD_EXIT_FAIL;
@@ -309,7 +335,8 @@ int headless_sweep(const struct gd_session_config *c, const struct gd_sweep_conf
 		if (run_one(&w, err, sizeof(err))) {
 			if (!gd_quit_signal)
 				fprintf(stderr, GD_NAME ": %s\n", err);
-			status = GD_EXIT_FAIL;
+			/* Interrupted: the steps measured so far are the result (RELIABILITY.md). */
+			status = gd_quit_signal ? GD_EXIT_OK : GD_EXIT_FAIL;
 			break;
 		}
 	int nsteps = summarise_repeats(&w);

@@ -165,8 +165,9 @@ static int set_choice(struct parser *p, const struct gd_optdef *d, const char *s
 
 static int set_file(struct parser *p, const struct gd_optdef *d, const char *s, struct gd_opts *o)
 {
-	if (*s == '\0')
-		return fail(p, "empty file name");
+	if (*s == '\0') /* --kernel-name takes a NAME, the others a FILE */
+		return fail(p, "empty %s",
+		            d->metavar && strcmp(d->metavar, "FILE") != 0 ? "name" : "file name");
 	*(const char **)field(o, d) = s;
 	return 0;
 }
@@ -311,6 +312,17 @@ static int set_worker(struct parser *p, const char *s, struct gd_worker_args *w)
 	return 0;
 }
 
+/* A broadcast (255.255.255.255) or multicast (224.0.0.0/4, ff00::/8) address, which no TCP
+ * server can be reached on; the kernel would bind some of them all the same. A subnet's
+ * broadcast address depends on the interface and is the kernel's to refuse. */
+static bool listen_not_unicast(const struct gd_listen *l)
+{
+	if (l->family == AF_INET6)
+		return l->addr[0] == 0xff;
+	return (l->addr[0] & 0xf0) == 0xe0 ||
+	       (l->addr[0] == 255 && l->addr[1] == 255 && l->addr[2] == 255 && l->addr[3] == 255);
+}
+
 /* ADDR:PORT (an IPv4 literal), [ADDR6]:PORT, :PORT or PORT (the last two on 127.0.0.1); no
  * host names, so nothing is looked up. */
 static int set_listen(struct parser *p, const char *s, struct gd_listen *l)
@@ -341,6 +353,11 @@ static int set_listen(struct parser *p, const char *s, struct gd_listen *l)
 		l->addr[0] = 127, l->addr[3] = 1; /* loopback unless an address is given */
 	else if (inet_pton(l->family, host, l->addr) != 1)
 		return fail(p, "'%s' is not an IP address (such as 127.0.0.1, 0.0.0.0 or [::1])", host);
+	if (listen_not_unicast(l))
+		return fail(p,
+		            "'%s' is a broadcast or multicast address: a server listens on a unicast "
+		            "address (such as 127.0.0.1, 0.0.0.0 or [::1])",
+		            host);
 	if (!all_digits(port) || strlen(port) > 5 || strtol(port, NULL, 10) > 65535)
 		return fail(p, "'%s': the port is not a number from 0 to 65535", s);
 	l->port = (unsigned)strtol(port, NULL, 10);

@@ -46,15 +46,20 @@ static int open_one(struct gd_output *o, char *err, size_t errlen)
 		}
 		if (errno != EEXIST)
 			break;
-		o->fd = open(o->path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+		/* O_NONBLOCK: a FIFO that nobody reads (planted by anyone who can write to the
+		 * directory) is refused at once instead of holding the start; writes block as
+		 * usual afterwards (a slow reader is the log's queue's to handle). */
+		o->fd = open(o->path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 		if (o->fd >= 0) {
+			fcntl(o->fd, F_SETFL, fcntl(o->fd, F_GETFL) & ~O_NONBLOCK);
 			o->own = true;
 			return 0;
 		}
 		if (errno != ENOENT) /* ENOENT: removed in between; create it after all */
 			break;
 	}
-	snprintf(err, errlen, "%s: cannot open '%s': %s", o->what, o->path, strerror(errno));
+	snprintf(err, errlen, "%s: cannot open '%s': %s", o->what, o->path,
+	         errno == ENXIO ? "a FIFO that nobody reads" : strerror(errno));
 	return -1;
 }
 

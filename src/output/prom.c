@@ -12,8 +12,10 @@
 #include "gputop/prom.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
@@ -24,14 +26,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "conncut.h"
 #include "gputop/common.h"
 
-#define GD_PROM_CONNECTIONS 16 /* clients served at once; more wait in the listen queue */
+#define GD_PROM_CONNECTIONS 64 /* clients served at once, at most; more wait in the listen queue */
+#define GD_PROM_PER_IP      32 /* of them from one address: others always get in */
 #define GD_PROM_TIMEOUT_S   5  /* a connection idle this long is closed */
+#define GD_PROM_LIFETIME_S  10 /* and any connection this old (conncut.c) */
+#define GD_PROM_FD_SPARE    16 /* descriptors kept for everything else of the run */
 
 struct gd_prom {
 	pthread_mutex_t lock;
@@ -45,8 +52,11 @@ struct gd_prom {
 	char why[256];   /* the latest failure's reason */
 	/* Set before the threads start, read-only after: */
 	struct MHD_Daemon *mhd; /* NULL without --listen */
+	struct gd_conncut *cut; /* its connections' age bound */
 	unsigned port;
-	char *file, *tmp; /* --prom-file and its temporary name beside it; NULL without */
+	char where[80];   /* the address served, for prom_announce */
+	char *file, *tmp; /* --prom-file and the template of its temporary files beside it */
+	mode_t mode;      /* the file's mode: 0644 less the umask, as the other outputs */
 	pthread_t writer;
 	bool writing; /* the writer thread runs */
 	int ndevs;    /* the run's devices, for the device families' names */
@@ -58,13 +68,17 @@ struct gd_prom {
 static void put_label(struct gd_text *t, const char *name, const char *v, bool first)
 {
 	text_printf(t, "%s%s=\"", first ? "" : ",", name);
-	for (; *v; v++) {
+	while (*v) {
+		size_t n = utf8_seq(v);
 		if (*v == '\\' || *v == '"')
 			text_printf(t, "\\%c", *v);
 		else if (*v == '\n')
 			text_printf(t, "\\n");
+		else if (n == 0 || (unsigned char)*v < 0x20) /* the exposition is UTF-8 text */
+			text_printf(t, "\xef\xbf\xbd");
 		else
-			text_printf(t, "%c", *v);
+			text_printf(t, "%.*s", (int)n, v);
+		v += n ? n : 1;
 	}
 	text_printf(t, "\"");
 }
@@ -328,12 +342,29 @@ char *prom_render(const struct gd_frame *f, const struct gd_device *devs, size_t
 
 /* ---- --prom-file ---- */
 
-/* Writes text to the temporary file and renames it over the file: a reader sees the old
+/* A new temporary file from the template name (its XXXXXX replaced): a name nobody can know
+ * before it exists, created with O_EXCL (so nothing planted there, a FIFO or a link, is ever
+ * opened), owned by us, mode as the other outputs. The descriptor, or -1 with errno. */
+static int prom_tmp_create(char *name, mode_t mode)
+{
+	int fd = mkostemp(name, O_CLOEXEC);
+	if (fd >= 0 && fchmod(fd, mode) != 0) {
+		int e = errno;
+		close(fd);
+		unlink(name);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+/* Writes text to a temporary file and renames it over the file: a reader sees the old
  * contents or the new, never a part. 0, or -1 with the reason in why. */
 static int write_file(const struct gd_prom *p, const char *text, size_t len, char *why, size_t whylen)
 {
-	const char *step = "create", *name = p->tmp;
-	int fd = open(p->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0644);
+	char tmp[PATH_MAX];
+	const char *step = "create", *name = str_copy(tmp, sizeof(tmp), p->tmp);
+	int fd = prom_tmp_create(tmp, p->mode);
 	if (fd >= 0) {
 		step = "write";
 		size_t done = 0;
@@ -352,12 +383,12 @@ static int write_file(const struct gd_prom *p, const char *text, size_t len, cha
 		if (!failed) {
 			step = "rename";
 			name = p->file;
-			if (rename(p->tmp, p->file) == 0)
+			if (rename(tmp, p->file) == 0)
 				return 0;
 		}
+		unlink(tmp);
 	}
 	snprintf(why, whylen, "--prom-file: cannot %s '%s': %s", step, name, strerror(errno));
-	unlink(p->tmp);
 	return -1;
 }
 
@@ -419,18 +450,32 @@ static int file_open(struct gd_prom *p, const char *path, char *err, size_t errl
 		snprintf(err, errlen, "--prom-file: '%s' is not a regular file", path);
 		return -1;
 	}
-	size_t n = strlen(path) + 32;
-	p->file = xmalloc(n);
+	/* The temporary files go in the file's directory (a rename does not cross file systems)
+	 * under a short name of their own, so any name that fits there fits for them too. */
+	static const char base[] = ".gputop-decode-prom.XXXXXX";
+	const char *slash = strrchr(path, '/');
+	int dirlen = slash ? (int)(slash - path) + 1 : 0;
+	size_t n = (size_t)dirlen + sizeof(base);
+	if (n > PATH_MAX) {
+		snprintf(err, errlen, "--prom-file: '%s': %s", path, strerror(ENAMETOOLONG));
+		return -1;
+	}
+	p->file = xmalloc(strlen(path) + 1);
+	memcpy(p->file, path, strlen(path) + 1);
 	p->tmp = xmalloc(n);
-	snprintf(p->file, n, "%s", path);
-	snprintf(p->tmp, n, "%s.tmp.%d", path, (int)getpid());
-	int fd = open(p->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0644);
+	snprintf(p->tmp, n, "%.*s%s", dirlen, path, base);
+	mode_t mask = umask(0);
+	umask(mask);
+	p->mode = 0644 & ~mask;
+	char tmp[PATH_MAX];
+	int fd = prom_tmp_create(str_copy(tmp, sizeof(tmp), p->tmp), p->mode);
 	if (fd < 0) {
-		snprintf(err, errlen, "--prom-file: cannot create '%s': %s", p->tmp, strerror(errno));
+		snprintf(err, errlen, "--prom-file: cannot create a file in the directory of '%s': %s", path,
+		         strerror(errno));
 		return -1;
 	}
 	close(fd);
-	unlink(p->tmp);
+	unlink(tmp);
 	int rc = start_blocked(&p->writer, writer_main, p);
 	if (rc != 0) {
 		snprintf(err, errlen, "--prom-file: cannot start its writer thread: %s", strerror(rc));
@@ -506,7 +551,11 @@ static int bind_socket(const struct gd_listen *l, unsigned *port, char *err, siz
 	}
 	int one = 1;
 	int fd = socket(l->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+	/* [::] is the IPv6 address it says, not IPv4 too: the system's default (bindv6only) may
+	 * differ, so it is set. */
+	if (fd < 0 ||
+	    (l->family == AF_INET6 && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) != 0) ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
 	    bind(fd, (struct sockaddr *)&ss, len) != 0 || listen(fd, 64) != 0 ||
 	    getsockname(fd, (struct sockaddr *)&ss, &len) != 0) {
 		snprintf(err, errlen, "--listen %s: %s", l->text, strerror(errno));
@@ -519,10 +568,40 @@ static int bind_socket(const struct gd_listen *l, unsigned *port, char *err, siz
 	return fd;
 }
 
+/* The connections the server may hold at once: GD_PROM_CONNECTIONS, or fewer where the
+ * descriptor limit leaves fewer beside those open now and a spare. libmicrohttpd then refuses
+ * more itself, and never meets EMFILE on accept (after which it stopped accepting). */
+static unsigned connection_limit(void)
+{
+	struct rlimit r;
+	if (getrlimit(RLIMIT_NOFILE, &r) != 0 || r.rlim_cur == RLIM_INFINITY)
+		return GD_PROM_CONNECTIONS;
+	long open_now = 0;
+	DIR *d = opendir("/proc/self/fd");
+	for (struct dirent *e; d && (e = readdir(d));)
+		open_now += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	long left = (long)r.rlim_cur - open_now - GD_PROM_FD_SPARE;
+	return left <= 0 ? 0 : left < GD_PROM_CONNECTIONS ? (unsigned)left : GD_PROM_CONNECTIONS;
+}
+
 /* Binds --listen's address and starts libmicrohttpd's polling thread on it, with every signal
- * blocked (the flags the supervisor's handlers set belong to its own thread). */
+ * blocked (the flags the supervisor's handlers set belong to its own thread). No client holds
+ * the server: connections are limited in all and per address, closed when idle, and cut at
+ * an age bound however they trickle. */
 static int serve(struct gd_prom *p, const struct gd_listen *l, char *err, size_t errlen)
 {
+	unsigned limit = connection_limit();
+	if (limit == 0) {
+		snprintf(err, errlen, "--listen %s: the descriptor limit (ulimit -n) leaves none for clients",
+		         l->text);
+		return -1;
+	}
+	if (!(p->cut = conncut_new(limit, GD_PROM_LIFETIME_S))) {
+		snprintf(err, errlen, "--listen %s: cannot start a thread", l->text);
+		return -1;
+	}
 	int fd = bind_socket(l, &p->port, err, errlen);
 	if (fd < 0)
 		return -1;
@@ -531,17 +610,16 @@ static int serve(struct gd_prom *p, const struct gd_listen *l, char *err, size_t
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	p->mhd = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, on_request, p,
 	                          MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_CONNECTION_LIMIT,
-	                          (unsigned)GD_PROM_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT,
-	                          (unsigned)GD_PROM_TIMEOUT_S, MHD_OPTION_END);
+	                          limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)GD_PROM_PER_IP,
+	                          MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)GD_PROM_TIMEOUT_S,
+	                          MHD_OPTION_NOTIFY_CONNECTION, conncut_notify, p->cut, MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!p->mhd) {
 		close(fd);
 		snprintf(err, errlen, "--listen %s: the HTTP server did not start", l->text);
 		return -1;
 	}
-	char where[80];
-	address_text(l, p->port, where, sizeof(where));
-	fprintf(stderr, GD_NAME ": metrics on http://%s/metrics\n", where);
+	address_text(l, p->port, p->where, sizeof(p->where));
 	return 0;
 }
 
@@ -588,7 +666,13 @@ static int prom_frame(void *self, const struct gd_frame *f, char *err, size_t er
 	return 0; /* a file that could not be written is tried again, and said at the close */
 }
 
-/* For the tests, which listen on port 0; the tool itself announces the port when it binds. */
+void prom_announce(const struct gd_prom *p)
+{
+	if (p && p->mhd)
+		fprintf(stderr, GD_NAME ": metrics on http://%s/metrics\n", p->where);
+}
+
+/* For the tests, which listen on port 0; the tool itself announces the port (prom_announce). */
 /* cppcheck-suppress unusedFunction */
 unsigned prom_port(const struct gd_prom *p)
 {
@@ -608,7 +692,8 @@ int prom_close(struct gd_prom *p, char *why, size_t whylen)
 		return 0;
 	if (p->mhd)
 		MHD_stop_daemon(p->mhd); /* joins its thread; closes the socket and every connection */
-	if (p->writing) {                /* the last window is written before the run ends */
+	conncut_free(p->cut);
+	if (p->writing) { /* the last window is written before the run ends */
 		pthread_mutex_lock(&p->lock);
 		p->stop = true;
 		pthread_cond_signal(&p->wake);

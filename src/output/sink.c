@@ -11,11 +11,16 @@
 
 #include "gputop/common.h"
 #include "log.h"
+#include "outq.h"
+
+#define SINK_QUEUE_BYTES (4u << 20)        /* a log's lines waiting for a slow reader, at most */
+#define SINK_DRAIN_NS    (2 * GD_NS_PER_S) /* what closing waits for a slow reader */
 
 struct gd_sink {
 	int fd;
 	bool own_fd, started; /* started: the CSV header is in the buffer or written */
 	bool sweep;           /* a sweep's log: the run header and sweep rows, no frames */
+	struct gd_outq *q;    /* a pipe, socket or terminal: written by the queue's thread */
 	const struct log_format *fmt;
 	struct run_kernel kernel;
 	struct gd_text b;
@@ -29,6 +34,12 @@ struct gd_sink *sink_new(int fd, bool own_fd, enum gd_format fmt)
 	s->own_fd = own_fd;
 	s->fmt = &log_formats[fmt];
 	s->kernel = (struct run_kernel){ "decode", "Mbit/s" };
+	/* A reader that stops reading (a stalled pipe, a terminal stopped with Ctrl-S) must not
+	 * stop the session's thread, which reads the rings and answers signals: such outputs
+	 * get a queue and a thread. Files and devices are written at once. */
+	struct stat st;
+	if (fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || isatty(fd)))
+		s->q = outq_new(fd, SINK_QUEUE_BYTES);
 	return s;
 }
 
@@ -58,6 +69,13 @@ static void cut_partial_line(const struct gd_sink *s, size_t written)
  * at any moment, never sees half a line from us except on a short write, which is cut back. */
 static int flush(struct gd_sink *s)
 {
+	if (s->q) {
+		int qe = outq_put(s->q, s->b.p, s->b.n);
+		s->b.n = 0;
+		if (qe)
+			snprintf(s->err, sizeof(s->err), "writing the log: %s", strerror(qe));
+		return qe ? -1 : 0;
+	}
 	size_t off;
 	int e = write_all(s->fd, s->b.p, s->b.n, &off);
 	if (e) {
@@ -196,6 +214,16 @@ int sink_close(struct gd_sink *s, char *why, size_t whylen)
 	int rc = 0;
 	if (s->b.n && flush(s) != 0) { /* a run header with no row after it */
 		snprintf(why, whylen, "%s", s->err);
+		rc = -1;
+	}
+	uint64_t lost = 0;
+	int qe = s->q ? outq_close(s->q, SINK_DRAIN_NS, &lost) : 0;
+	if (rc == 0 && qe && qe != EAGAIN) {
+		snprintf(why, whylen, "writing the log: %s", strerror(qe));
+		rc = -1;
+	} else if (rc == 0 && lost) {
+		snprintf(why, whylen, "the log: %llu lines not written: its reader did not keep up",
+		         (unsigned long long)lost);
 		rc = -1;
 	}
 	if (s->own_fd && close(s->fd) != 0 && rc == 0) {

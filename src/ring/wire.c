@@ -2,7 +2,11 @@
  * timebases and segments. */
 #include "gputop/wire.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gputop/common.h"
@@ -149,6 +153,22 @@ void gd_rec_set_kernels(struct gd_rec *r, const int64_t (*kv)[2], uint32_t n)
 		if (k)
 			r->kgap_ns += kv[k][0] - kv[k - 1][1];
 	}
+}
+
+int seg_reserve(const char *name)
+{
+	int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	if (fchmod(fd, 0600) != 0) { /* exactly 0600, whatever the umask */
+		int e = errno;
+		close(fd);
+		shm_unlink(name);
+		errno = e;
+		return -1;
+	}
+	close(fd);
+	return 0;
 }
 
 void seg_name(char *buf, size_t n, pid_t supervisor, unsigned id, uint64_t gen)

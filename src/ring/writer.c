@@ -47,17 +47,45 @@ static void seg_init_header(struct gd_seg *seg, const struct gd_seg_info *info)
 	__atomic_store_n(&h->magic, GD_SEG_MAGIC, __ATOMIC_RELEASE);
 }
 
+/* The name the supervisor reserved (seg_reserve): opened without O_CREAT, never followed or
+ * waited on, and taken only as it was reserved (an empty regular file of ours, mode 0600).
+ * Where nothing was reserved (the unit tests), it is created here with O_EXCL. */
+static int seg_open_reserved(const char *name)
+{
+	int fd = shm_open(name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0);
+	if (fd < 0 && errno == ENOENT) {
+		fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+		if (fd >= 0 && fchmod(fd, 0600) != 0) { /* exactly 0600, whatever the umask */
+			int e = errno;
+			close(fd);
+			shm_unlink(name);
+			errno = e;
+			return -1;
+		}
+		return fd;
+	}
+	if (fd < 0) { /* a directory, a socket, a link: something not ours is at the name */
+		errno = EEXIST;
+		return -1;
+	}
+	struct stat st;
+	if ((fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	     (st.st_mode & 07777) != 0600 || st.st_size != 0)) {
+		close(fd);
+		errno = EEXIST; /* not our reservation: never used */
+		return -1;
+	}
+	return fd;
+}
+
 struct gd_seg *seg_create(const char *name, const struct gd_seg_info *info, char *err, size_t errlen)
 {
 	struct gd_seg *seg = xcalloc(1, sizeof(*seg));
 	str_copy(seg->name, sizeof(seg->name), name);
 	seg->size = seg_size();
 	const char *step = "shm_open";
-	seg->fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+	seg->fd = seg_open_reserved(name);
 	if (seg->fd < 0)
-		goto fail;
-	step = "fchmod";
-	if (fchmod(seg->fd, 0600) != 0) /* exactly 0600, whatever the umask */
 		goto fail;
 	step = "ftruncate";
 	if (ftruncate(seg->fd, (off_t)seg->size) != 0)
@@ -82,7 +110,7 @@ struct gd_seg *seg_create(const char *name, const struct gd_seg_info *info, char
 fail:; /* errno is the failed step's until it has been formatted */
 	int saved = errno;
 	snprintf(err, errlen, "%s %s: %s", step, name, strerror(saved));
-	if (seg->fd >= 0) { /* O_EXCL: the name is ours to remove */
+	if (seg->fd >= 0) { /* reserved for us or made with O_EXCL: the name is ours to remove */
 		close(seg->fd);
 		shm_unlink(name);
 	}

@@ -12,11 +12,12 @@
 #include <unistd.h>
 
 #include "gputop/common.h"
+#include "gputop/sig.h"
 #include "gputop/spawn.h"
 
 struct gd_calibration {
-	pid_t pid;
-	int fd; /* read end of the child's standard output, non-blocking */
+	pid_t pid; /* -1 once reaped */
+	int fd;    /* read end of the child's standard output, non-blocking */
 	char line[128];
 	size_t n;
 };
@@ -94,7 +95,21 @@ int calibrate_poll(struct gd_calibration *c, struct gd_ceiling *out, char *err, 
 	c->line[strcspn(c->line, "\n")] = '\0';
 	if (calibrate_parse(c->line, out) == 0)
 		return 1;
-	snprintf(err, errlen, "--calibrate: the measurement failed (its error is above)");
+	/* No answer: the child is ending. Only its own message says why it failed; a signal
+	 * leaves none, so that is said here. */
+	int st = 0;
+	while (waitpid(c->pid, &st, 0) < 0 && errno == EINTR)
+		;
+	c->pid = -1;
+	if (WIFSIGNALED(st))
+		snprintf(err, errlen, "--calibrate: the measurement was killed by SIG%s (%s)",
+		         sigabbrev_np(WTERMSIG(st)) ? sigabbrev_np(WTERMSIG(st)) : "?",
+		         strsignal(WTERMSIG(st)));
+	else if (WIFEXITED(st) && WEXITSTATUS(st) == GD_EXIT_FAIL)
+		snprintf(err, errlen, "--calibrate: the measurement failed (its error is above)");
+	else
+		snprintf(err, errlen, "--calibrate: the measurement ended without an answer (status %d)",
+		         WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 	return -1;
 }
 
@@ -104,6 +119,10 @@ int calibrate_wait(struct gd_calibration *c, double timeout_s, struct gd_ceiling
 	int64_t deadline = now_ns() + (int64_t)(timeout_s * 1e9);
 	int rc;
 	while ((rc = calibrate_poll(c, out, err, errlen)) == 0) {
+		if (gd_quit_signal) { /* the caller ends the run; calibrate_free ends the child */
+			snprintf(err, errlen, "--calibrate: interrupted");
+			return -1;
+		}
 		if (now_ns() > deadline) {
 			snprintf(err, errlen, "--calibrate: no answer after %.0f s", timeout_s);
 			return -1;
@@ -119,8 +138,10 @@ void calibrate_free(struct gd_calibration *c)
 		return;
 	close(c->fd);
 	/* Only this code reaps its child: until then the pid cannot be reused. */
-	kill(c->pid, SIGKILL);
-	while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
-		;
+	if (c->pid > 0) {
+		kill(c->pid, SIGKILL);
+		while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
 	free(c);
 }

@@ -51,7 +51,7 @@ static int set_files(posix_spawn_file_actions_t *fa, int out_fd, int err_fd)
 
 pid_t spawn_child(const char *exe, const struct gd_child *c, int out_fd, int err_fd, char *err, size_t errlen)
 {
-	static struct gd_argv a; /* 8 KiB of strings: off the stack; the supervisor's one thread */
+	static struct gd_argv a; /* 64 KiB of strings: off the stack; the supervisor's one thread */
 	if (spec_child_argv(&a, exe, c)) {
 		snprintf(err, errlen, "%s: the command line does not fit", c->wa ? "worker" : "--calibrate");
 		return -1;

@@ -284,14 +284,26 @@ int sup_spawn(struct gd_sup *sup, int dev, char *err, size_t errlen)
 	struct sup_worker *sw = add_worker(sup);
 	sw->info.id = ++sup->next_id;
 	sw->info.device = dev;
-	sw->gen = rng_entropy();
-	seg_name(sw->shm, sizeof(sw->shm), sup->self, sw->info.id, sw->gen);
+	/* The name exists, ours, before the command line that publishes it: nobody can take it
+	 * while the worker starts. A name taken already (never by chance) gets another draw. */
+	int tries = 0, reserved;
+	do {
+		sw->gen = rng_entropy();
+		seg_name(sw->shm, sizeof(sw->shm), sup->self, sw->info.id, sw->gen);
+	} while ((reserved = seg_reserve(sw->shm)) != 0 && errno == EEXIST && ++tries < 8);
+	if (reserved != 0) {
+		snprintf(err, errlen, "worker %u: cannot reserve its segment %s: %s", sw->info.id, sw->shm,
+		         strerror(errno));
+		sup->n--;
+		return -1;
+	}
 
 	struct gd_worker_args wa = { .gen = sw->gen, .id = sw->info.id, .supervisor = sup->self };
 	str_copy(wa.shm, sizeof(wa.shm), sw->shm);
 	const struct gd_child child = { .work = &sup->c.work, .dev = sup->c.devs[dev], .wa = &wa };
 	sw->info.pid = spawn_child(sup->exe, &child, -1, sup->errw, err, errlen);
 	if (sw->info.pid < 0) {
+		shm_unlink(sw->shm);
 		sup->n--;
 		return -1;
 	}

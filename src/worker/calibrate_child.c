@@ -6,9 +6,12 @@
  * refilled as soon as it is finished, so none drains while the others wait). The best figure
  * is the ceiling. It prints one line: "ceiling RATE QUEUES ONE_QUEUE_RATE", the rates in the
  * run's unit (kspec_rate_unit: Mbit/s, or Mitem/s for a user kernel). */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 #include "clx.h"
 #include "gputop/common.h"
@@ -156,8 +159,13 @@ static void teardown(struct calibrate *c)
 		clReleaseContext(c->ctx);
 }
 
-int calibrate_child_main(const struct gd_kspec *k, struct gd_devref dev)
+int calibrate_child_main(const struct gd_kspec *k, struct gd_devref dev, pid_t parent)
 {
+	/* Dies with the supervisor, whatever it is doing: an endless kernel cannot be asked to
+	 * stop, and nothing here needs cleaning up. The supervisor may be gone already. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		return GD_EXIT_FAIL;
 	struct calibrate c;
 	memset(&c, 0, sizeof(c));
 	c.k = k;

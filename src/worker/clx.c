@@ -4,12 +4,14 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "gputop/common.h"
 #include "gputop/proc.h"
@@ -95,6 +97,86 @@ const char *clx_err(cl_int e)
 	return unknown;
 }
 
+/* ---- queries of unbounded size ---- */
+
+/* One OpenCL query that returns bytes of a size not known in advance. A buffer too small is
+ * CL_INVALID_VALUE, never a shorter answer, so the size is always asked first. */
+struct clx_query {
+	enum { Q_DEVICE, Q_PLATFORM, Q_PROGRAM, Q_BUILD, Q_KERNEL_ARG } kind;
+	const void *obj;      /* the cl_device_id, cl_platform_id, cl_program or cl_kernel */
+	cl_device_id dev;     /* Q_BUILD */
+	cl_uint param, index; /* index: Q_KERNEL_ARG's argument */
+};
+
+static cl_int query_raw(const struct clx_query *q, size_t size, void *value, size_t *ret)
+{
+	switch (q->kind) {
+	case Q_DEVICE:
+		return clGetDeviceInfo((cl_device_id)q->obj, q->param, size, value, ret);
+	case Q_PLATFORM:
+		return clGetPlatformInfo((cl_platform_id)q->obj, q->param, size, value, ret);
+	case Q_PROGRAM:
+		return clGetProgramInfo((cl_program)q->obj, q->param, size, value, ret);
+	case Q_BUILD:
+		return clGetProgramBuildInfo((cl_program)q->obj, q->dev, q->param, size, value, ret);
+	case Q_KERNEL_ARG:
+		return clGetKernelArgInfo((cl_kernel)q->obj, q->index, q->param, size, value, ret);
+	}
+	return CL_INVALID_VALUE;
+}
+
+/* The query's string, whole and NUL-terminated, to free; NULL with *rc set when it fails. */
+static char *query_string(const struct clx_query *q, cl_int *rc)
+{
+	size_t n = 0;
+	if ((*rc = query_raw(q, 0, NULL, &n)) != CL_SUCCESS)
+		return NULL;
+	char *s = xmalloc(n + 1);
+	if ((*rc = query_raw(q, n, s, NULL)) != CL_SUCCESS) {
+		free(s);
+		return NULL;
+	}
+	s[n] = '\0';
+	return s;
+}
+
+/* The query's string into out[0..len): whole, or -1 (rc CL_SUCCESS) when it does not fit. */
+static int query_into(const struct clx_query *q, char *out, size_t len, cl_int *rc)
+{
+	char *s = query_string(q, rc);
+	int fits = s && strlen(s) < len;
+	if (fits)
+		memcpy(out, s, strlen(s) + 1);
+	free(s);
+	return fits ? 0 : -1;
+}
+
+/* A device's or platform's text, for display: whole when it fits the field, else cut (with
+ * "..."), never left empty because it was long. */
+static void info_text(const struct clx_query *q, char *out, size_t len)
+{
+	cl_int rc;
+	char *s = query_string(q, &rc);
+	out[0] = '\0';
+	if (s && strlen(s) >= len && len > 4)
+		snprintf(out, len, "%.*s...", (int)(len - 4), s);
+	else if (s)
+		str_copy(out, len, s);
+	free(s);
+}
+
+static void device_text(cl_device_id dev, cl_uint param, char *out, size_t len)
+{
+	const struct clx_query q = { Q_DEVICE, dev, NULL, param, 0 };
+	info_text(&q, out, len);
+}
+
+static void platform_text(cl_platform_id p, cl_uint param, char *out, size_t len)
+{
+	const struct clx_query q = { Q_PLATFORM, p, NULL, param, 0 };
+	info_text(&q, out, len);
+}
+
 static void fill(struct clx_device *d, cl_platform_id p, cl_device_id dev, int pi, int di)
 {
 	memset(d, 0, sizeof(*d));
@@ -106,12 +188,12 @@ static void fill(struct clx_device *d, cl_platform_id p, cl_device_id dev, int p
 	device_ref_text(info->ref, sizeof(info->ref), pi, di);
 	cl_device_type type = 0;
 	cl_device_fp_config fp = 0;
-	clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof(info->name) - 1, info->name, NULL);
-	clGetDeviceInfo(dev, CL_DEVICE_VERSION, sizeof(info->version) - 1, info->version, NULL);
-	clGetDeviceInfo(dev, CL_DRIVER_VERSION, sizeof(info->driver) - 1, info->driver, NULL);
+	device_text(dev, CL_DEVICE_NAME, info->name, sizeof(info->name));
+	device_text(dev, CL_DEVICE_VERSION, info->version, sizeof(info->version));
+	device_text(dev, CL_DRIVER_VERSION, info->driver, sizeof(info->driver));
 	clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof(type), &type, NULL);
 	clGetDeviceInfo(dev, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof(fp), &fp, NULL);
-	clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof(info->platform_name) - 1, info->platform_name, NULL);
+	platform_text(p, CL_PLATFORM_NAME, info->platform_name, sizeof(info->platform_name));
 	info->gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
 	info->fp64 = fp != 0;
 }
@@ -184,8 +266,8 @@ int clx_each_device(clx_device_fn fn, void *ctx, char *err, size_t errlen)
 		rc = clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd);
 		if (rc != CL_SUCCESS || nd == 0) {
 			if (err && seen == 0) {
-				char name[128] = "";
-				clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof(name) - 1, name, NULL);
+				char name[128];
+				platform_text(plats[p], CL_PLATFORM_NAME, name, sizeof(name));
 				snprintf(err, errlen,
 				         "the OpenCL platform '%s' has no usable device: clGetDeviceIDs: %s",
 				         name, clx_err(rc == CL_SUCCESS ? CL_DEVICE_NOT_FOUND : rc));
@@ -255,12 +337,14 @@ int clx_pick(int pi, int di, struct clx_device *d, char *err, size_t errlen)
  * regular file). */
 static char *read_file(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
+	/* The type before anything is read: a FIFO must not hold the probe or a worker. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
 		return NULL;
-	struct stat st;
-	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-		fclose(f);
+	struct stat st = { 0 };
+	FILE *f = NULL;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "rb"))) {
+		close(fd);
 		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
 		return NULL;
 	}
@@ -338,10 +422,11 @@ static size_t source_name(const char *s)
  * replaced by file (so that "file:3:17: error" points into the user's file). */
 static void build_log(cl_program prog, cl_device_id dev, const char *file, char *out, size_t len)
 {
-	static char log[16384];
-	log[0] = '\0';
-	clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof(log) - 1, log, NULL);
-	log[sizeof(log) - 1] = '\0';
+	cl_int rc;
+	char *log = query_string(&(struct clx_query){ Q_BUILD, prog, dev, CL_PROGRAM_BUILD_LOG, 0 }, &rc);
+	out[0] = '\0';
+	if (!log)
+		return;
 	size_t j = 0;
 	for (size_t i = 0; log[i] && j + 4 < len; i++) {
 		size_t n = file && (i == 0 || strchr(" \t\n", log[i - 1])) ? source_name(log + i) : 0;
@@ -359,6 +444,33 @@ static void build_log(cl_program prog, cl_device_id dev, const char *file, char 
 	while (j > 0 && (out[j - 1] == '\n' || out[j - 1] == ' '))
 		j--;
 	out[j] = '\0';
+	free(log);
+}
+
+void clx_program_log(const struct clx_program *p, cl_device_id dev, const char *file, char *out, size_t len)
+{
+	build_log(p->prog, dev, file, out, len);
+}
+
+/* The compiler's own diagnostics on standard error say only "1 warning generated.": the build
+ * log holds the warnings themselves, and the probe shows it (clx_program_log). Standard error
+ * goes to /dev/null for the build (where it is not there already, as in the probe), holding
+ * one descriptor more at most: a build under a low ulimit -n needs the others. Returns the
+ * saved standard error to restore, or -1. */
+static int quiet_stderr(void)
+{
+	struct stat st, null;
+	if (fstat(STDERR_FILENO, &st) == 0 && stat("/dev/null", &null) == 0 && S_ISCHR(st.st_mode) &&
+	    st.st_rdev == null.st_rdev)
+		return -1;
+	fflush(stderr);
+	int n = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	int saved = n >= 0 ? fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0) : -1;
+	if (saved >= 0)
+		dup2(n, STDERR_FILENO);
+	if (n >= 0)
+		close(n);
+	return saved;
 }
 
 /* Builds src for dev with opts; on failure err holds the call, the error name and the build
@@ -372,7 +484,12 @@ static cl_program build(cl_context ctx, cl_device_id dev, const char *src, const
 		snprintf(err, errlen, "clCreateProgramWithSource: %s", clx_err(rc));
 		return NULL;
 	}
+	int saved = quiet_stderr();
 	rc = clBuildProgram(prog, 1, &dev, opts, NULL, NULL);
+	if (saved >= 0) {
+		dup2(saved, STDERR_FILENO);
+		close(saved);
+	}
 	if (rc == CL_SUCCESS)
 		return prog;
 	char log[7168];
@@ -387,26 +504,29 @@ static cl_program build(cl_context ctx, cl_device_id dev, const char *src, const
 	return NULL;
 }
 
-/* The program's kernel names, ", "-separated. */
-static void kernel_names(cl_program prog, char *out, size_t len)
+/* The program's kernel names, ", "-separated (to free): every one of them. */
+static char *kernel_names(cl_program prog)
 {
-	char names[1024] = "";
-	clGetProgramInfo(prog, CL_PROGRAM_KERNEL_NAMES, sizeof(names) - 1, names, NULL);
-	size_t j = 0;
-	for (size_t i = 0; names[i] && j + 3 < len; i++)
+	cl_int rc;
+	char *names =
+	    query_string(&(struct clx_query){ Q_PROGRAM, prog, NULL, CL_PROGRAM_KERNEL_NAMES, 0 }, &rc);
+	struct gd_text t = { 0 };
+	text_printf(&t, "%s", "");
+	for (size_t i = 0; names && names[i]; i++)
 		if (names[i] == ';')
-			j += (size_t)snprintf(out + j, len - j, ", ");
+			text_printf(&t, ", ");
 		else
-			out[j++] = names[i];
-	out[j < len ? j : len - 1] = '\0';
+			text_printf(&t, "%c", names[i]);
+	free(names);
+	return t.p;
 }
 
-/* The kernel: --kernel-name, or the program's only one. */
-static int pick_kernel(struct clx_program *p, const struct gd_kspec *k, char *err, size_t errlen)
+/* The kernel: --kernel-name, or the program's only one (its name in p->name). names: the
+ * program's, for messages. */
+static int pick_kernel_named(struct clx_program *p, const struct gd_kspec *k, const char *names, char *err,
+                             size_t errlen)
 {
 	const char *file = k->source ? k->source : "decode.cl";
-	char names[1024];
-	kernel_names(p->prog, names, sizeof(names));
 	cl_uint nk = 0;
 	cl_int rc = clCreateKernelsInProgram(p->prog, 0, NULL, &nk);
 	if (rc != CL_SUCCESS) {
@@ -414,17 +534,23 @@ static int pick_kernel(struct clx_program *p, const struct gd_kspec *k, char *er
 		return CLX_BUILD_FAILED;
 	}
 	const char *want = k->source ? k->name : "decode";
-	if (!want && nk == 0) {
-		snprintf(err, errlen, "--kernel: %s has no kernel", file);
-		return CLX_BAD_KERNEL;
-	}
-	if (!want && nk > 1) {
-		snprintf(err, errlen, "--kernel: %s has %u kernels (%s): choose one with --kernel-name", file,
-		         (unsigned)nk, names);
+	if (!want && nk != 1) {
+		if (nk == 0)
+			snprintf(err, errlen, "--kernel: %s has no kernel", file);
+		else
+			snprintf(err, errlen,
+			         "--kernel: %s has %u kernels (%s): choose one with --kernel-name", file,
+			         (unsigned)nk, names);
 		return CLX_BAD_KERNEL;
 	}
 	if (!want)
 		want = names;
+	if (strlen(want) >= sizeof(p->name)) { /* carried whole to every worker, or not at all */
+		snprintf(err, errlen,
+		         "--kernel: %s: kernel names of more than %zu characters are not supported", file,
+		         sizeof(p->name) - 1);
+		return CLX_BAD_KERNEL;
+	}
 	str_copy(p->name, sizeof(p->name), want);
 	p->kern = clCreateKernel(p->prog, p->name, &rc);
 	if (p->kern)
@@ -436,6 +562,24 @@ static int pick_kernel(struct clx_program *p, const struct gd_kspec *k, char *er
 	}
 	snprintf(err, errlen, "%s: clCreateKernel(%s): %s", file, p->name, clx_err(rc));
 	return CLX_BUILD_FAILED;
+}
+
+static int pick_kernel(struct clx_program *p, const struct gd_kspec *k, char *err, size_t errlen)
+{
+	char *names = kernel_names(p->prog);
+	int rc = pick_kernel_named(p, k, names, err, errlen);
+	free(names);
+	return rc;
+}
+
+/* An argument's name or type into out: the OpenCL error, or CL_SUCCESS with out "" when the
+ * text does not fit (the caller refuses it by name). */
+static cl_int arg_text(cl_kernel k, cl_uint i, cl_uint param, char *out, size_t len)
+{
+	cl_int rc;
+	out[0] = '\0';
+	query_into(&(struct clx_query){ Q_KERNEL_ARG, k, NULL, param, i }, out, len, &rc);
+	return rc;
 }
 
 /* The kernel's argument descriptors (the program was built with -cl-kernel-arg-info). */
@@ -460,13 +604,18 @@ static int query_args(struct clx_program *p, char *err, size_t errlen)
 		                             NULL)) ||
 		    (rc = clGetKernelArgInfo(p->kern, i, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof(tq), &tq,
 		                             NULL)) ||
-		    (rc = clGetKernelArgInfo(p->kern, i, CL_KERNEL_ARG_TYPE_NAME, sizeof(d->type) - 1,
-		                             d->type, NULL)) ||
-		    (rc = clGetKernelArgInfo(p->kern, i, CL_KERNEL_ARG_NAME, sizeof(d->name) - 1, d->name,
-		                             NULL))) {
+		    (rc = arg_text(p->kern, i, CL_KERNEL_ARG_TYPE_NAME, d->type, sizeof(d->type))) ||
+		    (rc = arg_text(p->kern, i, CL_KERNEL_ARG_NAME, d->name, sizeof(d->name)))) {
 			snprintf(err, errlen, "clGetKernelArgInfo(%s, %u): %s", p->name, (unsigned)i,
 			         clx_err(rc));
 			return CLX_BUILD_FAILED;
+		}
+		if (!d->type[0] || !d->name[0]) {
+			snprintf(err, errlen,
+			         "--kernel: kernel %s, argument %u: names of more than %zu characters are "
+			         "not supported",
+			         p->name, (unsigned)i, sizeof(d->name) - 1);
+			return CLX_BAD_KERNEL;
 		}
 		d->addr = aq == CL_KERNEL_ARG_ADDRESS_GLOBAL     ? KA_ADDR_GLOBAL
 		          : aq == CL_KERNEL_ARG_ADDRESS_CONSTANT ? KA_ADDR_CONSTANT
@@ -490,6 +639,28 @@ static char *user_source(const char *file, char *err, size_t errlen)
 	return NULL;
 }
 
+/* The local memory the arguments ask for, with the kernel's own, within the device's: more
+ * would fail every launch (or worse, on a CPU device), so it is refused before anything runs. */
+static int local_fits(const struct clx_program *p, cl_device_id dev, char *why, size_t whylen)
+{
+	cl_ulong limit = 0, own = 0, asked = 0;
+	if (clGetDeviceInfo(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(limit), &limit, NULL) != CL_SUCCESS ||
+	    clGetKernelWorkGroupInfo(p->kern, dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof(own), &own, NULL) !=
+	        CL_SUCCESS)
+		return 0; /* not known: the launch says it */
+	for (int i = 0; i < p->nargs; i++)
+		if (p->arg[i].kind == KA_LOCAL)
+			asked += p->arg[i].bytes;
+	if (asked == 0 || asked + own <= limit)
+		return 0;
+	snprintf(why, whylen,
+	         "local memory of %llu bytes (%llu for the arguments, %llu the kernel's own) is more "
+	         "than the device's %llu",
+	         (unsigned long long)asked + (unsigned long long)own, (unsigned long long)asked,
+	         (unsigned long long)own, (unsigned long long)limit);
+	return -1;
+}
+
 enum gd_dtype clx_child_dtype(enum gd_dtype asked)
 {
 	return asked == GD_DT_F32 ? GD_DT_F32 : GD_DT_F64;
@@ -504,11 +675,13 @@ int clx_program_build(cl_context ctx, const struct clx_device *d, const struct g
 		return CLX_BUILD_FAILED;
 	/* The decode kernel's element type matches the host buffers exactly (kernels/decode.cl). */
 	const char *real = k->source ? NULL : gd_dtype_info(dtype)->define;
-	char opts[1024];
-	snprintf(opts, sizeof(opts), "%s%s-cl-kernel-arg-info %s", real ? real : "", real ? " " : "",
-	         k->build_options ? k->build_options : "");
+	/* Options of any length: the run header shows them whole, so they are passed whole. */
+	struct gd_text opts = { 0 };
+	text_printf(&opts, "%s%s-cl-kernel-arg-info %s", real ? real : "", real ? " " : "",
+	            k->build_options ? k->build_options : "");
 	char why[7680];
-	p->prog = build(ctx, d->id, src, opts, k->source, why, sizeof(why));
+	p->prog = build(ctx, d->id, src, opts.p, k->source, why, sizeof(why));
+	free(opts.p);
 	free(src);
 	if (!p->prog) {
 		if (k->source)
@@ -522,7 +695,8 @@ int clx_program_build(cl_context ctx, const struct clx_device *d, const struct g
 	int rc = pick_kernel(p, k, err, errlen);
 	if (!rc)
 		rc = query_args(p, err, errlen);
-	if (!rc && kargs_plan(p->desc, p->nargs, k->args, k->nargs, k->size, p->arg, why, sizeof(why))) {
+	if (!rc && (kargs_plan(p->desc, p->nargs, k->args, k->nargs, k->size, p->arg, why, sizeof(why)) ||
+	            local_fits(p, d->id, why, sizeof(why)))) {
 		snprintf(err, errlen, "--kernel %s, kernel %s: %s", k->source ? k->source : "decode.cl",
 		         p->name, why);
 		rc = CLX_BAD_KERNEL;

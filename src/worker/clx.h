@@ -68,6 +68,9 @@ enum {
 int clx_program_build(cl_context ctx, const struct clx_device *d, const struct gd_kspec *k,
                       enum gd_dtype dtype, struct clx_program *p, char *err, size_t errlen);
 void clx_program_free(struct clx_program *p);
+/* The build log of a program that built, for dev (its warnings; "" when it has none), lines
+ * kept, the compiler's name for the source replaced by file. */
+void clx_program_log(const struct clx_program *p, cl_device_id dev, const char *file, char *out, size_t len);
 /* Sets the arguments that do not change from batch to batch: scalars and local memory, and
  * the buffers that once[i] holds (NULL where a batch's own buffer goes). */
 int clx_set_fixed_args(const struct clx_program *p, cl_kernel k, const cl_mem *once, char *err,

@@ -5,12 +5,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <poll.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "clx.h"
 #include "gputop/common.h"
+#include "gputop/sig.h"
+
+#define PROBE_POLL_MS 100 /* how soon a quit signal ends the wait for the probe, at most */
 
 struct probe_msg {
 	enum gd_probe_result rc;
@@ -34,6 +40,8 @@ static enum gd_probe_result probe_build(struct clx_device *d, const struct gd_ks
 	if (b == 0) {
 		str_copy(d->info.kernel, sizeof(d->info.kernel), p.name);
 		kargs_describe(p.desc, p.arg, p.nargs, k->size, d->info.kargs, sizeof(d->info.kargs));
+		if (k->source && !err[0]) /* a user kernel's warnings, once: the first device's */
+			clx_program_log(&p, d->id, k->source, err, errlen);
 	}
 	clx_program_free(&p);
 	clReleaseContext(ctx);
@@ -53,9 +61,13 @@ static bool keep_one(const struct clx_device *d, void *ctx)
 	return e->n == (int)GD_ARRAY_LEN(e->dev);
 }
 
-/* The child's half of device_probe: select, build on each, answer through fd, exit. */
-static void probe_child(const struct gd_devspec *sel, const struct gd_kspec *k, int fd)
+/* The child's half of device_probe: select, build on each, answer through fd, exit. It dies
+ * with the supervisor (a build can take seconds and a gigabyte), which may be gone already. */
+static void probe_child(const struct gd_devspec *sel, const struct gd_kspec *k, int fd, pid_t parent)
 {
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(1);
 	static struct probe_msg m;
 	static struct every e;
 	static struct gd_device all[GD_ARRAY_LEN(e.dev)];
@@ -74,6 +86,8 @@ static void probe_child(const struct gd_devspec *sel, const struct gd_kspec *k, 
 	/* auto: f64 where every device has it, else f32. */
 	enum gd_dtype dtype = k->dtype != GD_DT_AUTO ? k->dtype : fp64 ? GD_DT_F64 : GD_DT_F32;
 	bool f32 = gd_dtype_info(dtype)->bytes == 4;
+	if (m.rc == GD_PROBE_OK) /* a note on a platform without devices is no failure */
+		m.err[0] = '\0';
 	/* The compiler's own diagnostics would add lines to ours: the build log says it all. */
 	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (null >= 0)
@@ -111,7 +125,7 @@ enum gd_probe_result device_probe(const struct gd_devspec *sel, const struct gd_
 		return GD_PROBE_RUNTIME;
 	}
 	/* A fork is safe here: no OpenCL runtime and no curses exist in this process yet. */
-	pid_t pid = fork();
+	pid_t parent = getpid(), pid = fork();
 	if (pid < 0) {
 		snprintf(err, errlen, "fork: %s", strerror(errno));
 		close(fds[0]);
@@ -119,12 +133,15 @@ enum gd_probe_result device_probe(const struct gd_devspec *sel, const struct gd_
 		return GD_PROBE_RUNTIME;
 	}
 	if (pid == 0)
-		probe_child(sel, k, fds[1]);
+		probe_child(sel, k, fds[1], parent);
 	close(fds[1]);
 	static struct probe_msg m;
 	memset(&m, 0, sizeof(m));
 	size_t got = 0;
-	while (got < sizeof(m)) {
+	while (got < sizeof(m) && !gd_quit_signal) {
+		struct pollfd p = { .fd = fds[0], .events = POLLIN };
+		if (poll(&p, 1, PROBE_POLL_MS) <= 0)
+			continue; /* nothing yet, or a signal: look at the flag again */
 		ssize_t r = read(fds[0], (char *)&m + got, sizeof(m) - got);
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -133,9 +150,15 @@ enum gd_probe_result device_probe(const struct gd_devspec *sel, const struct gd_
 		got += (size_t)r;
 	}
 	close(fds[0]);
+	if (got != sizeof(m) && gd_quit_signal)
+		kill(pid, SIGKILL); /* asked to quit: the probe's answer is not wanted any more */
 	int status = 0;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	if (got != sizeof(m) && gd_quit_signal) {
+		snprintf(err, errlen, "interrupted");
+		return GD_PROBE_INTERRUPTED;
+	}
 	if (got != sizeof(m)) {
 		if (WIFSIGNALED(status))
 			snprintf(
@@ -151,12 +174,20 @@ enum gd_probe_result device_probe(const struct gd_devspec *sel, const struct gd_
 		return GD_PROBE_RUNTIME;
 	}
 	m.err[sizeof(m.err) - 1] = '\0';
-	if (m.rc != GD_PROBE_OK)
-		snprintf(err, errlen, "%s", m.err);
+	snprintf(err, errlen, "%s", m.err); /* on success: a user kernel's warnings, or "" */
 	*n = m.n < 0 || m.n > GD_DEVICES_MAX ? 0 : m.n;
+	/* The boundary for the runtime's texts: every output shows them as made safe here. */
 	for (int i = 0; i < *n; i++) {
-		m.dev[i].kernel[sizeof(m.dev[i].kernel) - 1] = '\0';
-		m.dev[i].kargs[sizeof(m.dev[i].kargs) - 1] = '\0';
+		struct gd_device *dv = &m.dev[i];
+		char *texts[] = {
+			dv->name, dv->platform_name, dv->version, dv->driver, dv->kernel, dv->kargs
+		};
+		size_t lens[] = { sizeof(dv->name),   sizeof(dv->platform_name), sizeof(dv->version),
+			          sizeof(dv->driver), sizeof(dv->kernel),        sizeof(dv->kargs) };
+		for (size_t j = 0; j < GD_ARRAY_LEN(texts); j++) {
+			texts[j][lens[j] - 1] = '\0';
+			text_clean(texts[j]);
+		}
 	}
 	memcpy(d, m.dev, (size_t)*n * sizeof(*d));
 	return m.rc;

@@ -73,7 +73,7 @@ bad "--listen with port 65536" "the port is not a number" --listen 65536
 bad "--prom-file in a missing directory" "No such file or directory" --prom-file "$TMP/none/m.prom"
 bad "--prom-file on a directory" "not a regular file" --prom-file "$TMP"
 bad "--prom-file on --output's file" "same file as --output" --prom-file "$TMP/bad.log"
-check "a refused --prom-file leaves no temporary file" test -z "$(ls "$TMP" | grep '\.tmp\.')"
+check "a refused --prom-file leaves no temporary file" test -z "$(ls -A "$TMP" | grep -e '\.tmp\.' -e '^\.gputop-decode-prom\.')"
 
 # ---- A real Prometheus server scrapes --listen ----
 PPORT=$(free_port)

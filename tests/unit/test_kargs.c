@@ -1,9 +1,13 @@
 /* test_kargs.c: the convention that sets up a kernel's arguments, without OpenCL: inputs,
  * outputs, the count scalar, --arg values, lengths, local sizes, and every refusal naming the
  * argument and what to pass. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gputop/common.h"
 #include "gputop/kargs.h"
 #include "tap.h"
 
@@ -69,10 +73,13 @@ static void test_given(void)
 {
 	const struct ka_desc d[] = { GC("float*", "x"), G("float*", "y"), P("long", "count"),
 		                     P("short", "k") };
-	const char *given[] = { "x=len:64", "count=-5", "k=0x10" };
+	const char *given[] = { "x=len:4096", "count=-5", "k=0x10" };
 	struct ka_setup s[4];
 	tap_ok(plan(d, 4, given, 3, s) == 0, "lengths and explicit scalars (%s)", err);
-	tap_ok(s[0].count == 64 && s[0].bytes == 256, "--arg x=len:64: a buffer of 64 elements");
+	tap_ok(s[0].count == 4096 && s[0].bytes == 16384, "--arg x=len:4096: a buffer of 4096 elements");
+	const char *fewer[] = { "x=len:999" };
+	tap_ok(plan(d, 1, fewer, 1, s) == -1 && strstr(err, "at least len:1000"),
+	       "len:K below N = 1000 is refused: %s", err);
 	tap_ok(s[1].count == 1000, "  the others keep N");
 	int64_t c;
 	memcpy(&c, s[2].value, 8);
@@ -118,6 +125,52 @@ static void test_refusals(void)
 	refused(vec, 1, vv, 1, "a vector scalar", "argument 'v'", "vector");
 	const struct ka_desc narrow[] = { P("uchar", "n") };
 	refused(narrow, 1, NULL, 0, "N that does not fit the count's type", "argument 'n'", "does not fit");
+}
+
+/* --arg numbers follow the tool's one rule: each value is refused, or read as want. */
+static void test_numbers(void)
+{
+	static const struct {
+		const char *type, *value;
+		bool ok;
+		double want;
+	} cases[] = {
+		{ "int", "010", true, 10 },         { "uint", " -1", false, 0 },
+		{ "uint", "-1", false, 0 },         { "int", " 1", false, 0 },
+		{ "int", "+1", false, 0 },          { "int", "1 ", false, 0 },
+		{ "int", "-7", true, -7 },          { "uint", "0x10", true, 16 },
+		{ "int", "-0x10", true, -16 },      { "int", "0x", false, 0 },
+		{ "int", "1e3", false, 0 },         { "float", "1e-50", false, 0 },
+		{ "double", "1e-50", true, 1e-50 }, { "float", "2.5", true, 2.5 },
+		{ "float", "-.5", true, -0.5 },     { "float", "+2", false, 0 },
+		{ "float", " 2", false, 0 },        { "float", "inf", false, 0 },
+		{ "float", "nan", false, 0 },       { "float", "0x1p3", false, 0 },
+		{ "float", "1e", false, 0 },        { "float", ".", false, 0 },
+		{ "float", "0", true, 0 },          { "double", "3E+2", true, 300 },
+	};
+	for (size_t i = 0; i < GD_ARRAY_LEN(cases); i++) {
+		struct ka_desc dd = { KA_ADDR_PRIVATE, false, "", "v" };
+		str_copy(dd.type, sizeof(dd.type), cases[i].type);
+		char given[64];
+		snprintf(given, sizeof(given), "v=%s", cases[i].value);
+		const char *g[] = { given };
+		struct ka_setup s[1];
+		int rc = plan(&dd, 1, g, 1, s);
+		double got = NAN;
+		if (rc == 0 && strcmp(cases[i].type, "float") == 0) {
+			float f;
+			memcpy(&f, s[0].value, 4);
+			got = f;
+		} else if (rc == 0 && strcmp(cases[i].type, "double") == 0) {
+			memcpy(&got, s[0].value, 8);
+		} else if (rc == 0) {
+			int32_t v;
+			memcpy(&v, s[0].value, 4);
+			got = strcmp(cases[i].type, "uint") == 0 ? (double)(uint32_t)v : v;
+		}
+		tap_ok(cases[i].ok ? rc == 0 && got == cases[i].want : rc == -1, "%s '%s': %s", cases[i].type,
+		       cases[i].value, cases[i].ok ? "read" : "refused");
+	}
 }
 
 static void test_fill(void)
@@ -203,6 +256,7 @@ int main(void)
 	test_convention();
 	test_given();
 	test_refusals();
+	test_numbers();
 	test_fill();
 	test_given_valid();
 	return tap_done();

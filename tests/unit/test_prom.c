@@ -17,6 +17,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "gputop/common.h"
 #include "gputop/prom.h"
 #include "tap.h"
 
@@ -195,6 +196,27 @@ static void test_render(void)
 	            "every family is one block: HELP, TYPE, its samples (%d families)", families))
 		printf("%s", t);
 	free(t);
+
+	/* Text from outside that is no UTF-8 or holds control bytes: the exposition stays UTF-8
+	 * text, one sample a line. */
+	struct gd_device odd[2] = { devs[0], devs[1] };
+	str_copy(odd[0].name, sizeof(odd[0].name), "bad\xff\xc0\x80 \r\tname\xe2\x82");
+	t = prom_render(&f, odd, &len);
+	tap_ok(has_line(
+	           t,
+	           "gputop_decode_device_info{device=\"0:1\",name=\"bad\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd "
+	           "\xef\xbf\xbd\xef\xbf\xbdname\xef\xbf\xbd\xef\xbf\xbd\",platform=\"Portable\"} 1"),
+	       "label values: bytes that are no UTF-8 and control characters become U+FFFD");
+	free(t);
+	struct gd_text j = { 0 };
+	text_json_string(&j, "a\xff\r\xe2\x82\xac\xed\xa0\x80");
+	tap_ok(strcmp(j.p, "\"a\\ufffd\\u000d\xe2\x82\xac\\ufffd\\ufffd\\ufffd\"") == 0,
+	       "JSON strings: U+FFFD for what is no UTF-8, a surrogate too: %s", j.p);
+	free(j.p);
+	char clean[] = "dev\rice\x1b[2J\xff\xc3\xa9";
+	text_clean(clean);
+	tap_ok(strcmp(clean, "dev?ice?[2J?\xc3\xa9") == 0, "text_clean: controls and stray bytes as '?': %s",
+	       clean);
 
 	f = frame_of(0);
 	t = prom_render(&f, devs, &len);

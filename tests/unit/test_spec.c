@@ -193,20 +193,20 @@ static size_t used(void)
 
 static void test_limits(void)
 {
-	static char arg[GD_KARGS_MAX][401];
+	static char arg[GD_KARGS_MAX][2101]; /* 32 of 2100: more than the 64 KiB of a command line */
 	struct gd_workload w = { .kernel = { .source = "/k.cl", .size = 1, .launches = 1 },
 		                 .queues = 1,
 		                 .gen_threads = -1 };
 	for (int i = 0; i < GD_KARGS_MAX; i++) {
-		memset(arg[i], 'a' + i % 26, 400);
-		arg[i][400] = '\0';
+		memset(arg[i], 'a' + i % 26, 2100);
+		arg[i][2100] = '\0';
 		w.kernel.args[i] = arg[i];
 	}
 	w.kernel.nargs = GD_KARGS_MAX;
 	struct gd_worker_args wa = { .shm = "/s", .gen = 1, .id = 1, .supervisor = 7 };
 	struct gd_child worker = { .work = &w, .wa = &wa }, calib = { .work = &w };
 	tap_ok(spec_child_argv(&av, "/bin/gd", &worker) == -1,
-	       "%d args of 400 characters do not fit a worker's command line: -1", GD_KARGS_MAX);
+	       "%d args of 2100 characters do not fit a worker's command line: -1", GD_KARGS_MAX);
 	tap_ok(spec_child_argv(&av, "/bin/gd", &calib) == -1, "nor the calibration's: -1");
 
 	/* 200 characters each fit: every one is there, whole. */
