@@ -1,0 +1,90 @@
+/* cl_counts.c: a small OpenCL program with known counts, observed by test_observe.sh. Each of
+ * its BATCHES batches writes N floats (non-blocking), launches the kernel LAUNCHES times over N
+ * work-items, reads N floats back (non-blocking) and waits with clFinish: per process BATCHES
+ * batches and waits, BATCHES x LAUNCHES launches, BATCHES x N x 4 bytes each way. With CHILDREN,
+ * the process forks that many children first, each of which runs the same loop (the parent makes
+ * no OpenCL call). It prints what the program itself sees: the queue's profiling property and a
+ * checksum of the results, the same whether it is observed or not.
+ * Usage: cl_counts BATCHES LAUNCHES [CHILDREN] */
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define N 4096
+
+static const char *src = "kernel void halve(global float *x) { size_t i = get_global_id(0);"
+                         " x[i] = x[i] * 0.5f + 1.0f; }";
+
+static void check(cl_int rc, const char *what)
+{
+	if (rc != CL_SUCCESS) {
+		fprintf(stderr, "cl_counts: %s: %d\n", what, (int)rc);
+		exit(1);
+	}
+}
+
+static int run(int batches, int launches)
+{
+	cl_platform_id p;
+	cl_device_id d;
+	cl_int rc;
+	check(clGetPlatformIDs(1, &p, NULL), "clGetPlatformIDs");
+	check(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL), "clGetDeviceIDs");
+	cl_context ctx = clCreateContext(NULL, 1, &d, NULL, NULL, &rc);
+	check(rc, "clCreateContext");
+	cl_command_queue q = clCreateCommandQueueWithProperties(ctx, d, NULL, &rc);
+	check(rc, "clCreateCommandQueueWithProperties");
+	cl_command_queue_properties props = 0;
+	check(clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof(props), &props, NULL), "queue info");
+	cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &rc);
+	check(rc, "clCreateProgramWithSource");
+	check(clBuildProgram(prog, 1, &d, "", NULL, NULL), "clBuildProgram");
+	cl_kernel k = clCreateKernel(prog, "halve", &rc);
+	check(rc, "clCreateKernel");
+	cl_mem buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, N * sizeof(float), NULL, &rc);
+	check(rc, "clCreateBuffer");
+	check(clSetKernelArg(k, 0, sizeof(buf), &buf), "clSetKernelArg");
+	static float host[N];
+	double sum = 0;
+	size_t global = N;
+	for (int b = 0; b < batches; b++) {
+		for (int i = 0; i < N; i++)
+			host[i] = (float)(i % 97) + (float)b;
+		check(clEnqueueWriteBuffer(q, buf, CL_FALSE, 0, sizeof(host), host, 0, NULL, NULL), "write");
+		for (int l = 0; l < launches; l++)
+			check(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, NULL, 0, NULL, NULL), "launch");
+		check(clEnqueueReadBuffer(q, buf, CL_FALSE, 0, sizeof(host), host, 0, NULL, NULL), "read");
+		check(clFinish(q), "clFinish");
+		for (int i = 0; i < N; i++)
+			sum += host[i];
+	}
+	printf("pid-free result: profiling=%d checksum=%.6f\n", (props & CL_QUEUE_PROFILING_ENABLE) != 0, sum);
+	fflush(stdout);
+	clReleaseMemObject(buf);
+	clReleaseKernel(k);
+	clReleaseProgram(prog);
+	clReleaseCommandQueue(q);
+	clReleaseContext(ctx);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: cl_counts BATCHES LAUNCHES [CHILDREN]\n");
+		return 2;
+	}
+	int batches = atoi(argv[1]), launches = atoi(argv[2]), children = argc > 3 ? atoi(argv[3]) : 0;
+	if (!children)
+		return run(batches, launches);
+	for (int c = 0; c < children; c++)
+		if (fork() == 0)
+			return run(batches, launches);
+	int failed = 0, st;
+	while (wait(&st) > 0)
+		failed += !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+	return failed ? 1 : 0;
+}
