@@ -27,6 +27,8 @@ struct gd_devref {
 enum gd_mode { GD_MODE_SEED, GD_MODE_PIPELINED, GD_MODE_KERNEL_ONLY, GD_MODE_COUNT };
 /* What a worker profiles: every command, some batches (sampler.h), or nothing. */
 enum gd_profile { GD_PROF_FULL, GD_PROF_SAMPLED, GD_PROF_OFF, GD_PROF_COUNT };
+/* How an observed program (-- COMMAND) loads libgputop-observe.so: both ways, or only one. */
+enum gd_via { GD_VIA_BOTH, GD_VIA_LAYER, GD_VIA_PRELOAD, GD_VIA_COUNT };
 enum gd_dtype { GD_DT_AUTO, GD_DT_F32, GD_DT_F64, GD_DT_COUNT };
 /* The host's normal generator for the inputs (rng.h): the ziggurat, or numpy's legacy
  * np.random.RandomState.normal (MT19937 and Marsaglia's polar Box-Muller method, value for

@@ -618,7 +618,10 @@ int opts_parse(int argc, char **argv, struct gd_opts *o, char *err, size_t errle
 		if (take(&p, c, li, optarg, o))
 			return -1;
 	}
-	if (optind < argc) {
+	/* After "--", the program to observe and its arguments (getopt_long stops there). */
+	if (optind < argc && optind > 1 && strcmp(argv[optind - 1], "--") == 0)
+		o->command = &argv[optind];
+	else if (optind < argc) {
 		p.opt = argv[optind];
 		return fail(&p, "unexpected argument (see --help)");
 	}
