@@ -10,7 +10,23 @@
 static cl_icd_dispatch real;
 static pthread_once_t resolved = PTHREAD_ONCE_INIT;
 
-#define RESOLVE(field) (*(void **)&real.field = dlsym(RTLD_NEXT, #field))
+/* The next definition: the one after this library in the global scope, else the loader's own.
+ * A loader that a module pulled in with RTLD_LOCAL (Python's extension modules are loaded so) is
+ * not in the global scope, yet the module's calls still land here first. */
+static void *next_sym(const char *name)
+{
+	void *f = dlsym(RTLD_NEXT, name);
+	if (f)
+		return f;
+	static void *loader;
+	if (!loader)
+		loader = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_NOLOAD);
+	if (!loader)
+		loader = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
+	return loader ? dlsym(loader, name) : NULL;
+}
+
+#define RESOLVE(field) (*(void **)&real.field = next_sym(#field))
 
 static void resolve(void)
 {
