@@ -55,9 +55,13 @@ LIB := $(BUILD)/libgputop.a
 LIB_OBJS := $(filter-out $(BUILD)/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+OBSLIB := libgputop-observe.so
+OBS_SRCS := $(sort $(wildcard src/observe/*.c)) src/ring/writer.c src/ring/wire.c src/common.c src/worker/timebase.c
+OBS_OBJS := $(OBS_SRCS:src/%.c=build/observe/%.o)
+OBS_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude $(WARN) $(OPENCL_CFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden
 
 .PHONY: all deps run test check unit bench lint format format-check fuzz install uninstall clean
-all: $(BIN) $(OBSLIB)
+all: $(BIN) $(OBSLIB) $(BUILD)/bench/seed_loop
 
 # Installs what is missing (apt-get, as root), then builds and opens the dashboard.
 run: deps
@@ -92,10 +96,6 @@ $(BUILD)/%.o: src/%.c $(OBJ_STAMP)
 # wraps. Never sanitized (an instrumented library cannot load into an uninstrumented program)
 # and never linked with libOpenCL: it finds the loader's functions at run time. It sits next to
 # the binary, where the tool looks first.
-OBSLIB := libgputop-observe.so
-OBS_SRCS := $(sort $(wildcard src/observe/*.c)) src/ring/writer.c src/ring/wire.c src/common.c src/worker/timebase.c
-OBS_OBJS := $(OBS_SRCS:src/%.c=build/observe/%.o)
-OBS_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude $(WARN) $(OPENCL_CFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden
 
 build/observe/%.o: src/%.c $(OBJ_STAMP)
 	@mkdir -p $(@D)
@@ -150,10 +150,11 @@ $(BUILD)/bench/ref_loop: bench/ref_loop.c $(OBJ_STAMP)
 	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(OPENCL_CFLAGS) $(CFLAGS) -o $@ $< $(OPENCL_LIBS)
 
 # The question's loop in C, to observe on machines without PyOpenCL (doc/observe.md).
-$(BUILD)/bench/seed_loop: bench/seed_loop.c $(OBJ_STAMP)
+# Its inputs come from src/rng.c (numpy's legacy normal, value for value), taken from the archive.
+$(BUILD)/bench/seed_loop: bench/seed_loop.c $(LIB) $(OBJ_STAMP)
 	@mkdir -p $(@D)
 	$(call say,CC,$<)
-	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(OPENCL_CFLAGS) $(CFLAGS) -o $@ $< $(OPENCL_LIBS) -lm
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) -Wl,--as-needed $(LDLIBS)
 
 # libFuzzer harnesses (clang): `make fuzz FUZZ_SECONDS=30` builds them into build/fuzz and runs
 # each for that long from the seeds in fuzz/corpus/; new inputs and any crash stay in build/fuzz.
@@ -195,7 +196,7 @@ format-check:
 # Every file under kernels/ (subdirectories too) goes to $(DATADIR)/kernels, where the binary
 # looks for them (from $(BINDIR): ../share/gputop-decode/kernels). uninstall removes exactly
 # the files kernels/ holds, then the directories that are left empty.
-install: $(BIN) $(OBSLIB)
+install: $(BIN) $(OBSLIB) $(BUILD)/bench/seed_loop
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/kernels $(DESTDIR)$(MANDIR) $(DESTDIR)$(LIBDIR)
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/$(BIN)
 	install -m 644 $(OBSLIB) $(DESTDIR)$(LIBDIR)/$(OBSLIB)

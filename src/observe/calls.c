@@ -82,7 +82,7 @@ cl_int obs_release_queue(const cl_icd_dispatch *nx, cl_command_queue q)
 		refs = 0;
 	cl_int rc = nx->clReleaseCommandQueue(q);
 	if (rc == CL_SUCCESS && refs == 1)
-		obs_queue_released(q);
+		obs_queue_released(nx, q);
 	return rc;
 }
 
@@ -129,7 +129,7 @@ static cl_event kept(const cl_icd_dispatch *nx, bool keep, cl_event *ev, cl_even
 cl_int obs_ndrange(const cl_icd_dispatch *nx, cl_command_queue q, cl_kernel k, cl_uint dim, const size_t *off,
                    const size_t *global, const size_t *local, cl_uint nw, const cl_event *wl, cl_event *ev)
 {
-	bool keep = obs_cmd_begin(q);
+	bool keep = obs_cmd_begin(nx, q, OBS_KERNEL);
 	cl_event mine = NULL;
 	cl_int rc = nx->clEnqueueNDRangeKernel(q, k, dim, off, global, local, nw, wl, EV_ARG(keep, ev, mine));
 	uint64_t items = 1;
@@ -145,13 +145,13 @@ static void transfer_done(const cl_icd_dispatch *nx, cl_command_queue q, enum ob
 {
 	obs_cmd_end(nx, q, kind, bytes, kept(nx, keep, ev, mine, rc), rc);
 	if (blocking && rc == CL_SUCCESS)
-		obs_wait(nx, &q, 1);
+		obs_wait(&q, 1);
 }
 
 cl_int obs_read(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, cl_bool blocking, size_t off,
                 size_t size, void *ptr, cl_uint nw, const cl_event *wl, cl_event *ev)
 {
-	bool keep = obs_cmd_begin(q);
+	bool keep = obs_cmd_begin(nx, q, OBS_READ);
 	cl_event mine = NULL;
 	cl_int rc = nx->clEnqueueReadBuffer(q, b, blocking, off, size, ptr, nw, wl, EV_ARG(keep, ev, mine));
 	transfer_done(nx, q, OBS_READ, size, keep, ev, mine, blocking, rc);
@@ -161,7 +161,7 @@ cl_int obs_read(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, cl_bool
 cl_int obs_write(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, cl_bool blocking, size_t off,
                  size_t size, const void *ptr, cl_uint nw, const cl_event *wl, cl_event *ev)
 {
-	bool keep = obs_cmd_begin(q);
+	bool keep = obs_cmd_begin(nx, q, OBS_WRITE);
 	cl_event mine = NULL;
 	cl_int rc = nx->clEnqueueWriteBuffer(q, b, blocking, off, size, ptr, nw, wl, EV_ARG(keep, ev, mine));
 	transfer_done(nx, q, OBS_WRITE, size, keep, ev, mine, blocking, rc);
@@ -178,7 +178,7 @@ cl_int obs_read_rect(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, cl
                      size_t bslice, size_t hrow, size_t hslice, void *ptr, cl_uint nw, const cl_event *wl,
                      cl_event *ev)
 {
-	bool keep = obs_cmd_begin(q);
+	bool keep = obs_cmd_begin(nx, q, OBS_READ);
 	cl_event mine = NULL;
 	cl_int rc = nx->clEnqueueReadBufferRect(q, b, blocking, borigin, horigin, region, brow, bslice, hrow,
 	                                        hslice, ptr, nw, wl, EV_ARG(keep, ev, mine));
@@ -191,7 +191,7 @@ cl_int obs_write_rect(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, c
                       size_t bslice, size_t hrow, size_t hslice, const void *ptr, cl_uint nw,
                       const cl_event *wl, cl_event *ev)
 {
-	bool keep = obs_cmd_begin(q);
+	bool keep = obs_cmd_begin(nx, q, OBS_WRITE);
 	cl_event mine = NULL;
 	cl_int rc = nx->clEnqueueWriteBufferRect(q, b, blocking, borigin, horigin, region, brow, bslice, hrow,
 	                                         hslice, ptr, nw, wl, EV_ARG(keep, ev, mine));
@@ -203,7 +203,7 @@ cl_int obs_write_rect(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, c
 void *obs_map(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, cl_bool blocking, cl_map_flags flags,
               size_t off, size_t size, cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *err)
 {
-	bool keep = obs_cmd_begin(q);
+	bool keep = obs_cmd_begin(nx, q, (flags & CL_MAP_READ) ? OBS_READ : OBS_WRITE);
 	cl_event mine = NULL;
 	cl_int rc;
 	void *p = nx->clEnqueueMapBuffer(q, b, blocking, flags, off, size, nw, wl, EV_ARG(keep, ev, mine), &rc);
@@ -217,7 +217,7 @@ cl_int obs_finish(const cl_icd_dispatch *nx, cl_command_queue q)
 {
 	cl_int rc = nx->clFinish(q);
 	if (rc == CL_SUCCESS)
-		obs_wait(nx, &q, 1);
+		obs_wait(&q, 1);
 	return rc;
 }
 
@@ -233,6 +233,6 @@ cl_int obs_wait_events(const cl_icd_dispatch *nx, cl_uint n, const cl_event *lis
 		if (nx->clGetEventInfo(list[i], CL_EVENT_COMMAND_QUEUE, sizeof(qs[nq]), &qs[nq], NULL) == CL_SUCCESS &&
 		    qs[nq])
 			nq++;
-	obs_wait(nx, qs, nq);
+	obs_wait(qs, nq);
 	return rc;
 }

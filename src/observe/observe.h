@@ -29,22 +29,27 @@ void obs_set_source(enum gd_seg_source src);
 /* A queue the program created; added: the profiling property is ours, hidden from the program;
  * props[0..nprops) what the program passed (nprops 0: none, or clCreateCommandQueue). */
 void obs_queue_created(cl_command_queue q, bool added, const cl_queue_properties *props, size_t nprops);
-/* Before the program's last reference to q goes: forgets it. */
-void obs_queue_released(cl_command_queue q);
+/* The program's last reference to q has gone: its batch is published, the queue forgotten. */
+void obs_queue_released(const cl_icd_dispatch *nx, cl_command_queue q);
 /* For clGetCommandQueueInfo: whether the profiling property of q is ours, and the properties
  * the program passed (*props NULL: it passed none). */
 bool obs_queue_hidden(cl_command_queue q, cl_queue_properties *props, size_t max, size_t *nprops);
 
-/* Before a command on q: opens the queue's batch (its first command since a wait) and says
- * whether the command's event should be kept, for the batch's device times. */
-bool obs_cmd_begin(cl_command_queue q);
+/* Before a command of kind on q: ends the queue's batch where this command starts the next one
+ * (see record.c), opens one where none is open, and says whether the command's event should be
+ * kept, for the batch's device times. */
+bool obs_cmd_begin(const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind kind);
 /* After it: the counts (work-items of a kernel, bytes of a transfer) and, where kept, its event,
  * which the recorder owns from here on (an event it added, or its own reference to the
  * program's). Nothing is counted when rc is an error. */
 void obs_cmd_end(const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind kind, uint64_t amount,
                  cl_event ev, cl_int rc);
-/* A host wait on the queues qs[0..n) has returned: their batches end here. */
-void obs_wait(const cl_icd_dispatch *nx, const cl_command_queue *qs, size_t n);
+/* A host wait on the queues qs[0..n) has returned: their batches may end here. */
+void obs_wait(const cl_command_queue *qs, size_t n);
+
+/* At exit (normal, or _exit through LD_PRELOAD): publishes the batches still waiting for the
+ * queue's next command, without their device times (the runtime may be gone). */
+void obs_flush(void);
 
 /* ---- calls.c: the wrappers, one per entry point, calling what comes next through nx ---- */
 

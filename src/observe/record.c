@@ -1,6 +1,12 @@
-/* record.c: inside an observed program, its batches (the work of a queue between two host
- * waits) as records in a segment of the workers' format, one segment per process, created at
- * the first OpenCL call seen. Everything here runs under one mutex, never held across a call
+/* record.c: inside an observed program, its batches as records in a segment of the workers'
+ * format, one segment per process, created at the first OpenCL call seen.
+ *
+ * A batch is a queue's work between two host waits that it needs: its kernels, the transfers
+ * that feed them and those that bring their results back. The question's loop waits three times
+ * per batch (a blocking write, clFinish, a blocking read): a wait ends the batch only once the
+ * batch has kernels, and only when the queue's next command is a write or a kernel (a read after
+ * the wait still belongs to it). So the batch is published when the next one starts (or the
+ * queue is released, or the process exits), its end being its last wait. Everything here runs under one mutex, never held across a call
  * into OpenCL that may block (the program's threads keep enqueueing while one of them waits). */
 #include <pthread.h>
 #include <signal.h>
@@ -43,6 +49,8 @@ struct obs_queue {
 	uint64_t started;    /* batches opened on it */
 	int64_t last_wait;   /* when its previous batch ended; 0: none yet */
 	bool open, profiled; /* the batch under way */
+	bool waited;         /* it has kernels and a wait has returned since its last command */
+	int64_t t_wait;      /* that wait's end: the batch's end, unless more of it follows */
 	int64_t t_begin, t_first;
 	uint64_t kernels, items;
 	struct obs_ev *ev;
@@ -66,6 +74,8 @@ static struct {
 	struct gd_obs_totals tot;
 	struct gd_timebase_est tb;
 } S = { .mu = PTHREAD_MUTEX_INITIALIZER, .source = GD_SRC_PRELOAD };
+
+static void close_batch(const cl_icd_dispatch *nx, struct obs_queue *oq, bool measured);
 
 /* ---- set-up ---- */
 
@@ -154,10 +164,21 @@ __attribute__((constructor)) static void obs_load(void)
 	pthread_atfork(NULL, NULL, after_fork_child);
 }
 
+/* Publishes the batches that waited for a next command that will not come. */
+void obs_flush(void)
+{
+	pthread_mutex_lock(&S.mu);
+	for (size_t i = 0; S.seg && S.pid == getpid() && i < S.nq; i++)
+		if (S.qs[i].waited)
+			close_batch(NULL, &S.qs[i], false);
+	pthread_mutex_unlock(&S.mu);
+}
+
 /* At exit the segment stays for the supervisor, which reads its last records and removes it;
  * without a supervisor nobody would, so the process removes it itself. */
 __attribute__((destructor)) static void obs_unload(void)
 {
+	obs_flush();
 	pthread_mutex_lock(&S.mu);
 	if (S.seg && S.pid == getpid()) {
 		seg_set_state(S.seg, GD_SEG_EXITED);
@@ -212,10 +233,12 @@ void obs_queue_created(cl_command_queue q, bool added, const cl_queue_properties
 	pthread_mutex_unlock(&S.mu);
 }
 
-void obs_queue_released(cl_command_queue q)
+void obs_queue_released(const cl_icd_dispatch *nx, cl_command_queue q)
 {
 	pthread_mutex_lock(&S.mu);
 	struct obs_queue *oq = S.enabled ? find_queue(q) : NULL;
+	if (oq && oq->waited)
+		close_batch(nx, oq, true);
 	if (oq) {
 		free(oq->ev); /* a batch never waited for: its events go with the queue's last reference */
 		*oq = S.qs[--S.nq];
@@ -243,6 +266,7 @@ bool obs_queue_hidden(cl_command_queue q, cl_queue_properties *props, size_t max
 static void open_batch(struct obs_queue *oq, int64_t now)
 {
 	oq->open = true;
+	oq->waited = false;
 	oq->t_first = now;
 	oq->t_begin = oq->last_wait ? oq->last_wait : now;
 	oq->kernels = oq->items = 0;
@@ -252,7 +276,7 @@ static void open_batch(struct obs_queue *oq, int64_t now)
 	oq->started++;
 }
 
-bool obs_cmd_begin(cl_command_queue q)
+bool obs_cmd_begin(const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind kind)
 {
 	int64_t now = now_ns();
 	pthread_mutex_lock(&S.mu);
@@ -260,6 +284,9 @@ bool obs_cmd_begin(cl_command_queue q)
 	bool keep = false;
 	if (S.enabled) {
 		struct obs_queue *oq = get_queue(q);
+		if (oq->open && oq->waited && kind != OBS_READ)
+			close_batch(nx, oq, true);
+		oq->waited = false;
 		if (!oq->open)
 			open_batch(oq, now);
 		keep = oq->profiled;
@@ -286,6 +313,7 @@ void obs_cmd_end(const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind ki
 		if (kind == OBS_KERNEL) {
 			oq->kernels++;
 			oq->items += amount;
+			seg_add_totals(S.seg, 0, amount, 1);
 		} else {
 			bool w = kind == OBS_WRITE;
 			*(w ? &S.tot.h2d_bytes : &S.tot.d2h_bytes) += amount;
@@ -442,12 +470,12 @@ static void clamp(struct gd_rec *r)
 	r->share_ppm = GD_SHARE_NONE;
 }
 
-static void close_batch(const cl_icd_dispatch *nx, struct obs_queue *oq, int64_t now)
+/* Publishes the queue's batch, which ended at its last wait. Without measured (at exit, when
+ * the runtime may be gone) its events are neither read nor released. */
+static void close_batch(const cl_icd_dispatch *nx, struct obs_queue *oq, bool measured)
 {
-	oq->last_wait = now;
-	if (!oq->open)
-		return;
-	oq->open = false;
+	oq->open = oq->waited = false;
+	oq->last_wait = oq->t_wait;
 	struct gd_rec r;
 	memset(&r, 0, sizeof(r));
 	r.batch = S.batches++;
@@ -457,19 +485,21 @@ static void close_batch(const cl_icd_dispatch *nx, struct obs_queue *oq, int64_t
 		r.items = 1;
 	r.t_begin = oq->t_begin;
 	r.t_gen = oq->t_first;
-	r.t_end = now;
+	r.t_end = oq->t_wait;
 	r.flags = oq->lane << GD_REC_LANE_BIT;
 	r.sample_every = S.policy == GD_PROF_SAMPLED ? S.every : 0;
 	r.share_ppm = GD_SHARE_NONE;
-	if (!oq->profiled || !measure(nx, oq, &r))
+	if (!measured || !oq->profiled || !measure(nx, oq, &r))
 		estimate(oq, &r);
 	clamp(&r);
 	seg_publish(S.seg, &r);
-	seg_add_totals(S.seg, 1, oq->items, oq->kernels);
-	release_events(nx, oq);
+	seg_add_totals(S.seg, 1, 0, 0); /* items and launches were added as they were enqueued */
+	if (measured)
+		release_events(nx, oq);
+	oq->nev = 0;
 }
 
-void obs_wait(const cl_icd_dispatch *nx, const cl_command_queue *qs, size_t n)
+void obs_wait(const cl_command_queue *qs, size_t n)
 {
 	int64_t now = now_ns();
 	pthread_mutex_lock(&S.mu);
@@ -480,7 +510,11 @@ void obs_wait(const cl_icd_dispatch *nx, const cl_command_queue *qs, size_t n)
 				seen = seen || qs[j] == qs[i];
 			struct obs_queue *oq = seen || !qs[i] ? NULL : find_queue(qs[i]);
 			if (oq)
-				close_batch(nx, oq, now);
+				oq->last_wait = now;
+			if (oq && oq->open && oq->kernels) {
+				oq->waited = true;
+				oq->t_wait = now;
+			}
 		}
 		S.tot.waits++;
 		seg_set_obs_totals(S.seg, &S.tot);

@@ -74,21 +74,22 @@ for n in 1 2; do
 	ok $? "PyOpenCL x$n: the run ends with the program"
 	rows=$(field "$TMP/py$n.log" "len([r for r in rows if int(r['launches']) > 0])")
 	check "PyOpenCL x$n: one row per worker process ($rows)" test "$rows" = "$n"
-	lpb=$(field "$TMP/py$n.log" "sorted({int(r['launches']) // $BATCHES for r in rows if int(r['launches']) > 0})")
-	check "PyOpenCL x$n: 10 kernel launches per batch ($lpb)" test "$lpb" = "[10]"
-	# The tool's batches/s x size (its Mitem/s over 10 launches) against what each process printed,
-	# over the windows the process ran through: the sums of both.
+	lpb=$(field "$TMP/py$n.log" "sorted({(int(r['launches']), int(r['batches'])) for r in rows if int(r['launches']) > 0})")
+	check "PyOpenCL x$n: $BATCHES batches of 10 kernel launches ($lpb)" test "$lpb" = "[($((BATCHES * 10)), $BATCHES)]"
+	# The tool's batches/s x size against what each process printed: per process, the batches it
+	# completed between its first window with a batch and its last while running, over that time.
 	"$PY" - "$TMP/py$n.log" "$TMP/py$n.err" $SIZE <<'PYEOF' >"$TMP/py$n.rate"
 import csv, re, sys
-rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["kind"] == "worker" and r["launches"] not in ("", "0")]
+size = int(sys.argv[3])
 by = {}
-for r in rows:
-    by.setdefault(r["id"], []).append(r)
+for r in csv.DictReader(open(sys.argv[1])):
+    if r["kind"] == "worker" and r["state"] == "running" and r["batches"] not in ("", "0"):
+        by.setdefault(r["id"], []).append(r)
 tool = 0.0
 for rs in by.values():
-    # The windows it ran through (not its first and last, partly idle), else every one with a rate.
-    full = [float(r["mbit_s"]) for r in rs[1:-1] if r["mbit_s"]] or [float(r["mbit_s"]) for r in rs if r["mbit_s"]]
-    tool += sum(full) / len(full) / 10 if full else float("nan")
+    first, last = rs[0], rs[-1]
+    span = float(last["t_s"]) - float(first["t_s"])
+    tool += (int(last["batches"]) - int(first["batches"])) * size / span / 1e6 if span > 0 else float("nan")
 printed = sum(float(m) for m in re.findall(r"^\[\d+\] ([0-9.]+) Mbit/sec", open(sys.argv[2]).read(), re.M))
 print(tool, printed, abs(tool - printed) <= 0.1 * printed)
 PYEOF
