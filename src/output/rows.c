@@ -179,7 +179,7 @@ struct value frame_value(enum frame_field id, const struct gd_frame *f, const st
 	case F_D2H_BYTES:
 		return num(s->observed ? (double)s->obs.d2h_bytes : NAN);
 	case F_EXIT_STATUS:
-		return num(s->exit_status >= 0 ? s->exit_status : NAN);
+		return num(s->observed && s->exit_status >= 0 ? s->exit_status : NAN);
 	default: /* the fields FROM_DOUBLE, above, and F_RUN */
 		break;
 	}
