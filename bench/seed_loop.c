@@ -81,7 +81,8 @@ int main(int argc, char **argv)
 	const char *src = slurp(argv[1]);
 	cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &rc);
 	check(rc, "clCreateProgramWithSource");
-	check(clBuildProgram(prog, 1, &dev, f64 ? "-DREAL=double" : "-DREAL=float", NULL, NULL), "clBuildProgram");
+	check(clBuildProgram(prog, 1, &dev, f64 ? "-DREAL=double" : "-DREAL=float", NULL, NULL),
+	      "clBuildProgram");
 	cl_kernel k = clCreateKernel(prog, "decode", &rc);
 	check(rc, "clCreateKernel");
 	cl_mem in = clCreateBuffer(ctx, CL_MEM_READ_ONLY, size * el, NULL, &rc);

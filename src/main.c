@@ -217,7 +217,8 @@ static int open_outputs(const struct gd_opts *o, const struct gd_device *dev, in
  * -1 with err filled. */
 static int observe_lib(char *buf, size_t n, char *err, size_t errlen)
 {
-	static const char *const rel[] = { "/libgputop-observe.so", "/../lib/" GD_NAME "/libgputop-observe.so" };
+	static const char *const rel[] = { "/libgputop-observe.so",
+		                           "/../lib/" GD_NAME "/libgputop-observe.so" };
 	const char *env = getenv("GPUTOP_DECODE_OBSERVE_LIB");
 	char exe[PATH_MAX], path[PATH_MAX + 64];
 	exe_of("/proc/self/exe", exe, sizeof(exe));
@@ -233,7 +234,8 @@ static int observe_lib(char *buf, size_t n, char *err, size_t errlen)
 			break; /* an explicit library is the only one looked at */
 	}
 	snprintf(err, errlen, "libgputop-observe.so not found %s",
-	         env && *env ? "at GPUTOP_DECODE_OBSERVE_LIB" : "next to the executable or in ../lib/" GD_NAME);
+	         env && *env ? "at GPUTOP_DECODE_OBSERVE_LIB"
+	                     : "next to the executable or in ../lib/" GD_NAME);
 	return -1;
 }
 
@@ -279,7 +281,10 @@ static int run_role(const struct gd_opts *o, const struct gd_device *dev, int nd
 			return GD_EXIT_FAIL;
 		}
 		fprintf(stderr, GD_NAME ": observing %s through %s (%s)\n", o->command[0],
-		        o->via == GD_VIA_LAYER ? "the OpenCL loader layer" : o->via == GD_VIA_PRELOAD ? "LD_PRELOAD" : "the OpenCL loader layer and LD_PRELOAD", lib);
+		        o->via == GD_VIA_LAYER     ? "the OpenCL loader layer"
+		        : o->via == GD_VIA_PRELOAD ? "LD_PRELOAD"
+		                                   : "the OpenCL loader layer and LD_PRELOAD",
+		        lib);
 	}
 	if (o->role == GD_ROLE_DASHBOARD) {
 		const struct gd_optdef *iv = opts_find("interval");

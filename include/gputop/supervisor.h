@@ -27,12 +27,12 @@ struct gd_sup_config {
 	double interval_s; /* the sampling interval: a worker is stalled after 3 (and at least 1 s) without a
 	                      heartbeat */
 	/* Observing a program instead of running workers (doc/observe.md): */
-	char *const *command;     /* the program and its arguments; NULL: workers */
-	const char *observe_lib;  /* libgputop-observe.so, an absolute path */
-	enum gd_via via;          /* how the program loads it */
-	enum gd_profile profile;  /* the profiling policy it applies */
-	uint32_t sample_every;    /* its period under sampled; 0: its default */
-	int program_out;          /* where the programs' output goes, a line at a time, prefixed with the row id */
+	char *const *command;    /* the program and its arguments; NULL: workers */
+	const char *observe_lib; /* libgputop-observe.so, an absolute path */
+	enum gd_via via;         /* how the program loads it */
+	enum gd_profile profile; /* the profiling policy it applies */
+	uint32_t sample_every;   /* its period under sampled; 0: its default */
+	int program_out; /* where the programs' output goes, a line at a time, prefixed with the row id */
 };
 
 /* Sets up signal handling for children and sweeps stale segments. Returns NULL with a message

@@ -109,7 +109,8 @@ cl_int obs_queue_info(const cl_icd_dispatch *nx, cl_command_queue q, cl_command_
 		return props_array(props, n, size, value, size_ret);
 	cl_int rc = nx->clGetCommandQueueInfo(q, what, size, value, size_ret);
 	if (hidden && rc == CL_SUCCESS && value && size >= sizeof(cl_command_queue_properties))
-		*(cl_command_queue_properties *)value &= ~(cl_command_queue_properties)CL_QUEUE_PROFILING_ENABLE;
+		*(cl_command_queue_properties *)value &=
+		    ~(cl_command_queue_properties)CL_QUEUE_PROFILING_ENABLE;
 	return rc;
 }
 
@@ -206,7 +207,8 @@ void *obs_map(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, cl_bool b
 	bool keep = obs_cmd_begin(nx, q, (flags & CL_MAP_READ) ? OBS_READ : OBS_WRITE);
 	cl_event mine = NULL;
 	cl_int rc;
-	void *p = nx->clEnqueueMapBuffer(q, b, blocking, flags, off, size, nw, wl, EV_ARG(keep, ev, mine), &rc);
+	void *p =
+	    nx->clEnqueueMapBuffer(q, b, blocking, flags, off, size, nw, wl, EV_ARG(keep, ev, mine), &rc);
 	transfer_done(nx, q, OBS_READ, (flags & CL_MAP_READ) ? size : 0, keep, ev, mine, blocking, rc);
 	if (err)
 		*err = rc;
@@ -230,7 +232,8 @@ cl_int obs_wait_events(const cl_icd_dispatch *nx, cl_uint n, const cl_event *lis
 	cl_command_queue qs[64];
 	size_t nq = 0;
 	for (cl_uint i = 0; i < n && nq < GD_ARRAY_LEN(qs); i++)
-		if (nx->clGetEventInfo(list[i], CL_EVENT_COMMAND_QUEUE, sizeof(qs[nq]), &qs[nq], NULL) == CL_SUCCESS &&
+		if (nx->clGetEventInfo(list[i], CL_EVENT_COMMAND_QUEUE, sizeof(cl_command_queue), &qs[nq],
+		                       NULL) == CL_SUCCESS &&
 		    qs[nq])
 			nq++;
 	obs_wait(qs, nq);

@@ -20,14 +20,14 @@ bool obs_layer_active(void)
 }
 
 /* A call that an LD_PRELOAD wrapper of this thread is recording already is passed on as it is. */
-#define PASS_IF_NESTED(call) \
-	do {                       \
-		if (obs_depth > 0)     \
-			return call;       \
+#define PASS_IF_NESTED(call)         \
+	do {                         \
+		if (obs_depth > 0)   \
+			return call; \
 	} while (0)
 
-static cl_command_queue CL_API_CALL l_create_queue(cl_context c, cl_device_id d, cl_command_queue_properties p,
-                                                   cl_int *e)
+static cl_command_queue CL_API_CALL l_create_queue(cl_context c, cl_device_id d,
+                                                   cl_command_queue_properties p, cl_int *e)
 {
 	PASS_IF_NESTED(next.clCreateCommandQueue(c, d, p, e));
 	return obs_create_queue(&next, c, d, p, e);
@@ -46,7 +46,8 @@ static cl_int CL_API_CALL l_release_queue(cl_command_queue q)
 	return obs_release_queue(&next, q);
 }
 
-static cl_int CL_API_CALL l_queue_info(cl_command_queue q, cl_command_queue_info w, size_t s, void *v, size_t *r)
+static cl_int CL_API_CALL l_queue_info(cl_command_queue q, cl_command_queue_info w, size_t s, void *v,
+                                       size_t *r)
 {
 	PASS_IF_NESTED(next.clGetCommandQueueInfo(q, w, s, v, r));
 	return obs_queue_info(&next, q, w, s, v, r);
@@ -109,6 +110,8 @@ static cl_int CL_API_CALL l_wait(cl_uint n, const cl_event *list)
 	return obs_wait_events(&next, n, list);
 }
 
+/* The loader's entry points into the layer: called by the loader only. */
+// cppcheck-suppress unusedFunction
 OBS_EXPORT cl_int CL_API_CALL clGetLayerInfo(cl_layer_info what, size_t size, void *value, size_t *size_ret)
 {
 	static const char name[] = "gputop-decode observe";
@@ -128,19 +131,24 @@ OBS_EXPORT cl_int CL_API_CALL clGetLayerInfo(cl_layer_info what, size_t size, vo
 
 /* Our table, entry by entry: the loader may know fewer entries than these headers. */
 #define ENTRIES (sizeof(cl_icd_dispatch) / sizeof(void *))
-#define SET(field, fn)                                                                          \
-	do {                                                                                        \
-		if (offsetof(cl_icd_dispatch, field) / sizeof(void *) < n && next.field)              \
-			table.field = fn;                                                                   \
+#define SET(field, fn)                                                                   \
+	do {                                                                             \
+		if (offsetof(cl_icd_dispatch, field) / sizeof(void *) < n && next.field) \
+			table.field = fn;                                                \
 	} while (0)
 
+// cppcheck-suppress unusedFunction
 OBS_EXPORT cl_int CL_API_CALL clInitLayer(cl_uint num_entries, const cl_icd_dispatch *target,
-                                          cl_uint *num_entries_ret, const cl_icd_dispatch **layer_dispatch_ret)
+                                          cl_uint *num_entries_ret,
+                                          const cl_icd_dispatch **layer_dispatch_ret)
 {
 	if (!target || !num_entries_ret || !layer_dispatch_ret)
 		return CL_INVALID_VALUE;
 	size_t n = num_entries < ENTRIES ? num_entries : ENTRIES;
-	memcpy(&next, target, n * sizeof(void *));
+	next = *target; /* then only the n entries the loader has count */
+	void **entry = (void **)&next;
+	for (size_t i = n; i < ENTRIES; i++)
+		entry[i] = NULL;
 	table = next;
 	SET(clCreateCommandQueue, l_create_queue);
 	SET(clCreateCommandQueueWithProperties, l_create_queue_props);

@@ -60,17 +60,17 @@ static const cl_icd_dispatch *nx(void)
 
 /* Records unless the layer does; obs_depth tells the layer, should the loader reach it from
  * inside this call, that the call is recorded already. */
-#define WRAP(field, fail, pass, rec)              \
-	do {                                          \
-		const cl_icd_dispatch *n = nx();          \
-		if (!n->field)                            \
-			return fail;                          \
-		if (obs_layer_active())                   \
-			return n->pass;                       \
-		obs_depth++;                              \
-		__typeof__(n->pass) rc_ = rec;            \
-		obs_depth--;                              \
-		return rc_;                               \
+#define WRAP(field, fail, pass, rec)             \
+	do {                                     \
+		const cl_icd_dispatch *n = nx(); \
+		if (!n->field)                   \
+			return fail;             \
+		if (obs_layer_active())          \
+			return n->pass;          \
+		obs_depth++;                     \
+		__typeof__(n->pass) rc_ = rec;   \
+		obs_depth--;                     \
+		return rc_;                      \
 	} while (0)
 
 OBS_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueue(cl_context c, cl_device_id d,
@@ -89,7 +89,8 @@ OBS_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties(cl_co
 
 OBS_EXPORT cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue q)
 {
-	WRAP(clReleaseCommandQueue, CL_INVALID_COMMAND_QUEUE, clReleaseCommandQueue(q), obs_release_queue(n, q));
+	WRAP(clReleaseCommandQueue, CL_INVALID_COMMAND_QUEUE, clReleaseCommandQueue(q),
+	     obs_release_queue(n, q));
 }
 
 OBS_EXPORT cl_int CL_API_CALL clGetCommandQueueInfo(cl_command_queue q, cl_command_queue_info w, size_t s,
@@ -103,7 +104,8 @@ OBS_EXPORT cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue q, cl_kern
                                                      const size_t *off, const size_t *g, const size_t *l,
                                                      cl_uint nw, const cl_event *wl, cl_event *ev)
 {
-	WRAP(clEnqueueNDRangeKernel, CL_INVALID_COMMAND_QUEUE, clEnqueueNDRangeKernel(q, k, dim, off, g, l, nw, wl, ev),
+	WRAP(clEnqueueNDRangeKernel, CL_INVALID_COMMAND_QUEUE,
+	     clEnqueueNDRangeKernel(q, k, dim, off, g, l, nw, wl, ev),
 	     obs_ndrange(n, q, k, dim, off, g, l, nw, wl, ev));
 }
 
@@ -111,7 +113,8 @@ OBS_EXPORT cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue q, cl_mem b, 
                                                   size_t size, void *p, cl_uint nw, const cl_event *wl,
                                                   cl_event *ev)
 {
-	WRAP(clEnqueueReadBuffer, CL_INVALID_COMMAND_QUEUE, clEnqueueReadBuffer(q, b, bl, off, size, p, nw, wl, ev),
+	WRAP(clEnqueueReadBuffer, CL_INVALID_COMMAND_QUEUE,
+	     clEnqueueReadBuffer(q, b, bl, off, size, p, nw, wl, ev),
 	     obs_read(n, q, b, bl, off, size, p, nw, wl, ev));
 }
 
@@ -119,14 +122,15 @@ OBS_EXPORT cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue q, cl_mem b,
                                                    size_t size, const void *p, cl_uint nw, const cl_event *wl,
                                                    cl_event *ev)
 {
-	WRAP(clEnqueueWriteBuffer, CL_INVALID_COMMAND_QUEUE, clEnqueueWriteBuffer(q, b, bl, off, size, p, nw, wl, ev),
+	WRAP(clEnqueueWriteBuffer, CL_INVALID_COMMAND_QUEUE,
+	     clEnqueueWriteBuffer(q, b, bl, off, size, p, nw, wl, ev),
 	     obs_write(n, q, b, bl, off, size, p, nw, wl, ev));
 }
 
-OBS_EXPORT cl_int CL_API_CALL clEnqueueReadBufferRect(cl_command_queue q, cl_mem b, cl_bool bl, const size_t *bo,
-                                                      const size_t *ho, const size_t *r, size_t br, size_t bs,
-                                                      size_t hr, size_t hs, void *p, cl_uint nw,
-                                                      const cl_event *wl, cl_event *ev)
+OBS_EXPORT cl_int CL_API_CALL clEnqueueReadBufferRect(cl_command_queue q, cl_mem b, cl_bool bl,
+                                                      const size_t *bo, const size_t *ho, const size_t *r,
+                                                      size_t br, size_t bs, size_t hr, size_t hs, void *p,
+                                                      cl_uint nw, const cl_event *wl, cl_event *ev)
 {
 	WRAP(clEnqueueReadBufferRect, CL_INVALID_COMMAND_QUEUE,
 	     clEnqueueReadBufferRect(q, b, bl, bo, ho, r, br, bs, hr, hs, p, nw, wl, ev),
@@ -135,8 +139,9 @@ OBS_EXPORT cl_int CL_API_CALL clEnqueueReadBufferRect(cl_command_queue q, cl_mem
 
 OBS_EXPORT cl_int CL_API_CALL clEnqueueWriteBufferRect(cl_command_queue q, cl_mem b, cl_bool bl,
                                                        const size_t *bo, const size_t *ho, const size_t *r,
-                                                       size_t br, size_t bs, size_t hr, size_t hs, const void *p,
-                                                       cl_uint nw, const cl_event *wl, cl_event *ev)
+                                                       size_t br, size_t bs, size_t hr, size_t hs,
+                                                       const void *p, cl_uint nw, const cl_event *wl,
+                                                       cl_event *ev)
 {
 	WRAP(clEnqueueWriteBufferRect, CL_INVALID_COMMAND_QUEUE,
 	     clEnqueueWriteBufferRect(q, b, bl, bo, ho, r, br, bs, hr, hs, p, nw, wl, ev),

@@ -6,8 +6,9 @@
  * per batch (a blocking write, clFinish, a blocking read): a wait ends the batch only once the
  * batch has kernels, and only when the queue's next command is a write or a kernel (a read after
  * the wait still belongs to it). So the batch is published when the next one starts (or the
- * queue is released, or the process exits), its end being its last wait. Everything here runs under one mutex, never held across a call
- * into OpenCL that may block (the program's threads keep enqueueing while one of them waits). */
+ * queue is released, or the process exits), its end being its last wait. Everything here runs under one
+ * mutex, never held across a call into OpenCL that may block (the program's threads keep enqueueing while one
+ * of them waits). */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,9 +23,9 @@
 #include "observe.h"
 #include "../worker/timebase.h"
 
-#define OBS_PROPS_MAX   32 /* queue properties kept for CL_QUEUE_PROPERTIES_ARRAY */
-#define OBS_EVERY       16 /* --profile sampled: one batch in this many per queue, by default */
-#define OBS_KV_MAX      GD_LAUNCHES_MAX
+#define OBS_PROPS_MAX 32 /* queue properties kept for CL_QUEUE_PROPERTIES_ARRAY */
+#define OBS_EVERY     16 /* --profile sampled: one batch in this many per queue, by default */
+#define OBS_KV_MAX    GD_LAUNCHES_MAX
 
 struct obs_ev {
 	cl_event e;
@@ -75,7 +76,7 @@ static struct {
 	struct gd_timebase_est tb;
 } S = { .mu = PTHREAD_MUTEX_INITIALIZER, .source = GD_SRC_PRELOAD };
 
-static void close_batch(const cl_icd_dispatch *nx, struct obs_queue *oq, bool measured);
+static void close_batch(const cl_icd_dispatch *nx, struct obs_queue *oq);
 
 /* ---- set-up ---- */
 
@@ -93,7 +94,9 @@ static void read_env(void)
 		return;
 	S.sup = (pid_t)sup;
 	const char *p = getenv("GPUTOP_DECODE_OBSERVE_PROFILE");
-	S.policy = p && !strcmp(p, "off") ? GD_PROF_OFF : p && !strcmp(p, "full") ? GD_PROF_FULL : GD_PROF_SAMPLED;
+	S.policy = p && !strcmp(p, "off")    ? GD_PROF_OFF
+	           : p && !strcmp(p, "full") ? GD_PROF_FULL
+	                                     : GD_PROF_SAMPLED;
 	const char *e = getenv("GPUTOP_DECODE_OBSERVE_EVERY");
 	long every = e ? strtol(e, NULL, 10) : 0;
 	S.every = every >= 1 && every <= GD_SAMPLE_MAX ? (unsigned)every : OBS_EVERY;
@@ -170,7 +173,7 @@ void obs_flush(void)
 	pthread_mutex_lock(&S.mu);
 	for (size_t i = 0; S.seg && S.pid == getpid() && i < S.nq; i++)
 		if (S.qs[i].waited)
-			close_batch(NULL, &S.qs[i], false);
+			close_batch(NULL, &S.qs[i]);
 	pthread_mutex_unlock(&S.mu);
 }
 
@@ -238,7 +241,7 @@ void obs_queue_released(const cl_icd_dispatch *nx, cl_command_queue q)
 	pthread_mutex_lock(&S.mu);
 	struct obs_queue *oq = S.enabled ? find_queue(q) : NULL;
 	if (oq && oq->waited)
-		close_batch(nx, oq, true);
+		close_batch(nx, oq);
 	if (oq) {
 		free(oq->ev); /* a batch never waited for: its events go with the queue's last reference */
 		*oq = S.qs[--S.nq];
@@ -285,7 +288,7 @@ bool obs_cmd_begin(const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind 
 	if (S.enabled) {
 		struct obs_queue *oq = get_queue(q);
 		if (oq->open && oq->waited && kind != OBS_READ)
-			close_batch(nx, oq, true);
+			close_batch(nx, oq);
 		oq->waited = false;
 		if (!oq->open)
 			open_batch(oq, now);
@@ -470,9 +473,9 @@ static void clamp(struct gd_rec *r)
 	r->share_ppm = GD_SHARE_NONE;
 }
 
-/* Publishes the queue's batch, which ended at its last wait. Without measured (at exit, when
- * the runtime may be gone) its events are neither read nor released. */
-static void close_batch(const cl_icd_dispatch *nx, struct obs_queue *oq, bool measured)
+/* Publishes the queue's batch, which ended at its last wait. Without nx (at exit, when the
+ * runtime may be gone) its events are neither read nor released. */
+static void close_batch(const cl_icd_dispatch *nx, struct obs_queue *oq)
 {
 	oq->open = oq->waited = false;
 	oq->last_wait = oq->t_wait;
@@ -489,12 +492,12 @@ static void close_batch(const cl_icd_dispatch *nx, struct obs_queue *oq, bool me
 	r.flags = oq->lane << GD_REC_LANE_BIT;
 	r.sample_every = S.policy == GD_PROF_SAMPLED ? S.every : 0;
 	r.share_ppm = GD_SHARE_NONE;
-	if (!measured || !oq->profiled || !measure(nx, oq, &r))
+	if (!nx || !oq->profiled || !measure(nx, oq, &r))
 		estimate(oq, &r);
 	clamp(&r);
 	seg_publish(S.seg, &r);
 	seg_add_totals(S.seg, 1, 0, 0); /* items and launches were added as they were enqueued */
-	if (measured)
+	if (nx)
 		release_events(nx, oq);
 	oq->nev = 0;
 }

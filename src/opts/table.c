@@ -140,7 +140,8 @@ const struct gd_optdef opts_defs[] = {
 	  .min = 0,
 	  .max = GD_PROF_COUNT - 1,
 	  .def = "sampled",
-	  .help = "profiling: every command, a round of batches in every N (N adapts to the measured cost), or none",
+	  .help = "profiling: every command, a round of batches in every N (N adapts to the measured cost), "
+	          "or none",
 	  .applies = GD_USE_RUN,
 	  FIELD(profile) },
 	{ .name = "sample-every",
@@ -214,7 +215,8 @@ const struct gd_optdef opts_defs[] = {
 	  .min = 0,
 	  .max = GD_VIA_COUNT - 1,
 	  .def = "both",
-	  .help = "-- COMMAND: load the observation library as an OpenCL loader layer, by LD_PRELOAD, or both",
+	  .help =
+	      "-- COMMAND: load the observation library as an OpenCL loader layer, by LD_PRELOAD, or both",
 	  .applies = GD_USE_DASHBOARD | GD_USE_HEADLESS,
 	  FIELD(via) },
 	{ .name = "format",

@@ -69,7 +69,8 @@ pid_t spawn_child(const char *exe, const struct gd_child *c, int out_fd, int err
 	rc = posix_spawnattr_init(&attr);
 	if (!rc) {
 		pid_t pid = -1;
-		if (!(rc = set_files(&fa, out_fd, err_fd)) && !(rc = set_signals(&attr, c->wa != NULL, false)))
+		if (!(rc = set_files(&fa, out_fd, err_fd)) &&
+		    !(rc = set_signals(&attr, c->wa != NULL, false)))
 			rc = posix_spawn(&pid, exe, &fa, &attr, a.argv, environ);
 		posix_spawnattr_destroy(&attr);
 		posix_spawn_file_actions_destroy(&fa);

@@ -59,8 +59,8 @@ struct gd_sup {
 	int errr, errw;    /* the workers' standard error: read end (non-blocking), write end */
 	char errline[256]; /* the line being relayed */
 	size_t errn;
-	uint64_t token;    /* observed programs: the random part of their segments' names */
-	char *env[8];      /* observed programs: the variables added to their environment */
+	uint64_t token; /* observed programs: the random part of their segments' names */
+	char *env[8];   /* observed programs: the variables added to their environment */
 	char envbuf[8][4200];
 };
 
@@ -115,8 +115,8 @@ static void observe_env(struct gd_sup *sup)
 	sup->token = rng_entropy() | 1; /* never 0: the library takes 0 for "no token" */
 	snprintf(v, sizeof(v), "%d:%016llx", (int)sup->self, (unsigned long long)sup->token);
 	set_var(sup, &n, "GPUTOP_DECODE_OBSERVE", v, false);
-	set_var(sup, &n, "GPUTOP_DECODE_OBSERVE_PROFILE", profiles[c->profile < GD_PROF_COUNT ? c->profile : 1],
-	        false);
+	set_var(sup, &n, "GPUTOP_DECODE_OBSERVE_PROFILE",
+	        profiles[c->profile < GD_PROF_COUNT ? c->profile : 1], false);
 	if (c->sample_every) {
 		snprintf(v, sizeof(v), "%u", (unsigned)c->sample_every);
 		set_var(sup, &n, "GPUTOP_DECODE_OBSERVE_EVERY", v, false);
@@ -678,7 +678,8 @@ static void program_ended(struct sup_worker *sw, int status)
 {
 	sw->info.exit_status = WEXITSTATUS(status);
 	if (WEXITSTATUS(status) != 0) {
-		snprintf(sw->info.error, sizeof(sw->info.error), "exited with status %d", WEXITSTATUS(status));
+		snprintf(sw->info.error, sizeof(sw->info.error), "exited with status %d",
+		         WEXITSTATUS(status));
 		sw->info.state = GD_ST_FAILED;
 	} else if (sw->info.state != GD_ST_NOCL) {
 		sw->info.state = GD_ST_EXITED;

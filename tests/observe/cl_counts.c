@@ -61,7 +61,8 @@ static int run(int batches, int launches)
 		for (int i = 0; i < N; i++)
 			sum += host[i];
 	}
-	printf("pid-free result: profiling=%d checksum=%.6f\n", (props & CL_QUEUE_PROFILING_ENABLE) != 0, sum);
+	printf("pid-free result: profiling=%d checksum=%.6f\n", (props & CL_QUEUE_PROFILING_ENABLE) != 0,
+	       sum);
 	fflush(stdout);
 	clReleaseMemObject(buf);
 	clReleaseKernel(k);

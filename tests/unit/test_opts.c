@@ -614,7 +614,8 @@ static void test_table_choice(const struct gd_optdef *d)
 	int good = 0;
 	for (int i = (int)d->min; i <= (int)d->max; i++) {
 		snprintf(arg, sizeof(arg), "--%s=%s", d->name, d->names[i]);
-		good += parse_args(&o, err, sizeof(err), "--headless", arg, command_of(d), "true", (char *)NULL) == 0;
+		good += parse_args(&o, err, sizeof(err), "--headless", arg, command_of(d), "true",
+		                   (char *)NULL) == 0;
 	}
 	tap_ok(good == (int)(d->max - d->min) + 1, "--%s: every name parses", d->name);
 	snprintf(arg, sizeof(arg), "--%s=nonesuch", d->name);
