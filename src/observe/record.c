@@ -5,16 +5,17 @@
  * that feed them and those that bring their results back. The question's loop waits three times
  * per batch (a blocking write, clFinish, a blocking read): a wait ends the batch only once the
  * batch has kernels, and only when the queue's next command is a write or a kernel (a read after
- * the wait still belongs to it). So the batch is published when the next one starts (or the
- * queue is released, or the process exits), its end being its last wait. Everything here runs under one
- * mutex, never held across a call into OpenCL that may block (the program's threads keep enqueueing while one
- * of them waits). */
+ * the wait still belongs to it). So the batch is published when the next one starts, when it has
+ * waited OBS_SETTLE_NS with nothing after it, when the queue is released or at exit; its end is
+ * its last wait. Everything here runs under one mutex, never held across a call into OpenCL that
+ * may block (the program's threads keep enqueueing while one of them waits). */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gputop/common.h"
@@ -26,6 +27,7 @@
 #define OBS_PROPS_MAX 32 /* queue properties kept for CL_QUEUE_PROPERTIES_ARRAY */
 #define OBS_EVERY     16 /* --profile sampled: one batch in this many per queue, by default */
 #define OBS_KV_MAX    GD_LAUNCHES_MAX
+#define OBS_SETTLE_NS (50 * 1000 * 1000) /* a waited batch with nothing after it is published then */
 
 struct obs_ev {
 	cl_event e;
@@ -47,11 +49,12 @@ struct obs_queue {
 	cl_queue_properties props[OBS_PROPS_MAX];
 	size_t nprops;
 	unsigned lane;
-	uint64_t started;    /* batches opened on it */
-	int64_t last_wait;   /* when its previous batch ended; 0: none yet */
-	bool open, profiled; /* the batch under way */
-	bool waited;         /* it has kernels and a wait has returned since its last command */
-	int64_t t_wait;      /* that wait's end: the batch's end, unless more of it follows */
+	uint64_t started;          /* batches opened on it */
+	int64_t last_wait;         /* when its previous batch ended; 0: none yet */
+	bool open, profiled;       /* the batch under way */
+	bool waited;               /* it has kernels and a wait has returned since its last command */
+	int64_t t_wait;            /* that wait's end: the batch's end, unless more of it follows */
+	const cl_icd_dispatch *nx; /* the functions its commands went through, for its events */
 	int64_t t_begin, t_first;
 	uint64_t kernels, items;
 	struct obs_ev *ev;
@@ -103,6 +106,45 @@ static void read_env(void)
 	S.enabled = true;
 }
 
+/* A program may compute on its host for seconds after a batch's last wait; the supervisor closes
+ * a window a quarter second after its end at most. This thread publishes the batches that have
+ * waited OBS_SETTLE_NS with no command after them, so that none reaches the supervisor after its
+ * window. It blocks every signal (they are the program's) and touches nothing once the segment
+ * is gone (at exit), nor in a forked child, where it does not exist. */
+static void *publisher(void *arg)
+{
+	(void)arg;
+	const struct timespec tick = { .tv_nsec = OBS_SETTLE_NS / 2 };
+	for (;;) {
+		nanosleep(&tick, NULL);
+		pthread_mutex_lock(&S.mu);
+		bool gone = !S.seg;
+		int64_t now = now_ns();
+		for (size_t i = 0; !gone && i < S.nq; i++)
+			if (S.qs[i].waited && now - S.qs[i].t_wait >= OBS_SETTLE_NS)
+				close_batch(S.qs[i].nx, &S.qs[i]);
+		pthread_mutex_unlock(&S.mu);
+		if (gone)
+			return NULL;
+	}
+}
+
+static void start_publisher(void)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_attr_t attr;
+	pthread_t t;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &attr, publisher, NULL) != 0) {
+		/* Without it, batches are published when the next starts: later, never lost. */
+	}
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 /* The segment, at the first call seen in this process (a forked child makes its own). */
 static void ensure_segment(void)
 {
@@ -125,6 +167,7 @@ static void ensure_segment(void)
 	}
 	seg_set_timebase(S.seg, GD_TB_OFFSET);
 	seg_set_state(S.seg, GD_SEG_RUNNING);
+	start_publisher();
 }
 
 bool obs_wants_profiling(void)
@@ -287,6 +330,7 @@ bool obs_cmd_begin(const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind 
 	bool keep = false;
 	if (S.enabled) {
 		struct obs_queue *oq = get_queue(q);
+		oq->nx = nx;
 		if (oq->open && oq->waited && kind != OBS_READ)
 			close_batch(nx, oq);
 		oq->waited = false;

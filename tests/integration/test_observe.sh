@@ -9,7 +9,7 @@
 PY=/usr/bin/python3
 APP="$ROOT/tests/observe/seed_app.py"
 CNT="$TMP/cl_counts"
-cc -std=c11 -D_GNU_SOURCE -O2 -o "$CNT" "$ROOT/tests/observe/cl_counts.c" -lOpenCL
+cc -std=c11 -D_GNU_SOURCE -O2 -o "$CNT" "$ROOT/tests/observe/cl_counts.c" -lOpenCL -lpthread
 check "the C test program builds" test -x "$CNT"
 
 # observe NAME ARGS... -- COMMAND: a headless run logging to $TMP/NAME.log, the programs' output
@@ -20,12 +20,17 @@ observe() {
 	"$BIN" --headless -i 0.5 -o "$TMP/$name.log" "$@" 2>"$TMP/$name.err"
 }
 # field LOG EXPR: the value of a Python expression over the log's last row of each process
-# (rows: the list of those rows, as dicts), printed.
+# (rows: the list of those rows, as dicts of strings), printed. The log is CSV or JSONL.
 field() {
 	"$PY" - "$1" "$2" <<'PYEOF'
-import csv, sys
+import csv, json, sys
+text = open(sys.argv[1]).read()
+if text.startswith("{"):
+    log = [{k: "" if v is None else str(v) for k, v in json.loads(l).items()} for l in text.splitlines()]
+else:
+    log = list(csv.DictReader(text.splitlines()))
 last = {}
-for r in csv.DictReader(open(sys.argv[1])):
+for r in log:
     if r["kind"] == "worker":
         last[r["id"]] = r
 rows = [last[k] for k in sorted(last, key=int)]
@@ -53,11 +58,22 @@ sed -n 's/^\[1\] //p' "$TMP/c-preload.err" >"$TMP/observed.out"
 check "the program's output is the same observed or not" cmp "$TMP/plain.out" "$TMP/observed.out"
 check "the queue's added profiling is hidden from the program" grep -q "profiling=0" "$TMP/observed.out"
 
-# A program that forks 3 children, each using OpenCL: 4 rows, the parent without OpenCL calls.
-observe fork -n 1 -- "$CNT" 3 10 3
+# Four threads enqueueing at once, each on its own queue, every batch profiled: the counts are
+# still exact, the kernels' device time is measured, and the program still sees no profiling.
+observe threads -n 1 --profile full -- "$CNT" 5 10 0 4
+got=$(field "$TMP/threads.log" "[(int(r['launches']), int(r['batches']), int(r['waits']), int(r['h2d_bytes'])) for r in rows]")
+check "4 threads: launches, batches, waits and bytes exactly ($got)" test "$got" = "[(200, 20, 20, 327680)]"
+check "4 threads, --profile full: device times measured" test "$(grep -c ',worker,.*,observed,' "$TMP/threads.log")" -gt 0 -a \
+	"$("$PY" -c "import csv,sys; print(any(r['kernel_busy'] not in ('', '0.0000') for r in csv.DictReader(open(sys.argv[1])) if r['kind'] == 'worker'))" "$TMP/threads.log")" = True
+check "4 threads, --profile full: the program still sees no profiling" test "$(grep -c 'profiling=0' "$TMP/threads.err")" -eq 4
+
+# A program that forks 3 children, each using OpenCL: 4 rows, the parent without OpenCL calls;
+# --profile off: nothing measured on the device.
+observe fork -n 1 --profile off -- "$CNT" 3 10 3
 got=$(field "$TMP/fork.log" "sorted(int(r['launches']) for r in rows if r['state'] != 'no OpenCL calls seen')")
 check "every forked child is observed ($got)" test "$got" = "[30, 30, 30]"
 check "the parent says it made no OpenCL call" test "$(field "$TMP/fork.log" "rows[0]['state'] + ' ' + rows[0]['exit_status']")" = "no OpenCL calls seen 0"
+check "--profile off: no device_busy" test -z "$("$PY" -c "import csv,sys; print(''.join(r['device_busy'] for r in csv.DictReader(open(sys.argv[1])) if r['kind'] == 'aggregate'))" "$TMP/fork.log")"
 
 # A program that never uses OpenCL.
 observe none -n 1 -- sleep 1
@@ -65,10 +81,10 @@ sup_state=$(field "$TMP/none.log" "rows[0]['state']")
 check "a program without OpenCL: 'no OpenCL calls seen' ($sup_state)" test "$sup_state" = "no OpenCL calls seen"
 
 # The question's structure in PyOpenCL, 1 and 2 copies (each 1 worker process).
-BATCHES=40
-SIZE=20000
+BATCHES=150
+SIZE=10000
 for n in 1 2; do
-	observe "py$n" -n $n -i 0.25 -- "$PY" "$APP" 1 $BATCHES $SIZE &
+	observe "py$n" -n $n -i 0.2 -f jsonl -- "$PY" "$APP" 1 $BATCHES $SIZE &
 	sup=$!
 	wait $sup
 	ok $? "PyOpenCL x$n: the run ends with the program"
@@ -76,20 +92,27 @@ for n in 1 2; do
 	check "PyOpenCL x$n: one row per worker process ($rows)" test "$rows" = "$n"
 	lpb=$(field "$TMP/py$n.log" "sorted({(int(r['launches']), int(r['batches'])) for r in rows if int(r['launches']) > 0})")
 	check "PyOpenCL x$n: $BATCHES batches of 10 kernel launches ($lpb)" test "$lpb" = "[($((BATCHES * 10)), $BATCHES)]"
-	# The tool's batches/s x size against what each process printed: per process, the batches it
-	# completed between its first window with a batch and its last while running, over that time.
+	# The tool's batches/s x size against what each process printed: per process, the batches
+	# that completed (window_batches, by their end) between the end of its first window with a
+	# batch and the end of its last window while running, over that time.
 	"$PY" - "$TMP/py$n.log" "$TMP/py$n.err" $SIZE <<'PYEOF' >"$TMP/py$n.rate"
-import csv, re, sys
+import json, re, sys
 size = int(sys.argv[3])
 by = {}
-for r in csv.DictReader(open(sys.argv[1])):
-    if r["kind"] == "worker" and r["state"] == "running" and r["batches"] not in ("", "0"):
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["kind"] == "worker" and r.get("launches"):
         by.setdefault(r["id"], []).append(r)
 tool = 0.0
 for rs in by.values():
-    first, last = rs[0], rs[-1]
-    span = float(last["t_s"]) - float(first["t_s"])
-    tool += (int(last["batches"]) - int(first["batches"])) * size / span / 1e6 if span > 0 else float("nan")
+    done, t0, n0, t1, n1 = 0, None, 0, None, 0
+    for r in rs:
+        done += r.get("window_batches", 0)
+        if t0 is None and done:
+            t0, n0 = r["t_s"], done
+        elif t0 is not None and r["state"] == "running":
+            t1, n1 = r["t_s"], done
+    tool += (n1 - n0) * size / (t1 - t0) / 1e6 if t1 else float("nan")
 printed = sum(float(m) for m in re.findall(r"^\[\d+\] ([0-9.]+) Mbit/sec", open(sys.argv[2]).read(), re.M))
 print(tool, printed, abs(tool - printed) <= 0.1 * printed)
 PYEOF
@@ -97,3 +120,16 @@ PYEOF
 	check "PyOpenCL x$n: batches/s x size within 10% of the program's Mbit/s" grep -q "True$" "$TMP/py$n.rate"
 	check "PyOpenCL x$n: no segment, no process left" no_leftovers $sup
 done
+
+# SIGTERM to the tool while the copies run: they are stopped, and nothing is left behind.
+"$BIN" --headless -i 0.5 -o "$TMP/stop.log" -n 2 -- "$PY" "$APP" 2 100000 2000 2>"$TMP/stop.err" &
+sup=$!
+wait_for 60 grep -q ',running,.*,observed,python3,' "$TMP/stop.log"
+ok $? "a long PyOpenCL run is observed"
+kill -TERM $sup
+wait_for 20 gone $sup
+ok $? "SIGTERM ends the run"
+wait $sup 2>/dev/null
+wait_for 10 test "$(pgrep -f -- "$APP" | wc -l)" -eq 0
+ok $? "no process of the program is left"
+check "no segment is left" test "$(segments_of $sup)" -eq 0

@@ -3,11 +3,13 @@
  * work-items, reads N floats back (non-blocking) and waits with clFinish: per process BATCHES
  * batches and waits, BATCHES x LAUNCHES launches, BATCHES x N x 4 bytes each way. With CHILDREN,
  * the process forks that many children first, each of which runs the same loop (the parent makes
- * no OpenCL call). It prints what the program itself sees: the queue's profiling property and a
- * checksum of the results, the same whether it is observed or not.
- * Usage: cl_counts BATCHES LAUNCHES [CHILDREN] */
+ * no OpenCL call). With THREADS, that many threads of the process run the loop at once, each on
+ * a queue of its own. It prints what the program itself sees: the queue's profiling property and
+ * a checksum of the results, the same whether it is observed or not.
+ * Usage: cl_counts BATCHES LAUNCHES [CHILDREN [THREADS]] */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -24,6 +26,35 @@ static void check(cl_int rc, const char *what)
 		fprintf(stderr, "cl_counts: %s: %d\n", what, (int)rc);
 		exit(1);
 	}
+}
+
+static int run(int batches, int launches);
+static int batches_arg, launches_arg;
+
+static void *thread_main(void *arg)
+{
+	(void)arg;
+	run(batches_arg, launches_arg);
+	return NULL;
+}
+
+/* The loop in threads threads at once (threads 0: in this one). */
+static int run_threads(int batches, int launches, int threads)
+{
+	if (threads < 1)
+		return run(batches, launches);
+	pthread_t t[64];
+	cl_platform_id p;
+	cl_device_id d; /* the loader's first use, before the threads (it is not safe from several) */
+	check(clGetPlatformIDs(1, &p, NULL), "clGetPlatformIDs");
+	check(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL), "clGetDeviceIDs");
+	batches_arg = batches;
+	launches_arg = launches;
+	for (int i = 0; i < threads && i < 64; i++)
+		pthread_create(&t[i], NULL, thread_main, NULL);
+	for (int i = 0; i < threads && i < 64; i++)
+		pthread_join(t[i], NULL);
+	return 0;
 }
 
 static int run(int batches, int launches)
@@ -47,7 +78,7 @@ static int run(int batches, int launches)
 	cl_mem buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, N * sizeof(float), NULL, &rc);
 	check(rc, "clCreateBuffer");
 	check(clSetKernelArg(k, 0, sizeof(buf), &buf), "clSetKernelArg");
-	static float host[N];
+	static _Thread_local float host[N];
 	double sum = 0;
 	size_t global = N;
 	for (int b = 0; b < batches; b++) {
@@ -79,11 +110,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	int batches = atoi(argv[1]), launches = atoi(argv[2]), children = argc > 3 ? atoi(argv[3]) : 0;
+	int threads = argc > 4 ? atoi(argv[4]) : 0;
 	if (!children)
-		return run(batches, launches);
+		return run_threads(batches, launches, threads);
 	for (int c = 0; c < children; c++)
 		if (fork() == 0)
-			return run(batches, launches);
+			return run_threads(batches, launches, threads);
 	int failed = 0, st;
 	while (wait(&st) > 0)
 		failed += !WIFEXITED(st) || WEXITSTATUS(st) != 0;
