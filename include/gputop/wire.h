@@ -1,8 +1,9 @@
 /* wire.h: the shared-memory segment a worker publishes into and the supervisor reads: its
  * header, its records and its name, the one contract between the two sides (writer.h is the
  * worker's end, reader.h the supervisor's). Invariants:
- * - One writer (the worker that created the segment) and one reader (the supervisor).
- *   The writer never reads anything the reader writes and never waits for it.
+ * - One writer (the worker that created the segment, or the observed process whose first
+ *   OpenCL call created it: its threads publish under one mutex) and one reader (the
+ *   supervisor). The writer never reads anything the reader writes and never waits for it.
  * - `head` counts records ever published (u64, never wraps in practice). Record i lives
  *   in entry i & (capacity - 1). Full ring: the writer overwrites the oldest record.
  * - Writer, record i: seq = 2i+1 (relaxed); payload (release stores of 64-bit words, which
