@@ -59,12 +59,13 @@ struct gd_kspec {
 	int nargs;
 	uint32_t size, launches; /* items (decode: symbols) per launch, launches per batch */
 	enum gd_dtype dtype;     /* resolved before any worker starts */
+	bool observed;           /* -- COMMAND: the rows are a program's processes, not workers */
 };
 
-/* The kernel's name as logs show it: the user's, or "decode". */
+/* The kernel's name as logs show it: the user's, "decode", or "observed" for a program's. */
 const char *kspec_name(const struct gd_kspec *k);
 /* The unit of the rates: "Mbit/s" for the decode kernel (an item is a decoded bit), "Mitem/s"
- * for a user kernel. */
+ * for a user kernel and an observed program (an item is a work item of a launch). */
 const char *kspec_rate_unit(const struct gd_kspec *k);
 /* Items a batch counts: the decode kernel's size (its launches repeat one codeword batch), a
  * user kernel's size times its launches. */
