@@ -309,8 +309,9 @@ static void close_window(struct gd_session *s, int64_t b)
 const struct gd_frame *session_poll(struct gd_session *s, int64_t now)
 {
 	service_noting_gaps(s, now);
-	/* Observing a program: the run ends with the window in which its last copy ended. */
-	if (s->c.command && now < s->end && sup_programs_live(s->sup) == 0)
+	/* Observing a program: the run ends with the window in which its last copy ended (with -n 0,
+	 * once a copy started with + has). */
+	if (s->c.command && now < s->end && sup_count(s->sup) > 0 && sup_programs_live(s->sup) == 0)
 		s->end = now > s->win_start ? now : s->win_start + 1;
 	calibration_check(s);
 	int64_t b = window_end(s);
