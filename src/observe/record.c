@@ -27,7 +27,7 @@
 #define OBS_PROPS_MAX 32 /* queue properties kept for CL_QUEUE_PROPERTIES_ARRAY */
 #define OBS_EVERY     16 /* --profile sampled: one batch in this many per queue, by default */
 #define OBS_KV_MAX    GD_LAUNCHES_MAX
-#define OBS_SETTLE_NS (50 * 1000 * 1000) /* a waited batch with nothing after it is published then */
+#define OBS_SETTLE_NS (GD_NS_PER_S / 20) /* a waited batch with nothing after it is published then */
 
 struct obs_ev {
 	cl_event e;

@@ -57,6 +57,7 @@ done
 sed -n 's/^\[1\] //p' "$TMP/c-preload.err" >"$TMP/observed.out"
 check "the program's output is the same observed or not" cmp "$TMP/plain.out" "$TMP/observed.out"
 check "the queue's added profiling is hidden from the program" grep -q "profiling=0" "$TMP/observed.out"
+check "the errors of failing calls reach the program unchanged, uncounted" grep -q "errors=-36,-53" "$TMP/observed.out"
 
 # Four threads enqueueing at once, each on its own queue, every batch profiled: the counts are
 # still exact, the kernels' device time is measured, and the program still sees no profiling.

@@ -4,8 +4,8 @@
  * batches and waits, BATCHES x LAUNCHES launches, BATCHES x N x 4 bytes each way. With CHILDREN,
  * the process forks that many children first, each of which runs the same loop (the parent makes
  * no OpenCL call). With THREADS, that many threads of the process run the loop at once, each on
- * a queue of its own. It prints what the program itself sees: the queue's profiling property and
- * a checksum of the results, the same whether it is observed or not.
+ * a queue of its own. It prints what the program itself sees: the queue's profiling property, a
+ * checksum of the results and the errors of two calls that fail, the same observed or not.
  * Usage: cl_counts BATCHES LAUNCHES [CHILDREN [THREADS]] */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
@@ -92,8 +92,11 @@ static int run(int batches, int launches)
 		for (int i = 0; i < N; i++)
 			sum += host[i];
 	}
-	printf("pid-free result: profiling=%d checksum=%.6f\n", (props & CL_QUEUE_PROFILING_ENABLE) != 0,
-	       sum);
+	/* Two calls that fail: their errors are the program's to see, and nothing of them counts. */
+	cl_int bad_finish = clFinish(NULL);
+	cl_int bad_launch = clEnqueueNDRangeKernel(q, k, 0, NULL, &global, NULL, 0, NULL, NULL);
+	printf("pid-free result: profiling=%d checksum=%.6f errors=%d,%d\n",
+	       (props & CL_QUEUE_PROFILING_ENABLE) != 0, sum, (int)bad_finish, (int)bad_launch);
 	fflush(stdout);
 	clReleaseMemObject(buf);
 	clReleaseKernel(k);
