@@ -85,7 +85,7 @@ check "a program without OpenCL: 'no OpenCL calls seen' ($sup_state)" test "$sup
 BATCHES=150
 SIZE=10000
 for n in 1 2; do
-	observe "py$n" -n $n -i 0.2 -f jsonl -- "$PY" "$APP" 1 $BATCHES $SIZE &
+	observe "py$n" -n $n -i 0.2 -f jsonl --trace "$TMP/py$n.trace" -- "$PY" "$APP" 1 $BATCHES $SIZE &
 	sup=$!
 	wait $sup
 	ok $? "PyOpenCL x$n: the run ends with the program"
@@ -95,7 +95,7 @@ for n in 1 2; do
 	check "PyOpenCL x$n: $BATCHES batches of 10 kernel launches ($lpb)" test "$lpb" = "[($((BATCHES * 10)), $BATCHES)]"
 	# The tool's batches/s x size against what each process printed: per process, the batches
 	# that completed (window_batches, by their end) between the end of its first window with a
-	# batch and the end of its last window while running, over that time.
+	# batch and the end of its last, over that time (not its start-up, nor Python's teardown).
 	"$PY" - "$TMP/py$n.log" "$TMP/py$n.err" $SIZE <<'PYEOF' >"$TMP/py$n.rate"
 import json, re, sys
 size = int(sys.argv[3])
@@ -111,7 +111,7 @@ for rs in by.values():
         done += r.get("window_batches", 0)
         if t0 is None and done:
             t0, n0 = r["t_s"], done
-        elif t0 is not None and r["state"] == "running":
+        elif t0 is not None and r["state"] == "running" and r.get("window_batches"):
             t1, n1 = r["t_s"], done
     tool += (n1 - n0) * size / (t1 - t0) / 1e6 if t1 else float("nan")
 printed = sum(float(m) for m in re.findall(r"^\[\d+\] ([0-9.]+) Mbit/sec", open(sys.argv[2]).read(), re.M))
@@ -120,6 +120,46 @@ PYEOF
 	diag "$TMP/py$n.rate"
 	check "PyOpenCL x$n: batches/s x size within 10% of the program's Mbit/s" grep -q "True$" "$TMP/py$n.rate"
 	check "PyOpenCL x$n: no segment, no process left" no_leftovers $sup
+	# device_busy, the union over every observed process, against the union of the trace's kernels
+	# (which puts a batch's kernels where they ran; the log, in the window the batch ended in).
+	"$PY" - "$TMP/py$n.trace" "$TMP/py$n.log" >"$TMP/py$n.union" 2>&1 <<'PYEOF'
+import json, sys
+events = json.load(open(sys.argv[1]))
+log = [json.loads(l) for l in open(sys.argv[2])]
+kernels = [(e["ts"], e["ts"] + e["dur"]) for e in events if e.get("cat") == "kernel"]
+batches = {}
+for e in events:
+    if e.get("cat") == "kernel":
+        batches.setdefault((e["pid"], e["args"]["batch"]), []).append((e["ts"], e["ts"] + e["dur"]))
+
+def union(ivs, a, b):
+    total, cs, ce = 0.0, None, None
+    for s, e in sorted(ivs) + [(float("inf"), float("inf"))]:
+        if cs is not None and s > ce:
+            total += max(0.0, min(ce, b) - max(cs, a))
+            cs = None
+        if cs is None:
+            cs, ce = s, e
+        else:
+            ce = max(ce, e)
+    return total
+
+worst, n = 0.0, 0
+for row in log:
+    if row["kind"] != "aggregate" or "device_busy" not in row:
+        continue
+    b = row["t_s"] * 1e6
+    a = b - row["window_s"] * 1e6
+    crossing = [iv for ivs in batches.values() for edge in (a, b)
+                if min(s for s, _ in ivs) < edge < max(e for _, e in ivs) for iv in ivs]
+    slack = union(crossing, a, b) / (b - a)
+    worst = max(worst, abs(union(kernels, a, b) / (b - a) - row["device_busy"]) - slack)
+    n += 1
+print("# %d windows, worst difference beyond batches across an edge %.4f" % (n, worst))
+assert n >= 2 and worst <= 0.02
+PYEOF
+	ok $? "PyOpenCL x$n: device_busy is the union of the trace's kernels in every window"
+	diag "$TMP/py$n.union"
 done
 
 # SIGTERM to the tool while the copies run: they are stopped, and nothing is left behind.
