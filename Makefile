@@ -5,6 +5,7 @@ PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share/gputop-decode
 MANDIR ?= $(PREFIX)/share/man/man1
+LIBDIR ?= $(PREFIX)/lib/gputop-decode
 
 # CC is make's own (cc unless the command line or the environment says otherwise).
 PKG_CONFIG ?= pkg-config
@@ -48,15 +49,19 @@ BIN := gputop-decode
 # Every .c under src/, folders included; objects mirror the tree. The archive holds all but
 # main.o: a unit test links against it, so the linker takes only the objects that test needs,
 # and --as-needed drops the libraries none of them call.
-SRCS := $(sort $(shell find src -name '*.c'))
+SRCS := $(sort $(shell find src -name '*.c' -not -path 'src/observe/*'))
 OBJS := $(SRCS:src/%.c=$(BUILD)/%.o)
 LIB := $(BUILD)/libgputop.a
 LIB_OBJS := $(filter-out $(BUILD)/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+OBSLIB := libgputop-observe.so
+OBS_SRCS := $(sort $(wildcard src/observe/*.c)) src/ring/writer.c src/ring/wire.c src/common.c src/worker/timebase.c
+OBS_OBJS := $(OBS_SRCS:src/%.c=build/observe/%.o)
+OBS_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude $(WARN) $(OPENCL_CFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden
 
 .PHONY: all deps run test check unit bench lint format format-check fuzz install uninstall clean
-all: $(BIN)
+all: $(BIN) $(OBSLIB) $(BUILD)/bench/seed_loop
 
 # Installs what is missing (apt-get, as root), then builds and opens the dashboard.
 run: deps
@@ -86,6 +91,21 @@ $(BUILD)/%.o: src/%.c $(OBJ_STAMP)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
+# libgputop-observe.so, loaded into programs the tool observes (doc/observe.md): src/observe/ and
+# the segment's writer, position-independent, every symbol hidden but the OpenCL entry points it
+# wraps. Never sanitized (an instrumented library cannot load into an uninstrumented program)
+# and never linked with libOpenCL: it finds the loader's functions at run time. It sits next to
+# the binary, where the tool looks first.
+
+build/observe/%.o: src/%.c $(OBJ_STAMP)
+	@mkdir -p $(@D)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(OBS_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(OBSLIB): $(OBS_OBJS)
+	$(call say,LINK,$@)
+	$(Q)$(CC) -shared -Wl,-z,defs -o $@ $(OBS_OBJS) -ldl -lpthread -lrt
+
 $(LIB): $(LIB_OBJS)
 	$(call say,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $(LIB_OBJS)
@@ -95,7 +115,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB) tests/unit/tap.h $(OBJ_STAMP)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MMD -MP -o $@ $< $(LIB) $(LDFLAGS) -Wl,--as-needed $(LDLIBS)
 
--include $(OBJS:.o=.d) $(UNIT_BINS:=.d)
+-include $(OBJS:.o=.d) $(UNIT_BINS:=.d) $(OBS_OBJS:.o=.d)
 
 # Every test: unit binaries and integration scripts, each in its own process with a timeout.
 # The last line is the summary "N passed, N failed". Missing packages are installed first;
@@ -103,7 +123,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB) tests/unit/tap.h $(OBJ_STAMP)
 test: deps
 	@$(MAKE) --no-print-directory check
 
-check: $(BIN) $(UNIT_BINS)
+check: $(BIN) $(OBSLIB) $(UNIT_BINS)
 	@BUILD=$(BUILD) SANITIZER=$(SANITIZER) tests/run.sh $(UNIT_BINS) $(sort $(wildcard tests/integration/test_*.sh))
 
 unit: $(UNIT_BINS)
@@ -129,6 +149,13 @@ $(BUILD)/bench/ref_loop $(BUILD)/bench/seed_replica: $(BUILD)/bench/%: bench/%.c
 	@mkdir -p $(@D)
 	$(call say,CC,$<)
 	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(OPENCL_CFLAGS) $(CFLAGS) -o $@ $< $(OPENCL_LIBS) -lm
+
+# The question's loop in C, to observe on machines without PyOpenCL (doc/observe.md).
+# Its inputs come from src/rng.c (numpy's legacy normal, value for value), taken from the archive.
+$(BUILD)/bench/seed_loop: bench/seed_loop.c $(LIB) $(OBJ_STAMP)
+	@mkdir -p $(@D)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) -Wl,--as-needed $(LDLIBS)
 
 # libFuzzer harnesses (clang): `make fuzz FUZZ_SECONDS=30` builds them into build/fuzz and runs
 # each for that long from the seeds in fuzz/corpus/; new inputs and any crash stay in build/fuzz.
@@ -170,18 +197,20 @@ format-check:
 # Every file under kernels/ (subdirectories too) goes to $(DATADIR)/kernels, where the binary
 # looks for them (from $(BINDIR): ../share/gputop-decode/kernels). uninstall removes exactly
 # the files kernels/ holds, then the directories that are left empty.
-install: $(BIN)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/kernels $(DESTDIR)$(MANDIR)
+install: $(BIN) $(OBSLIB) $(BUILD)/bench/seed_loop
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/kernels $(DESTDIR)$(MANDIR) $(DESTDIR)$(LIBDIR)
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/$(BIN)
+	install -m 644 $(OBSLIB) $(DESTDIR)$(LIBDIR)/$(OBSLIB)
 	find kernels -type f | while IFS= read -r f; do \
 		install -D -m 644 "$$f" "$(DESTDIR)$(DATADIR)/$$f" || exit 1; done
 	install -m 644 doc/gputop-decode.1 $(DESTDIR)$(MANDIR)/gputop-decode.1
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/$(BIN) $(DESTDIR)$(MANDIR)/gputop-decode.1
+	rm -f $(DESTDIR)$(BINDIR)/$(BIN) $(DESTDIR)$(MANDIR)/gputop-decode.1 $(DESTDIR)$(LIBDIR)/$(OBSLIB)
+	-rmdir $(DESTDIR)$(LIBDIR) 2>/dev/null; true
 	find kernels -type f | while IFS= read -r f; do rm -f "$(DESTDIR)$(DATADIR)/$$f"; done
 	find kernels -depth -type d | while IFS= read -r d; do rmdir "$(DESTDIR)$(DATADIR)/$$d" 2>/dev/null; done; true
 	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null; true
 
 clean:
-	rm -rf build $(BIN)
+	rm -rf build $(BIN) $(OBSLIB)

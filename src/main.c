@@ -3,6 +3,7 @@
  * list-devices. Nothing below this file sees the options themselves. */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -285,15 +286,93 @@ static int open_outputs(const struct gd_opts *o, const struct gd_device *dev, in
 	return 0;
 }
 
+/* ---- observing a program (-- COMMAND) ---- */
+
+/* libgputop-observe.so: GPUTOP_DECODE_OBSERVE_LIB, else next to the executable (the build tree),
+ * else where make install puts it (BINDIR/../lib/gputop-decode). An absolute path in buf, or
+ * -1 with err filled. */
+static int observe_lib(char *buf, size_t n, char *err, size_t errlen)
+{
+	static const char *const rel[] = { "/libgputop-observe.so",
+		                           "/../lib/" GD_NAME "/libgputop-observe.so" };
+	const char *env = getenv("GPUTOP_DECODE_OBSERVE_LIB");
+	char exe[PATH_MAX], path[PATH_MAX + 64];
+	exe_of("/proc/self/exe", exe, sizeof(exe));
+	const char *dir = dirname(exe);
+	for (int i = env && *env ? -1 : 0; i < (int)GD_ARRAY_LEN(rel); i++) {
+		if (i < 0)
+			str_copy(path, sizeof(path), env);
+		else
+			snprintf(path, sizeof(path), "%s%s", dir, rel[i]);
+		if (access(path, R_OK) == 0 && realpath(path, buf) && strlen(buf) < n)
+			return 0;
+		if (i < 0)
+			break; /* an explicit library is the only one looked at */
+	}
+	snprintf(err, errlen, "libgputop-observe.so not found %s",
+	         env && *env ? "at GPUTOP_DECODE_OBSERVE_LIB"
+	                     : "next to the executable or in ../lib/" GD_NAME);
+	return -1;
+}
+
+/* Whether the command can be started: a path that is executable, or a name found in PATH. */
+static bool command_exists(const char *cmd)
+{
+	if (strchr(cmd, '/'))
+		return access(cmd, X_OK) == 0;
+	const char *path = getenv("PATH");
+	char dir[PATH_MAX], full[2 * PATH_MAX];
+	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+		size_t len = strcspn(p, ":");
+		snprintf(dir, sizeof(dir), "%.*s", (int)len, p);
+		snprintf(full, sizeof(full), "%s/%s", len ? dir : ".", cmd);
+		if (access(full, X_OK) == 0)
+			return true;
+		p += len + (p[len] == ':');
+	}
+	return false;
+}
+
+/* The dashboard keeps the programs' output in a file of its own, so the screen stays whole. */
+static int program_log(char *path, size_t n)
+{
+	snprintf(path, n, "/tmp/" GD_NAME "-programs-XXXXXX.log");
+	return mkostemps(path, 4, O_CLOEXEC);
+}
+
 /* The dashboard or the headless role, from the resolved options and the run's devices. */
 static int run_role(const struct gd_opts *o, const struct gd_device *dev, int ndev, struct gd_outputs *outs)
 {
 	static struct gd_session_config c; /* sixteen devices' facts: off the stack */
+	static char lib[PATH_MAX], logpath[64];
 	session_config_of(o, dev, ndev, &c);
+	c.command = o->command;
+	c.via = o->via;
+	c.observe_lib = lib;
+	c.program_out = STDERR_FILENO;
+	if (o->command) {
+		char err[PATH_MAX + 128];
+		if (observe_lib(lib, sizeof(lib), err, sizeof(err))) {
+			fprintf(stderr, GD_NAME ": %s\n", err);
+			return GD_EXIT_FAIL;
+		}
+		fprintf(stderr, GD_NAME ": observing %s through %s (%s)\n", o->command[0],
+		        o->via == GD_VIA_LAYER     ? "the OpenCL loader layer"
+		        : o->via == GD_VIA_PRELOAD ? "LD_PRELOAD"
+		                                   : "the OpenCL loader layer and LD_PRELOAD",
+		        lib);
+	}
 	if (o->role == GD_ROLE_DASHBOARD) {
 		const struct gd_optdef *iv = opts_find("interval");
 		const struct gd_dashboard_config d = { .interval_min = iv->min, .interval_max = iv->max };
-		return dashboard_run(&c, &d, outs);
+		if (o->command && (c.program_out = program_log(logpath, sizeof(logpath))) < 0)
+			c.program_out = STDERR_FILENO;
+		int rc = dashboard_run(&c, &d, outs);
+		if (c.program_out != STDERR_FILENO) {
+			close(c.program_out);
+			fprintf(stderr, GD_NAME ": the programs' output is in %s\n", logpath);
+		}
+		return rc;
 	}
 	if (!o->nsweep)
 		return headless_run(&c, outs);
@@ -348,6 +427,10 @@ int main(int argc, char **argv)
 	char err[512];
 	if (opts_parse(argc, argv, &o, err, sizeof(err)))
 		return usage_error(err);
+	if (o.command && !command_exists(o.command[0])) {
+		snprintf(err, sizeof(err), "%.200s: command not found", o.command[0]);
+		return usage_error(err);
+	}
 	int status = run_simple_role(&o);
 	if (status >= 0)
 		return status;

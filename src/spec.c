@@ -52,12 +52,14 @@ enum gd_generator gd_generator_of(enum gd_generator g, enum gd_mode m)
 
 const char *kspec_name(const struct gd_kspec *k)
 {
+	if (k->observed)
+		return "observed";
 	return k->source && k->name ? k->name : "decode";
 }
 
 const char *kspec_rate_unit(const struct gd_kspec *k)
 {
-	return k->source ? "Mitem/s" : "Mbit/s";
+	return k->source || k->observed ? "Mitem/s" : "Mbit/s";
 }
 
 uint64_t kspec_items_per_batch(const struct gd_kspec *k)

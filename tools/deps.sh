@@ -17,6 +17,10 @@ have_pc libmicrohttpd || need+=(libmicrohttpd-dev) # --listen serves /metrics th
 ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1 || need+=(pocl-opencl-icd)
 have_cmd tmux || need+=(tmux)
 have_cmd python3 || need+=(python3)
+# test_observe.sh observes a PyOpenCL program of the question's structure (Debian's python3).
+for m in pyopencl:python3-pyopencl mako:python3-mako numpy:python3-numpy; do
+	/usr/bin/python3 -c "import ${m%%:*}" 2>/dev/null || need+=("${m#*:}")
+done
 have_cmd timeout || need+=(coreutils)
 have_cmd ps || need+=(procps)
 have_cmd localedef || need+=(locales) # the locale test generates de_DE.UTF-8

@@ -36,6 +36,13 @@ struct gd_sample {
 	uint64_t win_devrecs, win_estimated;
 	uint32_t sample_every; /* --profile sampled: profiled 2 batches in this many; 0: n/a */
 	double observer_share; /* measured share of the batches' time taken by profiling; NAN: n/a */
+	/* An observed program's process (gd_worker_info): its path, name, totals and end. */
+	bool observed;
+	enum gd_seg_source via;
+	char comm[16];
+	uint64_t kernels;
+	struct gd_obs_totals obs;
+	int exit_status; /* -1: n/a */
 	char error[GD_ERR_LEN];
 };
 

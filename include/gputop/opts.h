@@ -58,6 +58,8 @@ struct gd_opts {
 	const char *kargs[GD_KARGS_MAX]; /* --arg NAME=VALUE, in the order given */
 	int nkargs;
 	struct gd_worker_args worker; /* worker role only */
+	char **command;               /* after "--": the program to start and observe; NULL: workers */
+	enum gd_via via;              /* --observe-via */
 };
 
 /* What an option's value is. */

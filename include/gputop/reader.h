@@ -15,6 +15,7 @@ enum gd_state {
 	GD_ST_EXITED = GD_SEG_EXITED,
 	GD_ST_FAILED = GD_SEG_FAILED,
 	GD_ST_STALLED = GD_SEG_STATE_COUNT, /* heartbeat older than 3 intervals, and 1 s */
+	GD_ST_NOCL,                         /* an observed program that has made no OpenCL call (yet) */
 	GD_ST_COUNT
 };
 const char *gd_state_name(enum gd_state st);
@@ -33,7 +34,10 @@ struct gd_seg_view {
 	enum gd_state state;
 	enum gd_timebase timebase;
 	int64_t heartbeat_ns;
-	uint64_t batches, items;
+	uint64_t batches, items, kernels;
+	enum gd_seg_source source;
+	struct gd_obs_totals obs;
+	char comm[16];
 	char error[GD_ERR_LEN]; /* empty unless state is failed */
 };
 

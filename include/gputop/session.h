@@ -27,6 +27,12 @@ struct gd_session_config {
 	double interval_s; /* the window */
 	double duration_s; /* 0: until stopped */
 	bool calibrate;    /* measure each device's ceiling before the first worker starts */
+	/* -- COMMAND: procs copies of it are started and observed instead of workers; the run
+	 * ends once every copy has ended. */
+	char *const *command;
+	const char *observe_lib; /* libgputop-observe.so, an absolute path */
+	enum gd_via via;
+	int program_out; /* where the programs' output goes (prefixed lines) */
 };
 
 struct gd_session;

@@ -27,6 +27,8 @@ struct gd_devref {
 enum gd_mode { GD_MODE_SEED, GD_MODE_PIPELINED, GD_MODE_KERNEL_ONLY, GD_MODE_COUNT };
 /* What a worker profiles: every command, some batches (sampler.h), or nothing. */
 enum gd_profile { GD_PROF_FULL, GD_PROF_SAMPLED, GD_PROF_OFF, GD_PROF_COUNT };
+/* How an observed program (-- COMMAND) loads libgputop-observe.so: both ways, or only one. */
+enum gd_via { GD_VIA_BOTH, GD_VIA_LAYER, GD_VIA_PRELOAD, GD_VIA_COUNT };
 enum gd_dtype { GD_DT_AUTO, GD_DT_F32, GD_DT_F64, GD_DT_COUNT };
 /* The host's normal generator for the inputs (rng.h): the ziggurat, or numpy's legacy
  * np.random.RandomState.normal (MT19937 and Marsaglia's polar Box-Muller method, value for
@@ -57,12 +59,13 @@ struct gd_kspec {
 	int nargs;
 	uint32_t size, launches; /* items (decode: symbols) per launch, launches per batch */
 	enum gd_dtype dtype;     /* resolved before any worker starts */
+	bool observed;           /* -- COMMAND: the rows are a program's processes, not workers */
 };
 
-/* The kernel's name as logs show it: the user's, or "decode". */
+/* The kernel's name as logs show it: the user's, "decode", or "observed" for a program's. */
 const char *kspec_name(const struct gd_kspec *k);
 /* The unit of the rates: "Mbit/s" for the decode kernel (an item is a decoded bit), "Mitem/s"
- * for a user kernel. */
+ * for a user kernel and an observed program (an item is a work item of a launch). */
 const char *kspec_rate_unit(const struct gd_kspec *k);
 /* Items a batch counts: the decode kernel's size (its launches repeat one codeword batch), a
  * user kernel's size times its launches. */

@@ -26,6 +26,13 @@ struct gd_sup_config {
 	int max_procs;     /* live workers at once, at most */
 	double interval_s; /* the sampling interval: a worker is stalled after 3 (and at least 1 s) without a
 	                      heartbeat */
+	/* Observing a program instead of running workers (doc/observe.md): */
+	char *const *command;    /* the program and its arguments; NULL: workers */
+	const char *observe_lib; /* libgputop-observe.so, an absolute path */
+	enum gd_via via;         /* how the program loads it */
+	enum gd_profile profile; /* the profiling policy it applies */
+	uint32_t sample_every;   /* its period under sampled; 0: its default */
+	int program_out; /* where the programs' output goes, a line at a time, prefixed with the row id */
 };
 
 /* Sets up signal handling for children and sweeps stale segments. Returns NULL with a message
@@ -42,6 +49,11 @@ void sup_reap_all(struct gd_sup *sup, int64_t grace_ns, gd_record_fn on_record, 
 /* Frees sup (its workers reaped: sup_reap_all). NULL is fine. */
 void sup_free(struct gd_sup *sup);
 
+/* Starts one more copy of the command (a row that other rows may join: the processes it starts
+ * that make OpenCL calls); its index, or -1 (limit reached or spawn failed: err). */
+int sup_spawn_program(struct gd_sup *sup, char *err, size_t errlen);
+/* Copies of the command still running. */
+int sup_programs_live(const struct gd_sup *sup);
 /* Starts one more worker on device dev (an index into the run's devices), or with dev < 0 on
  * the one sup_place picks; returns its index, or -1 (limit reached or spawn failed: err). */
 int sup_spawn(struct gd_sup *sup, int dev, char *err, size_t errlen);

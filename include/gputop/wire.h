@@ -1,8 +1,9 @@
 /* wire.h: the shared-memory segment a worker publishes into and the supervisor reads: its
  * header, its records and its name, the one contract between the two sides (writer.h is the
  * worker's end, reader.h the supervisor's). Invariants:
- * - One writer (the worker that created the segment) and one reader (the supervisor).
- *   The writer never reads anything the reader writes and never waits for it.
+ * - One writer (the worker that created the segment, or the observed process whose first
+ *   OpenCL call created it: its threads publish under one mutex) and one reader (the
+ *   supervisor). The writer never reads anything the reader writes and never waits for it.
  * - `head` counts records ever published (u64, never wraps in practice). Record i lives
  *   in entry i & (capacity - 1). Full ring: the writer overwrites the oldest record.
  * - Writer, record i: seq = 2i+1 (relaxed); payload (release stores of 64-bit words, which
@@ -28,7 +29,7 @@
 #include <sys/types.h>
 
 #define GD_SEG_MAGIC     0x31524447u /* "GDR1" */
-#define GD_SEG_VERSION   1u
+#define GD_SEG_VERSION   2u
 #define GD_SEG_PREFIX    "gputop-decode."
 #define GD_RING_CAPACITY 1024u
 #define GD_RING_OFFSET   4096u /* the ring starts on its own page */
@@ -46,6 +47,24 @@ enum gd_seg_state {
 	GD_SEG_EXITED,
 	GD_SEG_FAILED,
 	GD_SEG_STATE_COUNT
+};
+
+/* Who wrote a segment: a worker of the tool, or the observation library inside a program the
+ * tool started (libgputop-observe.so), loaded as an OpenCL loader layer or by LD_PRELOAD. */
+enum gd_seg_source {
+	GD_SRC_WORKER,
+	GD_SRC_LAYER,   /* observed: the ICD loader's layer (OPENCL_LAYERS) */
+	GD_SRC_PRELOAD, /* observed: LD_PRELOAD wrappers of the OpenCL entry points */
+	GD_SRC_COUNT
+};
+/* "worker", "layer", "preload". */
+const char *gd_source_name(enum gd_seg_source s);
+
+/* An observed program's totals that a record has no room for: its transfers and host waits. */
+struct gd_obs_totals {
+	uint64_t h2d_bytes, d2h_bytes; /* bytes written to and read (or mapped) from the device */
+	uint64_t h2d_count, d2h_count; /* the commands that moved them */
+	uint64_t waits;                /* host waits: clFinish, clWaitForEvents, blocking commands */
 };
 
 /* How device timestamps were mapped onto the host's CLOCK_MONOTONIC. */
@@ -123,7 +142,9 @@ void gd_rec_set_kernels(struct gd_rec *r, const int64_t (*kv)[2], uint32_t n);
 struct gd_seg_info {
 	uint64_t generation;  /* random, chosen by the supervisor */
 	uint32_t id;          /* the worker's id, from 1 */
-	uint32_t dtype_bytes; /* 4 or 8 */
+	uint32_t dtype_bytes; /* 4 or 8; 0 for an observed program */
+	enum gd_seg_source source;
+	char comm[16]; /* an observed program's command name; "" for a worker */
 	char device[GD_DEV_LEN];
 };
 
@@ -145,6 +166,11 @@ struct gd_seg_header {
 	int64_t heartbeat_ns;
 	uint64_t batches, items, kernels;
 	uint64_t head;
+	uint32_t source; /* enum gd_seg_source; an observed program's may change once, from LD_PRELOAD
+	                  * to the layer, when the loader initialises the layer after the first call */
+	uint32_t pad;
+	struct gd_obs_totals obs; /* observed programs only; zero for a worker */
+	char comm[16];
 	char device[GD_DEV_LEN];
 	char error[GD_ERR_LEN]; /* written before state becomes FAILED */
 };
@@ -161,5 +187,9 @@ void seg_name(char *buf, size_t n, pid_t supervisor, unsigned id, uint64_t gen);
  * then sizes and fills (seg_create). Nobody else can remove or replace it in /dev/shm (sticky).
  * 0, or -1 with errno (EEXIST: the name is taken, pick another generation). */
 int seg_reserve(const char *name);
+/* An observed program's: "/gputop-decode.<uid>.<supervisor pid>.o<token>.<pid>", the token (16 hex
+ * digits) random, chosen by the supervisor and passed in the program's environment, so no other
+ * user can predict the name; the header's generation holds the token too. */
+void seg_name_observed(char *buf, size_t n, pid_t supervisor, uint64_t token, pid_t pid);
 
 #endif

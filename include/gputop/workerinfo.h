@@ -20,6 +20,14 @@ struct gd_worker_info {
 	enum gd_timebase timebase;
 	uint64_t batches, items; /* the worker's own totals */
 	uint64_t lost;           /* records the reader could not use */
+	/* An observed program's process (-- COMMAND): one the supervisor started (a copy), or one
+	 * found by its segment (a child of a copy). */
+	bool observed;
+	enum gd_seg_source via; /* the path its OpenCL calls were seen through */
+	char comm[16];          /* its command name */
+	uint64_t kernels;       /* launches, since start */
+	struct gd_obs_totals obs;
+	int exit_status; /* a copy that ended: its status (128 + signal when killed); -1: n/a */
 	char error[GD_ERR_LEN];
 };
 

@@ -19,5 +19,8 @@ void seg_set_error(struct gd_seg *seg, const char *msg);
 void seg_heartbeat(struct gd_seg *seg);
 /* Adds to the monotonic totals (written only by the worker). */
 void seg_add_totals(struct gd_seg *seg, uint64_t batches, uint64_t items, uint64_t kernels);
+/* An observed program's: the path its calls come through, and its transfer and wait totals. */
+void seg_set_source(struct gd_seg *seg, enum gd_seg_source src);
+void seg_set_obs_totals(struct gd_seg *seg, const struct gd_obs_totals *t);
 
 #endif

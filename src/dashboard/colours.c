@@ -32,7 +32,7 @@ static const struct {
 static const enum ui_pair state_pairs[GD_ST_COUNT] = {
 	[GD_ST_STARTING] = UI_P_WARN, [GD_ST_RUNNING] = UI_P_GOOD, [GD_ST_PAUSED] = UI_P_INFO,
 	[GD_ST_STOPPING] = UI_P_WARN, [GD_ST_EXITED] = UI_P_DIM,   [GD_ST_FAILED] = UI_P_BAD,
-	[GD_ST_STALLED] = UI_P_BAD,
+	[GD_ST_STALLED] = UI_P_BAD,   [GD_ST_NOCL] = UI_P_DIM,
 };
 
 void ui_colours(struct ui *u)

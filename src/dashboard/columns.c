@@ -115,8 +115,8 @@ double ui_col_value(const struct ui_col *c, const struct gd_sample *s, char *tex
 		return pid;
 	case UI_K_STATE:
 		memcpy(&st, p, sizeof(st));
-		if (text)
-			snprintf(text, n, "%s", gd_state_name(st));
+		if (text) /* the long name of an observed row without OpenCL calls is in its bar's place */
+			snprintf(text, n, "%s", st == GD_ST_NOCL ? "no CL" : gd_state_name(st));
 		return (double)st;
 	case UI_K_U64:
 		memcpy(&count, p, sizeof(count));

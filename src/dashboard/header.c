@@ -22,6 +22,13 @@ static int settings(const struct ui *u, char p[][96], int width)
 	const struct gd_workload *w = session_workload(u->s);
 	const struct gd_kspec *k = &w->kernel;
 	unsigned g = (unsigned)w->generator < GD_GEN_COUNT ? (unsigned)w->generator : GD_GEN_AUTO;
+	if (k->observed) { /* a program's processes: the workers' settings do not apply */
+		snprintf(p[0], 96, "observed program");
+		snprintf(p[1], 96, "profile %s", gd_profile_name(w->profile));
+		snprintf(p[2], 96, "interval %g s", session_interval(u->s));
+		snprintf(p[3], 96, "timebase %s", gd_timebase_name(session_frame(u->s)->timebase));
+		return 4;
+	}
 	for (int l = 0; l < 4; l++) {
 		bool c = l > 0;
 		snprintf(p[0], 96, c ? "%u sym" : "size %u", (unsigned)k->size);

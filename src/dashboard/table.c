@@ -168,6 +168,8 @@ static void draw_row(struct ui *u, WINDOW *w, int y, const struct gd_sample *s, 
 	int bw = getmaxx(w) - bar;
 	if (s->error[0] && s->state == GD_ST_EXITED)
 		ui_put(w, y, bar, base | ui_attr(u, UI_P_DIM), s->error);
+	else if (s->state == GD_ST_NOCL)
+		ui_put(w, y, bar, base | ui_attr(u, UI_P_DIM), gd_state_name(s->state));
 	else if (bw >= 3)
 		draw_bar(u, w, y, bar, bw, base, &s->bd);
 }

@@ -89,6 +89,8 @@ const char *opts_usage(void)
 	text_printf(&t,
 	            "usage: " GD_NAME " [OPTIONS]                 interactive dashboard (needs a terminal)\n"
 	            "       " GD_NAME " --headless [OPTIONS]      no dashboard: samples go to a log\n"
+	            "       " GD_NAME " [OPTIONS] -- COMMAND [ARGS...]\n"
+	            "                                          observe COMMAND's OpenCL processes instead\n"
 	            "       " GD_NAME " --list-devices            platforms and devices, with indices\n\n");
 	for (size_t i = 0; i < opts_ndefs; i++)
 		if (opts_defs[i].help)

@@ -484,6 +484,22 @@ static int check_applies(struct parser *p, const struct gd_opts *o)
 	return 0;
 }
 
+/* -- COMMAND runs copies of a program instead of workers: --observe-via needs it, a sweep and
+ * the worker's own loop (--kernel, --verify) do not go with it. */
+static int check_command(struct parser *p, const struct gd_opts *o)
+{
+	size_t via = (size_t)(opts_find("observe-via") - opts_defs);
+	if (!o->command && (p->given >> via & 1)) {
+		p->opt = "--observe-via";
+		return fail(p, "needs -- COMMAND");
+	}
+	if (o->command && (o->nsweep || o->kernel || o->verify)) {
+		p->opt = o->nsweep ? "--sweep" : o->kernel ? "--kernel" : "--verify";
+		return fail(p, "does not apply to an observed program (-- COMMAND)");
+	}
+	return 0;
+}
+
 /* A user kernel's options need --kernel; the decode kernel's own (--dtype, --verify's CPU
  * reference) do not apply to it. */
 static int check_kernel(struct parser *p, const struct gd_opts *o)
@@ -635,14 +651,17 @@ int opts_parse(int argc, char **argv, struct gd_opts *o, char *err, size_t errle
 		if (take(&p, c, li, optarg, o))
 			return -1;
 	}
-	if (optind < argc) {
+	/* After "--", the program to observe and its arguments (getopt_long stops there). */
+	if (optind < argc && optind > 1 && strcmp(argv[optind - 1], "--") == 0)
+		o->command = &argv[optind];
+	else if (optind < argc) {
 		p.opt = argv[optind];
 		return fail(&p, "unexpected argument (see --help)");
 	}
 	if (o->role != GD_ROLE_NONE)
 		return 0; /* help, version or an internal role: nothing else applies */
 	settle_role(&p, o);
-	if (check_applies(&p, o))
+	if (check_applies(&p, o) || check_command(&p, o))
 		return -1;
 	return check_bounds(&p, o);
 }

@@ -17,6 +17,7 @@ static const char *const dtype_names[GD_DT_COUNT] = {
 };
 static const char *const format_names[GD_FMT_COUNT] = { "csv", "jsonl" };
 static const char *const profile_names[GD_PROF_COUNT] = { "full", "sampled", "off" };
+static const char *const via_names[GD_VIA_COUNT] = { "both", "layer", "preload" };
 static const char *const generator_names[GD_GEN_COUNT] = {
 	[GD_GEN_AUTO] = "auto", [GD_GEN_ZIGGURAT] = "ziggurat", [GD_GEN_BOX_MULLER] = "box-muller"
 };
@@ -25,7 +26,8 @@ static const char *const generator_names[GD_GEN_COUNT] = {
 _Static_assert(sizeof(int) == sizeof(uint32_t) && sizeof(enum gd_mode) == sizeof(uint32_t) &&
                    sizeof(enum gd_dtype) == sizeof(uint32_t) && sizeof(enum gd_format) == sizeof(uint32_t),
                "whole-number fields are 4 or 8 bytes");
-_Static_assert(sizeof(enum gd_profile) == sizeof(uint32_t) && sizeof(enum gd_generator) == sizeof(uint32_t),
+_Static_assert(sizeof(enum gd_profile) == sizeof(uint32_t) && sizeof(enum gd_generator) == sizeof(uint32_t) &&
+                   sizeof(enum gd_via) == sizeof(uint32_t),
                "whole-number fields are 4 or 8 bytes");
 
 #define FIELD(f) .offset = offsetof(struct gd_opts, f), .bytes = sizeof(((struct gd_opts){ 0 }).f)
@@ -207,6 +209,16 @@ const struct gd_optdef opts_defs[] = {
 	  .help = "stop after SEC seconds",
 	  .applies = GD_USE_RUN,
 	  FIELD(duration) },
+	{ .name = "observe-via",
+	  .kind = GD_OPT_CHOICE,
+	  .names = via_names,
+	  .min = 0,
+	  .max = GD_VIA_COUNT - 1,
+	  .def = "both",
+	  .help =
+	      "-- COMMAND: load the observation library as an OpenCL loader layer, by LD_PRELOAD, or both",
+	  .applies = GD_USE_DASHBOARD | GD_USE_HEADLESS,
+	  FIELD(via) },
 	{ .name = "format",
 	  .letter = 'f',
 	  .kind = GD_OPT_CHOICE,

@@ -182,7 +182,8 @@ struct gd_kspec opts_kspec(const struct gd_opts *o)
 		              .nargs = o->nkargs,
 		              .size = o->size,
 		              .launches = o->launches,
-		              .dtype = o->dtype };
+		              .dtype = o->dtype,
+		              .observed = o->command != NULL };
 	memcpy(k.args, o->kargs, sizeof(k.args));
 	return k;
 }

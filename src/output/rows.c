@@ -91,6 +91,14 @@ const struct field frame_fields[F_COUNT] = {
 #undef IDLE
 	[F_HIDDEN] = { SAMPLE(idle.hidden), .name = "hidden", .rows = ROW_WORKER, .print = PRINT_FIXED,
 	               .prec = 4 },
+	[F_SOURCE] = { .name = "source", .rows = ROW_WORKER, .print = PRINT_STRING },
+	[F_COMMAND] = { .name = "command", .rows = ROW_WORKER, .print = PRINT_STRING },
+	[F_VIA] = { .name = "via", .rows = ROW_WORKER, .print = PRINT_STRING },
+	[F_LAUNCHES] = { .name = "launches", .rows = ROW_WORKER, .print = PRINT_INT },
+	[F_WAITS] = { .name = "waits", .rows = ROW_WORKER, .print = PRINT_INT },
+	[F_H2D_BYTES] = { .name = "h2d_bytes", .rows = ROW_WORKER, .print = PRINT_INT },
+	[F_D2H_BYTES] = { .name = "d2h_bytes", .rows = ROW_WORKER, .print = PRINT_INT },
+	[F_EXIT_STATUS] = { .name = "exit_status", .rows = ROW_WORKER, .print = PRINT_INT },
 	[F_WINDOW_S] = { .name = "window_s",
 	                 .rows = ROW_AGG,
 	                 .print = PRINT_FIXED,
@@ -171,6 +179,22 @@ struct value frame_value(enum frame_field id, const struct gd_frame *f, const st
 		return num(f->observed ? (double)s->win_batches : NAN);
 	case F_ERROR:
 		return str(s->error);
+	case F_SOURCE:
+		return str(s->observed ? "observed" : "worker");
+	case F_COMMAND:
+		return str(s->comm);
+	case F_VIA:
+		return str(s->observed && s->batches ? gd_source_name(s->via) : "");
+	case F_LAUNCHES:
+		return num(s->observed ? (double)s->kernels : NAN);
+	case F_WAITS:
+		return num(s->observed ? (double)s->obs.waits : NAN);
+	case F_H2D_BYTES:
+		return num(s->observed ? (double)s->obs.h2d_bytes : NAN);
+	case F_D2H_BYTES:
+		return num(s->observed ? (double)s->obs.d2h_bytes : NAN);
+	case F_EXIT_STATUS:
+		return num(s->observed && s->exit_status >= 0 ? s->exit_status : NAN);
 	default: /* the fields FROM_DOUBLE, above, and F_RUN */
 		break;
 	}

@@ -21,7 +21,7 @@
 #define REC_WORDS (sizeof(struct gd_rec) / 8)
 
 static const char *const state_names[GD_ST_COUNT] = {
-	"starting", "running", "paused", "stopping", "exited", "failed", "stalled",
+	"starting", "running", "paused", "stopping", "exited", "failed", "stalled", "no OpenCL calls seen",
 };
 
 const char *gd_state_name(enum gd_state st)
@@ -275,6 +275,15 @@ bool reader_view(struct gd_reader *r, struct gd_seg_view *v)
 	v->heartbeat_ns = hb > 0 ? hb : 0; /* the supervisor subtracts it from now: keep it sane */
 	v->batches = LOAD(h->batches);
 	v->items = LOAD(h->items);
+	v->kernels = LOAD(h->kernels);
+	uint32_t src = LOAD(h->source);
+	v->source = src < GD_SRC_COUNT ? (enum gd_seg_source)src : GD_SRC_WORKER;
+	v->obs = (struct gd_obs_totals){ .h2d_bytes = LOAD(h->obs.h2d_bytes),
+		                         .d2h_bytes = LOAD(h->obs.d2h_bytes),
+		                         .h2d_count = LOAD(h->obs.h2d_count),
+		                         .d2h_count = LOAD(h->obs.d2h_count),
+		                         .waits = LOAD(h->obs.waits) };
+	copy_text(v->comm, h->comm, sizeof(v->comm));
 	if (v->state == GD_ST_FAILED)
 		copy_text(v->error, h->error, sizeof(v->error));
 	else

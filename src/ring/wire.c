@@ -12,6 +12,13 @@
 #include "gputop/common.h"
 #include "gputop/spec.h"
 
+static const char *const source_names[GD_SRC_COUNT] = { "worker", "layer", "preload" };
+
+const char *gd_source_name(enum gd_seg_source s)
+{
+	return (unsigned)s < GD_SRC_COUNT ? source_names[s] : "unknown";
+}
+
 static const char *const timebase_names[GD_TB_COUNT] = { "none", "host-timer", "offset-estimate" };
 
 const char *gd_timebase_name(enum gd_timebase t)
@@ -45,7 +52,8 @@ static bool copy_valid(const struct gd_rec *r, const int64_t c[2])
 
 bool gd_rec_valid(const struct gd_rec *r)
 {
-	if (r->items == 0 || r->items > GD_SIZE_MAX || r->kernels > GD_LAUNCHES_MAX ||
+	/* No items only without kernels: an observed program's batch of transfers alone. */
+	if ((r->items == 0 && r->kernels != 0) || r->items > GD_SIZE_MAX || r->kernels > GD_LAUNCHES_MAX ||
 	    r->nkiv > GD_REC_KMAX || (r->flags & ~(uint32_t)(GD_REC_FLAGS | GD_REC_GEN | GD_REC_LANE)) ||
 	    kiv_shift(r) > GD_REC_SHIFT_MAX || gd_rec_gen_thread(r) > GD_GEN_THREADS_MAX ||
 	    gd_rec_lane(r) >= GD_QUEUES_MAX)
@@ -175,4 +183,10 @@ void seg_name(char *buf, size_t n, pid_t supervisor, unsigned id, uint64_t gen)
 {
 	snprintf(buf, n, "/" GD_SEG_PREFIX "%u.%d.%u.%016llx", (unsigned)geteuid(), (int)supervisor, id,
 	         (unsigned long long)gen);
+}
+
+void seg_name_observed(char *buf, size_t n, pid_t supervisor, uint64_t token, pid_t pid)
+{
+	snprintf(buf, n, "/" GD_SEG_PREFIX "%u.%d.o%016llx.%d", (unsigned)geteuid(), (int)supervisor,
+	         (unsigned long long)token, (int)pid);
 }

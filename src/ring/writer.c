@@ -41,6 +41,8 @@ static void seg_init_header(struct gd_seg *seg, const struct gd_seg_info *info)
 	h->id = info->id;
 	h->generation = info->generation;
 	h->dtype_bytes = info->dtype_bytes;
+	h->source = (uint32_t)info->source;
+	str_copy(h->comm, sizeof(h->comm), info->comm);
 	h->state = GD_SEG_STARTING;
 	str_copy(h->device, sizeof(h->device), info->device);
 	h->heartbeat_ns = now_ns();
@@ -176,4 +178,19 @@ void seg_add_totals(struct gd_seg *seg, uint64_t batches, uint64_t items, uint64
 	__atomic_store_n(&h->items, __atomic_load_n(&h->items, __ATOMIC_RELAXED) + items, __ATOMIC_RELEASE);
 	__atomic_store_n(&h->kernels, __atomic_load_n(&h->kernels, __ATOMIC_RELAXED) + kernels,
 	                 __ATOMIC_RELEASE);
+}
+
+void seg_set_source(struct gd_seg *seg, enum gd_seg_source src)
+{
+	__atomic_store_n(&seg->h->source, (uint32_t)src, __ATOMIC_RELEASE);
+}
+
+void seg_set_obs_totals(struct gd_seg *seg, const struct gd_obs_totals *t)
+{
+	struct gd_obs_totals *o = &seg->h->obs;
+	__atomic_store_n(&o->h2d_bytes, t->h2d_bytes, __ATOMIC_RELEASE);
+	__atomic_store_n(&o->d2h_bytes, t->d2h_bytes, __ATOMIC_RELEASE);
+	__atomic_store_n(&o->h2d_count, t->h2d_count, __ATOMIC_RELEASE);
+	__atomic_store_n(&o->d2h_count, t->d2h_count, __ATOMIC_RELEASE);
+	__atomic_store_n(&o->waits, t->waits, __ATOMIC_RELEASE);
 }

@@ -147,6 +147,12 @@ static void worker_totals(const struct gd_collector *c, const struct col_worker 
 	out->sample_every = cw->sample_every;
 	out->observer_share = cw->share_ppm == GD_SHARE_NONE || !cw->sample_every ? NAN : cw->share_ppm / 1e6;
 	str_copy(out->error, sizeof(out->error), info->error);
+	out->observed = info->observed;
+	out->via = info->via;
+	str_copy(out->comm, sizeof(out->comm), info->comm);
+	out->kernels = info->kernels;
+	out->obs = info->obs;
+	out->exit_status = info->exit_status;
 }
 
 /* Whether a worker in state st has a batch under way: then a window in which it completed no

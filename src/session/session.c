@@ -159,9 +159,16 @@ static void set_periods(struct gd_session *s, double interval_s)
 
 static struct gd_sup *start_supervisor(const struct gd_session_config *c, char *err, size_t errlen)
 {
-	struct gd_sup_config sc = {
-		.work = c->work, .ndevs = c->ndevs, .max_procs = c->max_procs, .interval_s = c->interval_s
-	};
+	struct gd_sup_config sc = { .work = c->work,
+		                    .ndevs = c->ndevs,
+		                    .max_procs = c->max_procs,
+		                    .interval_s = c->interval_s,
+		                    .command = c->command,
+		                    .observe_lib = c->observe_lib,
+		                    .via = c->via,
+		                    .profile = c->work.profile,
+		                    .sample_every = c->work.sample_every,
+		                    .program_out = c->program_out };
 	for (int d = 0; d < c->ndevs; d++)
 		sc.devs[d] = (struct gd_devref){ .platform = c->devs[d].platform, .index = c->devs[d].index };
 	return sup_new(&sc, err, errlen);
@@ -191,7 +198,7 @@ struct gd_session *session_start(const struct gd_session_config *c, struct gd_ou
 	s->win_end = s->t0 + s->interval;
 	session_end_after(s, c->duration_s);
 	for (int i = 0; i < c->procs; i++)
-		if (sup_spawn(s->sup, -1, err, errlen) < 0) {
+		if (session_spawn(s, -1, err, errlen) < 0) {
 			session_stop(s);
 			return NULL;
 		}
@@ -302,6 +309,10 @@ static void close_window(struct gd_session *s, int64_t b)
 const struct gd_frame *session_poll(struct gd_session *s, int64_t now)
 {
 	service_noting_gaps(s, now);
+	/* Observing a program: the run ends with the window in which its last copy ended (with -n 0,
+	 * once a copy started with + has). */
+	if (s->c.command && now < s->end && sup_count(s->sup) > 0 && sup_programs_live(s->sup) == 0)
+		s->end = now > s->win_start ? now : s->win_start + 1;
 	calibration_check(s);
 	int64_t b = window_end(s);
 	if (now < b + s->settle || s->win_start >= s->end)
@@ -384,6 +395,8 @@ const char *session_error(const struct gd_session *s)
 
 int session_spawn(struct gd_session *s, int dev, char *err, size_t errlen)
 {
+	if (s->c.command)
+		return sup_spawn_program(s->sup, err, errlen);
 	return sup_spawn(s->sup, dev, err, errlen);
 }
 

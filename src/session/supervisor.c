@@ -5,6 +5,7 @@
  * Everything in struct sup_worker is written here and nowhere else. */
 #include "gputop/supervisor.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -39,6 +40,10 @@ struct sup_worker {
 	char notyet[120]; /* why the last attach was "not yet", when not a missing name */
 	struct gd_reader rd;
 	struct gd_seg_view view;
+	bool program;      /* a copy of the observed command: started here, leads its process group */
+	int outfd;         /* a copy's standard output and error (read end, non-blocking); -1: none */
+	char outline[256]; /* the line of its output being relayed */
+	size_t outn;
 };
 
 struct gd_sup {
@@ -54,6 +59,9 @@ struct gd_sup {
 	int errr, errw;    /* the workers' standard error: read end (non-blocking), write end */
 	char errline[256]; /* the line being relayed */
 	size_t errn;
+	uint64_t token; /* observed programs: the random part of their segments' names */
+	char *env[8];   /* observed programs: the variables added to their environment */
+	char envbuf[8][4200];
 };
 
 /* SIGCHLD has a handler, and one without SA_RESTART, only so that a worker's end interrupts
@@ -86,6 +94,40 @@ void sup_set_interval(struct gd_sup *sup, double interval_s)
 	sup->attach_ns = attach_deadline(interval_s);
 }
 
+/* NAME=VALUE, or NAME=VALUE:OLD where the variable is a list the program already has. */
+static void set_var(struct gd_sup *sup, int *n, const char *name, const char *value, bool list)
+{
+	const char *old = list ? getenv(name) : NULL;
+	snprintf(sup->envbuf[*n], sizeof(sup->envbuf[*n]), "%s=%s%s%s", name, value, old && *old ? ":" : "",
+	         old && *old ? old : "");
+	sup->env[*n] = sup->envbuf[*n];
+	++*n;
+}
+
+/* What an observed program finds in its environment: how to load the library, the run it belongs
+ * to (this supervisor and the token in its segments' names) and the profiling policy. */
+static void observe_env(struct gd_sup *sup)
+{
+	static const char *const profiles[GD_PROF_COUNT] = { "full", "sampled", "off" };
+	const struct gd_sup_config *c = &sup->c;
+	int n = 0;
+	char v[64];
+	sup->token = rng_entropy() | 1; /* never 0: the library takes 0 for "no token" */
+	snprintf(v, sizeof(v), "%d:%016llx", (int)sup->self, (unsigned long long)sup->token);
+	set_var(sup, &n, "GPUTOP_DECODE_OBSERVE", v, false);
+	set_var(sup, &n, "GPUTOP_DECODE_OBSERVE_PROFILE",
+	        profiles[c->profile < GD_PROF_COUNT ? c->profile : 1], false);
+	if (c->sample_every) {
+		snprintf(v, sizeof(v), "%u", (unsigned)c->sample_every);
+		set_var(sup, &n, "GPUTOP_DECODE_OBSERVE_EVERY", v, false);
+	}
+	if (c->via != GD_VIA_PRELOAD)
+		set_var(sup, &n, "OPENCL_LAYERS", c->observe_lib, true);
+	if (c->via != GD_VIA_LAYER)
+		set_var(sup, &n, "LD_PRELOAD", c->observe_lib, true);
+	sup->env[n] = NULL;
+}
+
 struct gd_sup *sup_new(const struct gd_sup_config *c, char *err, size_t errlen)
 {
 	const char *exe = proc_self_exe();
@@ -107,6 +149,8 @@ struct gd_sup *sup_new(const struct gd_sup_config *c, char *err, size_t errlen)
 	sup->self = getpid();
 	str_copy(sup->exe, sizeof(sup->exe), exe);
 	sup_set_interval(sup, c->interval_s);
+	if (c->command)
+		observe_env(sup);
 	sig_handle(SIGCHLD, on_child, SA_NOCLDSTOP); /* no SA_RESTART: a child's end wakes the loop */
 	seg_sweep_stale();
 	return sup;
@@ -211,6 +255,8 @@ static struct sup_worker *add_worker(struct gd_sup *sup)
 	}
 	struct sup_worker *sw = &sup->workers[sup->n++];
 	memset(sw, 0, sizeof(*sw));
+	sw->outfd = -1;
+	sw->info.exit_status = -1;
 	return sw;
 }
 
@@ -315,18 +361,176 @@ int sup_spawn(struct gd_sup *sup, int dev, char *err, size_t errlen)
 	return sup->n - 1;
 }
 
+/* ---- observed programs ---- */
+
+/* A signal to a row's processes: a copy's whole process group (what it started too), else the
+ * one process. */
+static void send_sig(const struct sup_worker *sw, int sig)
+{
+	if (!sw->program || kill(-sw->info.pid, sig) != 0)
+		kill(sw->info.pid, sig);
+}
+
+/* An observed row: its segment's name is known from its pid. */
+static struct sup_worker *add_observed(struct gd_sup *sup, pid_t pid)
+{
+	struct sup_worker *sw = add_worker(sup);
+	sw->info.id = ++sup->next_id;
+	sw->info.pid = pid;
+	sw->info.observed = true;
+	sw->info.alive = true;
+	sw->info.state = GD_ST_NOCL;
+	sw->gen = sup->token;
+	sw->spawn_ns = now_ns();
+	seg_name_observed(sw->shm, sizeof(sw->shm), sup->self, sup->token, pid);
+	return sw;
+}
+
+int sup_spawn_program(struct gd_sup *sup, char *err, size_t errlen)
+{
+	if (sup_live(sup) >= sup->c.max_procs) {
+		snprintf(err, errlen, "already %d processes (--max-procs)", sup->c.max_procs);
+		return -1;
+	}
+	int out[2];
+	if (pipe2(out, O_CLOEXEC) != 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	pid_t pid = spawn_program(sup->c.command, sup->env, out[1], err, errlen);
+	close(out[1]);
+	if (pid < 0) {
+		close(out[0]);
+		return -1;
+	}
+	fcntl(out[0], F_SETFL, O_NONBLOCK);
+	struct sup_worker *sw = add_observed(sup, pid);
+	sw->program = true;
+	sw->outfd = out[0];
+	const char *name = strrchr(sup->c.command[0], '/');
+	str_copy(sw->info.comm, sizeof(sw->info.comm), name ? name + 1 : sup->c.command[0]);
+	if (sup->paused)
+		send_sig(sw, SIGSTOP);
+	return sup->n - 1;
+}
+
+int sup_programs_live(const struct gd_sup *sup)
+{
+	int n = 0;
+	for (int i = 0; i < sup->n; i++)
+		n += sup->workers[i].program && sup->workers[i].info.alive;
+	return n;
+}
+
+/* Writes a copy's line of output where the programs' output goes, prefixed with its row id. */
+static void program_line(const struct gd_sup *sup, struct sup_worker *sw)
+{
+	char line[sizeof(sw->outline) + 32];
+	int n = snprintf(line, sizeof(line), "[%u] %.*s\n", sw->info.id, (int)sw->outn, sw->outline);
+	if (write_all(sup->c.program_out, line, (size_t)n, NULL) != 0) {
+		/* Nowhere to put it: the program's output is dropped, the run goes on. */
+	}
+	sw->outn = 0;
+}
+
+/* Relays what a copy (and whatever it started) wrote, a line at a time; at its end, the rest. */
+static void relay_program(const struct gd_sup *sup, struct sup_worker *sw, bool last)
+{
+	char buf[4096];
+	ssize_t n;
+	while (sw->outfd >= 0 && (n = read(sw->outfd, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] != '\n')
+				sw->outline[sw->outn++] = buf[i];
+			if (buf[i] == '\n' || sw->outn == sizeof(sw->outline))
+				program_line(sup, sw);
+		}
+	}
+	if (last && sw->outfd >= 0) {
+		if (sw->outn)
+			program_line(sup, sw);
+		close(sw->outfd);
+		sw->outfd = -1;
+	}
+}
+
+/* Every segment of this run's observed programs, rows or not (past --max-procs). */
+static void unlink_observed(const struct gd_sup *sup)
+{
+	DIR *d = opendir("/dev/shm");
+	if (!d)
+		return;
+	char prefix[96], name[400];
+	int plen = snprintf(prefix, sizeof(prefix), GD_SEG_PREFIX "%u.%d.o%016llx.", (unsigned)geteuid(),
+	                    (int)sup->self, (unsigned long long)sup->token);
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (strncmp(e->d_name, prefix, (size_t)plen) == 0) {
+			snprintf(name, sizeof(name), "/%s", e->d_name);
+			shm_unlink(name);
+		}
+	closedir(d);
+}
+
+static struct sup_worker *by_pid(struct gd_sup *sup, pid_t pid)
+{
+	for (int i = 0; i < sup->n; i++)
+		if (sup->workers[i].info.observed && sup->workers[i].info.pid == pid)
+			return &sup->workers[i];
+	return NULL;
+}
+
+/* Processes of the observed programs that made their first OpenCL call: a segment of this run
+ * (this supervisor, this run's token) names each. A copy's own joins its row; any other process
+ * (a child of a copy) gets a row of its own. */
+static void discover(struct gd_sup *sup)
+{
+	DIR *d = opendir("/dev/shm");
+	if (!d)
+		return;
+	char prefix[96];
+	int plen = snprintf(prefix, sizeof(prefix), GD_SEG_PREFIX "%u.%d.o%016llx.", (unsigned)geteuid(),
+	                    (int)sup->self, (unsigned long long)sup->token);
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, prefix, (size_t)plen) != 0)
+			continue;
+		char *end;
+		long pid = strtol(e->d_name + plen, &end, 10);
+		if (*end || pid <= 0 || pid > INT32_MAX || by_pid(sup, (pid_t)pid))
+			continue;
+		if (sup_live(sup) < sup->c.max_procs)
+			add_observed(sup, (pid_t)pid);
+	}
+	closedir(d);
+}
+
+/* A row the supervisor did not start cannot be waited for: it has ended when its pid no longer
+ * runs (or is a zombie, or is a younger process that took the pid). */
+static bool observed_gone(const struct sup_worker *sw)
+{
+	struct timespec since;
+	clock_gettime(CLOCK_REALTIME, &since);
+	return !proc_running_since(sw->info.pid, &since);
+}
+
 void sup_stop(struct gd_sup *sup, int i, bool hard)
 {
 	struct sup_worker *sw = at(sup, i);
 	if (!sw->info.alive)
 		return;
 	if (hard) {
-		kill(sw->info.pid, SIGKILL);
+		send_sig(sw, SIGKILL);
 		sw->kill_sent = true;
 		return;
 	}
-	kill(sw->info.pid, SIGTERM);
-	kill(sw->info.pid, SIGCONT); /* a stopped worker must run to see SIGTERM */
+	send_sig(sw, SIGTERM);
+	send_sig(sw, SIGCONT); /* a stopped worker must run to see SIGTERM */
 	sw->sigstopped = false;
 	if (!sw->stop_sent)
 		sw->stop_ns = now_ns();
@@ -363,9 +567,13 @@ int sup_signal(struct gd_sup *sup, int i, int sig)
 void sup_pause(struct gd_sup *sup, bool pause)
 {
 	sup->paused = pause;
-	for (int i = 0; i < sup->n; i++)
-		if (sup->workers[i].info.alive)
-			kill(sup->workers[i].info.pid, pause ? SIGUSR1 : SIGUSR2);
+	for (int i = 0; i < sup->n; i++) {
+		struct sup_worker *sw = &sup->workers[i];
+		if (sw->info.alive && sw->info.observed) /* a program has no pause of its own */
+			send_sig(sw, pause ? SIGSTOP : SIGCONT);
+		else if (sw->info.alive)
+			kill(sw->info.pid, pause ? SIGUSR1 : SIGUSR2);
+	}
 }
 
 static void fail_worker(struct sup_worker *sw, const char *prefix, const char *why)
@@ -400,6 +608,13 @@ static void drain(struct sup_worker *sw, gd_record_fn on_record, void *ctx)
 	sw->info.batches = sw->view.batches;
 	sw->info.items = sw->view.items;
 	sw->info.timebase = sw->view.timebase;
+	if (sw->info.observed) {
+		sw->info.kernels = sw->view.kernels;
+		sw->info.obs = sw->view.obs;
+		sw->info.via = sw->view.source;
+		if (sw->view.comm[0])
+			str_copy(sw->info.comm, sizeof(sw->info.comm), sw->view.comm);
+	}
 }
 
 static void try_attach(struct sup_worker *sw)
@@ -416,6 +631,8 @@ static void try_attach(struct sup_worker *sw)
 	case GD_OPEN_REJECTED:
 		/* Not the segment our worker made: never read it, and end the worker. */
 		fail_worker(sw, "segment rejected: ", why);
+		if (sw->info.observed) /* the program is not ours to end for it */
+			break;
 		if (sw->info.alive)
 			kill(sw->info.pid, SIGKILL);
 		sw->kill_sent = true;
@@ -429,10 +646,16 @@ static void update_state(const struct gd_sup *sup, struct sup_worker *sw, int64_
 	if (*st == GD_ST_FAILED)
 		return;
 	if (!sw->attached) {
-		*st = sw->stop_sent ? GD_ST_STOPPING : GD_ST_STARTING;
+		*st = sw->stop_sent ? GD_ST_STOPPING : sw->info.observed ? GD_ST_NOCL : GD_ST_STARTING;
 		return;
 	}
 	*st = sw->view.state;
+	if (sw->info.observed && *st == GD_ST_EXITED && sw->info.alive)
+		*st = GD_ST_RUNNING; /* its library is done, the process not yet */
+	if (sw->info.observed && *st == GD_ST_RUNNING && sw->sigstopped)
+		*st = GD_ST_PAUSED;
+	if (sw->info.observed) /* a program may wait on its host as long as it likes: never stalled */
+		return;
 	if (sw->view.state == GD_ST_FAILED) {
 		str_copy(sw->info.error, sizeof(sw->info.error), sw->view.error);
 		return;
@@ -461,8 +684,28 @@ static void signal_name(int sig, char *buf, size_t n)
  * signal is exited only when it was ours: the SIGKILL we sent, or SIGTERM after we asked it to
  * stop. Any other signal (SIGSEGV, SIGXFSZ, the OOM killer's SIGKILL, anyone's kill) is a
  * failure, named. */
+/* An observed copy's end: its status, kept; failed only when it says so (non-zero) or a signal
+ * not ours ended it. One that never made an OpenCL call keeps saying so. */
+static void program_ended(struct sup_worker *sw, int status)
+{
+	sw->info.exit_status = WEXITSTATUS(status);
+	if (WEXITSTATUS(status) != 0) {
+		snprintf(sw->info.error, sizeof(sw->info.error), "exited with status %d",
+		         WEXITSTATUS(status));
+		sw->info.state = GD_ST_FAILED;
+	} else if (sw->info.state != GD_ST_NOCL) {
+		sw->info.state = GD_ST_EXITED;
+	}
+}
+
 static void ended(struct sup_worker *sw, int status)
 {
+	if (sw->info.observed && WIFEXITED(status)) {
+		program_ended(sw, status);
+		return;
+	}
+	if (sw->info.observed)
+		sw->info.exit_status = 128 + WTERMSIG(status);
 	if (sw->info.state == GD_ST_FAILED)
 		return;
 	if (WIFSIGNALED(status)) {
@@ -491,6 +734,8 @@ static void reaped(const struct gd_sup *sup, struct sup_worker *sw, int status, 
                    void *ctx)
 {
 	sw->info.alive = false;
+	if (sw->program)
+		relay_program(sup, sw, true);
 	if (!sw->attached && sw->info.state != GD_ST_FAILED)
 		try_attach(sw); /* a worker that failed fast left its error in the segment */
 	if (sw->attached) {
@@ -511,6 +756,13 @@ static void wait_workers(struct gd_sup *sup, gd_record_fn on_record, void *ctx)
 	for (int i = 0; i < sup->n; i++) {
 		struct sup_worker *sw = &sup->workers[i];
 		int status;
+		if (sw->info.observed && !sw->program) { /* not our child: /proc says when it ends */
+			if (sw->info.alive && observed_gone(sw)) {
+				reaped(sup, sw, sw->kill_sent ? SIGKILL : 0, on_record, ctx);
+				sw->info.exit_status = -1; /* only its parent learns it */
+			}
+			continue;
+		}
 		while (sw->info.alive &&
 		       waitpid(sw->info.pid, &status, WNOHANG | WUNTRACED | WCONTINUED) > 0) {
 			if (WIFSTOPPED(status))
@@ -525,16 +777,20 @@ static void wait_workers(struct gd_sup *sup, gd_record_fn on_record, void *ctx)
 
 void sup_service(struct gd_sup *sup, int64_t now, gd_record_fn on_record, void *ctx)
 {
+	if (sup->c.command)
+		discover(sup);
 	wait_workers(sup, on_record, ctx);
 	relay_stderr(sup);
 	for (int i = 0; i < sup->n; i++) {
 		struct sup_worker *sw = &sup->workers[i];
+		if (sw->program)
+			relay_program(sup, sw, false);
 		if (!sw->info.alive)
 			continue;
 		if (!sw->attached && sw->info.state != GD_ST_FAILED)
 			try_attach(sw);
-		if (!sw->attached && sw->info.state != GD_ST_FAILED && !sw->stop_sent && !sw->kill_sent &&
-		    now - sw->spawn_ns > sup->attach_ns) {
+		if (!sw->attached && !sw->info.observed && sw->info.state != GD_ST_FAILED && !sw->stop_sent &&
+		    !sw->kill_sent && now - sw->spawn_ns > sup->attach_ns) {
 			/* Removed before we attached (or never made): without a segment we can neither see
 			 * nor stop it gracefully. */
 			if (sw->notyet[0])
@@ -549,7 +805,7 @@ void sup_service(struct gd_sup *sup, int64_t now, gd_record_fn on_record, void *
 			drain(sw, on_record, ctx);
 		update_state(sup, sw, now);
 		if (sw->stop_sent && !sw->kill_sent && now - sw->stop_ns > GRACE_NS) {
-			kill(sw->info.pid, SIGKILL);
+			send_sig(sw, SIGKILL);
 			sw->kill_sent = true;
 		}
 	}
@@ -573,9 +829,16 @@ void sup_stop_all(struct gd_sup *sup)
 /* Kills worker sw, which outlived every grace, and waits for its end. */
 static void kill_and_reap(struct gd_sup *sup, struct sup_worker *sw, gd_record_fn on_record, void *ctx)
 {
-	kill(sw->info.pid, SIGKILL);
+	send_sig(sw, SIGKILL);
 	sw->kill_sent = true;
 	int status;
+	if (sw->info.observed && !sw->program) { /* not our child: gone within a second */
+		for (int tries = 0; tries < 100 && !observed_gone(sw); tries++)
+			sleep_ns(GD_NS_PER_S / 100);
+		reaped(sup, sw, SIGKILL, on_record, ctx);
+		sw->info.exit_status = -1;
+		return;
+	}
 	while (waitpid(sw->info.pid, &status, 0) < 0 && errno == EINTR)
 		;
 	reaped(sup, sw, status, on_record, ctx);
@@ -591,8 +854,13 @@ void sup_reap_all(struct gd_sup *sup, int64_t grace_ns, gd_record_fn on_record, 
 	for (int i = 0; i < sup->n; i++)
 		if (sup->workers[i].info.alive)
 			kill_and_reap(sup, &sup->workers[i], on_record, ctx);
-	for (int i = 0; i < sup->n; i++)
+	for (int i = 0; i < sup->n; i++) {
+		if (sup->workers[i].program) /* what a copy started and left running */
+			kill(-sup->workers[i].info.pid, SIGKILL);
 		shm_unlink(sup->workers[i].shm); /* idempotent: ENOENT when already gone */
+	}
+	if (sup->c.command)
+		unlink_observed(sup);
 	if (sup->errw >= 0) {
 		close(sup->errw); /* then the pipe ends once every worker has gone */
 		sup->errw = -1;
@@ -608,8 +876,11 @@ void sup_free(struct gd_sup *sup)
 		return;
 	for (int i = 0; i < sup->n; i++)
 		GD_ASSERT(!sup->workers[i].info.alive);
-	for (int i = 0; i < sup->n; i++)
+	for (int i = 0; i < sup->n; i++) {
 		reader_close(&sup->workers[i].rd);
+		if (sup->workers[i].outfd >= 0)
+			close(sup->workers[i].outfd);
+	}
 	if (sup->errw >= 0)
 		close(sup->errw);
 	close(sup->errr);

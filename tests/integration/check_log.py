@@ -21,11 +21,12 @@ FIELDS = ("t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_ke
           "gen_us,h2d_us,kernel_us,d2h_us,other_us,device_busy,headroom,lost,queue_wait_us,profile,"
           "ceiling,of_ceiling,sample_every,observer_share,gen_busy,observed,unix_s,gap_kernel_p50_us,"
           "gap_kernel_p99_us,gap_batch_p50_us,gap_batch_p99_us,run,kernel,rate_unit,device,overlap_us,"
-          "batch_overlap_us,idle_host,idle_transfer,idle_launch,idle_wait,idle_other,hidden").split(",")
+          "batch_overlap_us,idle_host,idle_transfer,idle_launch,idle_wait,idle_other,hidden,source,command,via,"
+          "launches,waits,h2d_bytes,d2h_bytes,exit_status").split(",")
 IDLE = ("idle_host", "idle_transfer", "idle_launch", "idle_wait", "idle_other")
 # The fields that are not numbers (JSONL's error, timebase and device_busy_method too).
 STRINGS = {"kind", "state", "profile", "error", "timebase", "device_busy_method", "run", "kernel", "rate_unit",
-           "device"}
+           "device", "source", "command", "via"}
 PERCENTILES = (("gap_kernel_us", "gap_kernel_p50_us", "gap_kernel_p99_us"),
                ("gap_batch_us", "gap_batch_p50_us", "gap_batch_p99_us"))
 SWEEP_FIELDS = ("procs,queues,mbit_s,speedup,device_busy,gap_batch_us,headroom,of_ceiling,runs,rep,"
@@ -34,7 +35,8 @@ SWEEP_FIELDS = ("procs,queues,mbit_s,speedup,device_busy,gap_batch_us,headroom,o
 RUN_FACTS = ("version", "host", "device_name", "platform", "driver", "opencl")
 WORKER_ONLY = {"id", "pid", "state", "kernel_busy", "gap_kernel_us", "gap_batch_us", "gen_us", "h2d_us",
                "kernel_us", "d2h_us", "other_us", "queue_wait_us", "sample_every",
-               "observer_share", "gen_busy", "overlap_us", "batch_overlap_us", "hidden"}
+               "observer_share", "gen_busy", "overlap_us", "batch_overlap_us", "hidden", "source", "command",
+               "via", "launches", "waits", "h2d_bytes", "d2h_bytes", "exit_status"}
 # The breakdown of a batch: durations, each >= 0 (the overlaps count what would have made one
 # negative).
 BREAKDOWN = ("gen_us", "h2d_us", "queue_wait_us", "kernel_us", "d2h_us", "other_us", "overlap_us",

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # test_install.sh: `make install PREFIX=... DESTDIR=...` puts the binary, every file of kernels/
-# and the man page in place; the installed binary, run from elsewhere without
+# the man page and libgputop-observe.so in place; the installed binary, run from elsewhere without
 # GPUTOP_DECODE_KERNELS, finds its kernels under the prefix and logs a headless sample;
 # `make uninstall` leaves no file behind. make is told the binary is up to date (-o), so the
 # test installs the binary that was built and never rebuilds it with other settings.
 . "$(dirname "$0")/lib.sh"
 PREFIX=/opt/gputop-decode-test
 DEST="$TMP/root"
-MAKE=(make -s --no-print-directory -C "$ROOT" -o gputop-decode PREFIX="$PREFIX" DESTDIR="$DEST")
+MAKE=(make -s --no-print-directory -C "$ROOT" -o gputop-decode -o libgputop-observe.so PREFIX="$PREFIX" DESTDIR="$DEST")
 unset GPUTOP_DECODE_KERNELS
 
 "${MAKE[@]}" install >"$TMP/install.out" 2>&1
@@ -33,6 +33,12 @@ check "its log has worker rows" test "$(grep -c ',worker,' "$TMP/installed.csv")
 check "its log has aggregate rows" test "$(grep -c ',aggregate,' "$TMP/installed.csv")" -ge 1
 check "it wrote nothing in the directory it ran in" test -z "$(ls -A "$TMP/elsewhere")"
 
+# The observation library sits under lib/gputop-decode, where the installed binary finds it.
+check "libgputop-observe.so is installed" cmp -s "$ROOT/libgputop-observe.so" "$P/lib/gputop-decode/libgputop-observe.so"
+(cd "$TMP/elsewhere" && "$P/bin/gputop-decode" --headless -i 0.2 -- true >"$TMP/observed.csv" 2>"$TMP/observed.err")
+ok $? "the installed binary observes a program"
+check "... with the installed library" grep -q "$P/lib/gputop-decode/libgputop-observe.so" "$TMP/observed.err"
+
 "${MAKE[@]}" uninstall >"$TMP/uninstall.out" 2>&1
 ok $? "make uninstall"
 diag "$TMP/uninstall.out"
@@ -40,3 +46,4 @@ find "$DEST" -type f >"$TMP/left"
 check "make uninstall leaves no file behind" test ! -s "$TMP/left"
 diag "$TMP/left"
 check "... nor the package's data directory" test ! -e "$P/share/gputop-decode"
+check "... nor its library directory" test ! -e "$P/lib/gputop-decode"

@@ -586,6 +586,13 @@ static void test_table_ranges(const struct gd_optdef *d)
 	}
 }
 
+/* "--" where the option needs a program to observe (--observe-via), else NULL: the end of the
+ * arguments, so that "true" after it is the program. */
+static const char *command_of(const struct gd_optdef *d)
+{
+	return strcmp(d->name, "observe-via") == 0 ? "--" : NULL;
+}
+
 /* Typing the default gives the option's field what no option gives it. */
 static void test_table_default(const struct gd_optdef *d)
 {
@@ -594,8 +601,8 @@ static void test_table_default(const struct gd_optdef *d)
 	snprintf(arg, sizeof(arg), "--%s=%s", d->name, d->def);
 	/* --headless, or a sweep for the options that only a sweep takes (--repeat). */
 	const char *use = d->applies & GD_USE_HEADLESS ? "--headless" : "--sweep=1";
-	int rc = parse_args(&given, err, sizeof(err), use, arg, (char *)NULL);
-	parse_args(&none, err, sizeof(err), use, (char *)NULL);
+	int rc = parse_args(&given, err, sizeof(err), use, arg, command_of(d), "true", (char *)NULL);
+	parse_args(&none, err, sizeof(err), use, command_of(d), "true", (char *)NULL);
 	tap_ok(rc == 0 && memcmp((char *)&given + d->offset, (char *)&none + d->offset, d->bytes) == 0,
 	       "--%s: the default %s is what no option gives", d->name, d->def);
 }
@@ -607,7 +614,8 @@ static void test_table_choice(const struct gd_optdef *d)
 	int good = 0;
 	for (int i = (int)d->min; i <= (int)d->max; i++) {
 		snprintf(arg, sizeof(arg), "--%s=%s", d->name, d->names[i]);
-		good += parse_args(&o, err, sizeof(err), "--headless", arg, (char *)NULL) == 0;
+		good += parse_args(&o, err, sizeof(err), "--headless", arg, command_of(d), "true",
+		                   (char *)NULL) == 0;
 	}
 	tap_ok(good == (int)(d->max - d->min) + 1, "--%s: every name parses", d->name);
 	snprintf(arg, sizeof(arg), "--%s=nonesuch", d->name);

@@ -1,0 +1,241 @@
+/* calls.c: the wrapped OpenCL entry points, shared by the layer and the LD_PRELOAD front ends.
+ * Each passes the program's arguments on unchanged but for two additions: the profiling
+ * property on queues it creates (hidden again from clGetCommandQueueInfo), and an event on
+ * commands of a profiled batch where the program asked for none (released by the recorder).
+ * What the call returns, errors included, is returned as it came. */
+#include <string.h>
+
+#include "gputop/common.h"
+#include "observe.h"
+
+#define PROPS_MAX 64 /* a longer property list is passed on untouched, without profiling added */
+
+cl_command_queue obs_create_queue(const cl_icd_dispatch *nx, cl_context ctx, cl_device_id dev,
+                                  cl_command_queue_properties props, cl_int *err)
+{
+	bool add = obs_wants_profiling() && !(props & CL_QUEUE_PROFILING_ENABLE);
+	cl_int rc;
+	cl_command_queue q =
+	    nx->clCreateCommandQueue(ctx, dev, props | (add ? CL_QUEUE_PROFILING_ENABLE : 0), &rc);
+	if (add && rc != CL_SUCCESS) { /* refused with the property: try as the program asked */
+		q = nx->clCreateCommandQueue(ctx, dev, props, &rc);
+		add = false;
+	}
+	if (q)
+		obs_queue_created(q, add, NULL, 0);
+	if (err)
+		*err = rc;
+	return q;
+}
+
+/* The program's property list with CL_QUEUE_PROFILING_ENABLE added to its CL_QUEUE_PROPERTIES
+ * (or a CL_QUEUE_PROPERTIES entry appended); its length without the terminating 0 in *n, or
+ * false when it is too long to copy or already profiles. */
+static bool add_profiling(const cl_queue_properties *props, cl_queue_properties *out, size_t *n)
+{
+	size_t i = 0;
+	bool found = false;
+	for (; props && props[i]; i += 2) {
+		if (i + 4 >= PROPS_MAX)
+			return false;
+		out[i] = props[i];
+		out[i + 1] = props[i + 1];
+		if (props[i] == CL_QUEUE_PROPERTIES) {
+			if (props[i + 1] & CL_QUEUE_PROFILING_ENABLE)
+				return false;
+			out[i + 1] |= CL_QUEUE_PROFILING_ENABLE;
+			found = true;
+		}
+	}
+	*n = i;
+	if (!found) {
+		out[i++] = CL_QUEUE_PROPERTIES;
+		out[i++] = CL_QUEUE_PROFILING_ENABLE;
+	}
+	out[i] = 0;
+	return true;
+}
+
+cl_command_queue obs_create_queue_props(const cl_icd_dispatch *nx, cl_context ctx, cl_device_id dev,
+                                        const cl_queue_properties *props, cl_int *err)
+{
+	cl_queue_properties mine[PROPS_MAX];
+	size_t n = 0;
+	bool add = obs_wants_profiling() && add_profiling(props, mine, &n);
+	cl_int rc;
+	cl_command_queue q = nx->clCreateCommandQueueWithProperties(ctx, dev, add ? mine : props, &rc);
+	if (add && rc != CL_SUCCESS) {
+		q = nx->clCreateCommandQueueWithProperties(ctx, dev, props, &rc);
+		add = false;
+	}
+	if (q)
+		obs_queue_created(q, add, props, props ? n + 1 : 0);
+	if (err)
+		*err = rc;
+	return q;
+}
+
+cl_int obs_release_queue(const cl_icd_dispatch *nx, cl_command_queue q)
+{
+	cl_uint refs = 0;
+	if (nx->clGetCommandQueueInfo(q, CL_QUEUE_REFERENCE_COUNT, sizeof(refs), &refs, NULL) != CL_SUCCESS)
+		refs = 0;
+	cl_int rc = nx->clReleaseCommandQueue(q);
+	if (rc == CL_SUCCESS && refs == 1)
+		obs_queue_released(nx, q);
+	return rc;
+}
+
+/* The property list the program passed, as CL_QUEUE_PROPERTIES_ARRAY returns it. */
+static cl_int props_array(const cl_queue_properties *p, size_t n, size_t size, void *value, size_t *size_ret)
+{
+	if (size_ret)
+		*size_ret = n * sizeof(*p);
+	if (value && size < n * sizeof(*p))
+		return CL_INVALID_VALUE;
+	if (value)
+		memcpy(value, p, n * sizeof(*p));
+	return CL_SUCCESS;
+}
+
+cl_int obs_queue_info(const cl_icd_dispatch *nx, cl_command_queue q, cl_command_queue_info what, size_t size,
+                      void *value, size_t *size_ret)
+{
+	cl_queue_properties props[PROPS_MAX];
+	size_t n = 0;
+	bool hidden = (what == CL_QUEUE_PROPERTIES || what == CL_QUEUE_PROPERTIES_ARRAY) &&
+	              obs_queue_hidden(q, props, PROPS_MAX, &n);
+	if (hidden && what == CL_QUEUE_PROPERTIES_ARRAY)
+		return props_array(props, n, size, value, size_ret);
+	cl_int rc = nx->clGetCommandQueueInfo(q, what, size, value, size_ret);
+	if (hidden && rc == CL_SUCCESS && value && size >= sizeof(cl_command_queue_properties))
+		*(cl_command_queue_properties *)value &=
+		    ~(cl_command_queue_properties)CL_QUEUE_PROFILING_ENABLE;
+	return rc;
+}
+
+/* The event to pass on: the program's, or one of ours while the batch is profiled. */
+#define EV_ARG(keep, ev, mine) ((ev) ? (ev) : (keep) ? &(mine) : NULL)
+
+/* The event the recorder keeps after a successful call: ours, or a reference to the program's. */
+static cl_event kept(const cl_icd_dispatch *nx, bool keep, cl_event *ev, cl_event mine, cl_int rc)
+{
+	if (!keep || rc != CL_SUCCESS)
+		return NULL;
+	if (!ev)
+		return mine;
+	return nx->clRetainEvent(*ev) == CL_SUCCESS ? *ev : NULL;
+}
+
+cl_int obs_ndrange(const cl_icd_dispatch *nx, cl_command_queue q, cl_kernel k, cl_uint dim, const size_t *off,
+                   const size_t *global, const size_t *local, cl_uint nw, const cl_event *wl, cl_event *ev)
+{
+	bool keep = obs_cmd_begin(nx, q, OBS_KERNEL);
+	cl_event mine = NULL;
+	cl_int rc = nx->clEnqueueNDRangeKernel(q, k, dim, off, global, local, nw, wl, EV_ARG(keep, ev, mine));
+	uint64_t items = 1;
+	for (cl_uint d = 0; global && d < dim && d < 3; d++)
+		items *= global[d];
+	obs_cmd_end(nx, q, OBS_KERNEL, items, kept(nx, keep, ev, mine, rc), rc);
+	return rc;
+}
+
+/* A transfer: counted, and where blocking, a host wait that ends the batch. */
+static void transfer_done(const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind kind, uint64_t bytes,
+                          bool keep, cl_event *ev, cl_event mine, cl_bool blocking, cl_int rc)
+{
+	obs_cmd_end(nx, q, kind, bytes, kept(nx, keep, ev, mine, rc), rc);
+	if (blocking && rc == CL_SUCCESS)
+		obs_wait(&q, 1);
+}
+
+cl_int obs_read(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, cl_bool blocking, size_t off,
+                size_t size, void *ptr, cl_uint nw, const cl_event *wl, cl_event *ev)
+{
+	bool keep = obs_cmd_begin(nx, q, OBS_READ);
+	cl_event mine = NULL;
+	cl_int rc = nx->clEnqueueReadBuffer(q, b, blocking, off, size, ptr, nw, wl, EV_ARG(keep, ev, mine));
+	transfer_done(nx, q, OBS_READ, size, keep, ev, mine, blocking, rc);
+	return rc;
+}
+
+cl_int obs_write(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, cl_bool blocking, size_t off,
+                 size_t size, const void *ptr, cl_uint nw, const cl_event *wl, cl_event *ev)
+{
+	bool keep = obs_cmd_begin(nx, q, OBS_WRITE);
+	cl_event mine = NULL;
+	cl_int rc = nx->clEnqueueWriteBuffer(q, b, blocking, off, size, ptr, nw, wl, EV_ARG(keep, ev, mine));
+	transfer_done(nx, q, OBS_WRITE, size, keep, ev, mine, blocking, rc);
+	return rc;
+}
+
+static uint64_t region_bytes(const size_t *region)
+{
+	return region ? (uint64_t)region[0] * region[1] * region[2] : 0;
+}
+
+cl_int obs_read_rect(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, cl_bool blocking,
+                     const size_t *borigin, const size_t *horigin, const size_t *region, size_t brow,
+                     size_t bslice, size_t hrow, size_t hslice, void *ptr, cl_uint nw, const cl_event *wl,
+                     cl_event *ev)
+{
+	bool keep = obs_cmd_begin(nx, q, OBS_READ);
+	cl_event mine = NULL;
+	cl_int rc = nx->clEnqueueReadBufferRect(q, b, blocking, borigin, horigin, region, brow, bslice, hrow,
+	                                        hslice, ptr, nw, wl, EV_ARG(keep, ev, mine));
+	transfer_done(nx, q, OBS_READ, region_bytes(region), keep, ev, mine, blocking, rc);
+	return rc;
+}
+
+cl_int obs_write_rect(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, cl_bool blocking,
+                      const size_t *borigin, const size_t *horigin, const size_t *region, size_t brow,
+                      size_t bslice, size_t hrow, size_t hslice, const void *ptr, cl_uint nw,
+                      const cl_event *wl, cl_event *ev)
+{
+	bool keep = obs_cmd_begin(nx, q, OBS_WRITE);
+	cl_event mine = NULL;
+	cl_int rc = nx->clEnqueueWriteBufferRect(q, b, blocking, borigin, horigin, region, brow, bslice, hrow,
+	                                         hslice, ptr, nw, wl, EV_ARG(keep, ev, mine));
+	transfer_done(nx, q, OBS_WRITE, region_bytes(region), keep, ev, mine, blocking, rc);
+	return rc;
+}
+
+/* A map for reading brings the region to the host: counted as read from the device. */
+void *obs_map(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, cl_bool blocking, cl_map_flags flags,
+              size_t off, size_t size, cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *err)
+{
+	bool keep = obs_cmd_begin(nx, q, (flags & CL_MAP_READ) ? OBS_READ : OBS_WRITE);
+	cl_event mine = NULL;
+	cl_int rc;
+	void *p =
+	    nx->clEnqueueMapBuffer(q, b, blocking, flags, off, size, nw, wl, EV_ARG(keep, ev, mine), &rc);
+	transfer_done(nx, q, OBS_READ, (flags & CL_MAP_READ) ? size : 0, keep, ev, mine, blocking, rc);
+	if (err)
+		*err = rc;
+	return p;
+}
+
+cl_int obs_finish(const cl_icd_dispatch *nx, cl_command_queue q)
+{
+	cl_int rc = nx->clFinish(q);
+	if (rc == CL_SUCCESS)
+		obs_wait(&q, 1);
+	return rc;
+}
+
+/* The queues of the events waited for: their batches end (a user event has none). */
+cl_int obs_wait_events(const cl_icd_dispatch *nx, cl_uint n, const cl_event *list)
+{
+	cl_int rc = nx->clWaitForEvents(n, list);
+	if (rc != CL_SUCCESS || !list)
+		return rc;
+	cl_command_queue qs[64];
+	size_t nq = 0;
+	for (cl_uint i = 0; i < n && nq < GD_ARRAY_LEN(qs); i++)
+		if (nx->clGetEventInfo(list[i], CL_EVENT_COMMAND_QUEUE, sizeof(cl_command_queue), &qs[nq],
+		                       NULL) == CL_SUCCESS &&
+		    qs[nq])
+			nq++;
+	obs_wait(qs, nq);
+	return rc;
+}

@@ -1,0 +1,90 @@
+/* observe.h (private to libgputop-observe.so): the recorder inside an observed program and the
+ * wrappers of the OpenCL entry points it needs. Two front ends call the same wrappers: the
+ * loader layer (layer.c, OPENCL_LAYERS) and the LD_PRELOAD symbols (preload.c); each hands over
+ * the table of the functions that come next, so a wrapper never calls itself. */
+#ifndef GPUTOP_OBSERVE_H
+#define GPUTOP_OBSERVE_H
+
+#define CL_TARGET_OPENCL_VERSION 300
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#include <CL/cl.h>
+#include <CL/cl_icd.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gputop/wire.h"
+
+#define OBS_EXPORT __attribute__((visibility("default")))
+
+/* What a command moves, for the batch's counts. */
+enum obs_kind { OBS_KERNEL, OBS_WRITE, OBS_READ };
+
+/* ---- record.c: the process's segment and its queues' batches ---- */
+
+/* Whether the queues the program creates get CL_QUEUE_PROFILING_ENABLE added (--profile full or
+ * sampled, and the tool's environment present). */
+bool obs_wants_profiling(void);
+/* The path the calls come through; the layer, once initialised, takes over from LD_PRELOAD. */
+void obs_set_source(enum gd_seg_source src);
+/* A queue the program created; added: the profiling property is ours, hidden from the program;
+ * props[0..nprops) what the program passed (nprops 0: none, or clCreateCommandQueue). */
+void obs_queue_created(cl_command_queue q, bool added, const cl_queue_properties *props, size_t nprops);
+/* The program's last reference to q has gone: its batch is published, the queue forgotten. */
+void obs_queue_released(const cl_icd_dispatch *nx, cl_command_queue q);
+/* For clGetCommandQueueInfo: whether the profiling property of q is ours, and the properties
+ * the program passed (*props NULL: it passed none). */
+bool obs_queue_hidden(cl_command_queue q, cl_queue_properties *props, size_t max, size_t *nprops);
+
+/* Before a command of kind on q: ends the queue's batch where this command starts the next one
+ * (see record.c), opens one where none is open, and says whether the command's event should be
+ * kept, for the batch's device times. */
+bool obs_cmd_begin(const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind kind);
+/* After it: the counts (work-items of a kernel, bytes of a transfer) and, where kept, its event,
+ * which the recorder owns from here on (an event it added, or its own reference to the
+ * program's). Nothing is counted when rc is an error. */
+void obs_cmd_end(const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind kind, uint64_t amount,
+                 cl_event ev, cl_int rc);
+/* A host wait on the queues qs[0..n) has returned: their batches may end here. */
+void obs_wait(const cl_command_queue *qs, size_t n);
+
+/* At exit (normal, or _exit through LD_PRELOAD): publishes the batches still waiting for the
+ * queue's next command, without their device times (the runtime may be gone). */
+void obs_flush(void);
+
+/* ---- calls.c: the wrappers, one per entry point, calling what comes next through nx ---- */
+
+cl_command_queue obs_create_queue(const cl_icd_dispatch *nx, cl_context ctx, cl_device_id dev,
+                                  cl_command_queue_properties props, cl_int *err);
+cl_command_queue obs_create_queue_props(const cl_icd_dispatch *nx, cl_context ctx, cl_device_id dev,
+                                        const cl_queue_properties *props, cl_int *err);
+cl_int obs_release_queue(const cl_icd_dispatch *nx, cl_command_queue q);
+cl_int obs_queue_info(const cl_icd_dispatch *nx, cl_command_queue q, cl_command_queue_info what, size_t size,
+                      void *value, size_t *size_ret);
+cl_int obs_ndrange(const cl_icd_dispatch *nx, cl_command_queue q, cl_kernel k, cl_uint dim, const size_t *off,
+                   const size_t *global, const size_t *local, cl_uint nw, const cl_event *wl, cl_event *ev);
+cl_int obs_read(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, cl_bool blocking, size_t off,
+                size_t size, void *ptr, cl_uint nw, const cl_event *wl, cl_event *ev);
+cl_int obs_write(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, cl_bool blocking, size_t off,
+                 size_t size, const void *ptr, cl_uint nw, const cl_event *wl, cl_event *ev);
+cl_int obs_read_rect(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, cl_bool blocking,
+                     const size_t *borigin, const size_t *horigin, const size_t *region, size_t brow,
+                     size_t bslice, size_t hrow, size_t hslice, void *ptr, cl_uint nw, const cl_event *wl,
+                     cl_event *ev);
+cl_int obs_write_rect(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, cl_bool blocking,
+                      const size_t *borigin, const size_t *horigin, const size_t *region, size_t brow,
+                      size_t bslice, size_t hrow, size_t hslice, const void *ptr, cl_uint nw,
+                      const cl_event *wl, cl_event *ev);
+void *obs_map(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, cl_bool blocking, cl_map_flags flags,
+              size_t off, size_t size, cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *err);
+cl_int obs_finish(const cl_icd_dispatch *nx, cl_command_queue q);
+cl_int obs_wait_events(const cl_icd_dispatch *nx, cl_uint n, const cl_event *list);
+
+/* ---- layer.c ---- */
+
+/* True once the loader has initialised the layer: the LD_PRELOAD symbols then only pass calls on. */
+bool obs_layer_active(void);
+/* Calls of this thread already inside a recording wrapper: the layer passes them on (the
+ * LD_PRELOAD wrapper that called into the loader records them). */
+extern __thread int obs_depth;
+
+#endif

@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# test_observe.sh: gputop-decode -- COMMAND observes an unmodified OpenCL program through
+# libgputop-observe.so, as a loader layer and by LD_PRELOAD: a C program with known launches,
+# transfers and waits gives exactly those counts on either path; a program that forks children
+# that use OpenCL is observed in every child; one without OpenCL says so; the program's output is
+# the same observed or not; a PyOpenCL program of the question's structure, 1 and 2 copies, gives
+# 10 launches a batch and a rate within 10% of the one it prints. Nothing is left behind.
+. "$(dirname "$0")/lib.sh"
+PY=/usr/bin/python3
+APP="$ROOT/tests/observe/seed_app.py"
+CNT="$TMP/cl_counts"
+cc -std=c11 -D_GNU_SOURCE -O2 -o "$CNT" "$ROOT/tests/observe/cl_counts.c" -lOpenCL -lpthread
+check "the C test program builds" test -x "$CNT"
+
+# observe NAME ARGS... -- COMMAND: a headless run logging to $TMP/NAME.log, the programs' output
+# (and the tool's messages) in $TMP/NAME.err.
+observe() {
+	local name=$1
+	shift
+	"$BIN" --headless -i 0.5 -o "$TMP/$name.log" "$@" 2>"$TMP/$name.err"
+}
+# field LOG EXPR: the value of a Python expression over the log's last row of each process
+# (rows: the list of those rows, as dicts of strings), printed. The log is CSV or JSONL.
+field() {
+	"$PY" - "$1" "$2" <<'PYEOF'
+import csv, json, sys
+text = open(sys.argv[1]).read()
+if text.startswith("{"):
+    log = [{k: "" if v is None else str(v) for k, v in json.loads(l).items()} for l in text.splitlines()]
+else:
+    log = list(csv.DictReader(text.splitlines()))
+last = {}
+for r in log:
+    if r["kind"] == "worker":
+        last[r["id"]] = r
+rows = [last[k] for k in sorted(last, key=int)]
+print(eval(sys.argv[2]))
+PYEOF
+}
+no_leftovers() { [ "$(segments_of "$1")" -eq 0 ] && [ "$(children_of "$1")" -eq 0 ]; }
+
+# Known counts: 6 batches of 1 write, 10 launches over 4096 items and 1 read of 16 KiB each.
+WANT="[('observed', 60, 6, 6, 98304, 98304, '0')]"
+for via in layer preload; do
+	observe "c-$via" -n 1 --observe-via "$via" -- "$CNT" 6 10 &
+	sup=$!
+	wait $sup
+	ok $? "C program, $via: the run ends with the program"
+	got=$(field "$TMP/c-$via.log" "[(r['source'], int(r['launches']), int(r['batches']), int(r['waits']), int(r['h2d_bytes']), int(r['d2h_bytes']), r['exit_status']) for r in rows]")
+	check "C program, $via: launches, batches, waits and bytes exactly ($got)" test "$got" = "$WANT"
+	check "C program, $via: seen through the $via" test "$(field "$TMP/c-$via.log" "rows[0]['via']")" = "$via"
+	check "C program, $via: no segment, no process left" no_leftovers $sup
+done
+
+# The program's own output, observed (each line prefixed with its row) and not.
+"$CNT" 6 10 >"$TMP/plain.out" 2>&1
+sed -n 's/^\[1\] //p' "$TMP/c-preload.err" >"$TMP/observed.out"
+check "the program's output is the same observed or not" cmp "$TMP/plain.out" "$TMP/observed.out"
+check "the queue's added profiling is hidden from the program" grep -q "profiling=0" "$TMP/observed.out"
+check "the errors of failing calls reach the program unchanged, uncounted" grep -q "errors=-36,-53" "$TMP/observed.out"
+
+# Four threads enqueueing at once, each on its own queue, every batch profiled: the counts are
+# still exact, the kernels' device time is measured, and the program still sees no profiling.
+observe threads -n 1 --profile full -- "$CNT" 5 10 0 4
+got=$(field "$TMP/threads.log" "[(int(r['launches']), int(r['batches']), int(r['waits']), int(r['h2d_bytes'])) for r in rows]")
+check "4 threads: launches, batches, waits and bytes exactly ($got)" test "$got" = "[(200, 20, 20, 327680)]"
+check "4 threads, --profile full: device times measured" test "$(grep -c ',worker,.*,observed,' "$TMP/threads.log")" -gt 0 -a \
+	"$("$PY" -c "import csv,sys; print(any(r['kernel_busy'] not in ('', '0.0000') for r in csv.DictReader(open(sys.argv[1])) if r['kind'] == 'worker'))" "$TMP/threads.log")" = True
+check "4 threads, --profile full: the program still sees no profiling" test "$(grep -c 'profiling=0' "$TMP/threads.err")" -eq 4
+
+# A program that forks 3 children, each using OpenCL: 4 rows, the parent without OpenCL calls;
+# --profile off: nothing measured on the device.
+observe fork -n 1 --profile off -- "$CNT" 3 10 3
+got=$(field "$TMP/fork.log" "sorted(int(r['launches']) for r in rows if r['state'] != 'no OpenCL calls seen')")
+check "every forked child is observed ($got)" test "$got" = "[30, 30, 30]"
+check "the parent says it made no OpenCL call" test "$(field "$TMP/fork.log" "rows[0]['state'] + ' ' + rows[0]['exit_status']")" = "no OpenCL calls seen 0"
+check "--profile off: no device_busy" test -z "$("$PY" -c "import csv,sys; print(''.join(r['device_busy'] for r in csv.DictReader(open(sys.argv[1])) if r['kind'] == 'aggregate'))" "$TMP/fork.log")"
+
+# A program that never uses OpenCL.
+observe none -n 1 -- sleep 1
+sup_state=$(field "$TMP/none.log" "rows[0]['state']")
+check "a program without OpenCL: 'no OpenCL calls seen' ($sup_state)" test "$sup_state" = "no OpenCL calls seen"
+
+# The question's structure in PyOpenCL, 1 and 2 copies (each 1 worker process).
+BATCHES=150
+SIZE=10000
+for n in 1 2; do
+	observe "py$n" -n $n -i 0.2 -f jsonl --trace "$TMP/py$n.trace" -- "$PY" "$APP" 1 $BATCHES $SIZE &
+	sup=$!
+	wait $sup
+	ok $? "PyOpenCL x$n: the run ends with the program"
+	rows=$(field "$TMP/py$n.log" "len([r for r in rows if int(r['launches']) > 0])")
+	check "PyOpenCL x$n: one row per worker process ($rows)" test "$rows" = "$n"
+	lpb=$(field "$TMP/py$n.log" "sorted({(int(r['launches']), int(r['batches'])) for r in rows if int(r['launches']) > 0})")
+	check "PyOpenCL x$n: $BATCHES batches of 10 kernel launches ($lpb)" test "$lpb" = "[($((BATCHES * 10)), $BATCHES)]"
+	# The tool's batches/s x size against what each process printed: per process, the batches
+	# that completed (window_batches, by their end) between the end of its first window with a
+	# batch and the end of its last, over that time (not its start-up, nor Python's teardown).
+	"$PY" - "$TMP/py$n.log" "$TMP/py$n.err" $SIZE <<'PYEOF' >"$TMP/py$n.rate"
+import json, re, sys
+size = int(sys.argv[3])
+by = {}
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["kind"] == "worker" and r.get("launches"):
+        by.setdefault(r["id"], []).append(r)
+tool = 0.0
+for rs in by.values():
+    done, t0, n0, t1, n1 = 0, None, 0, None, 0
+    for r in rs:
+        done += r.get("window_batches", 0)
+        if t0 is None and done:
+            t0, n0 = r["t_s"], done
+        elif t0 is not None and r["state"] == "running" and r.get("window_batches"):
+            t1, n1 = r["t_s"], done
+    tool += (n1 - n0) * size / (t1 - t0) / 1e6 if t1 else float("nan")
+printed = sum(float(m) for m in re.findall(r"^\[\d+\] ([0-9.]+) Mbit/sec", open(sys.argv[2]).read(), re.M))
+print(tool, printed, abs(tool - printed) <= 0.1 * printed)
+PYEOF
+	diag "$TMP/py$n.rate"
+	check "PyOpenCL x$n: batches/s x size within 10% of the program's Mbit/s" grep -q "True$" "$TMP/py$n.rate"
+	check "PyOpenCL x$n: no segment, no process left" no_leftovers $sup
+	# device_busy, the union over every observed process, against the union of the trace's kernels
+	# (which puts a batch's kernels where they ran; the log, in the window the batch ended in).
+	"$PY" - "$TMP/py$n.trace" "$TMP/py$n.log" >"$TMP/py$n.union" 2>&1 <<'PYEOF'
+import json, sys
+events = json.load(open(sys.argv[1]))
+log = [json.loads(l) for l in open(sys.argv[2])]
+kernels = [(e["ts"], e["ts"] + e["dur"]) for e in events if e.get("cat") == "kernel"]
+batches = {}
+for e in events:
+    if e.get("cat") == "kernel":
+        batches.setdefault((e["pid"], e["args"]["batch"]), []).append((e["ts"], e["ts"] + e["dur"]))
+
+def union(ivs, a, b):
+    total, cs, ce = 0.0, None, None
+    for s, e in sorted(ivs) + [(float("inf"), float("inf"))]:
+        if cs is not None and s > ce:
+            total += max(0.0, min(ce, b) - max(cs, a))
+            cs = None
+        if cs is None:
+            cs, ce = s, e
+        else:
+            ce = max(ce, e)
+    return total
+
+worst, n = 0.0, 0
+for row in log:
+    if row["kind"] != "aggregate" or "device_busy" not in row:
+        continue
+    b = row["t_s"] * 1e6
+    a = b - row["window_s"] * 1e6
+    crossing = [iv for ivs in batches.values() for edge in (a, b)
+                if min(s for s, _ in ivs) < edge < max(e for _, e in ivs) for iv in ivs]
+    slack = union(crossing, a, b) / (b - a)
+    worst = max(worst, abs(union(kernels, a, b) / (b - a) - row["device_busy"]) - slack)
+    n += 1
+print("# %d windows, worst difference beyond batches across an edge %.4f" % (n, worst))
+assert n >= 2 and worst <= 0.02
+PYEOF
+	ok $? "PyOpenCL x$n: device_busy is the union of the trace's kernels in every window"
+	diag "$TMP/py$n.union"
+done
+
+# SIGTERM to the tool while the copies run: they are stopped, and nothing is left behind.
+"$BIN" --headless -i 0.5 -o "$TMP/stop.log" -n 2 -- "$PY" "$APP" 2 100000 2000 2>"$TMP/stop.err" &
+sup=$!
+wait_for 60 grep -q ',running,.*,observed,python3,' "$TMP/stop.log"
+ok $? "a long PyOpenCL run is observed"
+kill -TERM $sup
+wait_for 20 gone $sup
+ok $? "SIGTERM ends the run"
+wait $sup 2>/dev/null
+wait_for 10 test "$(pgrep -f -- "$APP" | wc -l)" -eq 0
+ok $? "no process of the program is left"
+check "no segment is left" test "$(segments_of $sup)" -eq 0
