@@ -61,7 +61,7 @@ OBS_OBJS := $(OBS_SRCS:src/%.c=build/observe/%.o)
 OBS_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude $(WARN) $(OPENCL_CFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden
 
 .PHONY: all deps run test check unit bench lint format format-check fuzz install uninstall clean
-all: $(BIN) $(OBSLIB) $(BUILD)/bench/seed_loop
+all: $(BIN) $(OBSLIB) $(BUILD)/bench/seed_replica
 
 # Installs what is missing (apt-get, as root), then builds and opens the dashboard.
 run: deps
@@ -144,18 +144,12 @@ $(BUILD)/bench/bench_core: bench/bench_core.c $(LIB) $(OBJ_STAMP)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) -Wl,--as-needed $(LDLIBS)
 
 # The plain reference loops that GPU figures are ratios to (the back-to-back and pipelined loops,
-# the replica of the original experiment): OpenCL only, none of the tool's code.
+# the replica of the original experiment, which is also the C program to observe on machines
+# without PyOpenCL: doc/observe.md): OpenCL only, none of the tool's code.
 $(BUILD)/bench/ref_loop $(BUILD)/bench/seed_replica: $(BUILD)/bench/%: bench/%.c $(OBJ_STAMP)
 	@mkdir -p $(@D)
 	$(call say,CC,$<)
 	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(OPENCL_CFLAGS) $(CFLAGS) -o $@ $< $(OPENCL_LIBS) -lm
-
-# The question's loop in C, to observe on machines without PyOpenCL (doc/observe.md).
-# Its inputs come from src/rng.c (numpy's legacy normal, value for value), taken from the archive.
-$(BUILD)/bench/seed_loop: bench/seed_loop.c $(LIB) $(OBJ_STAMP)
-	@mkdir -p $(@D)
-	$(call say,CC,$<)
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) -Wl,--as-needed $(LDLIBS)
 
 # libFuzzer harnesses (clang): `make fuzz FUZZ_SECONDS=30` builds them into build/fuzz and runs
 # each for that long from the seeds in fuzz/corpus/; new inputs and any crash stay in build/fuzz.
@@ -197,7 +191,7 @@ format-check:
 # Every file under kernels/ (subdirectories too) goes to $(DATADIR)/kernels, where the binary
 # looks for them (from $(BINDIR): ../share/gputop-decode/kernels). uninstall removes exactly
 # the files kernels/ holds, then the directories that are left empty.
-install: $(BIN) $(OBSLIB) $(BUILD)/bench/seed_loop
+install: $(BIN) $(OBSLIB) $(BUILD)/bench/seed_replica
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/kernels $(DESTDIR)$(MANDIR) $(DESTDIR)$(LIBDIR)
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/$(BIN)
 	install -m 644 $(OBSLIB) $(DESTDIR)$(LIBDIR)/$(OBSLIB)
