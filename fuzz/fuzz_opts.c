@@ -177,10 +177,13 @@ static void parse(const uint8_t *data, size_t size, struct gd_opts *o, int *rc, 
 	if (*rc == 0 && o->role != GD_ROLE_WORKER)
 		child_roundtrip(o);
 	/* Strings in o point into buf: keep only what the comparison below needs. */
-	const char **text[] = { &o->output,      &o->trace,         &o->prom_file,   &o->kernel,
-		                &o->kernel_name, &o->build_options, &o->listen.text, &o->devices.name };
+	const char **text[] = { &o->output,        &o->trace,       &o->report,
+		                &o->prom_file,     &o->kernel,      &o->kernel_name,
+		                &o->build_options, &o->listen.text, &o->devices.name };
 	for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++)
 		*text[i] = *text[i] ? "set" : NULL;
+	static char *set_command[] = { "set", NULL };
+	o->command = o->command ? set_command : NULL; /* points into argv */
 	for (int i = 0; i < GD_KARGS_MAX; i++)
 		o->kargs[i] = o->kargs[i] ? "set" : NULL;
 	free(buf);
