@@ -146,7 +146,7 @@ $(BUILD)/bench/bench_core: bench/bench_core.c $(LIB) $(OBJ_STAMP)
 # The plain reference loops that GPU figures are ratios to (the back-to-back and pipelined loops,
 # the replica of the original experiment, which is also the C program to observe on machines
 # without PyOpenCL: doc/observe.md): OpenCL only, none of the tool's code.
-$(BUILD)/bench/ref_loop $(BUILD)/bench/seed_replica: $(BUILD)/bench/%: bench/%.c $(OBJ_STAMP)
+$(BUILD)/bench/ref_loop $(BUILD)/bench/seed_replica: $(BUILD)/bench/%: bench/%.c bench/plain_cl.h $(OBJ_STAMP)
 	@mkdir -p $(@D)
 	$(call say,CC,$<)
 	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(OPENCL_CFLAGS) $(CFLAGS) -o $@ $< $(OPENCL_LIBS) -lm

@@ -17,61 +17,14 @@
  * With QUEUES > 1 each queue runs its own batches; the host finishes them round robin, so
  * every queue always has a batch in flight. Prints one line: variant, queues, dtype, size,
  * launches, batches, seconds and Mbit/s-equivalent (batches x SIZE / s / 1e6). */
-#define CL_TARGET_OPENCL_VERSION 300
-#include <CL/cl.h>
+#define PLAIN_NAME "ref_loop"
+#include "plain_cl.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #define MAXQ 16
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void check(cl_int rc, const char *what)
-{
-	if (rc != CL_SUCCESS) {
-		fprintf(stderr, "ref_loop: %s failed: %d\n", what, (int)rc);
-		exit(1);
-	}
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		perror(path);
-		exit(1);
-	}
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = malloc((size_t)n + 1);
-	if (!s || fread(s, 1, (size_t)n, f) != (size_t)n)
-		exit(1);
-	s[n] = '\0';
-	fclose(f);
-	return s;
-}
-
-static cl_device_id pick(int pi, int di)
-{
-	cl_platform_id plats[16];
-	cl_uint np = 0, nd = 0;
-	check(clGetPlatformIDs(16, plats, &np), "clGetPlatformIDs");
-	if (pi < 0 || (cl_uint)pi >= np)
-		exit(2);
-	cl_device_id devs[16];
-	check(clGetDeviceIDs(plats[pi], CL_DEVICE_TYPE_ALL, 16, devs, &nd), "clGetDeviceIDs");
-	if (di < 0 || (cl_uint)di >= nd)
-		exit(2);
-	return devs[di];
-}
 
 #define MAXL 1000
 

@@ -8,8 +8,8 @@
  * Every copy sets up, then all start together and run SECONDS; prints one line: copies, batches,
  * seconds, Mbit/s (batches x SIZE / s / 1e6, summed over copies) and the mean generation time
  * per batch. */
-#define CL_TARGET_OPENCL_VERSION 300
-#include <CL/cl.h>
+#define PLAIN_NAME "seed_replica"
+#include "plain_cl.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,21 +18,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void check(cl_int rc, const char *what)
-{
-	if (rc != CL_SUCCESS) {
-		fprintf(stderr, "seed_replica: %s failed: %d\n", what, (int)rc);
-		exit(1);
-	}
-}
 
 /* ---- MT19937 (Matsumoto and Nishimura's reference algorithm) ---- */
 
@@ -93,44 +78,12 @@ static double gauss(struct mt *m, int *has, double *kept)
 	return f * x2;
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		perror(path);
-		exit(1);
-	}
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = malloc((size_t)n + 1);
-	if (!s || fread(s, 1, (size_t)n, f) != (size_t)n)
-		exit(1);
-	s[n] = '\0';
-	fclose(f);
-	return s;
-}
-
 struct args {
 	const char *kernel;
 	int pi, di, f64, launches, copies;
 	size_t size;
 	double seconds;
 };
-
-static cl_device_id pick(int pi, int di)
-{
-	cl_platform_id plats[16];
-	cl_device_id devs[16];
-	cl_uint np = 0, nd = 0;
-	check(clGetPlatformIDs(16, plats, &np), "clGetPlatformIDs");
-	if (pi < 0 || (cl_uint)pi >= np)
-		exit(2);
-	check(clGetDeviceIDs(plats[pi], CL_DEVICE_TYPE_ALL, 16, devs, &nd), "clGetDeviceIDs");
-	if (di < 0 || (cl_uint)di >= nd)
-		exit(2);
-	return devs[di];
-}
 
 /* One copy: sets up, says ready on `ready`, waits for `go` to close, runs, writes its batches
  * and generation seconds on `ready`. */
