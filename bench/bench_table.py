@@ -76,24 +76,33 @@ for dt in ("f64", "f32"):
         fulls = f"{f(full[0], '.1f')}, {f(full[1], '.3f')}" if full else ""
         print(f"| {dt} | {label} | {f(s[0], '.1f')} | {f(oc, '.3f')}{mark} | {f(s[1], '.3f')} | "
               f"{f(s[2], '.3f')} | {f(off[0] if off else None, '.1f')} | {f(lost, '.3f')} | {fulls} |")
-# The seed mode against the independent replica of the original loop, process for process.
-replica = {}
-path = os.path.join(OUT, "replica-f64.txt")
-for line in open(path) if os.path.exists(path) else []:
-    m = re.search(r"copies=(\d+) .* mbit_s=([\d.]+) gen_ms_per_batch=([\d.]+)", line)
-    if m:
-        replica.setdefault(int(m.group(1)), []).append((float(m.group(2)), float(m.group(3))))
-if replica:
+# The seed mode against the independent replicas of the original loop, process for process.
+def replicas(name):
+    got = {}
+    path = os.path.join(OUT, name)
+    for line in open(path) if os.path.exists(path) else []:
+        m = re.search(r"copies=(\d+) .* mbit_s=([\d.]+) gen_ms_per_batch=([\d.]+)", line)
+        if m:
+            got.setdefault(int(m.group(1)), []).append((float(m.group(2)), float(m.group(3))))
+    return got
+
+
+c_rep, np_rep = replicas("replica-f64.txt"), replicas("replica-numpy-f64.txt")
+if c_rep or np_rep:
     print()
-    print("| f64, processes | `-m seed` Mbit/s | `--profile off` | replica of the original loop | "
-          "seed / replica | replica's generation, ms a batch |")
-    print("|---:|---:|---:|---:|---:|---:|")
-    for n in sorted(replica):
+    print("| f64, processes | `-m seed` Mbit/s | `--profile off` | replica in C | seed / C | "
+          "C's generation, ms a batch | replica with numpy | seed / numpy | numpy's generation, ms a batch |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for n in sorted(set(c_rep) | set(np_rep)):
         s, off = arrangement("f64", f"seed-{n}", "sampled"), arrangement("f64", f"seed-{n}", "off")
-        r = mean([x[0] for x in replica[n]])
-        ratio = s[0] / r if s and s[0] is not None and r else None
-        print(f"| {n} | {f(s[0] if s else None, '.1f')} | {f(off[0] if off else None, '.1f')} | {r:.1f} | "
-              f"{f(ratio, '.3f')} | {mean([x[1] for x in replica[n]]):.2f} |")
+        cells = []
+        for rep in (c_rep, np_rep):
+            r = mean([x[0] for x in rep[n]]) if n in rep else None
+            g = mean([x[1] for x in rep[n]]) if n in rep else None
+            ratio = s[0] / r if s and s[0] is not None and r else None
+            cells.append(f"{f(r, '.1f')} | {f(ratio, '.3f')} | {f(g, '.2f')}")
+        print(f"| {n} | {f(s[0] if s else None, '.1f')} | {f(off[0] if off else None, '.1f')} | "
+              f"{cells[0]} | {cells[1]} |")
 sup = os.path.join(OUT, "supervisor.txt")
 if os.path.exists(sup):
     print()

@@ -3,7 +3,8 @@
 # profiling (sampled) beside the same arrangement under --profile off, interleaved and repeated,
 # with the ceiling calibrated in the same run, so every figure is a ratio to what the device does
 # without the tool. Usage: bench/gpu_bench.sh BINARY BENCH_DIR DEVICE OUTDIR [SECONDS]
-# (BENCH_DIR holds the plain loops ref_loop and seed_replica, and bench_core).
+# (BENCH_DIR holds the plain loops ref_loop and seed_replica, and bench_core; the numpy replica,
+# bench/seed_replica.py, runs where python3 has numpy).
 # Raw logs go to OUTDIR; bench/bench_table.py OUTDIR prints the table (steady windows: the second
 # half of each run, once the sampler's period has settled). DTYPES (default "f64 f32") and REPS
 # (default 2) pick the element types and repetitions.
@@ -44,11 +45,15 @@ for dt in ${DTYPES:-f64 f32}; do
 	done
 	run "$dt-pipe-8x12-full-1" "$dt" -m pipelined --queues 8 --gen-threads 12 --profile full
 	run "$dt-konly-1-full-1" "$dt" -m kernel-only --queues 1 --profile full
-	# The seed mode beside an independent replica of the original loop (bench/seed_replica.c).
+	# The seed mode beside two independent replicas of the original loop: in C
+	# (bench/seed_replica.c) and in Python with numpy's own normal (bench/seed_replica.py).
 	if [ "$dt" = f64 ]; then
 		for rep in $(seq "${REPS:-2}"); do
 			for n in 1 4 16; do
 				timeout 120 "$REPLICA" $K "$DEV" "$dt" 100000 10 "$T" $n >>"$OUT/replica-$dt.txt" 2>&1
+				python3 -c 'import numpy' 2>/dev/null &&
+					timeout 120 python3 bench/seed_replica.py $K "$DEV" "$dt" 100000 10 "$T" $n \
+						>>"$OUT/replica-numpy-$dt.txt" 2>&1
 				run "$dt-seed-$n-off-$rep" "$dt" -m seed -n $n --profile off
 				run "$dt-seed-$n-sampled-$rep" "$dt" -m seed -n $n
 			done

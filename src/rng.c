@@ -59,8 +59,10 @@
  * call exp() and log() of the C library, whose last bit may differ between libraries, which
  * changes an outcome only when a comparison falls within that bit (of order 1e-16 per test). */
 #include "gputop/rng.h"
+#include "gputop/common.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
@@ -686,53 +688,80 @@ double rng_mt_double(struct gd_rng_mt *m)
 	return mt_double(m);
 }
 
-/* One pair: *first is returned first, *second kept. */
-static inline void mt_pair(struct gd_rng_mt *m, double *first, double *second)
+/* ---- numpy's call structure ----
+ *
+ * The original line, np.random.normal(size=n).astype(dtype), costs what numpy's code does, and
+ * seed mode exists to run that loop as it was; so the values are drawn as numpy draws them,
+ * call for call, not merely value for value. RandomState.normal allocates an array of doubles
+ * and fills it through a function pointer to legacy_normal, which calls legacy_gauss, which
+ * reaches its bit generator through the bitgen interface's next_double pointer (MT19937 lives
+ * in another extension module); .astype then copies (or rounds) the array into a new one. Here
+ * each of those calls stays a call (the pointers are read through volatile, so no compiler
+ * folds them away), the array is the caller's scratch, and the copy into the batch's input is
+ * the astype. */
+
+struct bitgen {
+	void *state;
+	double (*next_double)(void *state);
+};
+
+struct aug_bitgen {
+	struct bitgen *bit_generator;
+	struct gd_rng_mt *m; /* holds has_gauss and gauss, as numpy's aug_bitgen_t does */
+};
+
+__attribute__((noinline)) static double mt19937_next_double(void *state)
 {
-	double x1, x2, r2;
-	do {
-		x1 = 2.0 * mt_double(m) - 1.0;
-		x2 = 2.0 * mt_double(m) - 1.0;
-		r2 = x1 * x1 + x2 * x2;
-	} while (r2 >= 1.0 || r2 == 0.0);
-	double f = sqrt(-2.0 * log(r2) / r2);
-	*first = f * x2;
-	*second = f * x1;
+	return mt_double(state);
 }
 
-/* Fills d (doubles) or else f (the same values rounded to float) with n values. */
-static inline void mt_fill(struct gd_rng_mt *m, double *d, float *f, size_t n)
+static double legacy_double(struct aug_bitgen *aug)
 {
-	size_t j = 0;
-	double a, b;
-	if (n > 0 && m->has_gauss) {
-		if (d)
-			d[0] = m->gauss;
-		else
-			f[0] = (float)m->gauss;
+	double (*volatile next)(void *) = aug->bit_generator->next_double;
+	return next(aug->bit_generator->state);
+}
+
+__attribute__((noinline)) static double legacy_gauss(struct aug_bitgen *aug)
+{
+	struct gd_rng_mt *m = aug->m;
+	if (m->has_gauss) {
+		double tmp = m->gauss;
 		m->gauss = 0;
 		m->has_gauss = false;
-		j = 1;
+		return tmp;
 	}
-	for (; j + 2 <= n; j += 2) {
-		mt_pair(m, &a, &b);
-		if (d) {
-			d[j] = a;
-			d[j + 1] = b;
-		} else {
-			f[j] = (float)a;
-			f[j + 1] = (float)b;
-		}
-	}
-	if (j < n) {
-		mt_pair(m, &a, &b);
-		if (d)
-			d[j] = a;
-		else
-			f[j] = (float)a;
-		m->gauss = b;
-		m->has_gauss = true;
-	}
+	double f, x1, x2, r2;
+	do {
+		x1 = 2.0 * legacy_double(aug) - 1.0;
+		x2 = 2.0 * legacy_double(aug) - 1.0;
+		r2 = x1 * x1 + x2 * x2;
+	} while (r2 >= 1.0 || r2 == 0.0);
+	f = sqrt(-2.0 * log(r2) / r2);
+	m->gauss = f * x1;
+	m->has_gauss = true;
+	return f * x2;
+}
+
+__attribute__((noinline)) static double legacy_normal(struct aug_bitgen *aug, double loc, double scale)
+{
+	return loc + scale * legacy_gauss(aug);
+}
+
+/* normal(size=n) into randoms, then astype into d (a copy) or else f (rounded to float). */
+static void mt_fill(struct gd_rng_mt *m, double *d, float *f, size_t n)
+{
+	struct bitgen bg = { .state = m, .next_double = mt19937_next_double };
+	struct aug_bitgen aug = { .bit_generator = &bg, .m = m };
+	double (*volatile func)(struct aug_bitgen *, double, double) = legacy_normal;
+	double *randoms = xmalloc(n * sizeof(double) + 1);
+	for (size_t i = 0; i < n; i++)
+		randoms[i] = func(&aug, 0.0, 1.0);
+	if (d)
+		memcpy(d, randoms, n * sizeof(double));
+	else
+		for (size_t i = 0; i < n; i++)
+			f[i] = (float)randoms[i];
+	free(randoms);
 }
 
 /* cppcheck-suppress unusedFunction */
