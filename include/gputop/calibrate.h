@@ -12,6 +12,7 @@ struct gd_ceiling {
 	double rate;      /* the best of 1, 2, 4 and 8 queues: the ceiling */
 	int queues;       /* where it was reached */
 	double one_queue; /* the figure on one queue */
+	double gap_ns;    /* the median gap between kernels launched back to back on one queue */
 };
 
 struct gd_calibration;
@@ -28,7 +29,7 @@ int calibrate_wait(struct gd_calibration *c, double timeout_s, struct gd_ceiling
 /* Ends the child if it still runs, reaps it and frees c. NULL is fine. */
 void calibrate_free(struct gd_calibration *c);
 
-/* Parses the child's line "ceiling MBIT_S QUEUES ONE_QUEUE_MBIT_S"; 0 or -1. */
+/* Parses the child's line "ceiling MBIT_S QUEUES ONE_QUEUE_MBIT_S GAP_NS"; 0 or -1. */
 int calibrate_parse(const char *line, struct gd_ceiling *out);
 
 #endif

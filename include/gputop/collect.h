@@ -91,6 +91,13 @@ struct gd_collector;
  * off (profiled false) no device field is measured: they stay NAN. */
 struct gd_collector *collect_new(int64_t start, bool profiled, const struct gd_device *devs, int ndev);
 void collect_free(struct gd_collector *c);
+/* The launch limit of device d's gaps between the kernels of a batch (gd_batch_acc), from the
+ * next window on; 0: none. */
+void collect_launch_limit(struct gd_collector *c, int d, int64_t ns);
+/* The launch limit is this many times the calibrated back-to-back gap (gd_ceiling.gap_ns): a
+ * gap up to it is the device's launch cost, its excess the host's lateness. */
+#define GD_LAUNCH_LIMIT        2.0
+#define GD_LAUNCH_LIMIT_MIN_NS 1000 /* a gap under 1 us is launch cost on any device */
 
 /* One record of worker w, read by the supervisor. A record that completed before the open
  * window started is counted as lost: its window was already reported. */

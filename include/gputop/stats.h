@@ -56,8 +56,11 @@ struct gd_batch_acc {
 	int64_t overlap;                        /* sum over those of max(0, the phases - the wall time) */
 	int64_t kgap_sum;                       /* max(0, START(k+1) - END(k)) within profiled batches */
 	uint64_t kgap_n;
-	int64_t bgap_sum;  /* max(0, START(first kernel, b) - the latest END of earlier batches) */
-	int64_t bover_sum; /* max(0, the latest END of earlier batches - START(first kernel, b)) */
+	int64_t launch_limit; /* set by the caller: a gap's launch cost at most, ns;
+	                       * 0: every gap is launch cost (not calibrated) */
+	int64_t klate_sum;    /* the gaps' excess over launch_limit: the host late */
+	int64_t bgap_sum;     /* max(0, START(first kernel, b) - the latest END of earlier batches) */
+	int64_t bover_sum;    /* max(0, the latest END of earlier batches - START(first kernel, b)) */
 	uint64_t bgap_n;
 	struct gd_hist kgap, bgap; /* the same gaps (>= 0), one count each */
 };
@@ -78,19 +81,22 @@ struct gd_breakdown {
 	double queue_wait_us, other_us;              /* means; NAN without device times */
 	double overlap_us;                           /* mean excess of the phases over the wall time */
 	double gap_kernel_us, gap_batch_us;          /* means; NAN when not measured */
-	double launch_gap_us;                        /* mean sum of a batch's gaps between kernels */
+	double launch_gap_us;                        /* mean sum of a batch's gaps between kernels, each
+	                                              * up to the launch limit (gd_batch_acc) */
+	double late_gap_us;                          /* mean sum of their excess over it: launches the
+	                                              * host enqueued after the previous kernel ended */
 	double batch_overlap_us;                     /* mean overlap with earlier batches; as gap_batch */
 	double gap_kernel_p50_us, gap_kernel_p99_us; /* percentiles (stats_hist_percentile); NAN: */
 	double gap_batch_p50_us, gap_batch_p99_us;   /* not measured */
 };
 void stats_breakdown(const struct gd_batch_acc *acc, struct gd_breakdown *out);
 /* A breakdown with nothing measured: what stats_breakdown gives for no batches. */
-#define GD_BREAKDOWN_NONE                                                                            \
-	{                                                                                            \
-		.gen_us = NAN, .h2d_us = NAN, .kernel_us = NAN, .d2h_us = NAN, .queue_wait_us = NAN, \
-		.other_us = NAN, .overlap_us = NAN, .gap_kernel_us = NAN, .gap_batch_us = NAN,       \
-		.launch_gap_us = NAN, .batch_overlap_us = NAN, .gap_kernel_p50_us = NAN,             \
-		.gap_kernel_p99_us = NAN, .gap_batch_p50_us = NAN, .gap_batch_p99_us = NAN           \
+#define GD_BREAKDOWN_NONE                                                                                    \
+	{                                                                                                    \
+		.gen_us = NAN, .h2d_us = NAN, .kernel_us = NAN, .d2h_us = NAN, .queue_wait_us = NAN,         \
+		.other_us = NAN, .overlap_us = NAN, .gap_kernel_us = NAN, .gap_batch_us = NAN,               \
+		.launch_gap_us = NAN, .late_gap_us = NAN, .batch_overlap_us = NAN, .gap_kernel_p50_us = NAN, \
+		.gap_kernel_p99_us = NAN, .gap_batch_p50_us = NAN, .gap_batch_p99_us = NAN                   \
 	}
 
 /* Whether a share of the calibrated ceiling (rate / ceiling) says the ceiling is stale: the

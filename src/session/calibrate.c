@@ -34,18 +34,18 @@ static const char *number(const char *s, double *out)
 int calibrate_parse(const char *line, struct gd_ceiling *out)
 {
 	static const char word[] = "ceiling ";
-	double v[3];
+	double v[4];
 	const char *s = line;
 	if (strncmp(s, word, sizeof(word) - 1) != 0)
 		return -1;
 	s += sizeof(word) - 1;
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		if (!(s = number(s, &v[i])))
 			return -1;
 	if (*s != '\0' || !isfinite(v[0]) || v[0] <= 0 || v[1] < 1 || v[1] > GD_QUEUES_MAX ||
-	    v[1] != floor(v[1]) || !isfinite(v[2]) || v[2] < 0)
+	    v[1] != floor(v[1]) || !isfinite(v[2]) || v[2] < 0 || !isfinite(v[3]) || v[3] < 0)
 		return -1;
-	*out = (struct gd_ceiling){ .rate = v[0], .queues = (int)v[1], .one_queue = v[2] };
+	*out = (struct gd_ceiling){ .rate = v[0], .queues = (int)v[1], .one_queue = v[2], .gap_ns = v[3] };
 	return 0;
 }
 

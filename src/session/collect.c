@@ -29,9 +29,10 @@ struct gd_collector {
 	struct gd_iv *iv; /* scratch: the window's kernel intervals, one device's after another */
 	size_t capiv;
 	int ndev;
-	char refs[GD_DEVICES_MAX][8]; /* each device's "P:D", copied into every frame */
-	bool sliced[GD_DEVICES_MAX];  /* a GPU: contexts of separate processes take turns */
-	struct gd_idle *idle;         /* scratch: one device's workers' diagnoses */
+	char refs[GD_DEVICES_MAX][8];         /* each device's "P:D", copied into every frame */
+	bool sliced[GD_DEVICES_MAX];          /* a GPU: contexts of separate processes take turns */
+	int64_t launch_limit[GD_DEVICES_MAX]; /* collect_launch_limit; 0: none */
+	struct gd_idle *idle;                 /* scratch: one device's workers' diagnoses */
 	size_t capidle;
 };
 
@@ -46,6 +47,12 @@ struct gd_collector *collect_new(int64_t start, bool profiled, const struct gd_d
 		c->sliced[d] = devs[d].gpu;
 	}
 	return c;
+}
+
+void collect_launch_limit(struct gd_collector *c, int d, int64_t ns)
+{
+	if (d >= 0 && d < c->ndev)
+		c->launch_limit[d] = ns > 0 ? ns : 0;
 }
 
 /* The device index of a worker, kept in range: a worker's index always names a device. */
@@ -172,6 +179,7 @@ static int64_t worker_sample(struct gd_collector *c, struct col_worker *cw, cons
 {
 	struct gd_batch_acc acc;
 	memset(&acc, 0, sizeof(acc));
+	acc.launch_limit = c->launch_limit[dev_of(c, info)];
 	int64_t busy = 0;
 	size_t keep = 0, first = *niv;
 	uint64_t devrecs = 0, estimated = 0;

@@ -50,7 +50,7 @@ void diagnose_worker(const struct gd_breakdown *bd, double kernel_busy, double d
 	if (isnan(kernel_busy) || isnan(bd->kernel_us))
 		return; /* no device times: nothing to split */
 	double t[GD_CAUSE_COUNT] = {
-		[GD_CAUSE_HOST] = nn(bd->gen_us),
+		[GD_CAUSE_HOST] = nn(bd->gen_us) + nn(bd->late_gap_us),
 		[GD_CAUSE_TRANSFER] = nn(bd->h2d_us) + nn(bd->d2h_us),
 		[GD_CAUSE_LAUNCH] = nn(bd->launch_gap_us),
 		[GD_CAUSE_WAIT] = nn(bd->queue_wait_us),

@@ -106,8 +106,9 @@ static void say_ceiling(struct gd_session *s, const struct gd_ceiling *c)
 	char who[48] = "";
 	if (s->c.ndevs > 1)
 		snprintf(who, sizeof(who), "of %s ", s->c.devs[s->calib_dev].ref);
-	snprintf(s->message, sizeof(s->message), "ceiling %s%.1f %s (%d queue%s)", who, c->rate,
-	         kspec_rate_unit(&s->c.work.kernel), c->queues, c->queues > 1 ? "s" : "");
+	snprintf(s->message, sizeof(s->message), "ceiling %s%.1f %s (%d queue%s); launch gap %.1f us",
+	         who, c->rate, kspec_rate_unit(&s->c.work.kernel), c->queues, c->queues > 1 ? "s" : "",
+	         c->gap_ns / 1e3);
 }
 
 /* A calibration in progress that has answered: keep its figure, go on with the next device,
@@ -282,12 +283,24 @@ static int64_t window_end(const struct gd_session *s)
 	return b < s->end ? b : s->end;
 }
 
+/* The launch limit of a device's gaps between kernels (collect_launch_limit): GD_LAUNCH_LIMIT
+ * times its calibrated back-to-back gap, at least GD_LAUNCH_LIMIT_MIN_NS; 0 until calibrated. */
+static int64_t launch_limit(const struct gd_ceiling *c)
+{
+	if (isnan(c->rate))
+		return 0;
+	double ns = GD_LAUNCH_LIMIT * c->gap_ns;
+	return ns > GD_LAUNCH_LIMIT_MIN_NS ? (int64_t)ns : GD_LAUNCH_LIMIT_MIN_NS;
+}
+
 /* Closes the open window at b into s->frame and completes it: the wall clock, the profiling
  * policy and the ceilings. */
 static void close_window(struct gd_session *s, int64_t b)
 {
 	struct gd_frame *f = &s->frame;
 	int n = snapshot(s); /* first: it may move s->info */
+	for (int d = 0; d < s->c.ndevs; d++)
+		collect_launch_limit(s->col, d, launch_limit(&s->ceilings[d]));
 	if (s->unobserved)
 		collect_skip(s->col, s->info, n, s->t0, b, f);
 	else

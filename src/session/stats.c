@@ -79,27 +79,38 @@ static int64_t nonneg(int64_t v)
 	return v > 0 ? v : 0;
 }
 
+/* The excess of gap over the launch limit (none when there is no limit). */
+static int64_t late(const struct gd_batch_acc *acc, int64_t gap)
+{
+	return acc->launch_limit > 0 ? nonneg(gap - acc->launch_limit) : 0;
+}
+
 /* The gaps between r's kernels, one count each, clipped at 0 (an in-order queue's kernels
  * never overlap; a device clock's step could make them seem to): exact from the intervals
  * when there is one per kernel in 1 ns units; otherwise (grouped, or coarser units) each gap
- * counts as the batch's mean gap, the only figure the record holds. Returns their sum. */
-static int64_t kernel_gaps(struct gd_hist *h, const struct gd_rec *r)
+ * counts as the batch's mean gap, the only figure the record holds. Adds their sum and their
+ * excess over the launch limit to acc. */
+static void kernel_gaps(struct gd_batch_acc *acc, const struct gd_rec *r)
 {
 	uint64_t gaps = r->kernels - 1;
+	acc->kgap_n += gaps;
 	if ((r->flags & (GD_REC_GROUPED | GD_REC_SHIFT)) || r->nkiv != r->kernels) {
-		stats_hist_add(h, nonneg(r->kgap_ns) / (int64_t)gaps, gaps);
-		return nonneg(r->kgap_ns);
+		int64_t mean = nonneg(r->kgap_ns) / (int64_t)gaps;
+		stats_hist_add(&acc->kgap, mean, gaps);
+		acc->kgap_sum += nonneg(r->kgap_ns);
+		acc->klate_sum += late(acc, mean) * (int64_t)gaps;
+		return;
 	}
-	int64_t prev[2], cur[2], sum = 0;
+	int64_t prev[2], cur[2];
 	gd_rec_kiv(r, 0, prev);
 	for (uint32_t i = 1; i < r->nkiv; i++) {
 		gd_rec_kiv(r, i, cur);
 		int64_t gap = nonneg(cur[0] - prev[1]);
-		stats_hist_add(h, gap, 1);
-		sum += gap;
+		stats_hist_add(&acc->kgap, gap, 1);
+		acc->kgap_sum += gap;
+		acc->klate_sum += late(acc, gap);
 		prev[1] = cur[1];
 	}
-	return sum;
 }
 
 void stats_batch_add(struct gd_batch_acc *acc, const struct gd_rec *r, int64_t prev_kend)
@@ -125,10 +136,8 @@ void stats_batch_add(struct gd_batch_acc *acc, const struct gd_rec *r, int64_t p
 	int64_t rest = (r->t_end - r->t_begin) - gen - h2d - kern - d2h - qwait;
 	acc->other += nonneg(rest);
 	acc->overlap += nonneg(-rest);
-	if (r->kernels > 1) {
-		acc->kgap_sum += kernel_gaps(&acc->kgap, r);
-		acc->kgap_n += r->kernels - 1;
-	}
+	if (r->kernels > 1)
+		kernel_gaps(acc, r);
 	if (prev_kend && r->nkiv) { /* idle since the earlier batches' work, or overlap with it */
 		acc->bgap_sum += nonneg(kstart - prev_kend);
 		acc->bover_sum += nonneg(prev_kend - kstart);
@@ -151,6 +160,7 @@ void stats_batch_merge(struct gd_batch_acc *into, const struct gd_batch_acc *fro
 	into->overlap += from->overlap;
 	into->kgap_sum += from->kgap_sum;
 	into->kgap_n += from->kgap_n;
+	into->klate_sum += from->klate_sum;
 	into->bgap_sum += from->bgap_sum;
 	into->bover_sum += from->bover_sum;
 	into->bgap_n += from->bgap_n;
@@ -248,7 +258,8 @@ void stats_breakdown(const struct gd_batch_acc *acc, struct gd_breakdown *out)
 	out->other_us = mean_us(acc->other, acc->ndev);
 	out->overlap_us = mean_us(acc->overlap, acc->ndev);
 	out->gap_kernel_us = mean_us(acc->kgap_sum, acc->kgap_n);
-	out->launch_gap_us = mean_us(acc->kgap_sum, acc->ndev);
+	out->launch_gap_us = mean_us(acc->kgap_sum - acc->klate_sum, acc->ndev);
+	out->late_gap_us = mean_us(acc->klate_sum, acc->ndev);
 	out->gap_batch_us = mean_us(acc->bgap_sum, acc->bgap_n);
 	out->batch_overlap_us = mean_us(acc->bover_sum, acc->bgap_n);
 	out->gap_kernel_p50_us = stats_hist_percentile(&acc->kgap, 0.50) / 1e3;

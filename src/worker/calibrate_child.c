@@ -4,8 +4,11 @@
  * nothing else is in the way: launches back to back on one context, without profiling or
  * events, on 1, 2, 4 and 8 in-order queues (a batch of --launches per queue, each queue
  * refilled as soon as it is finished, so none drains while the others wait). The best figure
- * is the ceiling. It prints one line: "ceiling RATE QUEUES ONE_QUEUE_RATE", the rates in the
- * run's unit (kspec_rate_unit: Mbit/s, or Mitem/s for a user kernel). */
+ * is the ceiling. Then, on one profiling queue, batches of launches back to back with an event
+ * each: the median gap between consecutive kernels, what launching alone costs the device (the
+ * diagnosis counts longer gaps as the host's). It prints one line: "ceiling RATE QUEUES
+ * ONE_QUEUE_RATE GAP_NS", the rates in the run's unit (kspec_rate_unit: Mbit/s, or Mitem/s for
+ * a user kernel). */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,8 +22,10 @@
 #include "gputop/rng.h"
 #include "gputop/worker.h"
 
-#define CALIBRATE_QUEUES  8
-#define CALIBRATE_SECONDS 0.4 /* measured per queue count, after one warm-up batch per queue */
+#define CALIBRATE_QUEUES      8
+#define CALIBRATE_SECONDS     0.4 /* measured per queue count, after one warm-up batch per queue */
+#define CALIBRATE_GAP_BATCHES 9   /* batches of the gap measurement, the first a warm-up */
+#define CALIBRATE_GAPS_MAX    4096
 
 struct calibrate {
 	const struct gd_kspec *k;
@@ -74,6 +79,57 @@ static double run(struct calibrate *c, int nq)
 	for (int i = 0; i < nq; i++)
 		clFinish(c->q[i]);
 	return (double)batches * (double)kspec_items_per_batch(c->k) / ((double)(t - t0) / 1e9) / 1e6;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The median gap START(k+1) - END(k) between kernels launched back to back on one profiling
+ * queue (the first batch a warm-up), in ns; negative on failure, 0 for a single launch. */
+static double launch_gap(struct calibrate *c)
+{
+	cl_int rc;
+	cl_queue_properties props[] = { CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0 };
+	cl_command_queue q = clCreateCommandQueueWithProperties(c->ctx, c->dev.id, props, &rc);
+	if (!q)
+		return fail(c, "clCreateCommandQueueWithProperties", rc);
+	uint32_t n = c->k->launches < 512 ? c->k->launches : 512;
+	cl_event *ev = xcalloc(n, sizeof(cl_event));
+	int64_t *gap = xcalloc(CALIBRATE_GAPS_MAX, sizeof(int64_t));
+	size_t ngap = 0, global = c->k->size;
+	for (int b = 0; rc == CL_SUCCESS && b < CALIBRATE_GAP_BATCHES; b++) {
+		uint32_t k = 0;
+		for (; k < n && rc == CL_SUCCESS; k++)
+			rc = clEnqueueNDRangeKernel(q, c->kern[0], 1, NULL, &global, NULL, 0, NULL, &ev[k]);
+		if (rc == CL_SUCCESS)
+			rc = clFinish(q);
+		cl_ulong prev_end = 0;
+		for (uint32_t i = 0; i < k; i++) {
+			cl_ulong s = 0, e = 0;
+			if (rc == CL_SUCCESS)
+				rc = clGetEventProfilingInfo(ev[i], CL_PROFILING_COMMAND_START, sizeof(s), &s,
+				                             NULL);
+			if (rc == CL_SUCCESS)
+				rc = clGetEventProfilingInfo(ev[i], CL_PROFILING_COMMAND_END, sizeof(e), &e,
+				                             NULL);
+			if (rc == CL_SUCCESS && b > 0 && i > 0 && ngap < CALIBRATE_GAPS_MAX)
+				gap[ngap++] = s > prev_end ? (int64_t)(s - prev_end) : 0;
+			prev_end = e;
+			clReleaseEvent(ev[i]);
+		}
+	}
+	clReleaseCommandQueue(q);
+	free(ev);
+	double median = 0;
+	if (rc == CL_SUCCESS && ngap) {
+		qsort(gap, ngap, sizeof(*gap), cmp_i64);
+		median = (double)gap[ngap / 2];
+	}
+	free(gap);
+	return rc == CL_SUCCESS ? median : fail(c, "launch gap", rc);
 }
 
 /* The inputs, filled as the workers fill theirs, once for every queue. */
@@ -170,7 +226,7 @@ int calibrate_child_main(const struct gd_kspec *k, struct gd_devref dev, pid_t p
 	memset(&c, 0, sizeof(c));
 	c.k = k;
 	int rc = setup(&c, dev);
-	double best = 0, one = 0;
+	double best = 0, one = 0, gap = 0;
 	int best_q = 1;
 	for (int nq = 1; rc == 0 && nq <= CALIBRATE_QUEUES; nq *= 2) {
 		double m = run(&c, nq);
@@ -183,11 +239,13 @@ int calibrate_child_main(const struct gd_kspec *k, struct gd_devref dev, pid_t p
 		if (nq == 1)
 			one = m;
 	}
+	if (rc == 0 && (gap = launch_gap(&c)) < 0)
+		rc = -1;
 	teardown(&c);
 	if (rc) {
 		fprintf(stderr, GD_NAME ": --calibrate: %s\n", c.err);
 		return GD_EXIT_FAIL;
 	}
-	printf("ceiling %.4f %d %.4f\n", best, best_q, one);
+	printf("ceiling %.4f %d %.4f %.0f\n", best, best_q, one, gap);
 	return fflush(stdout) == 0 ? GD_EXIT_OK : GD_EXIT_FAIL;
 }

@@ -44,6 +44,16 @@ static void test_worker(void)
 	           fabs(w.share[GD_CAUSE_WAIT] - 0.94 * 4 / 2800) < 1e-12,
 	       "each cause in proportion to its time per batch");
 	tap_ok(w.hidden == 0, "alone on the device: nothing of its idle time is hidden");
+	/* The same batch where 15 of the 20 us of gaps came after a calibrated launch limit: the
+	 * host enqueued late, and that is host work. */
+	bd.launch_gap_us = 5;
+	bd.late_gap_us = 15;
+	diagnose_worker(&bd, 0.06, 0.06, &w);
+	tap_ok(fabs(w.share[GD_CAUSE_LAUNCH] - 0.94 * 5 / 2800) < 1e-12 &&
+	           fabs(w.share[GD_CAUSE_HOST] - 0.94 * 2615 / 2800) < 1e-12 && fabs(sum(&w) - 0.94) < 1e-12,
+	       "gaps beyond the launch limit count as host work, the rest as launch gaps");
+	bd.launch_gap_us = 20;
+	bd.late_gap_us = NAN;
 	diagnose_worker(&bd, 0.06, 0.53, &w);
 	tap_ok(fabs(w.hidden - 0.47 / 0.94) < 1e-12,
 	       "with others: hidden = (device busy - its own) / its idle (%.4f)", w.hidden);

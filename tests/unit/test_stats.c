@@ -422,6 +422,14 @@ static void test_hist_records(void)
 	stats_breakdown(&acc, &bd);
 	tap_ok(acc.kgap.min == 5 && acc.kgap.max == 45 && fabs(bd.gap_kernel_us - 0.025) < 1e-12,
 	       "ungrouped kernels: each gap counted as it was (5 and 45 ns; mean 25)");
+	/* With a launch limit of 20 ns: 5 ns is launch cost; of 45 ns, 20 are and 25 are late. */
+	memset(&acc, 0, sizeof(acc));
+	acc.launch_limit = 20;
+	stats_batch_add(&acc, &r, 0);
+	stats_breakdown(&acc, &bd);
+	tap_ok(fabs(bd.launch_gap_us - 0.025) < 1e-12 && fabs(bd.late_gap_us - 0.025) < 1e-12 &&
+	           fabs(bd.gap_kernel_us - 0.025) < 1e-12,
+	       "launch limit 20 ns: gaps of 5 and 45 ns give 25 ns of launch cost and 25 late");
 	/* Grouped: only the batch's mean gap is known, once per gap. */
 	static int64_t many[40][2];
 	for (int i = 0; i < 40; i++) {
@@ -435,6 +443,8 @@ static void test_hist_records(void)
 	tap_ok((r.flags & GD_REC_GROUPED) && acc.kgap.n == 39 && acc.kgap.min == acc.kgap.max &&
 	           acc.kgap.min == r.kgap_ns / 39,
 	       "grouped kernels: 39 gaps, each the batch's mean gap (%lld ns)", (long long)(r.kgap_ns / 39));
+	tap_ok(bd.late_gap_us == 0 && fabs(bd.launch_gap_us * 1e3 - (double)r.kgap_ns) < 1e-6,
+	       "no launch limit: every gap is launch cost, none late");
 	memset(&acc, 0, sizeof(acc));
 	stats_breakdown(&acc, &bd);
 	tap_ok(isnan(bd.gap_kernel_p50_us) && isnan(bd.gap_kernel_p99_us) && isnan(bd.gap_batch_p50_us) &&
