@@ -60,6 +60,15 @@ void diagnose_mean(const struct gd_idle *d, int n, struct gd_idle *out);
  * one process's figures are not measured. */
 double diagnose_predict(double rate_one, double busy_one, double cores_one, int cores, int procs);
 
+/* What one pipelined process would reach, from one process of any mode: its rate, its device
+ * busy, the host time gen_us it spends generating a batch, a batch's worth in the rate's unit
+ * (units_per_batch: rate / batches per second) and the host's cores. Pipelining hides the host
+ * work and the transfers behind the kernels of other batches, so the device bounds it at
+ * rate / busy, and the host at what its generation threads make, one core left to the thread
+ * that enqueues: (cores - 1) x units_per_batch per gen_us. The fewer of the two; NAN when a
+ * figure is not measured. */
+double diagnose_predict_pipelined(double rate, double busy, double gen_us, double units_per_batch, int cores);
+
 /* One line of words: "device 26% busy; idle: host work 62%, launch gaps 7%, ...; more
  * processes would reach about R unit; lever: ..." (the causes of at least 1%, largest first;
  * the prediction from the figures per process, when procs > 0; the largest cause's lever).

@@ -54,6 +54,10 @@ struct gd_sweep_row {
 	double cores;                /* host cores its processes kept busy: max(1, gen_busy) each, summed */
 	double predicted;            /* the rate gap-filling alone gives (diagnose_predict) from the first
 	                              * step of the same queues; NAN where there is none */
+	double pipelined;            /* what one pipelined process would reach (diagnose_predict_pipelined)
+	                              * from the first step of the same queues; NAN where there is none */
+	double gen_us;               /* host generation per batch, the mean over its batches; NAN: n/a */
+	double batch_units;          /* one batch's worth, in the rate's unit; NAN: no batch */
 	double idle[GD_CAUSE_COUNT]; /* the device's idle share by cause, means over the windows */
 	struct gd_spread rate_spread, speedup_spread; /* summary: over the runs */
 	char device[24]; /* "all" for a step's row; "P:D" for one device's share of it (runs */

@@ -112,6 +112,7 @@ int dashboard_run(const struct gd_session_config *c, const struct gd_dashboard_c
 	}
 	char err[256] = "";
 	int status = GD_EXIT_OK;
+	ui_diag_attach(u, outs);
 	if (!(u->s = session_start(c, outs, err, sizeof(err)))) {
 		if (!gd_quit_signal) { /* a quit signal during --calibrate: stopped, as asked */
 			str_copy(u->fatal, sizeof(u->fatal), err);

@@ -133,6 +133,12 @@ const struct ui_key ui_keys[] = {
 	  .label = "c",
 	  .help = "calibrate: pause the workers, measure the device's ceiling, resume",
 	  .act = ui_act_calibrate },
+	{ .keys = { 'd' },
+	  .label = "d",
+	  .bar = "d",
+	  .word = "diagnose",
+	  .help = "where the idle time goes: causes, levers, predictions and a timeline (d or Esc closes)",
+	  .act = ui_act_diagnosis },
 	{ .keys = { 'r' },
 	  .label = "r",
 	  .bar = "r",
@@ -160,6 +166,10 @@ ui_reaction ui_key(struct ui *u, int ch)
 		return ui_help_key(u, ch);
 	if (u->menu)
 		return u->menu->key(u, ch);
+	if (u->diag && ch == UI_KEY_ESC) {
+		u->diag = false;
+		return UI_R_DRAW;
+	}
 	for (int i = 0; i < ui_nkeys; i++)
 		for (int j = 0; j < 4 && ui_keys[i].keys[j]; j++)
 			if (ui_keys[i].keys[j] == ch)

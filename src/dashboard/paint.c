@@ -90,12 +90,14 @@ void ui_draw(struct ui *u, int64_t now)
 {
 	/* stdscr is never drawn on; refreshing it first keeps getch from refreshing it later. */
 	wnoutrefresh(stdscr);
-	if (u->lay.too_small || u->help) {
+	if (u->lay.too_small || u->help || u->diag) {
 		werase(u->full);
 		if (u->lay.too_small)
 			draw_small(u, u->full);
-		else
+		else if (u->help)
 			ui_draw_help(u, u->full);
+		else
+			ui_draw_diagnosis(u, u->full);
 		wnoutrefresh(u->full);
 	} else {
 		draw_parts(u, now);

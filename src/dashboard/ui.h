@@ -90,6 +90,8 @@ struct ui {
 	WINDOW *part[LAYOUT_NPARTS];
 	WINDOW *full; /* the help and too-small screens */
 	bool colour, utf8, help, dirty;
+	bool diag;                  /* the diagnosis screen (d) is shown */
+	struct ui_strip *strip;     /* its timeline's intervals: an output of the session's (NULL: none) */
 	int help_top;               /* first help line shown, when the help does not fit */
 	const struct ui_menu *menu; /* the menu open over the screen, or NULL */
 	int menu_sel;               /* its highlighted item */
@@ -207,6 +209,13 @@ void ui_menu_open(struct ui *u, const struct ui_menu *m, int sel);
  * chooses, Esc or n closes it. Nothing is done before a choice. */
 ui_reaction ui_menu_key(struct ui *u, int ch);
 void ui_draw_menu(struct ui *u);
+
+/* ---- diagnosis.c: the key d's screen ---- */
+/* Adds the output that keeps the timeline's intervals to outs, before the session starts;
+ * closing outs frees it. */
+void ui_diag_attach(struct ui *u, struct gd_outputs *outs);
+ui_reaction ui_act_diagnosis(struct ui *u, int key);
+void ui_draw_diagnosis(struct ui *u, WINDOW *w);
 
 /* ---- help.c ---- */
 ui_reaction ui_act_help(struct ui *u, int key);

@@ -89,7 +89,7 @@ static int warm_up(struct gd_session *s, int n, char *err, size_t errlen)
 /* One step's sums over its windows: the whole run's, or one device's. rated: the windows whose
  * rate was measured (a window in which no batch completed measured none). */
 struct step_acc {
-	double items, busy, busyt, gap, gapw, qw, qww, cores, corest;
+	double items, busy, busyt, gap, gapw, qw, qww, cores, corest, gen, genw, batches;
 	double idle[GD_CAUSE_COUNT], idlet;
 	int rated;
 };
@@ -124,6 +124,11 @@ static void step_add(struct step_acc *a, const struct gd_frame *f, const struct 
 			a->gap += w->bd.gap_batch_us * (double)w->win_batches;
 			a->gapw += (double)w->win_batches;
 		}
+		a->batches += (double)w->win_batches;
+		if (!isnan(w->bd.gen_us)) {
+			a->gen += w->bd.gen_us * (double)w->win_batches;
+			a->genw += (double)w->win_batches;
+		}
 		if (!isnan(w->bd.queue_wait_us)) {
 			a->qw += w->bd.queue_wait_us * (double)w->win_batches;
 			a->qww += (double)w->win_batches;
@@ -146,20 +151,26 @@ static void step_row(const struct step_acc *a, double t, double ceiling, struct 
 	row->queue_wait_us = a->qww > 0 ? a->qw / a->qww : NAN;
 	row->headroom = row->device_busy > 0 ? row->rate / row->device_busy : NAN;
 	row->cores = a->corest > 0 ? a->cores / a->corest : NAN;
-	row->predicted = NAN;
+	row->predicted = row->pipelined = NAN;
+	row->gen_us = a->genw > 0 ? a->gen / a->genw : NAN;
+	row->batch_units = a->batches > 0 ? a->items / a->batches : NAN;
 	for (int c = 0; c < GD_CAUSE_COUNT; c++)
 		row->idle[c] = a->idlet > 0 ? a->idle[c] / a->idlet : NAN;
 }
 
-/* What gap-filling alone gives r's processes, from the first step of r's pass with as many
- * queues (per process: its rate, busy share and host cores), on this host's cores. */
+/* What gap-filling alone gives r's processes, and what one pipelined process would reach,
+ * from the first step of r's pass with as many queues (per process: its rate, busy share and
+ * host cores; its generation time and batch), on this host's cores. */
 static void predict(const struct gd_sweep_row *first, struct gd_sweep_row *r)
 {
 	if (first->queues != r->queues || first->procs < 1)
 		return;
 	double n = first->procs;
-	r->predicted = diagnose_predict(first->rate / n, first->device_busy / n, first->cores / n,
-	                                (int)sysconf(_SC_NPROCESSORS_ONLN), r->procs);
+	int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	r->predicted =
+	    diagnose_predict(first->rate / n, first->device_busy / n, first->cores / n, cores, r->procs);
+	r->pipelined = diagnose_predict_pipelined(first->rate / n, first->device_busy / n, first->gen_us,
+	                                          first->batch_units, cores);
 }
 
 /* A worker that ended while a step was measured makes the step's figures those of fewer

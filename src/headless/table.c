@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gputop/common.h"
 #include "gputop/headless.h"
@@ -54,6 +55,12 @@ static void predicted_note(FILE *out, const struct gd_sweep_row *rows, int n)
 	fprintf(out,
 	        "predicted: the first step's rate per process times the fewest of the processes, "
 	        "1 / its device busy and the host's cores / its cores: idle time filled, nothing else\n");
+	int gen_cores = (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
+	if (n > 0 && isfinite(rows[0].pipelined))
+		fprintf(out,
+		        "one pipelined process would reach about %.1f (from the first step: the fewer of "
+		        "rate / device busy and what %d generating core%s make at %.0f us a batch)\n",
+		        rows[0].pipelined, gen_cores, gen_cores == 1 ? "" : "s", rows[0].gen_us);
 	for (int i = 0; i < n; i++) {
 		const struct gd_sweep_row *r = &rows[i];
 		if (strcmp(r->device, "all") != 0 || !(r->rate < 0.8 * r->predicted))
@@ -172,7 +179,8 @@ void sweep_summarise(const struct gd_sweep_row *run, const struct gd_sweep_row *
 		offsetof(struct gd_sweep_row, device_busy),   offsetof(struct gd_sweep_row, gap_batch_us),
 		offsetof(struct gd_sweep_row, headroom),      offsetof(struct gd_sweep_row, of_ceiling),
 		offsetof(struct gd_sweep_row, queue_wait_us), offsetof(struct gd_sweep_row, cores),
-		offsetof(struct gd_sweep_row, predicted)
+		offsetof(struct gd_sweep_row, predicted),     offsetof(struct gd_sweep_row, pipelined),
+		offsetof(struct gd_sweep_row, gen_us),        offsetof(struct gd_sweep_row, batch_units)
 	};
 	size_t offs[GD_ARRAY_LEN(off) + GD_CAUSE_COUNT];
 	memcpy(offs, off, sizeof(off));

@@ -484,6 +484,9 @@ static void page(struct gd_report *r, struct gd_text *t)
 		if (isfinite(last->predicted))
 			text_printf(t, "; filling idle time alone predicts %.2f (%.0f%% of it measured)",
 			            last->predicted, 100 * last->rate / last->predicted);
+		if (isfinite(r->steps[0].pipelined))
+			text_printf(t, "; one pipelined process would reach about %.2f %s",
+			            r->steps[0].pipelined, r->unit);
 		text_printf(t, ". ");
 	}
 	esc(t, r->diagnosis[0] ? r->diagnosis : "No window measured the device's busy time.");

@@ -129,6 +129,17 @@ double diagnose_predict(double rate_one, double busy_one, double cores_one, int 
 	return rate_one * n;
 }
 
+double diagnose_predict_pipelined(double rate, double busy, double gen_us, double units_per_batch, int cores)
+{
+	if (isnan(rate) || isnan(busy) || busy <= 0 || isnan(units_per_batch) || units_per_batch <= 0)
+		return NAN;
+	double device = rate / (busy < 1 ? busy : 1);
+	if (isnan(gen_us) || gen_us <= 0 || cores < 2)
+		return device; /* no host work to hide, or no core to hide it on: the device bounds it */
+	double host = (cores - 1) * units_per_batch * 1e6 / gen_us;
+	return host < device ? host : device;
+}
+
 int diagnose_line(char *buf, size_t n, double device_busy, const struct gd_idle *idle, double rate, int procs,
                   double cores_used, int cores, const char *unit)
 {

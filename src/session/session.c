@@ -106,8 +106,8 @@ static void say_ceiling(struct gd_session *s, const struct gd_ceiling *c)
 	char who[48] = "";
 	if (s->c.ndevs > 1)
 		snprintf(who, sizeof(who), "of %s ", s->c.devs[s->calib_dev].ref);
-	snprintf(s->message, sizeof(s->message), "ceiling %s%.1f %s (%d queue%s); launch gap %.1f us",
-	         who, c->rate, kspec_rate_unit(&s->c.work.kernel), c->queues, c->queues > 1 ? "s" : "",
+	snprintf(s->message, sizeof(s->message), "ceiling %s%.1f %s (%d queue%s); launch gap %.1f us", who,
+	         c->rate, kspec_rate_unit(&s->c.work.kernel), c->queues, c->queues > 1 ? "s" : "",
 	         c->gap_ns / 1e3);
 }
 

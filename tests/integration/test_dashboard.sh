@@ -101,6 +101,18 @@ see "  and the key bar says how it ended" 60 screen_has "ceiling [0-9.]+ Mbit/s 
 see "  and the summary then shows the ceiling, the share reached or that it is stale" 10 \
 	screen_has "ceiling [0-9.]+ Mbit/s(, at| stale \\(rate above it\\): c recalibrates)"
 
+"${TM[@]}" send-keys -t main d
+see "d: the diagnosis screen: the device's time by cause, each with its share" 10 \
+	eval 'screen_has "^Where the device.s idle time goes" && screen_has "^  kernels \(busy\) +[0-9.]+%" &&
+		screen_has "^  idle: host work +[0-9.]+%" && screen_has "^  idle: launch gaps +[0-9.]+%"'
+check "  the predictions: more processes and one pipelined process" \
+	eval 'screen_has "^  one more process +about [0-9.]+ Mbit/s" && screen_has "^  one pipelined process +about [0-9.]+ Mbit/s"'
+check "  each worker's own split and what others hid" screen_has "^ +1 +[0-9]+ +[0-9.]+% +[0-9.]+% .* [0-9.]+%$"
+see "  the timeline strip: the device's union and one line per worker, with kernels drawn" 10 \
+	eval 'screen_has "^Timeline: the last [0-9.]+ ms of kernels" && screen_has "^  device +[^ ]" && screen_has "^ +1 +[^ ]"'
+"${TM[@]}" send-keys -t main Escape
+see "Esc closes the diagnosis screen" 5 eval 'screen_has "kbusy%" && ! screen_has "^Where the device"'
+
 "${TM[@]}" resize-window -t main -x 60 -y 20
 see "60x20: the too-small screen" 10 screen_has "terminal too small: need 80x24"
 "${TM[@]}" resize-window -t main -x 80 -y 24

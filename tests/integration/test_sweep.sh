@@ -14,6 +14,14 @@ check "the table has a row for 1 worker, predicted as measured, speedup 1.00x" \
 check "the table has a row for 2 workers, with a prediction" grep -qE '^ +2 +1 +[0-9.]+ +[0-9.]+ +[0-9.]+x' "$TMP/table"
 check "the table heads the prediction and says what it is" eval \
 	'grep -qE "^procs +queues +Mbit/s +predicted +speedup" "$TMP/table" && grep -q "^predicted: the first step" "$TMP/table"'
+# One pipelined process: never above the first step's rate at 100% busy (its device bound).
+check "the footer says what one pipelined process would reach, at most the first step's at100%busy~" python3 -c '
+import re, sys
+t = open(sys.argv[1]).read()
+m = re.search(r"^one pipelined process would reach about ([0-9.]+) \(from the first step", t, re.M)
+first = re.search(r"^ +1 +1 +[0-9.]+ +[0-9.]+ +[0-9.]+x +[0-9.]+ +\S+ +\S+ +([0-9.]+) ", t, re.M)
+sys.exit(0 if m and first and 0 < float(m.group(1)) <= float(first.group(1)) * 1.001 + 0.05 else 1)
+' "$TMP/table"
 check "the table heads the estimate at100%busy~ and the room left to it" \
 	grep -qE '^procs +queues .* gap_batch_us +at100%busy~ +room ' "$TMP/table"
 check "and says what they are, an estimate" \

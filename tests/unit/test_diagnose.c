@@ -123,11 +123,27 @@ static void test_line(void)
 	       "a short buffer: cut, never overrun");
 }
 
+static void test_pipelined(void)
+{
+	/* The seed's loop on one process: 33 Mbit/s at 6% busy, 3 ms of generation per batch of
+	 * 0.1 Mbit, 16 cores: the device alone would allow 550; 15 generating cores 500. */
+	double p = diagnose_predict_pipelined(33, 0.06, 3000, 0.1, 16);
+	tap_ok(fabs(p - 500) < 1e-9, "one pipelined process: bound by 15 generating cores (%.1f)", p);
+	p = diagnose_predict_pipelined(33, 0.06, 300, 0.1, 16);
+	tap_ok(fabs(p - 550) < 1e-9, "with a fast generator: bound by the device, rate / busy (%.1f)", p);
+	p = diagnose_predict_pipelined(33, 0.06, 3000, 0.1, 1);
+	tap_ok(fabs(p - 550) < 1e-9, "one core: no thread to hide generation on, the device's bound");
+	tap_ok(isnan(diagnose_predict_pipelined(33, NAN, 3000, 0.1, 16)) &&
+	           isnan(diagnose_predict_pipelined(33, 0, 3000, 0.1, 16)),
+	       "device busy not measured: no prediction");
+}
+
 int main(void)
 {
 	test_worker();
 	test_device();
 	test_predict();
+	test_pipelined();
 	test_line();
 	return tap_done();
 }
