@@ -126,7 +126,8 @@ static double launch_gap(struct calibrate *c)
 	double median = 0;
 	if (rc == CL_SUCCESS && ngap) {
 		qsort(gap, ngap, sizeof(*gap), cmp_i64);
-		median = (double)gap[ngap / 2];
+		size_t mid = ngap / 2;
+		median = (double)gap[mid];
 	}
 	free(gap);
 	return rc == CL_SUCCESS ? median : fail(c, "launch gap", rc);
