@@ -1,12 +1,16 @@
-/* spawn.c: posix_spawn of a worker or the calibration (spawn.h). */
+/* spawn.c: posix_spawn of a worker or the calibration, fork and exec of an observed program
+ * (spawn.h). */
 #include "gputop/spawn.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "gputop/common.h"
@@ -113,25 +117,63 @@ static char **merged_env(char *const *extra)
 	return env;
 }
 
+/* The child's side of spawn_program, between fork and exec: async-signal-safe calls only. It
+ * dies with the supervisor (PR_SET_PDEATHSIG survives the exec), leads a process group of its
+ * own, and writes exec's errno to report before it exits. */
+static void program_child(char *const *argv, char **env, int out_fd, pid_t parent, int report)
+{
+	static const int defaults[] = { SIGTERM, SIGINT,  SIGHUP,  SIGQUIT, SIGCHLD,
+		                        SIGPIPE, SIGUSR1, SIGUSR2, SIGWINCH };
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != parent)
+		_exit(127); /* the supervisor is gone already */
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	for (size_t i = 0; i < GD_ARRAY_LEN(defaults); i++)
+		sigaction(defaults[i], &dfl, NULL);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	int in = open("/dev/null", O_RDONLY);
+	int out = out_fd >= 0 ? out_fd : open("/dev/null", O_WRONLY);
+	if (in < 0 || out < 0 || dup2(in, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0 ||
+	    dup2(out, STDERR_FILENO) < 0) {
+		int e = errno;
+		(void)!write(report, &e, sizeof(e));
+		_exit(127);
+	}
+	execvpe(argv[0], argv, env);
+	int e = errno;
+	(void)!write(report, &e, sizeof(e));
+	_exit(127);
+}
+
 pid_t spawn_program(char *const *argv, char *const *extra, int out_fd, char *err, size_t errlen)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	int rc = posix_spawn_file_actions_init(&fa);
-	if (rc) {
-		snprintf(err, errlen, "posix_spawn: %s", strerror(rc));
+	char **env = merged_env(extra);
+	int report[2];
+	if (pipe2(report, O_CLOEXEC) != 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		return -1;
 	}
-	pid_t pid = -1;
-	if (!(rc = posix_spawnattr_init(&attr))) {
-		if (!(rc = set_files(&fa, out_fd, out_fd)) && !(rc = set_signals(&attr, false, true)) &&
-		    !(rc = posix_spawnattr_setpgroup(&attr, 0)))
-			rc = posix_spawnp(&pid, argv[0], &fa, &attr, argv, merged_env(extra));
-		posix_spawnattr_destroy(&attr);
+	pid_t parent = getpid(), pid = fork();
+	if (pid == 0)
+		program_child(argv, env, out_fd, parent, report[1]);
+	close(report[1]);
+	if (pid < 0) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		close(report[0]);
+		return -1;
 	}
-	posix_spawn_file_actions_destroy(&fa);
-	if (!rc)
-		return pid;
-	snprintf(err, errlen, "%s: %s", argv[0], strerror(rc));
+	setpgid(pid, pid); /* either side may come first; the other's fails harmlessly */
+	int e = 0;
+	ssize_t n;
+	while ((n = read(report[0], &e, sizeof(e))) < 0 && errno == EINTR)
+		;
+	close(report[0]);
+	if (n <= 0)
+		return pid; /* the exec closed the pipe: it runs */
+	waitpid(pid, NULL, 0);
+	snprintf(err, errlen, "%s: %s", argv[0], strerror(e));
 	return -1;
 }

@@ -623,6 +623,10 @@ static void try_attach(struct sup_worker *sw)
 	switch (reader_open(&sw->rd, sw->shm, sw->info.pid, sw->gen, why, sizeof(why))) {
 	case GD_OPEN_OK:
 		sw->attached = true;
+		/* An observed program's segment is mapped on both sides now: its name is needed no
+		 * more, and gone it cannot outlive a program that dies by a signal, nor this run. */
+		if (sw->info.observed)
+			shm_unlink(sw->shm);
 		break;
 	case GD_OPEN_NOTYET:
 		/* A missing name is the usual "not yet"; anything else is worth saying at the deadline. */

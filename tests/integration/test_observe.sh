@@ -174,3 +174,17 @@ wait $sup 2>/dev/null
 wait_for 10 test "$(pgrep -f -- "$APP" | wc -l)" -eq 0
 ok $? "no process of the program is left"
 check "no segment is left" test "$(segments_of $sup)" -eq 0
+
+# SIGKILL to the tool: nothing of it can act, yet its copy ends (it gets SIGTERM when the tool
+# dies) and its segment is gone (the name is unlinked once both sides have mapped it).
+"$BIN" --headless -i 0.2 -o "$TMP/kill.log" -n 1 -- "$CNT" 1000000 10 2>"$TMP/kill.err" &
+sup=$!
+wait_for 60 grep -q ',running,.*,observed,cl_counts,' "$TMP/kill.log"
+ok $? "a long C program is observed"
+copy=$(pgrep -P $sup -f "$CNT" | head -1)
+check "  its copy runs, a child of the tool" test -n "$copy"
+kill -KILL $sup
+wait $sup 2>/dev/null
+wait_for 10 gone "${copy:-0}"
+ok $? "SIGKILL of the tool: its copy of the program ends too"
+check "  and no segment of the run is left" test "$(segments_of $sup)" -eq 0
