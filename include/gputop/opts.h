@@ -38,6 +38,9 @@ struct gd_opts {
 	double interval; /* s */
 	double duration; /* s; 0: until stopped */
 	enum gd_format format;
+	const char *fields_text; /* --fields as typed */
+	struct gd_fields fields; /* the log's columns, resolved from it by opts_parse; n 0: all */
+	bool no_header;          /* --no-header: no CSV header line */
 	const char *output, *trace, *report;
 	uint64_t trace_limit; /* trace events at most */
 	struct gd_step sweep[GD_SWEEP_MAX];
