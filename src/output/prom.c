@@ -270,25 +270,21 @@ static const struct metric metrics[] = {
 	  PER_RUN, .frame = f_observed },
 };
 
-/* The labels of a worker's samples: its id, and its device as --device takes it, P:D. The pid
- * is gputop_decode_worker_info's alone, so a series is one worker's, whatever its process. */
-static void put_worker_labels(struct gd_text *t, const struct gd_frame *f, const struct gd_sample *w)
+/* Opens a worker's sample, NAME SUFFIX{ with its labels: its id, and its device as --device
+ * takes it, P:D. The caller adds labels of its own, then closes it (end_sample). The pid is
+ * gputop_decode_worker_info's alone, so a series is one worker's, whatever its process. */
+static void begin_worker(struct gd_text *t, const char *name, const char *suffix, const struct gd_frame *f,
+                         const struct gd_sample *w)
 {
 	char id[16];
 	snprintf(id, sizeof(id), "%u", w->id);
+	text_printf(t, "%s%s{", name, suffix);
 	put_label(t, "worker", id, true);
 	put_label(t, "device", frame_device_ref(f, w->device), false);
 }
 
-/* One sample: NAME{worker labels[,extra]}SUFFIX VALUE; extra and its value may be NULL. */
-static void put_worker_sample(struct gd_text *t, const char *name, const char *suffix,
-                              const struct gd_frame *f, const struct gd_sample *w, const char *extra,
-                              const char *value, double v)
+static void end_sample(struct gd_text *t, double v)
 {
-	text_printf(t, "%s%s{", name, suffix);
-	put_worker_labels(t, f, w);
-	if (extra)
-		put_label(t, extra, value, false);
 	text_printf(t, "}");
 	put_value(t, v);
 }
@@ -309,10 +305,14 @@ static int put_gaps(struct gd_text *t, const struct metric *m, const struct gd_f
 			snprintf(le, sizeof(le), "%.15g", (double)stats_hist_bounds[i] * 1e-9);
 		else
 			snprintf(le, sizeof(le), "+Inf");
-		put_worker_sample(t, m->name, "_bucket", f, w, "le", le, (double)below);
+		begin_worker(t, m->name, "_bucket", f, w);
+		put_label(t, "le", le, false);
+		end_sample(t, (double)below);
 	}
-	put_worker_sample(t, m->name, "_sum", f, w, NULL, NULL, (double)g->sum_ns * 1e-9);
-	put_worker_sample(t, m->name, "_count", f, w, NULL, NULL, (double)g->n);
+	begin_worker(t, m->name, "_sum", f, w);
+	end_sample(t, (double)g->sum_ns * 1e-9);
+	begin_worker(t, m->name, "_count", f, w);
+	end_sample(t, (double)g->n);
 	return GD_HIST_BOUNDS + 3;
 }
 
@@ -326,31 +326,33 @@ static int put_worker(struct gd_text *t, const struct metric *m, const struct gd
 		double v = m->worker(w);
 		if (!isfinite(v))
 			return 0; /* not measured: no sample */
-		put_worker_sample(t, m->name, "", f, w, NULL, NULL, v);
+		begin_worker(t, m->name, "", f, w);
+		end_sample(t, v);
 		return 1;
 	}
 	case WORKER_INFO: {
 		char pid[16];
 		snprintf(pid, sizeof(pid), "%d", (int)w->pid);
-		text_printf(t, "%s{", m->name);
-		put_worker_labels(t, f, w);
+		begin_worker(t, m->name, "", f, w);
 		put_label(t, "pid", pid, false);
 		put_label(t, "source", w->observed ? "observed" : "worker", false);
 		put_label(t, "command", w->comm, false);
-		text_printf(t, "}");
-		put_value(t, 1);
+		end_sample(t, 1);
 		return 1;
 	}
 	case WORKER_STATE:
-		for (int st = 0; st < GD_ST_COUNT; st++, n++)
-			put_worker_sample(t, m->name, "", f, w, "state", gd_state_name((enum gd_state)st),
-			                  w->state == (enum gd_state)st);
+		for (int st = 0; st < GD_ST_COUNT; st++, n++) {
+			begin_worker(t, m->name, "", f, w);
+			put_label(t, "state", gd_state_name((enum gd_state)st), false);
+			end_sample(t, w->state == (enum gd_state)st);
+		}
 		return n;
 	case WORKER_PHASE:
 		for (int p = 0; p < GD_PHASE_COUNT; p++)
 			if (isfinite(w->tot.phase_s[p])) {
-				put_worker_sample(t, m->name, "", f, w, "phase",
-				                  gd_phase_name((enum gd_phase)p), w->tot.phase_s[p]);
+				begin_worker(t, m->name, "", f, w);
+				put_label(t, "phase", gd_phase_name((enum gd_phase)p), false);
+				end_sample(t, w->tot.phase_s[p]);
 				n++;
 			}
 		return n;
