@@ -277,6 +277,7 @@ static int open_outputs(const struct gd_opts *o, const struct gd_device *dev, in
 		                        kspec_rate_unit(&k)));
 	if (ilog >= 0) {
 		struct gd_sink *sink = sink_new(out[ilog].fd, out[ilog].own, o->format);
+		sink_set_columns(sink, &o->fields, !o->no_header);
 		sink_run(sink, dev, ndev, options.p,
 		         o->nsweep > 0); /* every log opens with the run's facts */
 		sink_set_kernel(sink, kspec_name(&k), kspec_rate_unit(&k));

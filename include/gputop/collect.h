@@ -17,6 +17,44 @@
 #include "gputop/stats.h"
 #include "gputop/workerinfo.h"
 
+/* The phases of a batch, as the log's breakdown has them (gen_us, h2d_us, kernel_us, d2h_us,
+ * queue_wait_us, other_us). */
+enum gd_phase {
+	GD_PHASE_GEN,
+	GD_PHASE_H2D,
+	GD_PHASE_KERNEL,
+	GD_PHASE_D2H,
+	GD_PHASE_QUEUE_WAIT,
+	GD_PHASE_OTHER,
+	GD_PHASE_COUNT
+};
+/* "gen", "h2d", "kernel", "d2h", "queue_wait", "other": the log's field less its _us. */
+const char *gd_phase_name(enum gd_phase p);
+
+/* Gaps counted since the start: how many, their sum, and how many under each fixed bound
+ * (stats.h: le[i] in (bound[i - 1], bound[i]], le[GD_HIST_BOUNDS] above every bound). */
+struct gd_gaps {
+	uint64_t n;
+	int64_t sum_ns;
+	uint64_t le[GD_HIST_BOUNDS + 1];
+};
+
+/* Counters since the tool started, never reset (not by the r key, not by a sweep step), each
+ * the sum of the windows' own figures, so that their rate over any stretch is the logged
+ * figure over it: what Prometheus takes rate() of. A worker's are its own, a device's those
+ * of every worker it had, ended ones too. The device-time ones are NAN under --profile off. */
+struct gd_counters {
+	uint64_t batches, items, lost;
+	double kernel_s; /* a worker's: kernel_busy x the window's length, summed */
+	double busy_s;   /* a device's: device_busy x the window's length, summed */
+	/* A worker's: each batch counts the mean of its phase (the log's gen_us ... other_us) over
+	 * its window; a window without a measurement of a phase (--profile sampled, no profiled
+	 * batch) passes its batches on to the next window that has one. */
+	double phase_s[GD_PHASE_COUNT];
+	struct gd_gaps kgap, bgap; /* a worker's gaps between kernels, and between batches */
+	int64_t bover_ns;          /* overlap with earlier batches, over the batches of bgap */
+};
+
 struct gd_sample {
 	unsigned id;
 	int device; /* index into the run's devices (the frame's devs[]); -1: all of them */
@@ -44,6 +82,7 @@ struct gd_sample {
 	struct gd_obs_totals obs;
 	int exit_status; /* -1: n/a */
 	char error[GD_ERR_LEN];
+	struct gd_counters tot; /* workers and devices: since the start, never reset */
 };
 
 /* One device's aggregate in a window: its workers only. */

@@ -38,12 +38,15 @@ struct gd_opts {
 	double interval; /* s */
 	double duration; /* s; 0: until stopped */
 	enum gd_format format;
+	struct gd_fields fields; /* the log's columns, resolved from --fields by opts_parse; n 0: all */
+	const char *fields_text; /* --fields as typed */
 	const char *output, *trace, *report;
 	uint64_t trace_limit; /* trace events at most */
 	struct gd_step sweep[GD_SWEEP_MAX];
 	int nsweep;
 	int repeat; /* runs of each sweep step */
 	bool verify;
+	bool no_header; /* --no-header: no CSV header line */
 	enum gd_profile profile;
 	uint32_t sample_every;       /* --profile sampled: 0 adapts the period */
 	int queues;                  /* 0: the mode's own (pipelined 4, kernel-only 1) */

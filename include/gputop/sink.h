@@ -15,6 +15,19 @@ enum gd_format { GD_FMT_CSV, GD_FMT_JSONL, GD_FMT_COUNT };
 
 struct gd_sink;
 
+/* The log's columns (--fields): fields of one table, in the order given; n == 0: every field,
+ * in the log's own order. */
+#define GD_FIELDS_MAX 64
+struct gd_fields {
+	int n;
+	bool sweep; /* of the sweep rows' table; else the frame rows' */
+	unsigned char id[GD_FIELDS_MAX];
+};
+/* Pure: the comma-separated field names of list ("t_s,kind,mbit_s"), of the sweep rows' table
+ * when sweep is set, else of the frame rows', into *out. Returns 0, or -1 with one line in err
+ * naming the field that is unknown, empty or listed twice. */
+int sink_fields_parse(const char *list, bool sweep, struct gd_fields *out, char *err, size_t errlen);
+
 /* The log as one of the run's outputs (outputs.h): frames (but in a sweep's log, which holds
  * its sweep rows alone), events and sweep rows; a row that cannot be written fails the run
  * with the reason. */
@@ -22,6 +35,10 @@ extern const struct gd_output_ops sink_output;
 
 /* A sink writing to fd, which the caller opened (outputs.h); sink_close closes it if own_fd. */
 struct gd_sink *sink_new(int fd, bool own_fd, enum gd_format fmt);
+/* The columns of every row (f copied; NULL or f->n == 0: every field) and whether a CSV log
+ * opens with the line of their names; every field and the header until set. Call before
+ * sink_run. NULL s: nothing. */
+void sink_set_columns(struct gd_sink *s, const struct gd_fields *f, bool header);
 /* Queues the run header (kind "run": version, host, the first device's facts, every device of
  * devs[0..ndev) as "P:D" and name, and options, the JSON object of every option of the run as
  * resolved) as the log's first row, a sweep log's when sweep is set; it is written with the

@@ -28,11 +28,17 @@ int64_t stats_rec_busy(const struct gd_rec *r, int64_t a, int64_t b);
  * Bucket index order is value order. Each bucket keeps its least and greatest value, so a
  * bucket of one distinct value gives it exactly. */
 #define GD_HIST_HALF 64
+/* Besides, each value counts in the first of the fixed bounds GD_HIST_BOUNDS it does not exceed
+ * (le[i]: values in (bound[i - 1], bound[i]]; le[GD_HIST_BOUNDS]: above every bound): the
+ * buckets of the Prometheus histograms, exact for the integer nanoseconds every gap is. */
+#define GD_HIST_BOUNDS 19
+extern const int64_t stats_hist_bounds[GD_HIST_BOUNDS]; /* ns: 1 us to 1 s in steps 1, 2.5, 5 */
 struct gd_hist {
 	uint64_t n;
 	int64_t min, max; /* over every bucket; meaningful when n > 0 */
 	uint64_t count[2 * GD_HIST_HALF];
 	int64_t lo[2 * GD_HIST_HALF], hi[2 * GD_HIST_HALF]; /* least and greatest value in each */
+	uint64_t le[GD_HIST_BOUNDS + 1];
 };
 /* The bucket of v, and the value range [lo, hi) bucket b covers (doubles: 2^63 does not fit). */
 unsigned stats_hist_bucket(int64_t v);

@@ -517,6 +517,20 @@ static int check_kernel(struct parser *p, const struct gd_opts *o)
 	return 0;
 }
 
+/* --fields names the log's columns: the sweep rows' fields with --sweep, else the frame rows'.
+ * Read once every option is known, as --sweep may come after it. */
+static int check_fields(struct parser *p, struct gd_opts *o)
+{
+	char why[256];
+	memset(&o->fields, 0, sizeof(o->fields));
+	if (!o->fields_text)
+		return 0;
+	p->opt = "--fields";
+	return sink_fields_parse(o->fields_text, o->nsweep > 0, &o->fields, why, sizeof(why))
+	           ? fail(p, "%s", why)
+	           : 0;
+}
+
 static int check_bounds(struct parser *p, const struct gd_opts *o)
 {
 	for (size_t i = 0; i < opts_ndefs; i++)
@@ -661,7 +675,7 @@ int opts_parse(int argc, char **argv, struct gd_opts *o, char *err, size_t errle
 	if (o->role != GD_ROLE_NONE)
 		return 0; /* help, version or an internal role: nothing else applies */
 	settle_role(&p, o);
-	if (check_applies(&p, o) || check_command(&p, o))
+	if (check_applies(&p, o) || check_command(&p, o) || check_fields(&p, o))
 		return -1;
 	return check_bounds(&p, o);
 }

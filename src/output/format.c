@@ -1,6 +1,7 @@
 /* format.c: CSV and JSON lines: how a row of fields is printed. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "log.h"
 
@@ -26,9 +27,11 @@ static void put_value(struct gd_text *b, const struct field *t, const struct val
 	case PRINT_FIXED:
 		text_printf(b, "%.*f", t->prec, v->num);
 		break;
-	case PRINT_STRING:
+	case PRINT_STRING: /* a CSV cell in quotes where it holds a separator, a quote or a line end */
 		if (json)
 			text_json_string(b, v->str ? v->str : "");
+		else if (v->str && strpbrk(v->str, ",\"\r\n"))
+			csv_quoted(b, v->str);
 		else
 			text_printf(b, "%s", v->str ? v->str : "");
 		break;

@@ -93,76 +93,93 @@ static void put_value(struct gd_text *t, double v)
 		text_printf(t, " %.15g\n", v);
 }
 
-/* ---- The metrics: one row each, in the order they are written ---- */
+/* ---- The metrics: one row each, in the order they are written ----
+ * Counters are the collector's (collect.h, gd_counters): sums of the windows' figures since the
+ * tool started, never reset, so rate() over them gives the log's rates and shares. Gauges are
+ * what is a state: the worker's state and identity, live workers, the ceiling, the headroom,
+ * the diagnosis, the window. */
 
 enum scope {
-	PER_WORKER,   /* labels worker, pid, device */
-	PER_DEVICE,   /* label device: one sample per device of the run */
-	PER_RUN,      /* no label */
+	PER_WORKER,   /* labels worker, device: one sample per worker */
+	WORKER_INFO,  /* 1 per worker, with its pid, source and command as labels */
 	WORKER_STATE, /* a state set: one sample per state, 1 for the worker's own */
-	DEVICE_INFO,  /* 1 per device, with its name and platform as labels */
+	WORKER_PHASE, /* labels worker, device, phase: one sample per phase of a batch */
+	WORKER_GAPS,  /* a histogram per worker: _bucket (label le), _sum, _count */
+	PER_DEVICE,   /* label device: one sample per device of the run */
 	DEVICE_IDLE,  /* labels device, cause: the device's idle share by cause (diagnose.h) */
+	DEVICE_INFO,  /* 1 per device, with its name and platform as labels */
+	BUILD_INFO,   /* 1, with the version, the OpenCL platform and driver as labels */
+	PER_RUN,      /* no label */
 };
 
 struct metric {
 	const char *name, *type, *help;
 	enum scope scope;
-	double (*worker)(const struct gd_sample *w);   /* PER_WORKER */
-	double (*device)(const struct gd_devframe *d); /* PER_DEVICE */
-	double (*frame)(const struct gd_frame *f);     /* PER_RUN */
+	double (*worker)(const struct gd_sample *w);              /* PER_WORKER */
+	double (*device)(const struct gd_devframe *d);            /* PER_DEVICE */
+	double (*frame)(const struct gd_frame *f);                /* PER_RUN */
+	const struct gd_gaps *(*gaps)(const struct gd_sample *w); /* WORKER_GAPS */
 };
 
 static double w_symbols(const struct gd_sample *w)
 {
-	return (double)w->items;
+	return (double)w->tot.items;
 }
 static double w_batches(const struct gd_sample *w)
 {
-	return (double)w->batches;
+	return (double)w->tot.batches;
 }
 static double w_lost(const struct gd_sample *w)
 {
-	return (double)w->lost;
+	return (double)w->tot.lost;
 }
-static double w_rate(const struct gd_sample *w)
+static double w_kernel(const struct gd_sample *w)
 {
-	return w->rate * 1e6;
-}
-static double w_kernel_busy(const struct gd_sample *w)
-{
-	return w->kernel_busy;
-}
-static double w_gap_kernel(const struct gd_sample *w)
-{
-	return w->bd.gap_kernel_us * 1e-6;
-}
-static double w_gap_batch(const struct gd_sample *w)
-{
-	return w->bd.gap_batch_us * 1e-6;
+	return w->tot.kernel_s;
 }
 static double w_batch_overlap(const struct gd_sample *w)
 {
-	return w->bd.batch_overlap_us * 1e-6;
+	return isnan(w->tot.kernel_s) ? NAN : (double)w->tot.bover_ns * 1e-9; /* as the gaps' */
 }
-static double w_queue_wait(const struct gd_sample *w)
+static double w_sample_every(const struct gd_sample *w)
 {
-	return w->bd.queue_wait_us * 1e-6;
+	return w->sample_every ? (double)w->sample_every : NAN;
+}
+static const struct gd_gaps *w_gap_kernel(const struct gd_sample *w)
+{
+	return &w->tot.kgap;
+}
+static const struct gd_gaps *w_gap_batch(const struct gd_sample *w)
+{
+	return &w->tot.bgap;
 }
 static double d_workers(const struct gd_devframe *d)
 {
 	return d->procs;
 }
-static double d_rate(const struct gd_devframe *d)
+static double d_symbols(const struct gd_devframe *d)
 {
-	return d->agg.rate * 1e6;
+	return (double)d->agg.tot.items;
 }
-static double d_device_busy(const struct gd_devframe *d)
+static double d_batches(const struct gd_devframe *d)
 {
-	return d->device_busy;
+	return (double)d->agg.tot.batches;
+}
+static double d_lost(const struct gd_devframe *d)
+{
+	return (double)d->agg.tot.lost;
+}
+static double d_busy(const struct gd_devframe *d)
+{
+	return d->agg.tot.busy_s;
 }
 static double d_ceiling(const struct gd_devframe *d)
 {
 	return d->ceiling * 1e6;
+}
+static double d_headroom(const struct gd_devframe *d)
+{
+	return d->headroom * 1e6;
 }
 static double f_window(const struct gd_frame *f)
 {
@@ -178,72 +195,172 @@ static double f_observed(const struct gd_frame *f)
 }
 
 static const struct metric metrics[] = {
+	{ "gputop_decode_build_info", "gauge",
+	  "The tool's version, and the OpenCL platform and driver of the run's first device; always 1.",
+	  .scope = BUILD_INFO },
+	{ "gputop_decode_worker_info", "gauge",
+	  "The worker's process id, source (worker, or observed: a process of -- COMMAND) and command "
+	  "name; always 1.",
+	  .scope = WORKER_INFO },
+	{ "gputop_decode_worker_state", "gauge", "1 for the worker's current state, 0 for the others.",
+	  .scope = WORKER_STATE },
 	{ "gputop_decode_symbols_total", "counter",
-	  "Symbols decoded by the worker since it started or the statistics were last reset.", PER_WORKER,
-	  w_symbols, NULL, NULL },
-	{ "gputop_decode_batches_total", "counter",
-	  "Batches the worker completed since it started or the statistics were last reset.", PER_WORKER,
-	  w_batches, NULL, NULL },
-	{ "gputop_decode_throughput_symbols_per_second", "gauge",
-	  "Symbols decoded per second over the latest window (one symbol is one bit: Mbit/s times 1e6).",
-	  PER_WORKER, w_rate, NULL, NULL },
-	{ "gputop_decode_kernel_busy_ratio", "gauge",
-	  "Share of the latest window in which the worker's kernels ran on the device (0 to 1).", PER_WORKER,
-	  w_kernel_busy, NULL, NULL },
-	{ "gputop_decode_gap_kernel_seconds", "gauge",
-	  "Mean idle time between consecutive kernels of one batch in the latest window.", PER_WORKER,
-	  w_gap_kernel, NULL, NULL },
-	{ "gputop_decode_gap_batch_seconds", "gauge",
-	  "Mean idle time of the worker's kernels before each batch's first kernel (0 where it overlapped "
-	  "earlier batches) in the latest window.",
-	  PER_WORKER, w_gap_batch, NULL, NULL },
-	{ "gputop_decode_batch_overlap_seconds", "gauge",
-	  "Mean time each batch's first kernel started before the worker's earlier batches' kernels ended "
-	  "(several queues) in the latest window.",
-	  PER_WORKER, w_batch_overlap, NULL, NULL },
-	{ "gputop_decode_queue_wait_seconds", "gauge",
-	  "Mean time a batch's commands waited in the queue before they ran, in the latest window.",
-	  PER_WORKER, w_queue_wait, NULL, NULL },
+	  "Symbols decoded by the worker since it started (one symbol is one bit; with --kernel, work "
+	  "items).",
+	  PER_WORKER, .worker = w_symbols },
+	{ "gputop_decode_batches_total", "counter", "Batches the worker completed since it started.",
+	  PER_WORKER, .worker = w_batches },
 	{ "gputop_decode_lost_records_total", "counter",
 	  "Batch records of the worker that the tool could not use (overwritten, malformed or late).",
-	  PER_WORKER, w_lost, NULL, NULL },
-	{ "gputop_decode_worker_state", "gauge", "1 for the worker's current state, 0 for the others.",
-	  WORKER_STATE, NULL, NULL, NULL },
-	{ "gputop_decode_workers", "gauge", "Live workers on the device.", PER_DEVICE, NULL, d_workers,
-	  NULL },
-	{ "gputop_decode_device_throughput_symbols_per_second", "gauge",
-	  "Symbols decoded per second by all the device's workers over the latest window.", PER_DEVICE, NULL,
-	  d_rate, NULL },
-	{ "gputop_decode_device_busy_ratio", "gauge",
-	  "Share of the latest window in which any worker's kernel ran on the device (0 to 1).", PER_DEVICE,
-	  NULL, d_device_busy, NULL },
-	{ "gputop_decode_ceiling_symbols_per_second", "gauge",
-	  "The device's ceiling in symbols per second, as measured by --calibrate or the c key.", PER_DEVICE,
-	  NULL, d_ceiling, NULL },
+	  PER_WORKER, .worker = w_lost },
+	{ "gputop_decode_kernel_seconds_total", "counter",
+	  "Time the worker's kernels ran on the device (the union of their intervals): the windows' "
+	  "kernel_busy times their length, summed.",
+	  PER_WORKER, .worker = w_kernel },
+	{ "gputop_decode_phase_seconds_total", "counter",
+	  "Time the worker's batches spent in each phase (gen, h2d, kernel, d2h, queue_wait, other): "
+	  "each batch counts its window's mean.",
+	  .scope = WORKER_PHASE },
+	{ "gputop_decode_gap_kernel_seconds", "histogram",
+	  "Idle time between consecutive kernels of one batch, of the profiled batches.", WORKER_GAPS,
+	  .gaps = w_gap_kernel },
+	{ "gputop_decode_gap_batch_seconds", "histogram",
+	  "Idle time of the worker's kernels before each profiled batch's first kernel (0 where it "
+	  "overlapped earlier batches).",
+	  WORKER_GAPS, .gaps = w_gap_batch },
+	{ "gputop_decode_batch_overlap_seconds_total", "counter",
+	  "Time each batch's first kernel started before the worker's earlier batches' kernels ended "
+	  "(several queues), over the batches of gputop_decode_gap_batch_seconds.",
+	  PER_WORKER, .worker = w_batch_overlap },
+	{ "gputop_decode_profile_period_batches", "gauge",
+	  "--profile sampled: a round of batches is profiled in every this many.", PER_WORKER,
+	  .worker = w_sample_every },
+	{ "gputop_decode_device_info", "gauge", "The OpenCL device, by name and platform; always 1.",
+	  .scope = DEVICE_INFO },
+	{ "gputop_decode_workers", "gauge", "Live workers on the device.", PER_DEVICE, .device = d_workers },
+	{ "gputop_decode_device_symbols_total", "counter",
+	  "Symbols decoded by every worker the device has had since the tool started.", PER_DEVICE,
+	  .device = d_symbols },
+	{ "gputop_decode_device_batches_total", "counter",
+	  "Batches completed by every worker the device has had since the tool started.", PER_DEVICE,
+	  .device = d_batches },
+	{ "gputop_decode_device_lost_records_total", "counter",
+	  "Batch records of the device's workers that the tool could not use.", PER_DEVICE,
+	  .device = d_lost },
+	{ "gputop_decode_device_busy_seconds_total", "counter",
+	  "Time in which any worker's kernel ran on the device: the windows' device_busy times their "
+	  "length, summed.",
+	  PER_DEVICE, .device = d_busy },
 	{ "gputop_decode_device_idle_ratio", "gauge",
 	  "Share of the latest window in which no kernel ran on the device, by cause (host, transfer, "
 	  "launch, wait, other); the causes add up to 1 - device busy.",
-	  DEVICE_IDLE, NULL, NULL, NULL },
-	{ "gputop_decode_device_info", "gauge", "The OpenCL device, by name and platform; always 1.",
-	  DEVICE_INFO, NULL, NULL, NULL },
-	{ "gputop_decode_window_seconds", "gauge", "Length of the latest window.", PER_RUN, NULL, NULL,
-	  f_window },
+	  .scope = DEVICE_IDLE },
+	{ "gputop_decode_ceiling_symbols_per_second", "gauge",
+	  "The device's ceiling in symbols per second, as measured by --calibrate or the c key.", PER_DEVICE,
+	  .device = d_ceiling },
+	{ "gputop_decode_headroom_symbols_per_second", "gauge",
+	  "The latest window's rate over its device busy: the rate at 100% busy, an estimate.", PER_DEVICE,
+	  .device = d_headroom },
+	{ "gputop_decode_window_seconds", "gauge", "Length of the latest window.", PER_RUN,
+	  .frame = f_window },
 	{ "gputop_decode_window_end_timestamp_seconds", "gauge", "End of the latest window, in Unix seconds.",
-	  PER_RUN, NULL, NULL, f_window_end },
+	  PER_RUN, .frame = f_window_end },
 	{ "gputop_decode_window_observed", "gauge",
 	  "1 when the tool ran through the latest window; 0: it was stopped or starved and measured nothing.",
-	  PER_RUN, NULL, NULL, f_observed },
+	  PER_RUN, .frame = f_observed },
 };
 
-/* The labels of a worker's samples; its device is P:D as --device takes it. */
-static void put_worker_labels(struct gd_text *t, const struct gd_frame *f, const struct gd_sample *w)
+/* Opens a worker's sample, NAME SUFFIX{ with its labels: its id, and its device as --device
+ * takes it, P:D. The caller adds labels of its own, then closes it (end_sample). The pid is
+ * gputop_decode_worker_info's alone, so a series is one worker's, whatever its process. */
+static void begin_worker(struct gd_text *t, const char *name, const char *suffix, const struct gd_frame *f,
+                         const struct gd_sample *w)
 {
-	char id[16], pid[16];
+	char id[16];
 	snprintf(id, sizeof(id), "%u", w->id);
-	snprintf(pid, sizeof(pid), "%d", (int)w->pid);
+	text_printf(t, "%s%s{", name, suffix);
 	put_label(t, "worker", id, true);
-	put_label(t, "pid", pid, false);
 	put_label(t, "device", frame_device_ref(f, w->device), false);
+}
+
+static void end_sample(struct gd_text *t, double v)
+{
+	text_printf(t, "}");
+	put_value(t, v);
+}
+
+/* A worker's histogram: cumulative buckets at the fixed bounds (stats.h), +Inf, sum, count.
+ * Only where device times are measured (not under --profile off): no gap is measured there. */
+static int put_gaps(struct gd_text *t, const struct metric *m, const struct gd_frame *f,
+                    const struct gd_sample *w)
+{
+	const struct gd_gaps *g = m->gaps(w);
+	if (isnan(w->tot.kernel_s))
+		return 0;
+	uint64_t below = 0;
+	for (int i = 0; i <= GD_HIST_BOUNDS; i++) {
+		char le[32];
+		below += g->le[i];
+		if (i < GD_HIST_BOUNDS)
+			snprintf(le, sizeof(le), "%.15g", (double)stats_hist_bounds[i] * 1e-9);
+		else
+			snprintf(le, sizeof(le), "+Inf");
+		begin_worker(t, m->name, "_bucket", f, w);
+		put_label(t, "le", le, false);
+		end_sample(t, (double)below);
+	}
+	begin_worker(t, m->name, "_sum", f, w);
+	end_sample(t, (double)g->sum_ns * 1e-9);
+	begin_worker(t, m->name, "_count", f, w);
+	end_sample(t, (double)g->n);
+	return GD_HIST_BOUNDS + 3;
+}
+
+/* The samples of one worker for metric m; returns how many. */
+static int put_worker(struct gd_text *t, const struct metric *m, const struct gd_frame *f,
+                      const struct gd_sample *w)
+{
+	int n = 0;
+	switch (m->scope) {
+	case PER_WORKER: {
+		double v = m->worker(w);
+		if (!isfinite(v))
+			return 0; /* not measured: no sample */
+		begin_worker(t, m->name, "", f, w);
+		end_sample(t, v);
+		return 1;
+	}
+	case WORKER_INFO: {
+		char pid[16];
+		snprintf(pid, sizeof(pid), "%d", (int)w->pid);
+		begin_worker(t, m->name, "", f, w);
+		put_label(t, "pid", pid, false);
+		put_label(t, "source", w->observed ? "observed" : "worker", false);
+		put_label(t, "command", w->comm, false);
+		end_sample(t, 1);
+		return 1;
+	}
+	case WORKER_STATE:
+		for (int st = 0; st < GD_ST_COUNT; st++, n++) {
+			begin_worker(t, m->name, "", f, w);
+			put_label(t, "state", gd_state_name((enum gd_state)st), false);
+			end_sample(t, w->state == (enum gd_state)st);
+		}
+		return n;
+	case WORKER_PHASE:
+		for (int p = 0; p < GD_PHASE_COUNT; p++)
+			if (isfinite(w->tot.phase_s[p])) {
+				begin_worker(t, m->name, "", f, w);
+				put_label(t, "phase", gd_phase_name((enum gd_phase)p), false);
+				end_sample(t, w->tot.phase_s[p]);
+				n++;
+			}
+		return n;
+	case WORKER_GAPS:
+		return put_gaps(t, m, f, w);
+	default:
+		return 0;
+	}
 }
 
 /* The samples of one metric, f's workers on devs[0..f->ndevs); returns how many. */
@@ -253,26 +370,12 @@ static int put_samples(struct gd_text *t, const struct metric *m, const struct g
 	int n = 0;
 	switch (m->scope) {
 	case PER_WORKER:
-		for (int i = 0; i < f->nworkers; i++) {
-			double v = m->worker(&f->workers[i]);
-			if (!isfinite(v))
-				continue; /* not measured in this window: no sample */
-			text_printf(t, "%s{", m->name);
-			put_worker_labels(t, f, &f->workers[i]);
-			text_printf(t, "}");
-			put_value(t, v);
-			n++;
-		}
-		break;
+	case WORKER_INFO:
 	case WORKER_STATE:
+	case WORKER_PHASE:
+	case WORKER_GAPS:
 		for (int i = 0; i < f->nworkers; i++)
-			for (int st = 0; st < GD_ST_COUNT; st++, n++) {
-				text_printf(t, "%s{", m->name);
-				put_worker_labels(t, f, &f->workers[i]);
-				put_label(t, "state", gd_state_name((enum gd_state)st), false);
-				text_printf(t, "}");
-				put_value(t, f->workers[i].state == (enum gd_state)st);
-			}
+			n += put_worker(t, m, f, &f->workers[i]);
 		break;
 	case PER_DEVICE:
 		for (int d = 0; d < f->ndevs; d++) {
@@ -318,6 +421,15 @@ static int put_samples(struct gd_text *t, const struct metric *m, const struct g
 			text_printf(t, "}");
 			put_value(t, 1);
 		}
+		break;
+	case BUILD_INFO:
+		text_printf(t, "%s{", m->name);
+		put_label(t, "version", GD_VERSION, true);
+		put_label(t, "platform", f->ndevs > 0 ? devs[0].platform_name : "", false);
+		put_label(t, "driver", f->ndevs > 0 ? devs[0].driver : "", false);
+		text_printf(t, "}");
+		put_value(t, 1);
+		n++;
 		break;
 	}
 	return n;

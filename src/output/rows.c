@@ -117,6 +117,7 @@ const struct field frame_fields[F_COUNT] = {
 	[F_ERROR] = { .name = "error", .rows = ROW_WORKER, .print = PRINT_STRING, .jsonl_only = true },
 };
 _Static_assert(GD_ARRAY_LEN(frame_fields) == F_COUNT, "one entry per frame field");
+_Static_assert(F_COUNT <= GD_FIELDS_MAX, "--fields can list every frame field");
 
 struct value frame_value(enum frame_field id, const struct gd_frame *f, const struct gd_sample *s,
                          const struct gd_devframe *dev, enum row row, const struct run_kernel *k)
@@ -229,6 +230,7 @@ const struct field sweep_fields[S_COUNT] = {
 	                         .prec = 4 },
 };
 _Static_assert(GD_ARRAY_LEN(sweep_fields) == S_COUNT, "one entry per sweep field");
+_Static_assert(S_COUNT <= GD_FIELDS_MAX, "--fields can list every sweep field");
 
 struct value sweep_value(enum sweep_field id, const struct gd_sweep_row *r, const struct run_kernel *k)
 {

@@ -18,9 +18,11 @@
 
 struct gd_sink {
 	int fd;
-	bool own_fd, started; /* started: the CSV header is in the buffer or written */
-	bool sweep;           /* a sweep's log: the run header and sweep rows, no frames */
-	struct gd_outq *q;    /* a pipe, socket or terminal: written by the queue's thread */
+	bool own_fd, started;  /* started: the CSV header is in the buffer or written */
+	bool sweep;            /* a sweep's log: the run header and sweep rows, no frames */
+	bool header;           /* CSV: the line of the columns' names opens the log */
+	struct gd_fields cols; /* the columns chosen (--fields); n == 0: every field */
+	struct gd_outq *q;     /* a pipe, socket or terminal: written by the queue's thread */
 	const struct log_format *fmt;
 	struct run_kernel kernel;
 	struct gd_text b;
@@ -34,6 +36,7 @@ struct gd_sink *sink_new(int fd, bool own_fd, enum gd_format fmt)
 	s->own_fd = own_fd;
 	s->fmt = &log_formats[fmt];
 	s->kernel = (struct run_kernel){ "decode", "Mbit/s" };
+	s->header = true;
 	/* A reader that stops reading (a stalled pipe, a terminal stopped with Ctrl-S) must not
 	 * stop the session's thread, which reads the rings and answers signals: such outputs
 	 * get a queue and a thread. Files and devices are written at once. */
@@ -41,6 +44,55 @@ struct gd_sink *sink_new(int fd, bool own_fd, enum gd_format fmt)
 	if (fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || isatty(fd)))
 		s->q = outq_new(fd, SINK_QUEUE_BYTES);
 	return s;
+}
+
+void sink_set_columns(struct gd_sink *s, const struct gd_fields *f, bool header)
+{
+	if (!s)
+		return;
+	s->header = header;
+	if (f)
+		s->cols = *f;
+}
+
+/* The table of names a column list picks from. */
+static const struct field *table_of(bool sweep, size_t *n)
+{
+	*n = sweep ? S_COUNT : F_COUNT;
+	return sweep ? sweep_fields : frame_fields;
+}
+
+int sink_fields_parse(const char *list, bool sweep, struct gd_fields *out, char *err, size_t errlen)
+{
+	size_t n;
+	const struct field *t = table_of(sweep, &n);
+	memset(out, 0, sizeof(*out));
+	out->sweep = sweep;
+	for (const char *p = list;; p++) {
+		size_t len = strcspn(p, ",");
+		size_t i = 0;
+		while (i < n && (strlen(t[i].name) != len || strncmp(t[i].name, p, len) != 0))
+			i++;
+		if (len == 0) {
+			snprintf(err, errlen, "an empty field name in '%s'", list);
+			return -1;
+		}
+		if (i == n) {
+			snprintf(err, errlen,
+			         "unknown field '%.*s' (the %s rows' fields are in doc/fields.md)",
+			         len < 64 ? (int)len : 64, p, sweep ? "sweep" : "log");
+			return -1;
+		}
+		for (int k = 0; k < out->n; k++)
+			if (out->id[k] == i) {
+				snprintf(err, errlen, "field '%s' is listed twice", t[i].name);
+				return -1;
+			}
+		out->id[out->n++] = (unsigned char)i; /* n <= F_COUNT <= GD_FIELDS_MAX: no duplicates */
+		p += len;
+		if (*p == '\0')
+			return 0;
+	}
 }
 
 void sink_set_kernel(struct gd_sink *s, const char *name, const char *unit)
@@ -87,10 +139,23 @@ static int flush(struct gd_sink *s)
 	return e ? -1 : 0;
 }
 
-/* Adds one row's line, after the header when it is the sink's first. */
+/* Adds one row's line, after the header when it is the sink's first. Chosen columns are
+ * written in the order given, each a CSV column too, whatever the table says. */
 static void sink_line(struct gd_sink *s, const struct field *t, const struct value *v, size_t n)
 {
-	if (!s->started && s->fmt->header)
+	struct field ct[GD_FIELDS_MAX];
+	struct value cv[GD_FIELDS_MAX];
+	if (s->cols.n && t == (s->cols.sweep ? sweep_fields : frame_fields)) {
+		for (int i = 0; i < s->cols.n; i++) {
+			ct[i] = t[s->cols.id[i]];
+			ct[i].jsonl_only = ct[i].jsonl_lead = false;
+			cv[i] = v[s->cols.id[i]];
+		}
+		t = ct;
+		v = cv;
+		n = (size_t)s->cols.n;
+	}
+	if (!s->started && s->fmt->header && s->header)
 		s->fmt->header(&s->b, t, n);
 	s->started = true;
 	s->fmt->line(&s->b, t, v, n);

@@ -19,6 +19,8 @@ struct col_worker {
 	uint32_t sample_every, share_ppm; /* of the latest record */
 	bool last_profiled;               /* the previous batch's times were measured, not estimated */
 	uint64_t base_batches, base_items, base_lost; /* baselines of the last reset */
+	struct gd_counters tot;                       /* since it started, never reset */
+	uint64_t carry[GD_PHASE_COUNT];               /* batches whose phase no window has measured yet */
 };
 
 struct gd_collector {
@@ -34,7 +36,25 @@ struct gd_collector {
 	int64_t launch_limit[GD_DEVICES_MAX]; /* collect_launch_limit; 0: none */
 	struct gd_idle *idle;                 /* scratch: one device's workers' diagnoses */
 	size_t capidle;
+	struct gd_counters devtot[GD_DEVICES_MAX]; /* each device's, its ended workers' included */
 };
+
+const char *gd_phase_name(enum gd_phase p)
+{
+	static const char *const names[GD_PHASE_COUNT] = { "gen", "h2d",        "kernel",
+		                                           "d2h", "queue_wait", "other" };
+	return p < GD_PHASE_COUNT ? names[p] : "?";
+}
+
+/* Counters at the start: 0, and the device-time ones not a number when nothing measures
+ * device times (--profile off), so that they are never exported as a false 0. */
+static void counters_init(struct gd_counters *t, bool profiled)
+{
+	memset(t, 0, sizeof(*t));
+	t->kernel_s = t->busy_s = profiled ? 0 : NAN;
+	for (int p = 0; p < GD_PHASE_COUNT; p++)
+		t->phase_s[p] = p == GD_PHASE_GEN || profiled ? 0 : NAN;
+}
 
 struct gd_collector *collect_new(int64_t start, bool profiled, const struct gd_device *devs, int ndev)
 {
@@ -46,6 +66,8 @@ struct gd_collector *collect_new(int64_t start, bool profiled, const struct gd_d
 		str_copy(c->refs[d], sizeof(c->refs[d]), devs[d].ref);
 		c->sliced[d] = devs[d].gpu;
 	}
+	for (int d = 0; d < GD_DEVICES_MAX; d++)
+		counters_init(&c->devtot[d], profiled);
 	return c;
 }
 
@@ -93,6 +115,7 @@ static struct col_worker *get(struct gd_collector *c, unsigned id)
 	cw = &c->workers[c->n++];
 	memset(cw, 0, sizeof(*cw));
 	cw->id = id;
+	counters_init(&cw->tot, c->profiled);
 	return cw;
 }
 
@@ -140,9 +163,61 @@ void collect_reset(struct gd_collector *c, const struct gd_worker_info *info, in
 	c->start = start;
 }
 
+/* The supervisor's counts into the worker's counters, and what they grew by into its device's
+ * (which so keeps a worker's counts after it is forgotten). The counts only grow; one seen
+ * lower than before is taken as it was. */
+static void count_totals(struct gd_collector *c, struct col_worker *cw, const struct gd_worker_info *info)
+{
+	struct gd_counters *t = &cw->tot, *d = &c->devtot[dev_of(c, info)];
+	const uint64_t now[3] = { info->batches, info->items, info->lost + cw->late };
+	uint64_t *const mine[3] = { &t->batches, &t->items, &t->lost };
+	uint64_t *const dev[3] = { &d->batches, &d->items, &d->lost };
+	for (int i = 0; i < 3; i++)
+		if (now[i] > *mine[i]) {
+			*dev[i] += now[i] - *mine[i];
+			*mine[i] = now[i];
+		}
+}
+
+static void gaps_add(struct gd_gaps *g, const struct gd_hist *h, int64_t sum_ns)
+{
+	g->n += h->n;
+	g->sum_ns += sum_ns;
+	for (int i = 0; i <= GD_HIST_BOUNDS; i++)
+		g->le[i] += h->le[i];
+}
+
+/* The window's figures of a worker into its counters: its busy time where kernel_busy was
+ * measured, each phase's mean times the batches it stands for, the gaps. */
+static void count_window(struct col_worker *cw, const struct gd_batch_acc *acc, int64_t busy,
+                         const struct gd_sample *s)
+{
+	struct gd_counters *t = &cw->tot;
+	if (!isnan(s->kernel_busy))
+		t->kernel_s += (double)busy / 1e9;
+	const double mean_us[GD_PHASE_COUNT] = {
+		[GD_PHASE_GEN] = s->bd.gen_us,
+		[GD_PHASE_H2D] = s->bd.h2d_us,
+		[GD_PHASE_KERNEL] = s->bd.kernel_us,
+		[GD_PHASE_D2H] = s->bd.d2h_us,
+		[GD_PHASE_QUEUE_WAIT] = s->bd.queue_wait_us,
+		[GD_PHASE_OTHER] = s->bd.other_us,
+	};
+	for (int p = 0; p < GD_PHASE_COUNT; p++) {
+		cw->carry[p] += acc->n;
+		if (isnan(mean_us[p]) || isnan(t->phase_s[p]))
+			continue;
+		t->phase_s[p] += mean_us[p] * 1e-6 * (double)cw->carry[p];
+		cw->carry[p] = 0;
+	}
+	gaps_add(&t->kgap, &acc->kgap, acc->kgap_sum);
+	gaps_add(&t->bgap, &acc->bgap, acc->bgap_sum);
+	t->bover_ns += acc->bover_sum;
+}
+
 /* What a worker's sample says in every window: who, in which state, its totals. */
-static void worker_totals(const struct gd_collector *c, const struct col_worker *cw,
-                          const struct gd_worker_info *info, struct gd_sample *out)
+static void worker_totals(struct gd_collector *c, struct col_worker *cw, const struct gd_worker_info *info,
+                          struct gd_sample *out)
 {
 	out->device = dev_of(c, info);
 	out->id = info->id;
@@ -160,6 +235,8 @@ static void worker_totals(const struct gd_collector *c, const struct col_worker 
 	out->kernels = info->kernels;
 	out->obs = info->obs;
 	out->exit_status = info->exit_status;
+	count_totals(c, cw, info);
+	out->tot = cw->tot;
 }
 
 /* Whether a worker in state st has a batch under way: then a window in which it completed no
@@ -225,13 +302,15 @@ static int64_t worker_sample(struct gd_collector *c, struct col_worker *cw, cons
 	if (!acc.n && working(info->state)) /* no batch completed: not measured */
 		out->rate = out->kernel_busy = out->gen_busy = NAN;
 	stats_breakdown(&acc, &out->bd);
+	count_window(cw, &acc, busy, out);
+	out->tot = cw->tot;
 	stats_batch_merge(all, &acc);
 	return busy;
 }
 
 /* Worker cw in a window that was not observed, ending at b: the records that completed in it
  * count as lost (no window holds them), and nothing is measured. */
-static void worker_gap(const struct gd_collector *c, struct col_worker *cw, const struct gd_worker_info *info,
+static void worker_gap(struct gd_collector *c, struct col_worker *cw, const struct gd_worker_info *info,
                        int64_t b, struct gd_sample *out)
 {
 	size_t keep = 0;
@@ -322,6 +401,21 @@ static void overall_busy(struct gd_frame *f)
 	f->headroom = f->device_busy > 0 ? f->agg.rate / f->device_busy : NAN;
 }
 
+/* The devices' counters into the frame; the overall one holds their sums (busy: device
+ * seconds). */
+static void frame_counters(const struct gd_collector *c, struct gd_frame *f)
+{
+	counters_init(&f->agg.tot, c->profiled);
+	for (int d = 0; d < c->ndev; d++) {
+		const struct gd_counters *t = &c->devtot[d];
+		f->devs[d].agg.tot = *t;
+		f->agg.tot.batches += t->batches;
+		f->agg.tot.items += t->items;
+		f->agg.tot.lost += t->lost;
+		f->agg.tot.busy_s += t->busy_s;
+	}
+}
+
 /* The window's diagnosis: each worker's idle time by cause, each device's from its workers',
  * and their mean (diagnose.h). */
 static void diagnose_frame(struct gd_collector *c, const struct gd_worker_info *info, int n,
@@ -394,6 +488,8 @@ void collect_window(struct gd_collector *c, const struct gd_worker_info *info, i
 		else
 			df->device_busy = sum_busy < b - a ? (double)sum_busy / (double)(b - a) : 1;
 		df->headroom = df->device_busy > 0 ? df->agg.rate / df->device_busy : NAN;
+		if (!isnan(df->device_busy))
+			c->devtot[d].busy_s += df->device_busy * (double)(b - a) / 1e9;
 		stats_breakdown(&dev_all, &df->agg.bd);
 		stats_batch_merge(&all, &dev_all);
 	}
@@ -402,6 +498,7 @@ void collect_window(struct gd_collector *c, const struct gd_worker_info *info, i
 		f->agg.rate = NAN; /* as a device's: not measured */
 	overall_busy(f);
 	diagnose_frame(c, info, n, f);
+	frame_counters(c, f);
 	f->t_s = (double)(b - t0) / 1e9;
 	f->window_s = (double)(b - a) / 1e9;
 	f->observed = true;
@@ -435,6 +532,7 @@ void collect_skip(struct gd_collector *c, const struct gd_worker_info *info, int
 	f->headroom = NAN;
 	f->busy_from_sum = false;
 	f->observed = false;
+	frame_counters(c, f);
 	c->start = end;
 }
 

@@ -199,6 +199,20 @@ void stats_hist_edges(unsigned b, double *lo, double *hi)
 	*hi = 1 - ldexp(1, (int)k - 1);
 }
 
+const int64_t stats_hist_bounds[GD_HIST_BOUNDS] = {
+	1000,    2500,    5000,     10000,    25000,    50000,     100000,    250000,    500000,     1000000,
+	2500000, 5000000, 10000000, 25000000, 50000000, 100000000, 250000000, 500000000, 1000000000,
+};
+
+/* The fixed bound v counts under: the first it does not exceed, or GD_HIST_BOUNDS. */
+static unsigned bound_of(int64_t v)
+{
+	unsigned i = 0;
+	while (i < GD_HIST_BOUNDS && v > stats_hist_bounds[i])
+		i++;
+	return i;
+}
+
 /* Counts times values from lo to hi (lo == hi for one value) in bucket b. */
 static void hist_put(struct gd_hist *h, unsigned b, int64_t lo, int64_t hi, uint64_t times)
 {
@@ -216,8 +230,10 @@ static void hist_put(struct gd_hist *h, unsigned b, int64_t lo, int64_t hi, uint
 
 void stats_hist_add(struct gd_hist *h, int64_t v, uint64_t times)
 {
-	if (times)
-		hist_put(h, stats_hist_bucket(v), v, v, times);
+	if (!times)
+		return;
+	hist_put(h, stats_hist_bucket(v), v, v, times);
+	h->le[bound_of(v)] += times;
 }
 
 void stats_hist_merge(struct gd_hist *into, const struct gd_hist *from)
@@ -225,6 +241,8 @@ void stats_hist_merge(struct gd_hist *into, const struct gd_hist *from)
 	for (unsigned b = 0; b < 2 * GD_HIST_HALF; b++)
 		if (from->count[b])
 			hist_put(into, b, from->lo[b], from->hi[b], from->count[b]);
+	for (unsigned i = 0; i <= GD_HIST_BOUNDS; i++)
+		into->le[i] += from->le[i];
 }
 
 double stats_hist_percentile(const struct gd_hist *h, double p)

@@ -423,6 +423,106 @@ static void test_unmeasured(void)
 	collect_free(c);
 }
 
+/* The counters Prometheus takes rate() of (gd_counters): since the start, never reset, each the
+ * sum of the windows' own figures; a device keeps what its forgotten workers counted; a phase
+ * that a window did not measure (an estimated batch) waits for the next window that does. */
+static void test_counters(void)
+{
+	struct gd_device devs[1] = { device(0, 0) };
+	struct gd_collector *c = collect_new(T0, true, devs, 1);
+	struct gd_worker_info w[2] = { worker(1, 0), worker(2, 0) };
+	struct gd_frame f;
+	memset(&f, 0, sizeof(f));
+	double busy_logged = 0; /* device_busy x window_s, as a reader of the log would sum them */
+	/* Window 1 [0, 1000) ms: worker 1's batches 0 and 1, kernels [200, 400) and [600, 800),
+	 * 50 ms of generation each; worker 2 still starting. */
+	w[1].state = GD_ST_STARTING;
+	struct gd_rec r0 = batch(0, 100, 150, 200, 400, 450, 1000000);
+	struct gd_rec r1 = batch(1, 450, 500, 600, 800, 850, 1000000);
+	collect_push(c, &w[0], &r0);
+	collect_push(c, &w[0], &r1);
+	w[0].batches = 2, w[0].items = 2000000, w[0].lost = 1;
+	collect_window(c, w, 2, T0, T0 + 1000 * MS, &f);
+	busy_logged += f.devs[0].device_busy * f.window_s;
+	const struct gd_counters *t = &f.workers[0].tot;
+	TAP_NEAR(t->kernel_s, 0.4, "window 1: the worker's kernel seconds, 2 x 200 ms");
+	TAP_NEAR(t->phase_s[GD_PHASE_GEN], 0.1, "generation seconds: 2 x 50 ms");
+	TAP_NEAR(t->phase_s[GD_PHASE_KERNEL], 0.4, "kernel phase seconds: 2 x 200 ms");
+	TAP_NEAR(t->phase_s[GD_PHASE_OTHER], 0.25, "other: the rest of the wall times, 100 + 150 ms");
+	TAP_NEAR(t->phase_s[GD_PHASE_H2D], 0, "no copy: 0 s, counted (device times measured)");
+	tap_ok(t->bgap.n == 1 && t->bgap.sum_ns == 200 * MS && t->bgap.le[16] == 1 && t->kgap.n == 0,
+	       "one gap between batches, 200 ms, under the 250 ms bound; no gap between kernels");
+	const struct gd_counters *d = &f.devs[0].agg.tot;
+	tap_ok(d->items == 2000000 && d->batches == 2 && d->lost == 1 && near(d->busy_s, 0.4),
+	       "the device's counters: items, batches, lost, busy seconds");
+
+	/* The r key: the log's totals count again, the counters do not. */
+	collect_reset(c, w, 2, T0 + 1000 * MS);
+	/* Window 2 [1000, 2000): worker 1's batch 2, kernel [1100, 1300); worker 2's first batch,
+	 * estimated (not profiled), kernel [1400, 1600). */
+	w[1].state = GD_ST_RUNNING;
+	struct gd_rec r2 = batch(2, 1000, 1050, 1100, 1300, 1350, 1000000);
+	struct gd_rec e0 = batch(0, 1300, 1350, 1400, 1600, 1650, 1000000);
+	e0.flags |= GD_REC_ESTIMATED;
+	collect_push(c, &w[0], &r2);
+	collect_push(c, &w[1], &e0);
+	w[0].batches = 3, w[0].items = 3000000;
+	w[1].batches = 1, w[1].items = 1000000;
+	collect_window(c, w, 2, T0, T0 + 2000 * MS, &f);
+	busy_logged += f.devs[0].device_busy * f.window_s;
+	tap_ok(f.workers[0].batches == 1 && f.workers[0].tot.batches == 3 &&
+	           f.workers[0].tot.items == 3000000 && f.workers[0].tot.lost == 1,
+	       "after a reset: the log's totals count from it, the counters from the start");
+	TAP_NEAR(f.workers[1].tot.kernel_s, 0.2,
+	         "an estimated batch counts in kernel seconds, as in kernel_busy");
+	TAP_NEAR(f.workers[1].tot.phase_s[GD_PHASE_KERNEL], 0, "but its kernel phase waits: not measured");
+	TAP_NEAR(f.devs[0].agg.tot.busy_s, 0.8, "device busy seconds: 0.4 + 0.4");
+
+	/* Worker 1 ends and is forgotten; window 3 [2000, 3000): worker 2's batch 1, profiled,
+	 * kernel [2100, 2500). */
+	collect_forget(c, 1);
+	struct gd_rec e1 = batch(1, 2000, 2050, 2100, 2500, 2550, 1000000);
+	collect_push(c, &w[1], &e1);
+	w[1].batches = 2, w[1].items = 2000000;
+	collect_window(c, &w[1], 1, T0, T0 + 3000 * MS, &f);
+	busy_logged += f.devs[0].device_busy * f.window_s;
+	t = &f.workers[0].tot;
+	TAP_NEAR(t->phase_s[GD_PHASE_KERNEL], 0.8,
+	         "the phase measured now counts both batches at this window's mean: 2 x 400 ms");
+	TAP_NEAR(t->kernel_s, 0.6, "kernel seconds: 200 + 400 ms");
+	d = &f.devs[0].agg.tot;
+	tap_ok(d->items == 5000000 && d->batches == 5 && f.agg.tot.items == 5000000,
+	       "the device keeps the forgotten worker's counts: 3 + 2 batches");
+	TAP_NEAR(d->busy_s, 1.2, "device busy seconds keep counting: 0.4 + 0.4 + 0.4");
+	TAP_NEAR(d->busy_s, busy_logged, "busy seconds are the sum of the logged device_busy x window_s");
+
+	/* A window not observed: its record is lost, nothing is measured, the counts go on. */
+	struct gd_rec e2 = batch(2, 3000, 3050, 3100, 3200, 3250, 1000000);
+	collect_push(c, &w[1], &e2);
+	w[1].batches = 3, w[1].items = 3000000;
+	collect_skip(c, &w[1], 1, T0, T0 + 4000 * MS, &f);
+	d = &f.devs[0].agg.tot;
+	tap_ok(d->batches == 6 && d->lost == 2 && f.workers[0].tot.lost == 1 && near(d->busy_s, 1.2) &&
+	           near(f.workers[0].tot.kernel_s, 0.6),
+	       "a window not observed: batches and lost count, busy and kernel seconds do not");
+	collect_frame_free(&f);
+	collect_free(c);
+
+	/* --profile off: no device time, so no device-time counter (NAN), generation counted. */
+	c = collect_new(T0, false, devs, 1);
+	memset(&f, 0, sizeof(f));
+	struct gd_rec h = host_batch(0, 0, 100, 1000);
+	h.t_gen = T0 + 30 * MS;
+	collect_push(c, &w[0], &h);
+	collect_window(c, &w[0], 1, T0, T0 + 1000 * MS, &f);
+	t = &f.workers[0].tot;
+	tap_ok(isnan(t->kernel_s) && isnan(t->phase_s[GD_PHASE_H2D]) && isnan(f.devs[0].agg.tot.busy_s) &&
+	           near(t->phase_s[GD_PHASE_GEN], 0.03),
+	       "--profile off: kernel, transfer and busy counters not a number; generation 30 ms");
+	collect_frame_free(&f);
+	collect_free(c);
+}
+
 int main(void)
 {
 	test_windows();
@@ -430,5 +530,6 @@ int main(void)
 	test_estimated();
 	test_lanes();
 	test_unmeasured();
+	test_counters();
 	return tap_done();
 }

@@ -91,6 +91,14 @@ static const struct {
 	{ "--sweep 1x -m kernel-only", "comma-separated" },
 	{ "--sweep x2 -m kernel-only", "comma-separated" },
 	{ "--sample-every 0", "out of range" },
+	{ "--headless --fields t_s,bogus", "--fields: unknown field 'bogus'" },
+	{ "--headless --fields ''", "--fields: an empty field name" },
+	{ "--fields kind,,t_s", "--fields: an empty field name" },
+	{ "--headless --fields kind,kind", "--fields: field 'kind' is listed twice" },
+	{ "--headless --fields speedup", "--fields: unknown field 'speedup'" },
+	{ "--fields t_s --sweep 1", "--fields: unknown field 't_s' (the sweep rows'" },
+	{ "--list-devices --fields t_s", "--fields: does not apply to --list-devices" },
+	{ "--list-devices --no-header", "--no-header: does not apply to --list-devices" },
 	/* Options that do not apply to what the command line asks for. */
 	{ "--sweep 1 -n 3", "-n: does not apply to --sweep" },
 	{ "--sweep 1 --procs=3", "--procs: does not apply to --sweep" },
@@ -302,6 +310,15 @@ static void test_good(void)
 	       "the pipelined mode has 8 queues unless told otherwise");
 	tap_ok(parse("--calibrate-child", &o, err, sizeof(err)) == 0 && o.role == GD_ROLE_CALIBRATE,
 	       "--calibrate-child is the calibration's own role");
+	rc = parse("--headless -f jsonl --fields kind,t_s,mbit_s --no-header", &o, err, sizeof(err));
+	tap_ok(rc == 0 && o.fields.n == 3 && !o.fields.sweep && o.no_header &&
+	           strcmp(o.fields_text, "kind,t_s,mbit_s") == 0,
+	       "--fields: three columns of the frame rows; --no-header (%s)", err);
+	rc = parse("--fields speedup,procs --sweep 1,2", &o, err, sizeof(err));
+	tap_ok(rc == 0 && o.fields.n == 2 && o.fields.sweep && !o.no_header,
+	       "--fields before --sweep: the sweep rows' fields (%s)", err);
+	tap_ok(parse("--headless", &o, err, sizeof(err)) == 0 && o.fields.n == 0 && !o.no_header,
+	       "no --fields: every field, with the header");
 }
 
 /* --generator: the mode's own unless given, resolved into the workload, never auto. */

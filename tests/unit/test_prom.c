@@ -29,9 +29,21 @@ static const struct gd_device devs[2] = {
 	  .index = 1,
 	  .ref = "0:1",
 	  .name = "a \"quoted\" \\ name",
-	  .platform_name = "Portable" },
+	  .platform_name = "Portable",
+	  .driver = "3.1" },
 	{ .platform = 1, .index = 0, .ref = "1:0", .name = "second", .platform_name = "Other" },
 };
+
+/* Counters with nothing counted, as the collector starts them (profiled: device times measured). */
+static struct gd_counters counters(bool profiled)
+{
+	struct gd_counters t;
+	memset(&t, 0, sizeof(t));
+	t.kernel_s = t.busy_s = profiled ? 0 : NAN;
+	for (int p = 0; p < GD_PHASE_COUNT; p++)
+		t.phase_s[p] = p == GD_PHASE_GEN || profiled ? 0 : NAN;
+	return t;
+}
 
 /* A device's share of a frame, as collect.c fills it. */
 static struct gd_devframe devframe(int d, int procs, double mbit_s, double busy)
@@ -39,9 +51,14 @@ static struct gd_devframe devframe(int d, int procs, double mbit_s, double busy)
 	struct gd_devframe df = { .agg = { .device = d, .rate = mbit_s, .bd = unmeasured },
 		                  .procs = procs,
 		                  .device_busy = busy,
+		                  .headroom = busy > 0 ? mbit_s / busy : NAN,
 		                  .ceiling = NAN,
 		                  .of_ceiling = NAN };
 	snprintf(df.ref, sizeof(df.ref), "%s", devs[d].ref);
+	df.agg.tot = counters(true);
+	df.agg.tot.items = 9000000;
+	df.agg.tot.batches = 18;
+	df.agg.tot.busy_s = 12.5;
 	/* Its idle time all host work, where busy was measured. */
 	df.agg.idle = (struct gd_idle)GD_IDLE_NONE;
 	if (!isnan(busy))
@@ -49,7 +66,8 @@ static struct gd_devframe devframe(int d, int procs, double mbit_s, double busy)
 	return df;
 }
 
-/* n workers (0..2) on one device, 0:1. */
+/* n workers (0..2) on one device, 0:1: worker 1 running with every counter, worker 7 failed
+ * under --profile off (no device time ever measured). */
 static struct gd_frame frame_of(int n)
 {
 	workers[0] = (struct gd_sample){ .id = 1,
@@ -61,18 +79,33 @@ static struct gd_frame frame_of(int n)
 		                         .items = 5000000,
 		                         .kernel_busy = 0.5,
 		                         .lost = 2,
+		                         .sample_every = 16,
 		                         .bd = unmeasured };
-	workers[0].bd.gap_kernel_us = 1.5;
-	workers[0].bd.gap_batch_us = 250;
-	workers[0].bd.batch_overlap_us = 40;
-	workers[0].bd.queue_wait_us = 12;
+	struct gd_counters *t = &workers[0].tot;
+	*t = counters(true);
+	t->batches = 14; /* since it started: more than since the last reset */
+	t->items = 7000000;
+	t->lost = 3;
+	t->kernel_s = 2.5;
+	t->phase_s[GD_PHASE_GEN] = 0.75;
+	t->phase_s[GD_PHASE_H2D] = 0.125;
+	t->kgap.n = 6; /* 2 of 1 us, 3 of 3 us, 1 above every bound */
+	t->kgap.sum_ns = 2000 + 9000 + 2000000000;
+	t->kgap.le[0] = 2;
+	t->kgap.le[2] = 3;
+	t->kgap.le[GD_HIST_BOUNDS] = 1;
+	t->bgap.n = 4;
+	t->bgap.sum_ns = 1000000;
+	t->bgap.le[9] = 4; /* at most 1 ms */
+	t->bover_ns = 40000;
 	workers[1] = (struct gd_sample){ .id = 7,
 		                         .device = 0,
 		                         .pid = 99,
 		                         .state = GD_ST_FAILED,
 		                         .rate = NAN,
 		                         .kernel_busy = NAN,
-		                         .bd = unmeasured };
+		                         .bd = unmeasured,
+		                         .tot = counters(false) };
 	struct gd_frame f = { .t_s = 2,
 		              .unix_s = 1700000000.25,
 		              .observed = true,
@@ -97,12 +130,27 @@ static bool has_line(const char *text, const char *line)
 	return false;
 }
 
+/* Whether a sample's name is the family's: the name itself, or a histogram's series. */
+static bool of_family(const char *line, const char *family, bool histogram)
+{
+	size_t len = strcspn(line, "{ "), n = strlen(family);
+	if (len == n)
+		return strncmp(line, family, n) == 0;
+	static const char *const series[] = { "_bucket", "_sum", "_count" };
+	for (size_t i = 0; histogram && i < GD_ARRAY_LEN(series); i++)
+		if (len == n + strlen(series[i]) && strncmp(line, family, n) == 0 &&
+		    strncmp(line + n, series[i], strlen(series[i])) == 0)
+			return true;
+	return false;
+}
+
 /* Every family is one block: HELP, TYPE, then only its own samples. */
 static bool families_grouped(const char *text, int *families)
 {
 	char seen[64][96];
 	int ns = 0;
 	char cur[96] = "";
+	bool histogram = false;
 	const char *p = text;
 	*families = 0;
 	while (*p) {
@@ -124,15 +172,24 @@ static bool families_grouped(const char *text, int *families)
 			snprintf(want, sizeof(want), "# TYPE %s ", cur);
 			if (strncmp(t, want, strlen(want)) != 0)
 				return false;
+			histogram = strncmp(t + strlen(want), "histogram\n", 10) == 0;
 			p = strchr(t, '\n') + 1;
 			continue;
 		}
-		size_t len = strcspn(line, "{ ");
-		if (len != strlen(cur) || strncmp(line, cur, len) != 0)
+		if (!of_family(line, cur, histogram))
 			return false;
 		p = e + 1;
 	}
 	return true;
+}
+
+/* The value of the sample line that starts with prefix, or NAN. */
+static double value_of(const char *text, const char *prefix)
+{
+	for (const char *p = text; (p = strstr(p, prefix)); p++)
+		if (p == text || p[-1] == '\n')
+			return strtod(p + strlen(prefix), NULL);
+	return NAN;
 }
 
 static void test_render(void)
@@ -141,46 +198,105 @@ static void test_render(void)
 	size_t len;
 	char *t = prom_render(&f, devs, &len);
 	tap_ok(len == strlen(t), "the length returned is the text's");
-	const char *w1 = "{worker=\"1\",pid=\"4242\",device=\"0:1\"}";
+	const char *w1 = "{worker=\"1\",device=\"0:1\"}";
 	char line[256];
-	snprintf(line, sizeof(line), "gputop_decode_symbols_total%s 5000000", w1);
-	tap_ok(has_line(t, line), "a worker's symbols: a counter, exact, labelled worker, pid, device");
-	snprintf(line, sizeof(line), "gputop_decode_throughput_symbols_per_second%s 123456789", w1);
-	tap_ok(has_line(t, line), "throughput in symbols per second (Mbit/s x 1e6)");
-	snprintf(line, sizeof(line), "gputop_decode_gap_batch_seconds%s 0.00025", w1);
-	tap_ok(has_line(t, line), "gaps in seconds");
-	snprintf(line, sizeof(line), "gputop_decode_batch_overlap_seconds%s 4e-05", w1);
-	tap_ok(has_line(t, line), "the overlap with earlier batches in seconds, next to the gap");
-	snprintf(line, sizeof(line), "gputop_decode_lost_records_total%s 2", w1);
-	tap_ok(has_line(t, line), "lost records");
+	snprintf(line, sizeof(line), "gputop_decode_symbols_total%s 7000000", w1);
+	tap_ok(has_line(t, line),
+	       "a worker's symbols: since it started (not the last reset), labelled worker, device");
+	snprintf(line, sizeof(line), "gputop_decode_batches_total%s 14", w1);
+	tap_ok(has_line(t, line), "batches since the worker started");
+	snprintf(line, sizeof(line), "gputop_decode_lost_records_total%s 3", w1);
+	tap_ok(has_line(t, line), "lost records since the worker started");
 	tap_ok(
-	    has_line(
-	        t,
-	        "gputop_decode_worker_state{worker=\"1\",pid=\"4242\",device=\"0:1\",state=\"running\"} 1") &&
-	        has_line(t, "gputop_decode_worker_state{worker=\"7\",pid=\"99\",device=\"0:1\",state="
-	                    "\"failed\"} 1") &&
+	    has_line(t,
+	             "gputop_decode_worker_info{worker=\"1\",device=\"0:1\",pid=\"4242\",source=\"worker\","
+	             "command=\"\"} 1") &&
+	        has_line(t,
+	                 "gputop_decode_worker_info{worker=\"7\",device=\"0:1\",pid=\"99\",source=\"worker\","
+	                 "command=\"\"} 1"),
+	    "the pid is the worker info's label, with the source and command");
+	tap_ok(!strstr(strstr(t, "# TYPE gputop_decode_worker_state"), "pid="),
+	       "no other sample carries a pid: a worker's series stay one");
+	tap_ok(has_line(t, "gputop_decode_build_info{version=\"" GD_VERSION
+	                   "\",platform=\"Portable\",driver=\"3.1\"} 1") &&
+	           has_line(t, "# TYPE gputop_decode_build_info gauge"),
+	       "build info: the version, the first device's platform and driver");
+	snprintf(line, sizeof(line), "gputop_decode_kernel_seconds_total%s 2.5", w1);
+	tap_ok(has_line(t, line), "the worker's kernel seconds");
+	tap_ok(
+	    has_line(t,
+	             "gputop_decode_phase_seconds_total{worker=\"1\",device=\"0:1\",phase=\"gen\"} 0.75") &&
 	        has_line(
 	            t,
-	            "gputop_decode_worker_state{worker=\"7\",pid=\"99\",device=\"0:1\",state=\"running\"} 0"),
+	            "gputop_decode_phase_seconds_total{worker=\"1\",device=\"0:1\",phase=\"h2d\"} 0.125") &&
+	        has_line(
+	            t,
+	            "gputop_decode_phase_seconds_total{worker=\"1\",device=\"0:1\",phase=\"queue_wait\"} 0"),
+	    "seconds per phase, one sample each, labelled phase");
+	tap_ok(
+	    has_line(t, "gputop_decode_phase_seconds_total{worker=\"7\",device=\"0:1\",phase=\"gen\"} 0") &&
+	        !strstr(t, "gputop_decode_phase_seconds_total{worker=\"7\",device=\"0:1\",phase=\"h2d\"}") &&
+	        !strstr(t, "gputop_decode_kernel_seconds_total{worker=\"7\""),
+	    "without device times (--profile off): generation only, no kernel or transfer counter");
+	const char *b = "gputop_decode_gap_kernel_seconds_bucket{worker=\"1\",device=\"0:1\",le=";
+	snprintf(line, sizeof(line), "%s\"1e-06\"} ", b);
+	double le1 = value_of(t, line);
+	snprintf(line, sizeof(line), "%s\"2.5e-06\"} ", b);
+	double le2 = value_of(t, line);
+	snprintf(line, sizeof(line), "%s\"5e-06\"} ", b);
+	double le3 = value_of(t, line);
+	snprintf(line, sizeof(line), "%s\"1\"} ", b);
+	double le_last = value_of(t, line);
+	snprintf(line, sizeof(line), "%s\"+Inf\"} ", b);
+	double inf = value_of(t, line);
+	tap_ok(le1 == 2 && le2 == 2 && le3 == 5 && le_last == 5 && inf == 6,
+	       "gap histogram: cumulative buckets from 1 us to 1 s, +Inf the count (%g %g %g %g %g)", le1,
+	       le2, le3, le_last, inf);
+	tap_ok(
+	    has_line(t, "gputop_decode_gap_kernel_seconds_sum{worker=\"1\",device=\"0:1\"} 2.000011") &&
+	        has_line(t, "gputop_decode_gap_kernel_seconds_count{worker=\"1\",device=\"0:1\"} 6") &&
+	        has_line(
+	            t,
+	            "gputop_decode_gap_batch_seconds_bucket{worker=\"1\",device=\"0:1\",le=\"0.001\"} 4") &&
+	        has_line(
+	            t,
+	            "gputop_decode_gap_batch_seconds_bucket{worker=\"1\",device=\"0:1\",le=\"0.0005\"} 0") &&
+	        has_line(t, "# TYPE gputop_decode_gap_batch_seconds histogram"),
+	    "gap histograms: sum in seconds, count; the batch gaps' too");
+	tap_ok(!strstr(t, "gputop_decode_gap_kernel_seconds_count{worker=\"7\""),
+	       "no gap histogram without device times");
+	snprintf(line, sizeof(line), "gputop_decode_batch_overlap_seconds_total%s 4e-05", w1);
+	tap_ok(has_line(t, line), "the overlap with earlier batches, a counter in seconds");
+	snprintf(line, sizeof(line), "gputop_decode_profile_period_batches%s 16", w1);
+	tap_ok(has_line(t, line) && !strstr(t, "gputop_decode_profile_period_batches{worker=\"7\""),
+	       "the profiling period, where sampled");
+	tap_ok(
+	    has_line(t, "gputop_decode_worker_state{worker=\"1\",device=\"0:1\",state=\"running\"} 1") &&
+	        has_line(t, "gputop_decode_worker_state{worker=\"7\",device=\"0:1\",state=\"failed\"} 1") &&
+	        has_line(t, "gputop_decode_worker_state{worker=\"7\",device=\"0:1\",state=\"running\"} 0"),
 	    "worker state: 1 for the current state, 0 for the others");
 	int ones = 0;
 	for (const char *p = t; (p = strstr(p, "gputop_decode_worker_state{")); p++)
 		ones += strncmp(strchr(p, '}'), "} 1\n", 4) == 0;
 	TAP_EQ_U(ones, 2, "one state set to 1 per worker");
-	tap_ok(!strstr(t, "gputop_decode_gap_batch_seconds{worker=\"7\"") &&
-	           !strstr(t, "gputop_decode_throughput_symbols_per_second{worker=\"7\"") &&
-	           strstr(t, "gputop_decode_symbols_total{worker=\"7\""),
-	       "a value that was not measured (NaN) has no sample; the worker's counters stay");
+	tap_ok(!strstr(t, "throughput") && !strstr(t, "_ratio{worker") && !strstr(t, "device_busy_ratio") &&
+	           !strstr(t, "gputop_decode_queue_wait_seconds"),
+	       "no mean of a window as a gauge: rates and shares come from the counters");
 	tap_ok(!strstr(t, " NaN\n") && !strstr(t, " nan\n") && !strstr(t, "Inf\n") && !strstr(t, "inf\n"),
 	       "no NaN or Inf value anywhere");
 	tap_ok(!strstr(t, "gputop_decode_ceiling_symbols_per_second"),
 	       "an uncalibrated ceiling leaves its whole family out, HELP and TYPE too");
 	tap_ok(has_line(t, "# TYPE gputop_decode_symbols_total counter") &&
-	           has_line(t, "# TYPE gputop_decode_device_busy_ratio gauge"),
+	           has_line(t, "# TYPE gputop_decode_device_busy_seconds_total counter") &&
+	           has_line(t, "# TYPE gputop_decode_workers gauge"),
 	       "TYPE lines: counters and gauges");
-	tap_ok(has_line(t, "gputop_decode_device_busy_ratio{device=\"0:1\"} 0.75") &&
+	tap_ok(has_line(t, "gputop_decode_device_busy_seconds_total{device=\"0:1\"} 12.5") &&
+	           has_line(t, "gputop_decode_device_symbols_total{device=\"0:1\"} 9000000") &&
+	           has_line(t, "gputop_decode_device_batches_total{device=\"0:1\"} 18") &&
 	           has_line(t, "gputop_decode_workers{device=\"0:1\"} 1"),
-	       "device figures carry the device label only");
+	       "device figures carry the device label only: its counters, its live workers");
+	tap_ok(has_line(t, "gputop_decode_headroom_symbols_per_second{device=\"0:1\"} 164609052"),
+	       "the headroom in symbols per second");
 	tap_ok(has_line(t, "gputop_decode_device_idle_ratio{device=\"0:1\",cause=\"host\"} 0.25") &&
 	           has_line(t, "gputop_decode_device_idle_ratio{device=\"0:1\",cause=\"wait\"} 0") &&
 	           has_line(t, "# TYPE gputop_decode_device_idle_ratio gauge"),
@@ -192,7 +308,7 @@ static void test_render(void)
 	       "the window's end in Unix seconds, to the fraction");
 	int families;
 	bool grouped = families_grouped(t, &families);
-	if (!tap_ok(grouped && families >= 12,
+	if (!tap_ok(grouped && families >= 20,
 	            "every family is one block: HELP, TYPE, its samples (%d families)", families))
 		printf("%s", t);
 	free(t);
@@ -221,9 +337,11 @@ static void test_render(void)
 	f = frame_of(0);
 	t = prom_render(&f, devs, &len);
 	tap_ok(!strstr(t, "worker=") && has_line(t, "gputop_decode_workers{device=\"0:1\"} 0") &&
-	           !strstr(t, "gputop_decode_device_busy_ratio") &&
-	           !strstr(t, "gputop_decode_device_idle_ratio"),
-	       "without workers: no worker family, zero workers, busy and idle (not measured) left out");
+	           !strstr(t, "gputop_decode_headroom_symbols_per_second") &&
+	           !strstr(t, "gputop_decode_device_idle_ratio") &&
+	           has_line(t, "gputop_decode_device_busy_seconds_total{device=\"0:1\"} 12.5"),
+	       "without workers: no worker family, zero workers, no idle share (not measured); the device "
+	       "counters stay");
 	grouped = families_grouped(t, &families);
 	tap_ok(grouped, "still one block per family (%d)", families);
 	free(t);
@@ -238,19 +356,19 @@ static void test_render(void)
 	f.devs[0] = devframe(0, 1, 123.456789, 0.5);
 	f.devs[1] = devframe(1, 1, 100, 0.25);
 	f.devs[1].ceiling = 400;
+	f.devs[1].agg.tot.busy_s = 3;
 	t = prom_render(&f, devs, &len);
 	tap_ok(
-	    has_line(t, "gputop_decode_throughput_symbols_per_second{worker=\"7\",pid=\"99\",device=\"1:0\"} "
-	                "100000000") &&
-	        has_line(t, "gputop_decode_symbols_total{worker=\"1\",pid=\"4242\",device=\"0:1\"} 5000000"),
+	    has_line(t, "gputop_decode_symbols_total{worker=\"1\",device=\"0:1\"} 7000000") &&
+	        has_line(t,
+	                 "gputop_decode_worker_info{worker=\"7\",device=\"1:0\",pid=\"99\",source=\"worker\","
+	                 "command=\"\"} 1"),
 	    "two devices: each worker labelled with its own device");
-	tap_ok(
-	    has_line(t, "gputop_decode_device_busy_ratio{device=\"0:1\"} 0.5") &&
-	        has_line(t, "gputop_decode_device_busy_ratio{device=\"1:0\"} 0.25") &&
-	        has_line(t, "gputop_decode_device_throughput_symbols_per_second{device=\"1:0\"} 100000000") &&
-	        has_line(t, "gputop_decode_workers{device=\"0:1\"} 1") &&
-	        has_line(t, "gputop_decode_workers{device=\"1:0\"} 1"),
-	    "two devices: busy, throughput and workers per device, each its own");
+	tap_ok(has_line(t, "gputop_decode_device_busy_seconds_total{device=\"0:1\"} 12.5") &&
+	           has_line(t, "gputop_decode_device_busy_seconds_total{device=\"1:0\"} 3") &&
+	           has_line(t, "gputop_decode_workers{device=\"0:1\"} 1") &&
+	           has_line(t, "gputop_decode_workers{device=\"1:0\"} 1"),
+	       "two devices: busy seconds and workers per device, each its own");
 	tap_ok(has_line(t, "gputop_decode_ceiling_symbols_per_second{device=\"1:0\"} 400000000") &&
 	           !strstr(t, "gputop_decode_ceiling_symbols_per_second{device=\"0:1\"}"),
 	       "two devices: a ceiling only for the device calibrated");
@@ -258,6 +376,9 @@ static void test_render(void)
 	    has_line(t, "gputop_decode_device_info{device=\"1:0\",name=\"second\",platform=\"Other\"} 1") &&
 	        strstr(t, "gputop_decode_device_info{device=\"0:1\""),
 	    "two devices: one info sample each, with its name and platform");
+	tap_ok(has_line(t, "gputop_decode_build_info{version=\"" GD_VERSION
+	                   "\",platform=\"Portable\",driver=\"3.1\"} 1"),
+	       "two devices: one build info, the first device's platform and driver");
 	grouped = families_grouped(t, &families);
 	tap_ok(grouped, "two devices: still one block per family (%d)", families);
 	free(t);
@@ -357,7 +478,7 @@ static void test_server(void)
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	bool stalled =
 	    connect(stall, (struct sockaddr *)&a, sizeof(a)) == 0 && write(stall, "GET /met", 8) == 8;
-	f.workers[0].items = 6000000;
+	f.workers[0].tot.items = 6000000;
 	frame_to(p, &f);
 	st = http(port, get, body, sizeof(body));
 	tap_ok(stalled && st == 200 && strstr(body, "} 6000000\n"),

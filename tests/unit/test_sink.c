@@ -560,6 +560,98 @@ static void test_run_header(void)
 	free(jsonl);
 }
 
+/* ---- --fields and --no-header ---- */
+
+static struct gd_fields cols;
+static bool cols_header;
+
+static void write_columns(struct gd_sink *s)
+{
+	sink_set_columns(s, &cols, cols_header);
+	if (cols.sweep)
+		write_sweep(s);
+	else
+		write_frames(s);
+}
+
+/* The text's first n lines equal want. */
+static bool opens_with(const char *text, const char *want)
+{
+	return text && strncmp(text, want, strlen(want)) == 0;
+}
+
+static void test_columns(void)
+{
+	char err[256] = "";
+	tap_ok(sink_fields_parse("kind,id,error,t_s", false, &cols, err, sizeof(err)) == 0 && cols.n == 4 &&
+	           !cols.sweep,
+	       "--fields kind,id,error,t_s: four of the frame rows' fields (%s)", err);
+	cols_header = true;
+	char *got = sink_text(GD_FMT_CSV, write_columns);
+	const char *want = "kind,id,error,t_s\nworker,1,,12.346\n"
+	                   "worker,2,\"clBuildProgram: \"\"decode\"\" failed\nline 2\\\",12.346\n"
+	                   "device,,,12.346\n";
+	if (!tap_ok(opens_with(got, want),
+	            "CSV: exactly those columns in that order, a JSONL-only field too, quoted where it holds "
+	            "quotes and a line end"))
+		printf("#   got:\n%s\n", got ? got : "(nothing)");
+	free(got);
+	cols_header = false;
+	got = sink_text(GD_FMT_CSV, write_columns);
+	tap_ok(opens_with(got, "worker,1,,12.346\nworker,2,"),
+	       "--no-header: no line of names, the rows alone");
+	free(got);
+	cols_header = true;
+	got = sink_text(GD_FMT_JSONL, write_columns);
+	want = "{\"kind\":\"worker\",\"id\":1,\"t_s\":12.346}\n"
+	       "{\"kind\":\"worker\",\"id\":2,\"error\":\"clBuildProgram: \\\"decode\\\" failed\\u000aline "
+	       "2\\\\\","
+	       "\"t_s\":12.346}\n{\"kind\":\"device\",\"t_s\":12.346}\n";
+	if (!tap_ok(opens_with(got, want),
+	            "JSONL: only those keys, in that order; a value not measured left out"))
+		printf("#   got:\n%s\n", got ? got : "(nothing)");
+	free(got);
+
+	tap_ok(sink_fields_parse("procs,speedup,device", true, &cols, err, sizeof(err)) == 0 && cols.n == 3 &&
+	           cols.sweep,
+	       "a sweep's --fields: the sweep rows' fields (%s)", err);
+	got = sink_text(GD_FMT_CSV, write_columns);
+	if (!tap_ok(opens_with(got, "procs,speedup,device\n1,1.0000,all\n2,1.8930,all\n1,,1:0\n"),
+	            "a sweep's CSV: those columns"))
+		printf("#   got:\n%s\n", got ? got : "(nothing)");
+	free(got);
+
+	static const struct {
+		const char *list;
+		bool sweep;
+		const char *says;
+	} bad_lists[] = {
+		{ "t_s,bogus,kind", false, "unknown field 'bogus'" },
+		{ "", false, "an empty field name in ''" },
+		{ "t_s,,kind", false, "an empty field name" },
+		{ "t_s,", false, "an empty field name" },
+		{ "kind,t_s,kind", false, "field 'kind' is listed twice" },
+		{ "speedup", false, "unknown field 'speedup'" },
+		{ "t_s", true, "unknown field 't_s' (the sweep rows'" },
+		{ "T_S", false, "unknown field 'T_S'" },
+	};
+	for (size_t i = 0; i < GD_ARRAY_LEN(bad_lists); i++) {
+		struct gd_fields f;
+		err[0] = '\0';
+		int rc = sink_fields_parse(bad_lists[i].list, bad_lists[i].sweep, &f, err, sizeof(err));
+		if (!tap_ok(rc == -1 && strstr(err, bad_lists[i].says) && !strchr(err, '\n'), "refused: '%s'",
+		            bad_lists[i].list))
+			printf("#   rc %d: %s\n", rc, err);
+	}
+	/* Every column of the default header, in its order: the default CSV, byte for byte. */
+	char names[2048];
+	snprintf(names, sizeof(names), "%.*s", (int)strcspn(frames_csv, "\n"), frames_csv);
+	tap_ok(sink_fields_parse(names, false, &cols, err, sizeof(err)) == 0,
+	       "every CSV column is a field (%s)", err);
+	check(GD_FMT_CSV, write_columns, frames_csv,
+	      "--fields with the default header's names: the default CSV");
+}
+
 int main(void)
 {
 	check(GD_FMT_CSV, write_frames, frames_csv, "CSV frames: header once, empty cells where not carried");
@@ -570,5 +662,6 @@ int main(void)
 	      "CSV --repeat: a row per run, then summaries with spreads");
 	check(GD_FMT_JSONL, write_repeats, repeats_jsonl, "JSONL --repeat: a row per run, then summaries");
 	test_run_header();
+	test_columns();
 	return tap_done();
 }

@@ -396,6 +396,26 @@ static void test_hist_percentiles(void)
 		same = same && a.count[k] == both.count[k] &&
 		       (!a.count[k] || (a.lo[k] == both.lo[k] && a.hi[k] == both.hi[k]));
 	tap_ok(same, "merging two workers' histograms equals one histogram of all their gaps");
+
+	/* The fixed bounds of the Prometheus histograms: a value counts under the first bound it
+	 * does not exceed; a bound itself under that bound. */
+	struct gd_hist fx;
+	memset(&fx, 0, sizeof(fx));
+	const int64_t at[] = { 0, 1000, 1001, 2500, 999999999, 1000000000, 1000000001, INT64_MAX };
+	for (size_t i = 0; i < GD_ARRAY_LEN(at); i++)
+		stats_hist_add(&fx, at[i], 2);
+	tap_ok(
+	    fx.le[0] == 4 && fx.le[1] == 4 && fx.le[GD_HIST_BOUNDS - 1] == 4 && fx.le[GD_HIST_BOUNDS] == 4,
+	    "fixed bounds: 0 and 1 us under 1 us, 1.001 and 2.5 us under 2.5 us, up to 1 s, above it +Inf");
+	bool rising = stats_hist_bounds[0] == 1000 && stats_hist_bounds[GD_HIST_BOUNDS - 1] == GD_NS_PER_S;
+	for (int i = 1; i < GD_HIST_BOUNDS; i++)
+		rising = rising && stats_hist_bounds[i] > stats_hist_bounds[i - 1];
+	tap_ok(rising, "the bounds rise from 1 us to 1 s");
+	uint64_t sum = 0;
+	for (int i = 0; i <= GD_HIST_BOUNDS; i++)
+		sum += a.le[i];
+	tap_ok(sum == a.n, "merged: the fixed buckets hold every value once (%llu of %llu)",
+	       (unsigned long long)sum, (unsigned long long)a.n);
 }
 
 /* The gaps of profiled records reach the histograms: one count per gap. */

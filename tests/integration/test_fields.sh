@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# test_fields.sh: --fields and --no-header with real workers. A CSV log has exactly the columns
+# named, in their order (a JSONL-only field too), every row as many cells; a JSONL log only
+# those keys, in that order; --no-header drops the line of names; a sweep's log takes the sweep
+# rows' fields; a name that is no field exits 2 with one line naming it, nothing started and no
+# log created.
+. "$(dirname "$0")/lib.sh"
+ARGS=(-n 2 -s 5000 -l 2 -i 0.25)
+trap 'stop_started; tap_cleanup' EXIT
+
+# run NAME CONDITION...: a headless run (lib.sh's start) until the condition holds of its log
+# (bounded), then SIGINT; ok when it exits 0.
+run() {
+	local name=$1
+	shift
+	local cond=("$@")
+	start "$name" "${ARGS[@]}" "${RUN_ARGS[@]}"
+	wait_for 120 "${cond[@]}" "$TMP/$name.log"
+	kill -INT "$SUP"
+	wait "$SUP"
+}
+# measured LOG: a window in which the workers completed batches: an aggregate row with a rate
+# above 0 (CSV: the 5th column below), a worker row with one (JSONL).
+csv_measured() { grep -qE '^[0-9.]+,aggregate,,,[0-9.]*[1-9][0-9.]*,[0-9.]+,' "$1"; }
+jsonl_measured() { grep -qE '"kind":"worker",.*"mbit_s":[0-9.]*[1-9]' "$1"; }
+
+# ---- CSV: those columns, in that order ----
+COLS=t_s,kind,id,state,mbit_s,device_busy,window_s,error
+RUN_ARGS=(--fields "$COLS")
+run f csv_measured
+ok $? "a CSV run with --fields ends with status 0"
+check "the header is the list given, in its order" test "$(head -1 "$TMP/f.log")" = "$COLS"
+python3 - "$TMP/f.log" "$COLS" >"$TMP/csv.out" 2>&1 <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+cols = sys.argv[2].split(",")
+assert rows[0] == cols, rows[0]
+assert all(len(r) == len(cols) for r in rows), [r for r in rows if len(r) != len(cols)][:3]
+rows = [dict(zip(cols, r)) for r in rows[1:]]
+kinds = [r["kind"] for r in rows]
+assert kinds[0] == "run" and "worker" in kinds and "aggregate" in kinds, kinds
+workers = [r for r in rows if r["kind"] == "worker"]
+assert all(r["id"] in ("1", "2") and r["state"] for r in workers), workers
+agg = [r for r in rows if r["kind"] == "aggregate"]
+assert all(float(r["window_s"]) > 0 and r["id"] == "" and r["state"] == "" for r in agg), agg
+assert any(r["device_busy"] for r in agg)
+print(len(rows), "rows")
+PY
+ok $? "every row has exactly those cells; worker rows their id and state, aggregates a window_s column"
+diag "$TMP/csv.out"
+
+# ---- --no-header ----
+RUN_ARGS=(--fields t_s,kind --no-header)
+run nh grep -qs ',aggregate$'
+ok $? "a CSV run with --no-header ends with status 0"
+check "the first line is the run row, no line of names" test "$(head -1 "$TMP/nh.log")" = "0.000,run"
+check "every line has the two cells" test "$(grep -cvE '^[0-9]+\.[0-9]{3},(run|worker|aggregate)$' "$TMP/nh.log")" -eq 0
+
+# ---- JSONL: only those keys, in that order ----
+RUN_ARGS=(-f jsonl --fields kind,t_s,id,mbit_s)
+run fj jsonl_measured
+ok $? "a JSONL run with --fields ends with status 0"
+python3 - "$TMP/fj.log" >"$TMP/jsonl.out" 2>&1 <<'PY'
+import json, sys
+cols = ["kind", "t_s", "id", "mbit_s"]
+rows = [json.loads(l) for l in open(sys.argv[1])]
+for r in rows:
+    keys = list(r)
+    # the keys given, in their order, less those the row does not carry or did not measure
+    assert keys == [k for k in cols if k in r], keys
+assert list(rows[0]) == ["kind", "t_s"] and rows[0]["kind"] == "run", rows[0]
+workers = [list(r) for r in rows if r["kind"] == "worker"]
+assert cols in workers, workers
+assert all(list(r) == ["kind", "t_s", "mbit_s"] for r in rows if r["kind"] == "aggregate" and "mbit_s" in r)
+print(len(rows), "rows")
+PY
+ok $? "JSONL rows have only those keys, in that order; a worker row all four"
+diag "$TMP/jsonl.out"
+
+# ---- A sweep's log: the sweep rows' fields ----
+"$BIN" --headless --sweep 1 -s 5000 -l 2 -i 0.25 -D 1 --fields kind,procs,mbit_s -o "$TMP/sw.csv" \
+	>"$TMP/sw.txt" 2>"$TMP/sw.err"
+ok $? "a sweep with --fields exits 0"
+check "its log: the header given, the run row, one sweep row" \
+	test "$(head -1 "$TMP/sw.csv")" = kind,procs,mbit_s -a "$(grep -c '^sweep,1,' "$TMP/sw.csv")" -eq 1
+
+# ---- A name that is no field: exit 2, one line naming it, nothing started ----
+refused() { # refused DESCRIPTION EXPECTED-TEXT ARGS...
+	local desc=$1 want=$2
+	shift 2
+	rm -f "$TMP/bad.log"
+	"$BIN" "$@" -o "$TMP/bad.log" >"$TMP/bad.out" 2>"$TMP/bad.err" &
+	local pid=$!
+	wait $pid
+	local rc=$?
+	[ $rc -eq 2 ] && [ "$(wc -l <"$TMP/bad.err")" -eq 1 ] && grep -qF -- "$want" "$TMP/bad.err" &&
+		[ ! -e "$TMP/bad.log" ] && [ ! -s "$TMP/bad.out" ] && [ "$(segments_of $pid)" -eq 0 ]
+	ok $? "$desc: exit 2, one line naming it, no log, no segment (status $rc)"
+	[ $rc -eq 2 ] || diag "$TMP/bad.err"
+}
+refused "--fields with an unknown name" "--fields: unknown field 'mbits'" --headless "${ARGS[@]}" --fields t_s,mbits
+refused "--fields with an empty name" "--fields: an empty field name" --headless "${ARGS[@]}" --fields t_s,,kind
+refused "--fields with a name twice" "--fields: field 'kind' is listed twice" --headless "${ARGS[@]}" \
+	--fields kind,t_s,kind
+refused "a sweep's --fields with a frame field" "--fields: unknown field 't_s'" \
+	--headless --sweep 1 -D 1 --fields procs,t_s
