@@ -195,16 +195,14 @@ int dashboard_settings_read(const char *path, double interval_min, double interv
 	if (!f && errno == ENOENT)
 		return 0;
 	if (!f) {
-		snprintf(err, errlen, "%s: %s: not used, defaults instead", path,
-		         r.why[0] ? r.why : strerror(errno));
+		snprintf(err, errlen, "%s: %s; not used (defaults)", path, r.why[0] ? r.why : strerror(errno));
 		return -1;
 	}
 	int line = ini_parse_file(f, on_pair, &r); /* a key not in the file keeps its default */
 	fclose(f);
 	if (line != 0) {
-		snprintf(err, errlen,
-		         "%s:%d: %s: the file is not used (defaults instead) and is left as it is", path,
-		         line, r.why[0] ? r.why : "not a line of KEY = VALUE or [SECTION]");
+		snprintf(err, errlen, "%s:%d: %s; not used (defaults), left as it is", path, line,
+		         r.why[0] ? r.why : "not KEY = VALUE or [SECTION]");
 		return -1;
 	}
 	*s = r.s;

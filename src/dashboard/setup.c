@@ -22,12 +22,12 @@ static void setup_title(const struct ui *u, char *buf, size_t n)
 static void setup_item(const struct ui *u, int k, char *buf, size_t n)
 {
 	if (k == BAR_ITEM) {
-		snprintf(buf, n, "[%c] %-9s a batch's time as a bar, last", u->bar ? 'x' : ' ', "breakdown");
+		snprintf(buf, n, "[%c] %-10s a batch's time as a bar, last", u->bar ? 'x' : ' ', "breakdown");
 		return;
 	}
 	int i = u->colorder[k], xs[UI_NCOLS];
 	ui_col_x(u, COLS, xs);
-	snprintf(buf, n, "[%c] %-9s %s%s", u->colon[i] ? 'x' : ' ', ui_col_head(u, i), ui_col(i)->desc,
+	snprintf(buf, n, "[%c] %-10s %s%s", u->colon[i] ? 'x' : ' ', ui_col_head(u, i), ui_col(i)->desc,
 	         u->colon[i] && xs[i] < 0 ? " (no room)" : "");
 }
 
