@@ -164,7 +164,7 @@ check "  its process is no longer stopped" eval '[ "$(proc_state "$P1")" != T ]'
 
 # ---- tags ----
 keys Space
-see "Space tags worker 1 and selects worker 2" 60 eval 'screen_has "^\\* +1 " && screen_has "^> +2 "'
+see "Space tags worker 1 and selects worker 2" 60 eval 'screen_has "^ \\* +1 " && screen_has "^> +2 "'
 keys Space
 see "Space again tags worker 2" 60 eval 'screen_has "^ \\* +1 " && screen_has "^ \\* +2 "'
 keys Up
@@ -211,7 +211,7 @@ ok $? "the log has an event row for each interval change, signal, stop, kill, pa
 check "no segment left" test "$(segments_of "$SHPID")" -eq 0
 
 # ---- a stop that runs out of its grace: a program that ignores SIGTERM ----
-keys "clear; $BIN -n 2 -- sh -c 'trap \"\" TERM; exec sleep 600'; echo END=\$?" Enter
+keys "clear; $BIN -n 2 -i 0.2 --no-config -- sh -c 'trap \"\" TERM; exec sleep 600'; echo END=\$?" Enter
 see "an observed program that ignores SIGTERM: two rows" 60 eval 'find_dash && rows_are "no CL" 2'
 keys x
 see "x: after 5 s of SIGTERM the key bar says it did not stop and SIGKILL was sent" 30 \
