@@ -15,7 +15,7 @@
 
 #include "ui.h"
 
-#define CONFIG_MAX_BYTES (64 * 1024) /* a settings file is a few lines: more is not one */
+#define CONFIG_MAX_BYTES 65536 /* a settings file is a few lines: more is not one */
 #define SECTION          "dashboard"
 
 static const char *const colour_names[GD_COLOUR_COUNT] = { "auto", "never", "always" };
@@ -171,7 +171,13 @@ static FILE *open_config(const char *path, char *why, size_t n)
 	struct stat st;
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > CONFIG_MAX_BYTES) {
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size > CONFIG_MAX_BYTES) {
 		snprintf(why, n, "%s",
 		         S_ISREG(st.st_mode) ? "too large for a settings file" : "not a regular file");
 		close(fd);
@@ -195,7 +201,8 @@ int dashboard_settings_read(const char *path, double interval_min, double interv
 	if (!f && errno == ENOENT)
 		return 0;
 	if (!f) {
-		snprintf(err, errlen, "%s: %s; not used (defaults)", path, r.why[0] ? r.why : strerror(errno));
+		snprintf(err, errlen, "%s: %s; not used (defaults)", path,
+		         r.why[0] ? r.why : strerror(errno));
 		return -1;
 	}
 	int line = ini_parse_file(f, on_pair, &r); /* a key not in the file keeps its default */

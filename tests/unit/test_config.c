@@ -57,8 +57,8 @@ static void round_trip(void)
 	w.cols[w.ncols++] = ui_col_find("id");
 	w.colour = GD_COLOUR_NEVER;
 	w.mouse = false;
-	tap_ok(dashboard_settings_write(path, &w, err, sizeof(err)) == 0, "written, its directories made (%s)",
-	       err);
+	tap_ok(dashboard_settings_write(path, &w, err, sizeof(err)) == 0,
+	       "written, its directories made (%s)", err);
 	TAP_EQ_U(dashboard_settings_read(path, 0.05, 60, &r, err, sizeof(err)), 1, "read back: 1");
 	tap_ok(same(&r, &w), "  the same settings, the columns in their order");
 	char again[128];
@@ -89,7 +89,8 @@ static void faults(void)
 		{ "[dashboard]\ninterval = 1s\n", ":2: interval '1s' is not a number" },
 		{ "[dashboard]\ninterval = nan\n", ":2: interval 'nan' is not a number" },
 		{ "[dashboard]\ninterval = -1\n", ":2: interval -1 is out of range" },
-		{ "[dashboard]\nsort_order = up\n", ":2: sort_order 'up' is not one of ascending, descending" },
+		{ "[dashboard]\nsort_order = up\n",
+		  ":2: sort_order 'up' is not one of ascending, descending" },
 		{ "[dashboard]\ncolour = pink\n", ":2: colour 'pink' is not one of auto, never, always" },
 		{ "[dashboard]\nmouse = yes\n", ":2: mouse 'yes' is not one of off, on" },
 		{ "[dashboard]\ncolumns = id id\n", ":2: column 'id' listed twice" },
@@ -112,7 +113,8 @@ static void faults(void)
 			printf("#   rc %d: %s\n", rc, err);
 	}
 	char err[512];
-	tap_ok(read_text("# a comment\n\n[dashboard]\nsort = Mbit/s ; the rate\n", &s, err, sizeof(err)) == 1 &&
+	tap_ok(read_text("# a comment\n\n[dashboard]\nsort = Mbit/s ; the rate\n", &s, err, sizeof(err)) ==
+	               1 &&
 	           s.sort == ui_col_find("rate") && s.ncols == def.ncols,
 	       "comments, blank lines, the rate by its heading; a key not given keeps its default");
 	tap_ok(read_text("", &s, err, sizeof(err)) == 1 && same(&s, &def), "an empty file: the defaults");
@@ -121,7 +123,8 @@ static void faults(void)
 		strcat(longline, " pid");
 	strcat(longline, "\n");
 	int rc = read_text(longline, &s, err, sizeof(err));
-	tap_ok(rc == -1 && same(&s, &def), "a line longer than the reader takes: refused, no crash (%s)", err);
+	tap_ok(rc == -1 && same(&s, &def), "a line longer than the reader takes: refused, no crash (%s)",
+	       err);
 }
 
 static void not_files(void)
@@ -130,11 +133,13 @@ static void not_files(void)
 	struct gd_dash_settings s;
 	snprintf(path, sizeof(path), "%s/d", dir);
 	mkdir(path, 0700);
-	tap_ok(dashboard_settings_read(path, 0.05, 60, &s, err, sizeof(err)) == -1 && strstr(err, "not a regular file"),
+	tap_ok(dashboard_settings_read(path, 0.05, 60, &s, err, sizeof(err)) == -1 &&
+	           strstr(err, "not a regular file"),
 	       "a directory: refused (%s)", err);
 	snprintf(path, sizeof(path), "%s/fifo", dir);
 	mkfifo(path, 0600);
-	tap_ok(dashboard_settings_read(path, 0.05, 60, &s, err, sizeof(err)) == -1 && strstr(err, "not a regular file"),
+	tap_ok(dashboard_settings_read(path, 0.05, 60, &s, err, sizeof(err)) == -1 &&
+	           strstr(err, "not a regular file"),
 	       "a FIFO: refused at once, never waited on (%s)", err);
 	snprintf(path, sizeof(path), "%s/big", dir);
 	FILE *f = fopen(path, "w");
@@ -142,7 +147,8 @@ static void not_files(void)
 		fputs("# a long comment line\n", f);
 	if (f)
 		fclose(f);
-	tap_ok(dashboard_settings_read(path, 0.05, 60, &s, err, sizeof(err)) == -1 && strstr(err, "too large"),
+	tap_ok(dashboard_settings_read(path, 0.05, 60, &s, err, sizeof(err)) == -1 &&
+	           strstr(err, "too large"),
 	       "a file of 220 KB: too large for a settings file");
 	/* A directory in the way of the file: the write fails, nothing is left behind. */
 	snprintf(path, sizeof(path), "%s/d", dir);
