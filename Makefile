@@ -15,11 +15,14 @@ OPENCL_CFLAGS := $(shell $(PKG_CONFIG) --cflags OpenCL 2>/dev/null)
 OPENCL_LIBS := $(shell $(PKG_CONFIG) --libs OpenCL 2>/dev/null || echo -lOpenCL)
 MHD_CFLAGS := $(shell $(PKG_CONFIG) --cflags libmicrohttpd 2>/dev/null)
 MHD_LIBS := $(shell $(PKG_CONFIG) --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
+INIH_CFLAGS := $(shell $(PKG_CONFIG) --cflags inih 2>/dev/null)
+INIH_LIBS := $(shell $(PKG_CONFIG) --libs inih 2>/dev/null || echo -linih)
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla
 CFLAGS ?= -O2 -g
-ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude $(WARN) $(CURSES_CFLAGS) $(OPENCL_CFLAGS) $(MHD_CFLAGS) $(CFLAGS)
-LDLIBS := $(CURSES_LIBS) $(OPENCL_LIBS) $(MHD_LIBS) -lrt -lm -lpthread
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude $(WARN) $(CURSES_CFLAGS) $(OPENCL_CFLAGS) $(MHD_CFLAGS) \
+	$(INIH_CFLAGS) $(CFLAGS)
+LDLIBS := $(CURSES_LIBS) $(OPENCL_LIBS) $(MHD_LIBS) $(INIH_LIBS) -lrt -lm -lpthread
 
 ifeq ($(SANITIZER),)
 else ifeq ($(SANITIZER),address)

@@ -341,8 +341,36 @@ static int program_log(char *path, size_t n)
 	return mkostemps(path, 4, O_CLOEXEC);
 }
 
+/* The dashboard's settings: its config file's (unless --no-config), the interval of the file
+ * taken where the command line gives none. An interval given on the command line is this run's
+ * only: the file keeps its own unless [ or ] change it. A faulty file is not used (nor written
+ * at the end), and the dashboard says why. */
+static void dashboard_config_of(struct gd_opts *o, struct gd_dashboard_config *d)
+{
+	static char path[4096], notice[4096 + 256];
+	const struct gd_optdef *iv = opts_find("interval");
+	*d = (struct gd_dashboard_config){ .interval_min = iv->min, .interval_max = iv->max };
+	dashboard_settings_default(&d->settings);
+	if (!o->no_config)
+		dashboard_config_path(path, sizeof(path));
+	if (!o->no_config && path[0]) {
+		d->config = path;
+		int rc =
+		    dashboard_settings_read(path, iv->min, iv->max, &d->settings, notice, sizeof(notice));
+		d->existed = rc > 0;
+		d->notice = rc < 0 ? notice : NULL;
+	}
+	if (opts_given(o, "interval"))
+		return;
+	if (d->settings.interval > 0)
+		o->interval = d->settings.interval;
+	else
+		d->settings.interval = o->interval;
+}
+
 /* The dashboard or the headless role, from the resolved options and the run's devices. */
-static int run_role(const struct gd_opts *o, const struct gd_device *dev, int ndev, struct gd_outputs *outs)
+static int run_role(const struct gd_opts *o, const struct gd_dashboard_config *d, const struct gd_device *dev,
+                    int ndev, struct gd_outputs *outs)
 {
 	static struct gd_session_config c; /* sixteen devices' facts: off the stack */
 	static char lib[PATH_MAX], logpath[64];
@@ -364,11 +392,9 @@ static int run_role(const struct gd_opts *o, const struct gd_device *dev, int nd
 		        lib);
 	}
 	if (o->role == GD_ROLE_DASHBOARD) {
-		const struct gd_optdef *iv = opts_find("interval");
-		const struct gd_dashboard_config d = { .interval_min = iv->min, .interval_max = iv->max };
 		if (o->command && (c.program_out = program_log(logpath, sizeof(logpath))) < 0)
 			c.program_out = STDERR_FILENO;
-		int rc = dashboard_run(&c, &d, outs);
+		int rc = dashboard_run(&c, d, outs);
 		if (c.program_out != STDERR_FILENO) {
 			close(c.program_out);
 			fprintf(stderr, GD_NAME ": the programs' output is in %s\n", logpath);
@@ -443,6 +469,10 @@ int main(int argc, char **argv)
 		    "the dashboard needs a terminal on standard input and output (use --headless)");
 	if (o.role == GD_ROLE_DASHBOARD && dashboard_check_terminal(err, sizeof(err)))
 		return usage_error(err);
+	/* Headless runs read no config file: a log is what its command line says. */
+	static struct gd_dashboard_config dash;
+	if (o.role == GD_ROLE_DASHBOARD)
+		dashboard_config_of(&o, &dash);
 	static struct gd_device dev[GD_DEVICES_MAX];
 	int ndev = 0;
 	if ((status = resolve_devices(&o, dev, &ndev)) != GD_EXIT_OK || gd_quit_signal)
@@ -458,7 +488,7 @@ int main(int argc, char **argv)
 		say_line("kernel %s of %s, rates in %s; arguments: %s", kspec_name(&k), o.kernel,
 		         kspec_rate_unit(&k), dev[0].kargs);
 	}
-	status = run_role(&o, dev, ndev, &outs);
+	status = run_role(&o, &dash, dev, ndev, &outs);
 	if (outputs_close(&outs))
 		status = GD_EXIT_FAIL;
 	sig_restore_flow();

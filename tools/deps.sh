@@ -13,6 +13,7 @@ have_pc ncursesw || need+=(libncurses-dev)
 [ -e /usr/include/CL/cl.h ] || need+=(opencl-headers)
 have_pc OpenCL || need+=(ocl-icd-opencl-dev)
 have_pc libmicrohttpd || need+=(libmicrohttpd-dev) # --listen serves /metrics through it
+have_pc inih || need+=(libinih-dev) # the dashboard's config file is read with it
 # An OpenCL device to run on: PoCL (the CPU) unless some other ICD is registered.
 ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1 || need+=(pocl-opencl-icd)
 have_cmd tmux || need+=(tmux)

@@ -35,7 +35,7 @@ void chart_num(char *buf, size_t n, int width, double v, int prec);
 /* The summary's word on capacity, rates in unit. Without a ceiling (NAN): the rate at 100%
  * busy (headroom: rate / device busy, an estimate) and the room left to it (headroom - rate).
  * With one: the share of it reached (of_ceiling), or, where the rate is above it, that it is
- * stale and c recalibrates. NAN figures read "n/a". */
+ * stale and c recalibrates. NAN figures read "n/a", with no unit after them. */
 void chart_capacity(char *buf, size_t n, double rate, double headroom, double ceiling, double of_ceiling,
                     const char *unit);
 

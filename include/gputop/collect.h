@@ -158,6 +158,11 @@ void collect_window(struct gd_collector *c, const struct gd_worker_info *w, int 
  * as lost, totals and states are as in collect_window, f->observed is false. */
 void collect_skip(struct gd_collector *c, const struct gd_worker_info *w, int n, int64_t t0, int64_t end,
                   struct gd_frame *f);
+/* A frame of the workers of w[0..n) as they are at `at`, with nothing measured: their totals
+ * (0 right after collect_reset), states and errors; every figure NAN. The open window is not
+ * touched: what a reset leaves to show until its first window closes. */
+void collect_blank(struct gd_collector *c, const struct gd_worker_info *w, int n, int64_t t0, int64_t at,
+                   struct gd_frame *f);
 void collect_frame_free(struct gd_frame *f);
 /* Whether s's device figures rest partly on estimated device times (win_estimated > 0): the
  * dashboard marks them with ~. */

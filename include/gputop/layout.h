@@ -48,4 +48,29 @@ struct layout {
  * graphs gets a row. */
 void layout_compute(int cols, int lines, int nworkers, struct layout *out);
 
+/* ---- the worker table's columns across its width ---- */
+
+#define LAYOUT_MARK_W 2 /* before the columns: > on the selected row, then * on a tagged one */
+/* The breakdown bar after the columns takes the rest of the row. Its heading is "breakdown"
+ * (LAYOUT_BAR_MIN cells, with a blank) or, with its legend, "breakdown g w q k r o"
+ * (LAYOUT_BAR_WANT): it is given the one, then the other, at two places in the columns' order
+ * of importance, so a heading is always whole. */
+#define LAYOUT_BAR_MIN       10
+#define LAYOUT_BAR_WANT      22
+#define LAYOUT_RANK_BAR_MIN  8  /* columns ranked after this go before the bar shrinks below MIN */
+#define LAYOUT_RANK_BAR_WANT 11 /* ... after this, before it shrinks below WANT */
+
+/* A column of the table: its width in cells (its value and one blank), and its rank in the
+ * order of importance (0 first, kept longest). */
+struct layout_col {
+	int width, rank;
+};
+
+/* Places the n columns of c (in the order they are drawn) on a table width cells wide, after
+ * the mark: a column is shown whole or not at all, and the columns left out are the least
+ * important ones (the highest ranks, the bar's two demands counted among them), as many as it
+ * takes to fit. xs[i] gets column i's x, -1 where it is left out. Returns the x where the bar
+ * starts (it ends at width; with bar false nothing is drawn there). */
+int layout_columns(const struct layout_col *c, int n, bool bar, int width, int *xs);
+
 #endif

@@ -63,6 +63,8 @@ struct gd_opts {
 	struct gd_worker_args worker; /* worker role only */
 	char **command;               /* after "--": the program to start and observe; NULL: workers */
 	enum gd_via via;              /* --observe-via */
+	bool no_config;               /* --no-config: the dashboard neither reads nor writes its file */
+	uint64_t given;               /* the options on the command line: bit i is the table's option i */
 };
 
 /* What an option's value is. */
@@ -114,6 +116,8 @@ struct gd_optdef {
 const struct gd_optdef *opts_table(size_t *n);
 /* The option of that long name, or NULL. */
 const struct gd_optdef *opts_find(const char *name);
+/* Whether the command line gave the option of that long name (not its default). */
+bool opts_given(const struct gd_opts *o, const char *name);
 /* The use the parsed options ask for: one bit of enum gd_use (dashboard, headless, sweep, list). */
 unsigned opts_use(const struct gd_opts *o);
 

@@ -61,7 +61,8 @@ int64_t session_wait(const struct gd_session *s, int64_t now);
 /* True once the window that ends at the end of the run has been produced. */
 bool session_done(const struct gd_session *s);
 /* Forgets the statistics so far and starts the window clock again at now (the r key, each
- * sweep step). */
+ * sweep step); ended workers are dropped, and the latest frame (session_frame) becomes one of
+ * the workers left with nothing measured, until the first window closes. */
 void session_restart_clock(struct gd_session *s, int64_t now);
 /* The run ends with the window that ends seconds after the open window's start (0: never). */
 void session_end_after(struct gd_session *s, double seconds);

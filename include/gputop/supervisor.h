@@ -15,6 +15,10 @@
 
 struct gd_sup;
 
+/* A graceful stop (SIGTERM: the worker finishes its batch) that has not ended the worker this
+ * many seconds later is made a SIGKILL. */
+#define SUP_STOP_GRACE_S 5
+
 /* Called for every record read, in each worker's order. */
 typedef void (*gd_record_fn)(void *ctx, const struct gd_worker_info *w, const struct gd_rec *r);
 
@@ -100,5 +104,8 @@ const char *sup_exe(const struct gd_sup *sup);
 bool sup_paused(const struct gd_sup *sup);
 /* The first error of any worker, or "". */
 const char *sup_first_error(const struct gd_sup *sup);
+/* Graceful stops that ran out of their grace (SUP_STOP_GRACE_S) and were made a SIGKILL, since
+ * the start; *last gets the id of the latest such worker (0: none). */
+unsigned sup_grace_kills(const struct gd_sup *sup, unsigned *last);
 
 #endif

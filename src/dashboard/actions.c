@@ -54,11 +54,21 @@ ui_reaction ui_act_stop_newest(struct ui *u, int key)
 	return UI_R_DRAW;
 }
 
-/* [ halves the interval, ] doubles it, within the bounds of -i. */
+/* The intervals [ and ] step through: 1, 2, 5 in each decade, so that stepping down from any of
+ * them, or from a -i between them, comes to 1 s exactly. */
+static const double steps[] = { 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30, 60 };
+
+/* [ takes the next step below the interval, ] the next above, within the bounds of -i. */
 ui_reaction ui_act_interval(struct ui *u, int key)
 {
-	double lo = u->interval_min, hi = u->interval_max, now = session_interval(u->s);
-	double next = key == ']' ? now * 2 : now / 2;
+	double lo = u->interval_min, hi = u->interval_max, now = session_interval(u->s), next = now;
+	int n = (int)GD_ARRAY_LEN(steps);
+	if (key == ']')
+		for (int i = 0; i < n && next == now; i++)
+			next = steps[i] > now ? steps[i] : now;
+	else
+		for (int i = n - 1; i >= 0 && next == now; i--)
+			next = steps[i] < now ? steps[i] : now;
 	next = next < lo ? lo : next > hi ? hi : next;
 	if (next == now) {
 		ui_message(u, "the interval is already the %s, %g s", key == ']' ? "longest" : "shortest",
@@ -66,6 +76,7 @@ ui_reaction ui_act_interval(struct ui *u, int key)
 		return UI_R_DRAW;
 	}
 	session_set_interval(u->s, next);
+	u->keep_interval = next; /* chosen here: the config file keeps it */
 	ui_message(u, "interval %g s from now on", next);
 	char action[48];
 	snprintf(action, sizeof(action), "interval-%g", next);

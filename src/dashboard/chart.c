@@ -106,8 +106,9 @@ void chart_capacity(char *buf, size_t n, double rate, double headroom, double ce
 	if (isnan(ceiling)) {
 		chart_num(a, sizeof(a), 12, headroom, 1);
 		chart_num(b, sizeof(b), 12, headroom - rate, 1);
-		snprintf(buf, n, "at 100%% busy %s%s %s (room %s%s; c calibrates)",
-		         isnan(headroom) ? "" : "~", a, unit, headroom - rate >= 0 ? "+" : "", b);
+		snprintf(buf, n, "at 100%% busy %s%s%s%s (room %s%s; c calibrates)",
+		         isnan(headroom) ? "" : "~", a, isnan(headroom) ? "" : " ",
+		         isnan(headroom) ? "" : unit, headroom - rate >= 0 ? "+" : "", b);
 		return;
 	}
 	chart_num(a, sizeof(a), 12, ceiling, 1);

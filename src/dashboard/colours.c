@@ -1,6 +1,6 @@
 /* colours.c: the colour pairs of the dashboard's roles, and the plain attributes that stand for
- * them where there are no colours (TERM=vt100, NO_COLOR): the screen must read the same
- * without colour. */
+ * them where there are no colours (TERM=vt100, NO_COLOR, the config file's colour = never): the
+ * screen must read the same without colour. */
 #include <stdlib.h>
 
 #include "ui.h"
@@ -38,7 +38,8 @@ static const enum ui_pair state_pairs[GD_ST_COUNT] = {
 void ui_colours(struct ui *u)
 {
 	const char *no = getenv("NO_COLOR");
-	u->colour = has_colors() && !(no && *no);
+	bool wanted = u->colour_use == GD_COLOUR_ALWAYS || (u->colour_use == GD_COLOUR_AUTO && !(no && *no));
+	u->colour = has_colors() && wanted;
 	if (!u->colour || start_color() == ERR) {
 		u->colour = false;
 		return;

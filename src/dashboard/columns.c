@@ -6,74 +6,142 @@
 #include "ui.h"
 
 static const struct ui_col cols[] = {
-	{ .head = "id", .off = offsetof(struct gd_sample, id), .width = 4, .kind = UI_K_ID },
-	{ .head = "pid", .off = offsetof(struct gd_sample, pid), .width = 8, .kind = UI_K_PID },
-	{ .head = "state", .off = offsetof(struct gd_sample, state), .width = 9, .kind = UI_K_STATE },
-	{ .rate = true, .off = offsetof(struct gd_sample, rate), .width = 9, .kind = UI_K_F, .prec = 2 },
-	{ .head = "batches", .off = offsetof(struct gd_sample, batches), .width = 9, .kind = UI_K_U64 },
-	{ .head = "kbusy%",
+	{ .name = "id",
+	  .head = "id",
+	  .desc = "worker number, from 1",
+	  .off = offsetof(struct gd_sample, id),
+	  .width = 4,
+	  .rank = 0,
+	  .kind = UI_K_ID },
+	{ .name = "pid",
+	  .head = "pid",
+	  .desc = "process id",
+	  .off = offsetof(struct gd_sample, pid),
+	  .width = 8,
+	  .rank = 1,
+	  .kind = UI_K_PID },
+	{ .name = "state",
+	  .head = "state",
+	  .desc = "running, paused, exited ...",
+	  .off = offsetof(struct gd_sample, state),
+	  .width = 9,
+	  .rank = 2,
+	  .kind = UI_K_STATE },
+	{ .name = "rate",
+	  .rate = true,
+	  .desc = "throughput in the last interval",
+	  .off = offsetof(struct gd_sample, rate),
+	  .width = 9,
+	  .rank = 3,
+	  .kind = UI_K_F,
+	  .prec = 2,
+	  .busy = true },
+	{ .name = "batches",
+	  .head = "batches",
+	  .desc = "batches since the start or r",
+	  .off = offsetof(struct gd_sample, batches),
+	  .width = 9,
+	  .rank = 5,
+	  .kind = UI_K_U64 },
+	{ .name = "kbusy%",
+	  .head = "kbusy%",
+	  .desc = "its kernels' device time",
 	  .off = offsetof(struct gd_sample, kernel_busy),
 	  .width = 7,
+	  .rank = 4,
 	  .kind = UI_K_PCT,
 	  .prec = 1,
-	  .est = true },
-	{ .head = "kgap_us",
+	  .est = true,
+	  .busy = true },
+	{ .name = "kgap_us",
+	  .head = "kgap_us",
+	  .desc = "gap between kernels of a batch",
 	  .off = offsetof(struct gd_sample, bd.gap_kernel_us),
 	  .width = 9,
+	  .rank = 7,
 	  .kind = UI_K_F,
 	  .prec = 1 },
-	{ .head = "bgap_us",
+	{ .name = "bgap_us",
+	  .head = "bgap_us",
+	  .desc = "idle gap between its batches",
 	  .off = offsetof(struct gd_sample, bd.gap_batch_us),
 	  .width = 9,
+	  .rank = 6,
 	  .kind = UI_K_F,
 	  .prec = 1 },
-	{ .head = "lost", .off = offsetof(struct gd_sample, lost), .width = 6, .kind = UI_K_U64 },
-	{ .head = "qwait_us",
+	{ .name = "lost",
+	  .head = "lost",
+	  .desc = "samples that could not be read",
+	  .off = offsetof(struct gd_sample, lost),
+	  .width = 6,
+	  .rank = 9,
+	  .kind = UI_K_U64 },
+	{ .name = "qwait_us",
+	  .head = "qwait_us",
+	  .desc = "first kernel's wait in the queue",
 	  .off = offsetof(struct gd_sample, bd.queue_wait_us),
 	  .width = 9,
-	  .min_cols = 100,
+	  .rank = 10,
 	  .kind = UI_K_F,
 	  .prec = 1 },
-	{ .head = "gen_thr",
+	{ .name = "gen_thr",
+	  .head = "gen_thr",
+	  .desc = "generation threads kept busy",
 	  .off = offsetof(struct gd_sample, gen_busy),
 	  .width = 8,
-	  .min_cols = 140,
+	  .rank = 12,
 	  .kind = UI_K_F,
-	  .prec = 2 },
-	{ .head = "gen_us",
+	  .prec = 2,
+	  .busy = true,
+	  .pipelined = true },
+	{ .name = "gen_us",
+	  .head = "gen_us",
+	  .desc = "host generation",
 	  .off = offsetof(struct gd_sample, bd.gen_us),
 	  .width = 9,
-	  .min_cols = 125,
+	  .rank = 14,
 	  .kind = UI_K_F },
-	{ .head = "h2d_us",
+	{ .name = "h2d_us",
+	  .head = "h2d_us",
+	  .desc = "host-to-device copy",
 	  .off = offsetof(struct gd_sample, bd.h2d_us),
 	  .width = 9,
-	  .min_cols = 125,
+	  .rank = 15,
 	  .kind = UI_K_F },
-	{ .head = "kern_us",
+	{ .name = "kern_us",
+	  .head = "kern_us",
+	  .desc = "kernels, first start to last end",
 	  .off = offsetof(struct gd_sample, bd.kernel_us),
 	  .width = 9,
-	  .min_cols = 125,
+	  .rank = 13,
 	  .kind = UI_K_F },
-	{ .head = "d2h_us",
+	{ .name = "d2h_us",
+	  .head = "d2h_us",
+	  .desc = "device-to-host copy",
 	  .off = offsetof(struct gd_sample, bd.d2h_us),
 	  .width = 9,
-	  .min_cols = 125,
+	  .rank = 16,
 	  .kind = UI_K_F },
-	{ .head = "oth_us",
+	{ .name = "oth_us",
+	  .head = "oth_us",
+	  .desc = "the rest of a batch's time",
 	  .off = offsetof(struct gd_sample, bd.other_us),
 	  .width = 9,
-	  .min_cols = 125,
+	  .rank = 17,
 	  .kind = UI_K_F },
-	{ .head = "ovl_us",
+	{ .name = "ovl_us",
+	  .head = "ovl_us",
+	  .desc = "overlap of a batch's parts",
 	  .off = offsetof(struct gd_sample, bd.overlap_us),
 	  .width = 9,
-	  .min_cols = 175,
+	  .rank = 18,
 	  .kind = UI_K_F },
-	{ .head = "bovl_us",
+	{ .name = "bovl_us",
+	  .head = "bovl_us",
+	  .desc = "overlap with earlier batches",
 	  .off = offsetof(struct gd_sample, bd.batch_overlap_us),
 	  .width = 9,
-	  .min_cols = 175,
+	  .rank = 19,
 	  .kind = UI_K_F,
 	  .prec = 1 },
 };
@@ -144,13 +212,58 @@ bool ui_col_desc(int i)
 	return k != UI_K_ID && k != UI_K_PID && k != UI_K_STATE;
 }
 
-int ui_col_x(int width, int xs[UI_NCOLS])
+/* Whether column c applies to the run at all: the generation threads are the pipelined
+ * workers' own. */
+static bool col_applies(const struct ui *u, const struct ui_col *c)
 {
-	int x = 1; /* column 0 holds the selection mark */
-	for (int i = 0; i < UI_NCOLS; i++) {
-		xs[i] = width >= cols[i].min_cols ? x : -1;
-		if (xs[i] >= 0)
-			x += cols[i].width;
+	const struct gd_workload *w = session_workload(u->s);
+	return !c->pipelined || (w->mode == GD_MODE_PIPELINED && !w->kernel.observed);
+}
+
+/* Whether a worker in state st has batches under way: one that has not (starting, paused,
+ * ended) and completed none in the window has no rate, busy time or generation to show. */
+static bool at_work(enum gd_state st)
+{
+	return st == GD_ST_RUNNING || st == GD_ST_STOPPING || st == GD_ST_STALLED;
+}
+
+double ui_cell(const struct ui *u, int i, const struct gd_sample *s, char *text, size_t n)
+{
+	const struct ui_col *c = &cols[i];
+	if (!col_applies(u, c) || (c->busy && !at_work(s->state) && s->win_batches == 0)) {
+		if (text)
+			snprintf(text, n, "n/a");
+		return NAN;
 	}
-	return x; /* every column ends in a blank: the bar needs no gap of its own */
+	return ui_col_value(c, s, text, n);
+}
+
+int ui_col_find(const char *name)
+{
+	bool unit = strcmp(name, "Mbit/s") == 0 || strcmp(name, "Mitem/s") == 0;
+	for (int i = 0; i < UI_NCOLS; i++)
+		if (strcmp(cols[i].name, name) == 0 || (unit && cols[i].rate)) /* the rate: its heading too */
+			return i;
+	return -1;
+}
+
+int ui_col_x(const struct ui *u, int width, int xs[UI_NCOLS])
+{
+	/* A column that does not apply to the run is the first to go: it only says n/a. */
+	struct layout_col lc[UI_NCOLS];
+	int at[UI_NCOLS], n = 0;
+	for (int k = 0; k < UI_NCOLS; k++) {
+		int i = u->colorder[k];
+		xs[i] = -1;
+		if (!u->colon[i])
+			continue;
+		lc[n] = (struct layout_col){ .width = cols[i].width,
+			                     .rank = col_applies(u, &cols[i]) ? cols[i].rank : UI_RANK_NA };
+		at[n++] = i;
+	}
+	int pos[UI_NCOLS];
+	int bar = layout_columns(lc, n, u->bar, width, pos);
+	for (int k = 0; k < n; k++)
+		xs[at[k]] = pos[k];
+	return bar;
 }

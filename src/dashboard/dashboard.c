@@ -6,13 +6,31 @@
 
 #include <poll.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "gputop/sig.h"
 #include "ui.h"
 
-#define UI_ENDED_KEEP 8           /* ended workers stay listed until there are more than this */
-#define UI_CLOCK_NS   GD_NS_PER_S /* the elapsed clock is redrawn at least this often */
+#define UI_ENDED_KEEP 8                  /* ended workers stay listed until there are more than this */
+#define UI_CLOCK_NS   GD_NS_PER_S        /* the elapsed clock is redrawn at least this often */
+#define UI_NOTICE_NS  (10 * GD_NS_PER_S) /* a faulty config file's notice stays this long */
+
+/* Stops that ran out of their grace since the last look: the key bar says so. */
+static void grace_kills(struct ui *u)
+{
+	unsigned last, n = sup_grace_kills(session_workers(u->s), &last);
+	if (n == u->grace_kills)
+		return;
+	if (n - u->grace_kills == 1)
+		ui_message(u, "worker %u did not stop within %d s of SIGTERM: SIGKILL sent", last,
+		           SUP_STOP_GRACE_S);
+	else
+		ui_message(u, "%u workers did not stop within %d s of SIGTERM: SIGKILL sent",
+		           n - u->grace_kills, SUP_STOP_GRACE_S);
+	u->grace_kills = n;
+	u->dirty = true;
+}
 
 /* A frame has come: its values join the histories. */
 static void on_frame(struct ui *u, const struct gd_frame *f)
@@ -43,6 +61,7 @@ static void poll_session(struct ui *u, int64_t now)
 		ui_message(u, "%s", msg);
 		u->dirty = true;
 	}
+	grace_kills(u);
 }
 
 /* Whether the terminal takes output now. One stopped with Ctrl-S, or whose reader stalls,
@@ -87,6 +106,71 @@ static void loop(struct ui *u)
 	}
 }
 
+/* ---- the settings the config file keeps ---- */
+
+static void settings_apply(struct ui *u, const struct gd_dash_settings *s)
+{
+	bool listed[UI_NCOLS] = { false };
+	int k = 0;
+	u->bar = false;
+	for (int j = 0; j < s->ncols; j++) {
+		int c = s->cols[j];
+		if (c == GD_DASH_BAR) {
+			u->bar = true;
+		} else if (c >= 0 && c < UI_NCOLS && !listed[c]) {
+			listed[c] = true;
+			u->colorder[k++] = c;
+		}
+	}
+	for (int i = 0; i < UI_NCOLS; i++) {
+		u->colon[i] = listed[i];
+		if (!listed[i]) /* the hidden ones after the shown, in the table's order */
+			u->colorder[k++] = i;
+	}
+	u->sort = s->sort >= 0 && s->sort < UI_NCOLS ? s->sort : 0;
+	u->sort_desc = s->sort_desc;
+	u->keep_interval = s->interval;
+	u->colour_use = s->colour;
+	u->mouse = s->mouse;
+}
+
+static void settings_of(const struct ui *u, struct gd_dash_settings *s)
+{
+	*s = u->conf->settings; /* what the dashboard does not change */
+	s->sort = u->sort;
+	s->sort_desc = u->sort_desc;
+	s->interval = u->keep_interval;
+	s->ncols = 0;
+	for (int k = 0; k < UI_NCOLS; k++)
+		if (u->colon[u->colorder[k]])
+			s->cols[s->ncols++] = u->colorder[k];
+	if (u->bar)
+		s->cols[s->ncols++] = GD_DASH_BAR;
+}
+
+static bool settings_same(const struct gd_dash_settings *a, const struct gd_dash_settings *b)
+{
+	return a->interval == b->interval && a->sort == b->sort && a->sort_desc == b->sort_desc &&
+	       a->colour == b->colour && a->mouse == b->mouse && a->ncols == b->ncols &&
+	       memcmp(a->cols, b->cols, (size_t)a->ncols * sizeof(a->cols[0])) == 0;
+}
+
+/* At the end, after the terminal is restored: the settings into the config file, when it is
+ * used, was not faulty, and there is something new to keep (or no file yet). */
+static void settings_save(const struct ui *u)
+{
+	const struct gd_dashboard_config *d = u->conf;
+	struct gd_dash_settings now;
+	char err[4096 + 128];
+	if (!d->config || d->notice)
+		return;
+	settings_of(u, &now);
+	if (d->existed && settings_same(&now, &d->settings))
+		return;
+	if (dashboard_settings_write(d->config, &now, err, sizeof(err)))
+		fprintf(stderr, GD_NAME ": %s\n", err);
+}
+
 static void ui_free(struct ui *u)
 {
 	ui_history_free(u);
@@ -103,7 +187,8 @@ int dashboard_run(const struct gd_session_config *c, const struct gd_dashboard_c
 	u->max_procs = c->max_procs;
 	u->interval_min = d->interval_min;
 	u->interval_max = d->interval_max;
-	ui_set_sort(u, 0); /* by id, as started */
+	u->conf = d;
+	settings_apply(u, &d->settings);
 	if (ui_begin(u)) {
 		ui_end(u);
 		fprintf(stderr, GD_NAME ": %s\n", u->fatal);
@@ -119,11 +204,20 @@ int dashboard_run(const struct gd_session_config *c, const struct gd_dashboard_c
 			status = GD_EXIT_FAIL;
 		}
 	} else {
+		if (d->notice) { /* the config file was not used: say so for longer than a key's word */
+			ui_message(u, "%s", d->notice);
+			u->msg_until = now_ns() + UI_NOTICE_NS;
+		}
+		unsigned last;
+		u->grace_kills = sup_grace_kills(session_workers(u->s), &last);
 		loop(u);
 		if (u->fatal[0])
 			status = GD_EXIT_FAIL;
 	}
 	ui_end(u); /* the terminal first: everything after this may print */
+	if (d->notice)
+		fprintf(stderr, GD_NAME ": %s\n", d->notice);
+	settings_save(u);
 	if (u->fatal[0])
 		fprintf(stderr, GD_NAME ": %s\n", u->fatal);
 	session_stop(u->s);

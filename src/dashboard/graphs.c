@@ -13,10 +13,24 @@ static uint64_t per_column(const struct ui *u, int width)
 	return chart_per_column(UI_SPAN_S, session_interval(u->s), width);
 }
 
-/* Fills u->cols with h's columns for a graph width wide; returns their maximum. */
+/* Fills u->cols with h's columns for a graph width wide; returns their maximum, NAN when
+ * none holds a value (nothing measured yet). */
 static double columns(struct ui *u, const struct chart_hist *h, int width, uint64_t per)
 {
-	return chart_columns(h, per, u->cols, width < UI_GRAPH_MAXW ? width : UI_GRAPH_MAXW);
+	int n = width < UI_GRAPH_MAXW ? width : UI_GRAPH_MAXW;
+	double max = chart_columns(h, per, u->cols, n);
+	for (int c = 0; c < n; c++)
+		if (!isnan(u->cols[c]))
+			return max;
+	return NAN;
+}
+
+/* "graph top 12.5 Mbit/s", or "graph top n/a" with nothing to draw. */
+static void graph_top(WINDOW *w, int y, int x, const char *word, double max, const char *unit)
+{
+	char top[32];
+	chart_num(top, sizeof(top), 9, max, 1);
+	ui_putf(w, y, x, A_NORMAL, "%s %s%s%s", word, top, isnan(max) ? "" : " ", isnan(max) ? "" : unit);
 }
 
 static const wchar_t blocks[] = L" \u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588";
@@ -49,6 +63,13 @@ static void graph(struct ui *u, WINDOW *w, const struct layout_rect *g, int rows
 	wattrset(w, A_NORMAL);
 }
 
+/* The unit after a percentage v of sample s: ~ in the blank before it where v rests partly on
+ * estimated device times; none after n/a. */
+static const char *pct_unit(double v, const struct gd_sample *s)
+{
+	return isnan(v) ? "" : *ui_est(v, s) ? "~%" : " %";
+}
+
 static const char *rate_unit(const struct ui *u)
 {
 	return kspec_rate_unit(&session_workload(u->s)->kernel);
@@ -61,15 +82,14 @@ void ui_draw_tput(struct ui *u, WINDOW *w)
 	const struct gd_frame *f = session_frame(u->s);
 	uint64_t per = per_column(u, l->tput_graph.w);
 	double max = columns(u, &u->rate, l->tput_graph.w, per);
-	char now[32], top[32];
+	char now[32];
 	chart_num(now, sizeof(now), 10, u->rate.n ? f->agg.rate : NAN, 2);
-	chart_num(top, sizeof(top), 9, max, 1);
 	const char *unit = rate_unit(u);
 	ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "%-7s%9s", unit, now);
 	if (rows > 1)
-		ui_putf(w, 1, 0, A_NORMAL, "graph top %s %s", top, unit);
+		graph_top(w, 1, 0, "graph top", max, unit);
 	else
-		ui_putf(w, 0, 17, A_NORMAL, "top %s", top);
+		graph_top(w, 0, 17, "top", max, "");
 	graph(u, w, &l->tput_graph, rows, max, UI_P_TPUT);
 	if (rows > 2)
 		ui_putf(w, rows - 1, 0, ui_attr(u, UI_P_DIM), "last %.1f min",
@@ -84,27 +104,31 @@ void ui_draw_worker(struct ui *u, WINDOW *w, const struct layout_rect *g, bool b
 	for (int i = 0; i < f->nworkers; i++)
 		if (f->workers[i].id == u->sel_id)
 			s = &f->workers[i];
-	if (!h || !s) {
+	if (!s) {
 		ui_put(w, 0, 0, ui_attr(u, UI_P_DIM), busy ? "" : "no worker selected");
 		return;
 	}
-	const struct chart_hist *series = busy ? &h->busy : &h->rate;
+	/* No history yet (right after r): its labels, nothing measured. */
+	const struct chart_hist none = { .n = 0 };
+	const struct chart_hist *series = !h ? &none : busy ? &h->busy : &h->rate;
 	uint64_t per = per_column(u, g->w);
 	double max = columns(u, series, g->w, per);
-	char now[32], top[32];
+	/* As its row shows them: n/a where it is not at work. */
+	double kbusy = h ? ui_cell(u, ui_col_find("kbusy%"), s, NULL, 0) : NAN;
+	double rate = h ? ui_cell(u, ui_col_find("rate"), s, NULL, 0) : NAN;
+	char now[32];
 	if (busy) {
-		chart_num(now, sizeof(now), 7, 100 * s->kernel_busy, 1);
+		chart_num(now, sizeof(now), 7, 100 * kbusy, 1);
 		ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "worker %u kbusy %6s%s", s->id, now,
-		        *ui_est(s->kernel_busy, s) ? "~%" : " %");
+		        pct_unit(kbusy, s));
 		if (g->h > 1)
 			ui_put(w, 1, 0, A_NORMAL, "its kernels' device time");
 	} else {
-		chart_num(now, sizeof(now), 10, s->rate, 2);
-		chart_num(top, sizeof(top), 9, max, 1);
+		chart_num(now, sizeof(now), 10, rate, 2);
 		const char *unit = rate_unit(u);
 		ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "worker %u %s %9s", s->id, unit, now);
 		if (g->h > 1)
-			ui_putf(w, 1, 0, A_NORMAL, "graph top %s %s", top, unit);
+			graph_top(w, 1, 0, "graph top", max, unit);
 	}
 	graph(u, w, g, g->h, busy ? 1.0 : max, busy ? UI_P_BUSY : UI_P_TPUT);
 }
@@ -119,8 +143,7 @@ void ui_draw_busy(struct ui *u, WINDOW *w)
 	char b[16], idle[16];
 	chart_num(b, sizeof(b), 7, 100 * busy, 1);
 	chart_num(idle, sizeof(idle), 7, 100 * (1 - busy), 1);
-	/* ~ in the blank before the unit: the busy time rests partly on estimated device times. */
-	const char *unit = *ui_est(busy, &f->agg) ? "~%" : " %";
+	const char *unit = pct_unit(busy, &f->agg);
 	ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "busy %6s%s", b, unit);
 	ui_putf(w, 0, 15, A_NORMAL, "idle %6s%s", idle, unit);
 	if (rows > 1)

@@ -81,11 +81,11 @@ void ui_draw_header(struct ui *u, WINDOW *w, int64_t now)
 	ui_put(w, 0, 0, ui_attr(u, UI_P_HEAD), GD_NAME);
 	int x = (int)strlen(GD_NAME) + 2;
 	devices_text(u, dev, sizeof(dev));
-	if (x < limit)
-		ui_putf(w, 0, x, ui_attr(u, UI_P_HEAD), "%.*s", limit - x, dev);
+	/* Whole words only: the version goes first, then the name's last words. */
+	ui_put_words(w, 0, x, limit, ui_attr(u, UI_P_HEAD), dev);
 	x += (int)strlen(dev) + 2;
-	if (x < limit && session_ndevs(u->s) == 1)
-		ui_putf(w, 0, x, A_NORMAL, "%.*s", limit - x, session_device(u->s, 0)->version);
+	if (session_ndevs(u->s) == 1)
+		ui_put_words(w, 0, x, limit, A_NORMAL, session_device(u->s, 0)->version);
 	ui_put(w, 0, sx, A_NORMAL, sort);
 	wattrset(w, A_BOLD);
 	int ax = sx + (int)strlen(sort);
@@ -111,7 +111,7 @@ static void diagnosis_line(const struct ui *u, WINDOW *w, const struct gd_frame 
 			cores += f->workers[i].gen_busy > 1 ? f->workers[i].gen_busy : 1;
 	diagnose_line(line, sizeof(line), f->device_busy, &f->agg.idle, f->agg.rate, f->procs, cores,
 	              (int)sysconf(_SC_NPROCESSORS_ONLN), unit);
-	ui_putf(w, 1, 0, A_NORMAL, "%.*s", getmaxx(w), line);
+	ui_put_words(w, 1, 0, getmaxx(w), A_NORMAL, line);
 }
 
 void ui_draw_summary(struct ui *u, WINDOW *w)

@@ -3,6 +3,10 @@
  * always). The man page's KEYS section states the same list. */
 #include "ui.h"
 
+#define STR_(x) #x
+#define STR(x)  STR_(x)
+#define GRACE   "SIGKILL after " STR(SUP_STOP_GRACE_S) " s"
+
 /* Up, Down, PgUp, PgDn, Home and End move the selection. */
 static ui_reaction act_move(struct ui *u, int key)
 {
@@ -61,7 +65,7 @@ const struct ui_key ui_keys[] = {
 	  .label = "-",
 	  .bar = "-",
 	  .word = "fewer",
-	  .help = "stop the newest worker (it finishes its batch)",
+	  .help = "stop the newest worker (it finishes its batch; " GRACE ")",
 	  .act = ui_act_stop_newest },
 	{ .keys = { KEY_UP, KEY_DOWN },
 	  .label = "Up Down",
@@ -88,7 +92,7 @@ const struct ui_key ui_keys[] = {
 	  .label = "x",
 	  .bar = "x",
 	  .word = "stop",
-	  .help = "stop the tagged workers, else the selected one (graceful)",
+	  .help = "stop the tagged, else the selected (graceful; " GRACE ")",
 	  .act = ui_act_stop },
 	{ .keys = { 'k', KEY_F(9) },
 	  .label = "k F9",
@@ -100,7 +104,7 @@ const struct ui_key ui_keys[] = {
 	  .label = "K",
 	  .bar = "K",
 	  .word = "kill",
-	  .help = "kill the tagged workers, else the selected one (SIGKILL)",
+	  .help = "SIGKILL to the tagged, else the selected, once confirmed (y/n)",
 	  .act = ui_act_kill },
 	{ .keys = { 's' },
 	  .label = "s",
@@ -117,11 +121,17 @@ const struct ui_key ui_keys[] = {
 	  .help = "choose the sort column from a menu",
 	  .act = ui_act_sort_menu },
 	{ .keys = { 'I' }, .label = "I", .help = "invert the sort order", .act = ui_act_invert },
+	{ .keys = { KEY_F(2), 'S' },
+	  .label = "F2 S",
+	  .bar = "F2",
+	  .word = "columns",
+	  .help = "choose and order the table's columns; the config file keeps them",
+	  .act = ui_act_setup },
 	{ .keys = { '[', ']' },
 	  .label = "[ ]",
 	  .bar = "[]",
 	  .word = "interval",
-	  .help = "halve or double the interval (within the bounds of -i)",
+	  .help = "interval a step down or up: 0.05 0.1 0.2 0.5 1 2 5 10 20 30 60 s",
 	  .act = ui_act_interval },
 	{ .keys = { 'p' },
 	  .label = "p",
@@ -143,7 +153,7 @@ const struct ui_key ui_keys[] = {
 	  .label = "r",
 	  .bar = "r",
 	  .word = "reset",
-	  .help = "reset statistics and history",
+	  .help = "reset statistics and history (figures again after an interval)",
 	  .act = ui_act_reset },
 	{ .keys = { UI_KEY_ESC },
 	  .label = "Esc",
@@ -162,6 +172,8 @@ ui_reaction ui_key(struct ui *u, int ch)
 {
 	if (ch == KEY_RESIZE)
 		return UI_R_DRAW; /* the windows follow in the loop */
+	if (ch == KEY_MOUSE)
+		return ui_mouse(u);
 	if (u->help)
 		return ui_help_key(u, ch);
 	if (u->menu)

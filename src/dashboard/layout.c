@@ -72,3 +72,36 @@ void layout_compute(int cols, int lines, int nworkers, struct layout *out)
 	out->table_rows = part[LAYOUT_TABLE].h - 1;
 	part[LAYOUT_KEYBAR] = rect(lines - 1, 0, 1, cols);
 }
+
+/* Whether the columns ranked up to rank fit, the bar's demands up to it included. */
+static bool columns_fit(const struct layout_col *c, int n, bool bar, int width, int rank)
+{
+	int used = LAYOUT_MARK_W;
+	for (int i = 0; i < n; i++)
+		if (c[i].rank <= rank)
+			used += c[i].width;
+	if (bar && rank >= LAYOUT_RANK_BAR_WANT)
+		used += LAYOUT_BAR_WANT;
+	else if (bar && rank >= LAYOUT_RANK_BAR_MIN)
+		used += LAYOUT_BAR_MIN;
+	return used <= width;
+}
+
+int layout_columns(const struct layout_col *c, int n, bool bar, int width, int *xs)
+{
+	/* The highest rank whose columns, with every more important one, still fit. */
+	int most = 0;
+	for (int i = 0; i < n; i++)
+		most = c[i].rank > most ? c[i].rank : most;
+	most = most > LAYOUT_RANK_BAR_WANT ? most : LAYOUT_RANK_BAR_WANT;
+	int keep = -1;
+	while (keep < most && columns_fit(c, n, bar, width, keep + 1))
+		keep++;
+	int x = LAYOUT_MARK_W;
+	for (int i = 0; i < n; i++) {
+		xs[i] = c[i].rank <= keep ? x : -1;
+		if (xs[i] >= 0)
+			x += c[i].width;
+	}
+	return x; /* every column ends in a blank: the bar needs no gap of its own */
+}

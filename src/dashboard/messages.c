@@ -21,7 +21,7 @@ void ui_message(struct ui *u, const char *fmt, ...)
 void ui_draw_keybar(struct ui *u, WINDOW *w, int64_t now)
 {
 	if (now < u->msg_until) {
-		ui_put(w, 0, 0, ui_attr(u, UI_P_WARN), u->msg);
+		ui_put_words(w, 0, 0, getmaxx(w), ui_attr(u, UI_P_WARN), u->msg);
 		return;
 	}
 	int x = 0, last = -1;

@@ -50,10 +50,75 @@ ui_reaction ui_act_stop(struct ui *u, int key)
 	return UI_R_DRAW;
 }
 
+/* ---- K: SIGKILL, once confirmed (y or Enter on yes; n, Esc or Enter on no keeps them) ---- */
+
+static int kill_menu_len(void)
+{
+	return 2;
+}
+
+static void kill_menu_title(const struct ui *u, char *buf, size_t n)
+{
+	const struct gd_sup *sup = session_workers(u->s);
+	struct gd_worker_info w = { .pid = 0 };
+	int i = sup_find(sup, u->sel_id);
+	if (i >= 0)
+		sup_worker(sup, i, &w);
+	if (u->ntags)
+		snprintf(buf, n, "kill %d tagged worker%s with SIGKILL?", u->ntags, u->ntags > 1 ? "s" : "");
+	else
+		snprintf(buf, n, "kill worker %u (pid %d) with SIGKILL?", u->sel_id, (int)w.pid);
+}
+
+static void kill_menu_item(const struct ui *u, int k, char *buf, size_t n)
+{
+	(void)u;
+	snprintf(buf, n, "%s", k == 0 ? "y  yes: it ends at once, its batch lost" : "n  no: keep it running");
+}
+
+static ui_reaction kill_menu_choose(struct ui *u, int k)
+{
+	if (k == 0)
+		signal_targets(u, SIGKILL, "kill", "SIGKILL sent to");
+	else
+		ui_message(u, "no worker killed");
+	return UI_R_DRAW;
+}
+
+/* y and n answer at once; Up, Down and Enter as in every menu; other keys do nothing. */
+static ui_reaction kill_menu_key(struct ui *u, int ch)
+{
+	if (ch == 'y' || ch == 'Y' || ch == 'n' || ch == 'N') {
+		u->menu = NULL;
+		return UI_R_DRAW | kill_menu_choose(u, ch == 'y' || ch == 'Y' ? 0 : 1);
+	}
+	if (ch == UI_KEY_ESC) {
+		u->menu = NULL;
+		ui_message(u, "no worker killed");
+		return UI_R_DRAW;
+	}
+	return ui_menu_key(u, ch);
+}
+
+static const struct ui_menu kill_menu = {
+	.foot = "y kill  n/Esc keep",
+	.cancelled = "no worker killed",
+	.len = kill_menu_len,
+	.title = kill_menu_title,
+	.item = kill_menu_item,
+	.key = kill_menu_key,
+	.choose = kill_menu_choose,
+};
+
 ui_reaction ui_act_kill(struct ui *u, int key)
 {
 	(void)key;
-	signal_targets(u, SIGKILL, "kill", "SIGKILL sent to");
+	int idx[GD_PROCS_MAX];
+	if (ui_targets(u, idx) == 0) {
+		ui_message(u, u->sel_id ? "worker %u has already ended" : "no worker selected", u->sel_id);
+		return UI_R_DRAW;
+	}
+	ui_menu_open(u, &kill_menu, 1); /* no, unless asked */
 	return UI_R_DRAW;
 }
 

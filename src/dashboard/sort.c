@@ -8,16 +8,42 @@ void ui_set_sort(struct ui *u, int col)
 	u->sort_desc = ui_col_desc(col);
 }
 
-/* s: the next column, round; < and >: the one to the left or right. */
+/* The shown columns (F2) in their order, as column indices; returns how many. */
+static int shown(const struct ui *u, int *col)
+{
+	int n = 0;
+	for (int k = 0; k < UI_NCOLS; k++)
+		if (u->colon[u->colorder[k]])
+			col[n++] = u->colorder[k];
+	return n;
+}
+
+/* s: the next shown column, round; < and >: the one to the left or right (a sort column that
+ * is not shown counts as before the first). */
 ui_reaction ui_act_sort(struct ui *u, int key)
 {
-	if (key == 's')
-		ui_set_sort(u, (u->sort + 1) % UI_NCOLS);
-	else if (key == '<' && u->sort > 0)
-		ui_set_sort(u, u->sort - 1);
-	else if (key == '>' && u->sort < UI_NCOLS - 1)
-		ui_set_sort(u, u->sort + 1);
+	int col[UI_NCOLS], n = shown(u, col), at = -1;
+	for (int k = 0; k < n; k++)
+		if (col[k] == u->sort)
+			at = k;
+	if (n == 0)
+		ui_message(u, "no column shown: F2 chooses them");
+	else if (key == 's')
+		ui_set_sort(u, col[(at + 1) % n]);
+	else if (key == '<' && at > 0)
+		ui_set_sort(u, col[at - 1]);
+	else if (key == '>' && at < n - 1)
+		ui_set_sort(u, col[at + 1]);
 	return UI_R_DRAW;
+}
+
+/* A click on a column's head: sorts by it, or the other way round when it is the sort column. */
+void ui_sort_by(struct ui *u, int col)
+{
+	if (col == u->sort)
+		u->sort_desc = !u->sort_desc;
+	else
+		ui_set_sort(u, col);
 }
 
 ui_reaction ui_act_invert(struct ui *u, int key)

@@ -18,8 +18,7 @@ static bool before(const struct ui *u, const struct gd_sample *a, const struct g
 {
 	if (grouped(u) && a->device != b->device)
 		return a->device < b->device;
-	const struct ui_col *c = ui_col(u->sort);
-	double x = ui_col_value(c, a, NULL, 0), y = ui_col_value(c, b, NULL, 0);
+	double x = ui_cell(u, u->sort, a, NULL, 0), y = ui_cell(u, u->sort, b, NULL, 0);
 	if (isnan(x) != isnan(y))
 		return isnan(y);
 	if (!isnan(x) && x != y)
@@ -133,21 +132,22 @@ static void draw_bar(struct ui *u, WINDOW *w, int y, int x, int width, attr_t ba
 	}
 }
 
-/* One worker's row. Column 0: * when tagged, else > when selected; the selected row is
- * drawn in reverse video either way. */
+/* One worker's row. Column 0: > when selected; column 1: * when tagged; the selected row is
+ * drawn in reverse video. */
 static void draw_row(struct ui *u, WINDOW *w, int y, const struct gd_sample *s, bool sel)
 {
 	int xs[UI_NCOLS];
-	int bar = ui_col_x(getmaxx(w), xs);
+	int bar = ui_col_x(u, getmaxx(w), xs);
 	attr_t base = sel ? A_REVERSE : A_NORMAL;
-	bool tagged = ui_tagged(u, s->id);
 	if (sel) {
 		wattrset(w, base);
 		mvwhline(w, y, 0, ' ', getmaxx(w));
+		ui_put(w, y, 0, base | A_BOLD, ">");
 	}
-	if (sel || tagged)
-		ui_put(w, y, 0, base | A_BOLD, tagged ? "*" : ">");
-	for (int i = 0; i < UI_NCOLS; i++) {
+	if (ui_tagged(u, s->id))
+		ui_put(w, y, 1, base | A_BOLD, "*");
+	for (int k = 0; k < UI_NCOLS; k++) {
+		int i = u->colorder[k];
 		if (xs[i] < 0)
 			continue;
 		const struct ui_col *c = ui_col(i);
@@ -155,10 +155,10 @@ static void draw_row(struct ui *u, WINDOW *w, int y, const struct gd_sample *s, 
 		if (s->state == GD_ST_FAILED && c->kind != UI_K_ID && c->kind != UI_K_PID &&
 		    c->kind != UI_K_STATE) {
 			/* A failed worker's numbers mean nothing: its error takes the rest of the row. */
-			ui_putf(w, y, xs[i] + 1, base | ui_attr(u, UI_P_BAD), "%s", s->error);
+			ui_put_words(w, y, xs[i] + 1, getmaxx(w), base | ui_attr(u, UI_P_BAD), s->error);
 			return;
 		}
-		ui_col_value(c, s, cell, sizeof(cell));
+		ui_cell(u, i, s, cell, sizeof(cell));
 		if (c->kind == UI_K_STATE)
 			ui_putf(w, y, xs[i] + 1, base | ui_attr(u, ui_state_pair(s->state)), "%-*s",
 			        c->width - 1, cell);
@@ -166,10 +166,12 @@ static void draw_row(struct ui *u, WINDOW *w, int y, const struct gd_sample *s, 
 			ui_putf(w, y, xs[i], base, "%*s", c->width - 1, cell);
 	}
 	int bw = getmaxx(w) - bar;
+	if (!u->bar)
+		return;
 	if (s->error[0] && s->state == GD_ST_EXITED)
-		ui_put(w, y, bar, base | ui_attr(u, UI_P_DIM), s->error);
+		ui_put_words(w, y, bar, getmaxx(w), base | ui_attr(u, UI_P_DIM), s->error);
 	else if (s->state == GD_ST_NOCL)
-		ui_put(w, y, bar, base | ui_attr(u, UI_P_DIM), gd_state_name(s->state));
+		ui_put_words(w, y, bar, getmaxx(w), base | ui_attr(u, UI_P_DIM), gd_state_name(s->state));
 	else if (bw >= 3)
 		draw_bar(u, w, y, bar, bw, base, &s->bd);
 }
@@ -187,38 +189,58 @@ static void draw_device(struct ui *u, WINDOW *w, int y, int d)
 		snprintf(pct, sizeof(pct), "stale (rate above it): c recalibrates");
 	else if (!isnan(df->of_ceiling))
 		snprintf(pct, sizeof(pct), "%.1f%%", 100 * df->of_ceiling);
-	ui_putf(w, y, 1, ui_attr(u, UI_P_HEAD), "%s %.40s  %s %s  busy %s%s%%  ceiling %s  workers %d",
-	        dev->ref, dev->name, rate, kspec_rate_unit(&session_workload(u->s)->kernel), busy,
-	        ui_est(df->device_busy, &df->agg), pct, df->procs);
+	const char *unit = kspec_rate_unit(&session_workload(u->s)->kernel);
+	char line[320];
+	snprintf(line, sizeof(line), "%s %.*s  %s%s%s  busy %s%s%s  ceiling %s  workers %d", dev->ref,
+	         ui_words(dev->name, 40), dev->name, rate, isnan(df->agg.rate) ? "" : " ",
+	         isnan(df->agg.rate) ? "" : unit, busy, ui_est(df->device_busy, &df->agg),
+	         isnan(df->device_busy) ? "" : "%", pct, df->procs);
+	ui_put_words(w, y, 1, getmaxx(w), ui_attr(u, UI_P_HEAD), line);
 }
 
-/* The column heads, the breakdown's legend, and which lines are shown when not all fit. */
+/* The bar's heading in the cells it has: with its legend, or the word alone, or nothing;
+ * never a word cut. */
+static const char *bar_head(int room)
+{
+	static const char legend[] = "breakdown g w q k r o", word[] = "breakdown";
+	return room >= (int)sizeof(legend) - 1 ? legend : room >= (int)sizeof(word) - 1 ? word : "";
+}
+
+/* The column heads, the breakdown's legend, and which lines are shown when not all fit: that
+ * note takes the end of the line after the columns ("rows 1-9 of 20", else "1-9/20", else
+ * nothing), and the bar's heading what is left before it. */
 static void draw_heads(struct ui *u, WINDOW *w)
 {
 	int xs[UI_NCOLS];
-	int bar = ui_col_x(getmaxx(w), xs);
+	int width = getmaxx(w), bar = ui_col_x(u, width, xs);
 	wattrset(w, ui_attr(u, UI_P_COLS));
-	mvwhline(w, 0, 0, ' ', getmaxx(w));
+	mvwhline(w, 0, 0, ' ', width);
 	for (int i = 0; i < UI_NCOLS; i++)
 		if (xs[i] >= 0)
 			ui_putf(w, 0, xs[i], ui_attr(u, UI_P_COLS),
 			        ui_col(i)->kind == UI_K_STATE ? " %-*s" : "%*s", ui_col(i)->width - 1,
 			        ui_col_head(u, i));
-	ui_put(w, 0, bar, ui_attr(u, UI_P_COLS),
-	       getmaxx(w) - bar >= 21 ? "breakdown g w q k r o" : "breakdown");
+	int rows = u->lay.table_rows, nl = ui_nlines(u);
+	char more[48] = "";
+	if (nl > rows)
+		snprintf(more, sizeof(more), "rows %d-%d of %d", u->top + 1, u->top + rows, nl);
+	if (width - (int)strlen(more) < bar)
+		snprintf(more, sizeof(more), "%d-%d/%d", u->top + 1, u->top + rows, nl);
+	if (width - (int)strlen(more) < bar)
+		more[0] = '\0';
+	int end = width - (int)strlen(more);
+	if (u->bar)
+		ui_put(w, 0, bar, ui_attr(u, UI_P_COLS), bar_head(end - bar - (more[0] ? 1 : 0)));
+	if (more[0])
+		ui_put(w, 0, end, ui_attr(u, UI_P_COLS) | A_BOLD, more);
 }
 
 void ui_draw_table(struct ui *u, WINDOW *w)
 {
 	const struct gd_frame *f = session_frame(u->s);
-	draw_heads(u, w);
 	ui_follow(u);
-	int rows = u->lay.table_rows, nl = ui_nlines(u);
-	if (nl > rows) {
-		char more[48];
-		snprintf(more, sizeof(more), " rows %d-%d of %d ", u->top + 1, u->top + rows, nl);
-		ui_put_right(w, 0, ui_attr(u, UI_P_COLS) | A_BOLD, more);
-	}
+	draw_heads(u, w);
+	int rows = u->lay.table_rows;
 	if (f->nworkers == 0 && !grouped(u))
 		ui_put(w, 1, 1, ui_attr(u, UI_P_DIM),
 		       u->rate.n ? "no workers: press + to start one" : "waiting for the first interval");
@@ -234,4 +256,27 @@ void ui_draw_table(struct ui *u, WINDOW *w)
 			if (line >= u->top && line < u->top + rows)
 				draw_row(u, w, 1 + line - u->top, row(u, p), p == u->sel);
 	}
+}
+
+int ui_row_at(const struct ui *u, int y)
+{
+	const struct gd_frame *f = session_frame(u->s);
+	int want = u->top + y - 1, line = 0, p = 0; /* y 0 is the heads */
+	if (y < 1 || y > u->lay.table_rows)
+		return -1;
+	for (int d = 0; d < (grouped(u) ? f->ndevs : 1); d++) {
+		line += grouped(u); /* the device's heading */
+		for (; p < f->nworkers && (!grouped(u) || row(u, p)->device == d); p++, line++)
+			if (line == want)
+				return p;
+	}
+	return -1;
+}
+
+void ui_select(struct ui *u, int p)
+{
+	if (p < 0 || p >= session_frame(u->s)->nworkers)
+		return;
+	u->sel = p;
+	u->sel_id = row(u, p)->id;
 }

@@ -60,6 +60,7 @@ int ui_begin(struct ui *u)
 	set_escdelay(25); /* F10 and arrows arrive as escape sequences */
 	curs_set(0);
 	ui_colours(u);
+	ui_mouse_begin(u);
 	refresh();
 	return 0;
 }

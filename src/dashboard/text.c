@@ -42,3 +42,25 @@ void ui_pieces(WINDOW *w, int y, int x, int limit, attr_t a, char pieces[][96], 
 		x += len + 2;
 	}
 }
+
+int ui_words(const char *s, int room)
+{
+	int len = (int)strlen(s);
+	if (room <= 0)
+		return 0;
+	if (len > room) { /* the last blank that leaves whole words before it */
+		len = room;
+		while (len > 0 && s[len] != ' ')
+			len--;
+		while (len > 0 && s[len - 1] == ' ')
+			len--;
+	}
+	return len;
+}
+
+void ui_put_words(WINDOW *w, int y, int x, int limit, attr_t a, const char *s)
+{
+	int len = ui_words(s, (limit < getmaxx(w) ? limit : getmaxx(w)) - x);
+	if (len > 0)
+		ui_putf(w, y, x, a, "%.*s", len, s);
+}

@@ -16,6 +16,7 @@
 
 #include "gputop/chart.h"
 #include "gputop/common.h"
+#include "gputop/dashboard.h"
 #include "gputop/layout.h"
 #include "gputop/session.h"
 
@@ -23,6 +24,7 @@ struct gd_outputs;
 
 #define UI_GRAPH_MAXW 1024 /* graph columns drawn at most */
 #define UI_KEY_ESC    27
+#define UI_NCOLS      18 /* the worker table's columns (columns.c), the breakdown bar apart */
 
 /* What a key's handler asks of the loop, as bits (htop's Htop_Reaction): a handler changes
  * only struct ui and the session, and says what follows. */
@@ -99,7 +101,15 @@ struct ui {
 	int sel, top;               /* selected worker (a position in order) and first visible table line */
 	int sort;                   /* the column rows are sorted by (an index of ui_col) */
 	bool sort_desc;             /* largest first */
-	int *order;                 /* display position -> index in the frame's workers, grouped by device */
+	int colorder[UI_NCOLS];     /* every column, in the order drawn (the setup screen's, F2) */
+	bool colon[UI_NCOLS];       /* by column index: shown (F2) */
+	bool bar;                   /* the breakdown bar shown, after the columns */
+	enum gd_colour colour_use;  /* the colour setting (colours.c) */
+	double keep_interval;       /* the interval the config file keeps (0: none): [ and ] set it */
+	const struct gd_dashboard_config *conf;
+	bool mouse;           /* clicks and the wheel (mouse.c) */
+	unsigned grace_kills; /* the supervisor's count of stops that ran out of their grace, seen */
+	int *order;           /* display position -> index in the frame's workers, grouped by device */
 	int caporder;
 	unsigned *tags; /* ids of the tagged workers: x, k and K act on them */
 	int ntags;
@@ -123,6 +133,12 @@ enum ui_pair ui_state_pair(enum gd_state st);
 void ui_put(WINDOW *w, int y, int x, attr_t a, const char *s);
 void ui_putf(WINDOW *w, int y, int x, attr_t a, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 void ui_put_right(WINDOW *w, int y, attr_t a, const char *s);
+/* How many bytes of s are its words that fit in room cells: all of s, or up to the last blank
+ * before room, blanks trimmed; 0 when its first word does not fit. */
+int ui_words(const char *s, int room);
+/* s from x, as many of its words as fit before limit (the line's end at most): no word cut. A
+ * first word longer than the room is left out too. */
+void ui_put_words(WINDOW *w, int y, int x, int limit, attr_t a, const char *s);
 /* Writes pieces left to right, two spaces apart, leaving out those that no longer fit
  * before limit: a field is shown whole or not at all. */
 void ui_pieces(WINDOW *w, int y, int x, int limit, attr_t a, char pieces[][96], int n);
@@ -136,29 +152,39 @@ void ui_draw_keybar(struct ui *u, WINDOW *w, int64_t now);
 
 enum ui_kind { UI_K_ID, UI_K_PID, UI_K_STATE, UI_K_F, UI_K_PCT, UI_K_U64 };
 
-/* A column: its heading, where its value lives in a sample, its width, the terminal width
- * from which it is shown. */
+/* A column: its name (in the config file and the setup screen), heading, what it shows, where
+ * its value lives in a sample, its width, and its rank in the order of importance: where the
+ * terminal is too narrow for every column, the highest ranks are left out first (layout.h). */
 struct ui_col {
+	const char *name;
 	const char *head; /* with its unit; NULL where rate says it */
+	const char *desc; /* a few words for the setup screen */
 	bool rate;        /* a rate: headed by the run's unit (Mbit/s, or Mitem/s for --kernel) */
 	size_t off;
-	int width, min_cols;
+	int width, rank;
 	enum ui_kind kind;
 	int prec;
-	bool est; /* a figure of device times: ~ after it where the window's were partly estimated */
+	bool est;       /* a figure of device times: ~ after it where the window's were partly estimated */
+	bool busy;      /* a figure of work under way: n/a for a worker not at work that completed no batch */
+	bool pipelined; /* the pipelined workers' own: n/a in the other modes */
 };
 
-#define UI_NCOLS 18
+#define UI_RANK_NA 100 /* the rank of a column that does not apply to the run: it goes first */
 const struct ui_col *ui_col(int i);
 const char *ui_col_head(const struct ui *u, int i);
+/* The column of that config name (or, for the rate, its unit), or -1. */
+int ui_col_find(const char *name);
 /* Column c's value in s, the number rows are sorted by; with text, also as the cell shows it
  * (followed by ~ when it rests partly on estimated device times: sample_estimated). */
 double ui_col_value(const struct ui_col *c, const struct gd_sample *s, char *text, size_t n);
+/* Column i's value in s as the table shows and sorts it: NAN and "n/a" where the column does
+ * not apply (to the run's mode, or to a worker not at work that completed no batch). */
+double ui_cell(const struct ui *u, int i, const struct gd_sample *s, char *text, size_t n);
 /* Whether the column sorts largest first (numbers) or smallest first (id, pid, state). */
 bool ui_col_desc(int i);
-/* x of each column shown on a table width cells wide (-1: hidden); returns where the breakdown bar
- * starts. */
-int ui_col_x(int width, int xs[UI_NCOLS]);
+/* x of each column (by index) shown on a table width cells wide, -1 where it is hidden (F2)
+ * or left out for room; returns where the breakdown bar starts. */
+int ui_col_x(const struct ui *u, int width, int xs[UI_NCOLS]);
 /* "~" after a figure v of device times that rest partly on estimated ones (sample_estimated
  * of s, the sample they come from; --profile sampled), else "" (also for n/a). */
 const char *ui_est(double v, const struct gd_sample *s);
@@ -170,10 +196,17 @@ int ui_nlines(const struct ui *u);
 void ui_follow(struct ui *u);
 /* Moves the selection by rows (clamped to the table). */
 void ui_move(struct ui *u, int by);
+/* The position (in the order) of the worker drawn on line y of the table (0: the heads), as
+ * last drawn; -1 for the heads, a device's heading or no row. */
+int ui_row_at(const struct ui *u, int y);
+/* Selects the worker at position p of the order. */
+void ui_select(struct ui *u, int p);
 void ui_draw_table(struct ui *u, WINDOW *w);
 
 /* ---- sort.c: the sort column, its keys and its menu (F6) ---- */
 void ui_set_sort(struct ui *u, int col);
+/* By column col, or the other way round when it is the sort column already (a click). */
+void ui_sort_by(struct ui *u, int col);
 ui_reaction ui_act_sort(struct ui *u, int key);
 ui_reaction ui_act_sort_menu(struct ui *u, int key);
 ui_reaction ui_act_invert(struct ui *u, int key);
@@ -263,6 +296,15 @@ ui_reaction ui_act_untag(struct ui *u, int key);
 ui_reaction ui_act_stop(struct ui *u, int key);
 ui_reaction ui_act_kill(struct ui *u, int key);
 ui_reaction ui_act_signal_menu(struct ui *u, int key);
+
+/* ---- setup.c: the setup screen (F2), the table's columns ---- */
+ui_reaction ui_act_setup(struct ui *u, int key);
+
+/* ---- mouse.c ---- */
+/* Asks the terminal for button presses (after the terminal is set up), unless u->mouse is off. */
+void ui_mouse_begin(const struct ui *u);
+/* KEY_MOUSE: the event's press. */
+ui_reaction ui_mouse(struct ui *u);
 
 /* ---- terminal.c ---- */
 /* Returns 0, or -1 with u->fatal set when the terminal cannot be driven. */

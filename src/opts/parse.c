@@ -672,6 +672,7 @@ int opts_parse(int argc, char **argv, struct gd_opts *o, char *err, size_t errle
 		p.opt = argv[optind];
 		return fail(&p, "unexpected argument (see --help)");
 	}
+	o->given = p.given;
 	if (o->role != GD_ROLE_NONE)
 		return 0; /* help, version or an internal role: nothing else applies */
 	settle_role(&p, o);

@@ -306,6 +306,11 @@ const struct gd_optdef opts_defs[] = {
 	  .kind = GD_OPT_LISTEN,
 	  .help = "serve GET /metrics (Prometheus) there; PORT alone: on loopback; port 0: any free one",
 	  .applies = GD_USE_RUN },
+	{ .name = "no-config",
+	  .kind = GD_OPT_FLAG,
+	  .help = "the dashboard neither reads nor writes its config file (settings: defaults)",
+	  .applies = GD_USE_DASHBOARD,
+	  FIELD(no_config) },
 	{ .name = "list-devices",
 	  .kind = GD_OPT_ROLE,
 	  .role = GD_ROLE_LIST,
@@ -367,4 +372,10 @@ void opts_join_names(const struct gd_optdef *d, const char *sep, char *s, size_t
 		size_t len = strlen(s);
 		snprintf(s + len, n - len, "%s%s", i > (int)d->min ? sep : "", d->names[i]);
 	}
+}
+
+bool opts_given(const struct gd_opts *o, const char *name)
+{
+	const struct gd_optdef *d = opts_find(name);
+	return d && (o->given >> (size_t)(d - opts_defs) & 1);
 }

@@ -505,15 +505,10 @@ void collect_window(struct gd_collector *c, const struct gd_worker_info *info, i
 	c->start = b;
 }
 
-void collect_skip(struct gd_collector *c, const struct gd_worker_info *info, int n, int64_t t0, int64_t end,
-                  struct gd_frame *f)
+/* The aggregates of a frame in which nothing was measured: every figure NAN. */
+static void frame_unmeasured(const struct gd_collector *c, struct gd_frame *f)
 {
-	frame_begin(c, f, n);
-	for (int i = 0; i < n; i++) {
-		worker_gap(c, get(c, info[i].id), &info[i], end, &f->workers[i]);
-		add_worker(c, f, &info[i], &f->workers[i]);
-	}
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < f->nworkers; i++)
 		f->workers[i].idle = (struct gd_idle)GD_IDLE_NONE;
 	for (int d = 0; d < c->ndev; d++) {
 		struct gd_devframe *df = &f->devs[d];
@@ -526,14 +521,43 @@ void collect_skip(struct gd_collector *c, const struct gd_worker_info *info, int
 	f->agg.idle = (struct gd_idle)GD_IDLE_NONE;
 	f->agg.rate = NAN;
 	f->agg.kernel_busy = NAN;
-	f->t_s = (double)(end - t0) / 1e9;
-	f->window_s = (double)(end - c->start) / 1e9;
 	f->device_busy = NAN;
 	f->headroom = NAN;
 	f->busy_from_sum = false;
+}
+
+void collect_skip(struct gd_collector *c, const struct gd_worker_info *info, int n, int64_t t0, int64_t end,
+                  struct gd_frame *f)
+{
+	frame_begin(c, f, n);
+	for (int i = 0; i < n; i++) {
+		worker_gap(c, get(c, info[i].id), &info[i], end, &f->workers[i]);
+		add_worker(c, f, &info[i], &f->workers[i]);
+	}
+	frame_unmeasured(c, f);
+	f->t_s = (double)(end - t0) / 1e9;
+	f->window_s = (double)(end - c->start) / 1e9;
 	f->observed = false;
 	frame_counters(c, f);
 	c->start = end;
+}
+
+void collect_blank(struct gd_collector *c, const struct gd_worker_info *info, int n, int64_t t0, int64_t at,
+                   struct gd_frame *f)
+{
+	frame_begin(c, f, n);
+	for (int i = 0; i < n; i++) {
+		struct gd_sample *s = &f->workers[i];
+		worker_totals(c, get(c, info[i].id), &info[i], s);
+		s->win_batches = s->win_devrecs = s->win_estimated = 0;
+		s->rate = s->kernel_busy = s->gen_busy = NAN;
+		s->bd = (struct gd_breakdown)GD_BREAKDOWN_NONE;
+		add_worker(c, f, &info[i], s);
+	}
+	frame_unmeasured(c, f);
+	f->t_s = (double)(at - t0) / 1e9;
+	f->window_s = 0;
+	f->observed = true;
 }
 
 void collect_frame_free(struct gd_frame *f)

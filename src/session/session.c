@@ -293,6 +293,21 @@ static int64_t launch_limit(const struct gd_ceiling *c)
 	return ns > GD_LAUNCH_LIMIT_MIN_NS ? (int64_t)ns : GD_LAUNCH_LIMIT_MIN_NS;
 }
 
+/* What the collector does not know of a frame ending at b: the wall clock, the profiling policy
+ * and the ceilings. */
+static void complete_frame(const struct gd_session *s, struct gd_frame *f, int64_t b)
+{
+	f->unix_s = unix_seconds(b);
+	f->profile = s->c.work.profile;
+	f->ceiling = s->ceiling.rate;
+	f->of_ceiling = f->agg.rate / s->ceiling.rate;
+	for (int d = 0; d < f->ndevs; d++) {
+		struct gd_devframe *df = &f->devs[d];
+		df->ceiling = s->ceilings[d].rate;
+		df->of_ceiling = df->agg.rate / df->ceiling;
+	}
+}
+
 /* Closes the open window at b into s->frame and completes it: the wall clock, the profiling
  * policy and the ceilings. */
 static void close_window(struct gd_session *s, int64_t b)
@@ -306,15 +321,7 @@ static void close_window(struct gd_session *s, int64_t b)
 	else
 		collect_window(s->col, s->info, n, s->t0, b, f);
 	s->unobserved = false;
-	f->unix_s = unix_seconds(b);
-	f->profile = s->c.work.profile;
-	f->ceiling = s->ceiling.rate;
-	f->of_ceiling = f->agg.rate / s->ceiling.rate;
-	for (int d = 0; d < f->ndevs; d++) {
-		struct gd_devframe *df = &f->devs[d];
-		df->ceiling = s->ceilings[d].rate;
-		df->of_ceiling = df->agg.rate / df->ceiling;
-	}
+	complete_frame(s, f, b);
 	s->win_start = b;
 	s->win_end = b + s->interval;
 }
@@ -365,6 +372,10 @@ void session_restart_clock(struct gd_session *s, int64_t now)
 	int n = snapshot(s);
 	collect_reset(s->col, s->info, n, now);
 	session_prune(s);
+	/* The latest frame says so too: the workers still listed, nothing measured yet. */
+	n = snapshot(s);
+	collect_blank(s->col, s->info, n, s->t0, now, &s->frame);
+	complete_frame(s, &s->frame, now);
 	s->unobserved = false;
 	s->win_start = now;
 	s->win_end = now + s->interval;

@@ -22,7 +22,7 @@
 #include "gputop/sig.h"
 #include "gputop/spawn.h"
 
-#define GRACE_NS (5 * GD_NS_PER_S) /* SIGTERM, then SIGKILL after this */
+#define GRACE_NS (SUP_STOP_GRACE_S * GD_NS_PER_S) /* SIGTERM, then SIGKILL after this */
 /* A worker whose segment has not appeared this long after its spawn is ended as failed (at
  * least this, or 4 intervals; GPUTOP_DECODE_ATTACH_TIMEOUT seconds instead, for tests). */
 #define ATTACH_NS (30 * GD_NS_PER_S)
@@ -56,6 +56,7 @@ struct gd_sup {
 	bool paused;
 	int64_t stall_ns;  /* heartbeat age that counts as stalled */
 	int64_t attach_ns; /* a segment not attached this long after the spawn: the worker failed */
+	unsigned grace_kills, grace_last; /* stops made a SIGKILL after GRACE_NS; the latest's id */
 	int errr, errw;    /* the workers' standard error: read end (non-blocking), write end */
 	char errline[256]; /* the line being relayed */
 	size_t errn;
@@ -811,6 +812,8 @@ void sup_service(struct gd_sup *sup, int64_t now, gd_record_fn on_record, void *
 		if (sw->stop_sent && !sw->kill_sent && now - sw->stop_ns > GRACE_NS) {
 			send_sig(sw, SIGKILL);
 			sw->kill_sent = true;
+			sup->grace_kills++;
+			sup->grace_last = sw->info.id;
 		}
 	}
 }
@@ -890,4 +893,10 @@ void sup_free(struct gd_sup *sup)
 	close(sup->errr);
 	free(sup->workers);
 	free(sup);
+}
+
+unsigned sup_grace_kills(const struct gd_sup *sup, unsigned *last)
+{
+	*last = sup->grace_last;
+	return sup->grace_kills;
 }

@@ -10,6 +10,9 @@ export POCL_CACHE_DIR="${POCL_CACHE_DIR:-/tmp/gputop-decode-pocl-cache}"
 TAP_N=0
 TAP_FAILED=0
 TMP=$(mktemp -d /tmp/gputop-decode-it.XXXXXX)
+# The dashboard's config file: the test's own, never the user's (a tmux server started later
+# passes it on to its panes).
+export XDG_CONFIG_HOME="$TMP/config"
 trap 'tap_cleanup' EXIT
 
 ok() { # ok CONDITION-STATUS DESCRIPTION

@@ -61,7 +61,7 @@ see "header: tool, device and settings" 20 screen_has "^gputop-decode .*elapsed"
 check "header: size, dtype, launches, mode with its generator, interval, timebase" \
 	screen_has "size 20000  dtype f(32|64)  launches 2  mode seed/box-muller  interval 0.2 s  timebase "
 see "aggregate: Mbit/s, busy, idle and the rate at 100% busy with the room left" 10 \
-	eval 'screen_has "^Mbit/s " && screen_has "^busy .*idle" && screen_has "^at 100% busy (~[0-9.]+|n/a) Mbit/s \\(room "'
+	eval 'screen_has "^Mbit/s " && screen_has "^busy .*idle" && screen_has "^at 100% busy (~[0-9.]+ Mbit/s|n/a) \\(room "'
 see "one worker row, running" 60 rows_are running 1
 check "column heads carry units" screen_has "Mbit/s +batches +kbusy% +kgap_us +bgap_us +lost"
 see "the diagnosis in words under the summary: busy, then the causes of idle time or the ceiling" 10 \
@@ -84,8 +84,8 @@ see "-: two live rows, the newest exited" 40 \
 
 "${TM[@]}" send-keys -t main Down
 see "Down selects the second row" 5 screen_has "^> +2 +[0-9]+ "
-"${TM[@]}" send-keys -t main K
-see "K: the selected row turns to exited" 20 screen_has "^> +2 +[0-9]+ +exited .*killed by SIGKILL"
+"${TM[@]}" send-keys -t main K y
+see "K y: the selected row turns to exited" 20 screen_has "^> +2 +[0-9]+ +exited .*killed by SIGKILL"
 check "K: the dashboard keeps running" kill -0 "$DPID"
 see "K: one worker process left" 10 kids_are 1
 
@@ -119,13 +119,17 @@ see "60x20: the too-small screen" 10 screen_has "terminal too small: need 80x24"
 see "80x24: header with the timebase, table and key bar fit" 10 \
 	eval 'screen_has "timebase " && screen_has "kbusy% .*breakdown" && screen_has "q quit\$"'
 "${TM[@]}" resize-window -t main -x 130 -y 40
-see "130x40: the breakdown in microseconds too" 10 screen_has "lost +qwait_us +gen_us +h2d_us +kern_us +d2h_us +oth_us"
+see "130x40: the breakdown in microseconds too, the most important first" 10 \
+	screen_has "lost +qwait_us +gen_us +h2d_us +kern_us +breakdown g w q k r o"
 # The breakdown comes from profiled batches only: in a worker row only kbusy% may carry a ~.
 see "130x40, sampled: the breakdown's times carry no ~" 20 \
 	eval 'screen_has "^[> ] +[0-9]+ +[0-9]+ +running .*[0-9] +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ " &&
 		! screen_has "^[> ] +[0-9]+ +[0-9]+ +running .*~.*~"'
 "${TM[@]}" resize-window -t main -x 180 -y 40
 see "180x40: and the overlaps" 10 screen_has "oth_us +ovl_us +bovl_us +breakdown"
+# gen_thr: the pipelined workers' generation threads; in seed mode it does not apply.
+check "180x40, seed mode: gen_thr shown, n/a in a running row" \
+	eval 'screen_has "qwait_us +gen_thr +gen_us" && screen_has "^[> ] +1 +[0-9]+ +running( +[0-9.~]+| +n/a){7} +n/a +[0-9]"'
 "${TM[@]}" resize-window -t main -x 100 -y 30
 see "back to 100x30: the table again" 10 eval 'screen_has "kbusy%" && ! screen_has "too small"'
 

@@ -1,10 +1,14 @@
 /* test_layout.c: the dashboard layout for every terminal size from 80x24 to 300x100: every
  * part inside the screen, no two parts sharing a cell, together covering it, the minimum size
  * enforced; graphs as tall as the terminal allows; the selected worker's graphs beside the
- * aggregate's on wide terminals, under them on narrow ones with room, else absent. */
+ * aggregate's on wide terminals, under them on narrow ones with room, else absent. The worker
+ * table's columns at every width from 80 to 300 (the real table's widths and ranks): whole
+ * columns only, left out least important first, the breakdown bar's heading always whole and
+ * its legend readable from 140 columns. */
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "../../src/dashboard/ui.h"
 #include "gputop/layout.h"
 #include "tap.h"
 
@@ -171,8 +175,72 @@ static void check_growth(void)
 	       "%d columns split, one fewer stacks", LAYOUT_SPLIT_W);
 }
 
+/* The table's columns in their own order; na: the ranks when the generation threads' column does
+ * not apply (seed mode). */
+static int table_columns(struct layout_col *c, bool na)
+{
+	for (int i = 0; i < UI_NCOLS; i++)
+		c[i] =
+		    (struct layout_col){ .width = ui_col(i)->width,
+			                 .rank = na && ui_col(i)->pipelined ? UI_RANK_NA : ui_col(i)->rank };
+	return UI_NCOLS;
+}
+
+/* One width: returns the first broken rule, or NULL; *bar gets the bar's width. */
+static const char *check_columns(const struct layout_col *c, int n, int width, int *barw)
+{
+	int xs[UI_NCOLS], bar = layout_columns(c, n, true, width, xs), end = LAYOUT_MARK_W, worst = -1;
+	for (int i = 0; i < n; i++) {
+		if (xs[i] < 0)
+			continue;
+		if (xs[i] != end)
+			return "columns not side by side from the mark";
+		end += c[i].width;
+		worst = c[i].rank > worst ? c[i].rank : worst;
+	}
+	*barw = width - bar;
+	if (bar != end || *barw < LAYOUT_BAR_MIN)
+		return "the bar does not start after the columns or has no room for its heading";
+	for (int i = 0; i < n; i++)
+		if (xs[i] < 0 && c[i].rank < worst)
+			return "a column left out before a less important one";
+	if (worst > LAYOUT_RANK_BAR_WANT && *barw < LAYOUT_BAR_WANT)
+		return "a column ranked after the legend kept while the legend had no room";
+	for (int i = 0; i < n; i++) /* and nothing more fits: the next rank would not */
+		if (xs[i] < 0 && c[i].rank == worst + 1 && *barw - c[i].width >= LAYOUT_BAR_WANT)
+			return "a column left out that fits";
+	return NULL;
+}
+
+static void check_table_columns(void)
+{
+	for (int na = 0; na < 2; na++) {
+		struct layout_col c[UI_NCOLS];
+		int n = table_columns(c, na), barw = 0, at140 = 0, at80 = 0;
+		const char *why = NULL;
+		int bad = 0;
+		for (int width = LAYOUT_MIN_W; width <= 300 && !why; width++) {
+			why = check_columns(c, n, width, &barw);
+			bad = width;
+			at140 = width == 140 ? barw : at140;
+			at80 = width == 80 ? barw : at80;
+		}
+		if (!tap_ok(why == NULL, "%s: columns whole, least important left out first, 80 to 300 wide",
+		            na ? "seed" : "pipelined"))
+			printf("#   %d columns: %s\n", bad, why);
+		tap_ok(at140 >= 20, "%s, 140 columns: the breakdown bar is %d wide (its legend: %d)",
+		       na ? "seed" : "pipelined", at140, LAYOUT_BAR_WANT - 1);
+		tap_ok(at80 >= LAYOUT_BAR_MIN, "80 columns: the bar is %d wide, its heading whole", at80);
+	}
+	int xs[3];
+	const struct layout_col three[] = { { 4, 0 }, { 8, 1 }, { 9, 19 } };
+	TAP_EQ_U(layout_columns(three, 3, false, 80, xs), LAYOUT_MARK_W + 21,
+	         "without the bar every column that fits is shown");
+}
+
 int main(void)
 {
+	check_table_columns();
 	for (size_t i = 0; i < sizeof(workers) / sizeof(workers[0]); i++)
 		check_sizes(workers[i]);
 	check_too_small();
