@@ -392,9 +392,12 @@ static int run_role(const struct gd_opts *o, const struct gd_dashboard_config *d
 		        lib);
 	}
 	if (o->role == GD_ROLE_DASHBOARD) {
-		if (o->command && (c.program_out = program_log(logpath, sizeof(logpath))) < 0)
+		struct gd_dashboard_config dc = *d;
+		if (o->command && (c.program_out = program_log(logpath, sizeof(logpath))) >= 0)
+			dc.program_log = logpath;
+		else
 			c.program_out = STDERR_FILENO;
-		int rc = dashboard_run(&c, d, outs);
+		int rc = dashboard_run(&c, &dc, outs);
 		if (c.program_out != STDERR_FILENO) {
 			close(c.program_out);
 			fprintf(stderr, GD_NAME ": the programs' output is in %s\n", logpath);

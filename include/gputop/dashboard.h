@@ -51,6 +51,7 @@ struct gd_dashboard_config {
 	const char *config;                /* the file written at the end; NULL: none (--no-config) */
 	bool existed;                      /* it was read: written again only if something changed */
 	const char *notice;                /* why the file was not used, for the status line; or NULL */
+	const char *program_log;           /* the file the observed programs' output goes to; NULL: none */
 };
 
 /* 0 if the terminal named by TERM can host the dashboard (it is known and can address the

@@ -187,6 +187,7 @@ int dashboard_run(const struct gd_session_config *c, const struct gd_dashboard_c
 	u->max_procs = c->max_procs;
 	u->interval_min = d->interval_min;
 	u->interval_max = d->interval_max;
+	u->program_log = d->program_log;
 	u->conf = d;
 	settings_apply(u, &d->settings);
 	if (ui_begin(u)) {

@@ -237,12 +237,10 @@ static int draw_prediction(const struct ui *u, WINDOW *w, int y, const struct gd
 		ui_put(w, y, 0, ui_attr(u, UI_P_DIM), "  not measured in this window");
 		return y + 1;
 	}
-	double cores_used = 0, gen_us = 0, batches = 0;
+	double cores_used = ui_frame_cores(f), gen_us = 0, batches = 0;
 	int with_gen = 0;
 	for (int i = 0; i < f->nworkers; i++) {
 		const struct gd_sample *s = &f->workers[i];
-		if (!isnan(s->gen_busy))
-			cores_used += s->gen_busy > 1 ? s->gen_busy : 1;
 		if (!isnan(s->bd.gen_us)) {
 			gen_us += s->bd.gen_us;
 			with_gen++;
@@ -295,13 +293,8 @@ void ui_draw_diagnosis(struct ui *u, WINDOW *w)
 		return;
 	}
 	char line[512];
-	double cores = 0;
-	for (int i = 0; i < f->nworkers; i++)
-		if (!isnan(f->workers[i].gen_busy))
-			cores += f->workers[i].gen_busy > 1 ? f->workers[i].gen_busy : 1;
-	diagnose_line(line, sizeof(line), f->device_busy, &f->agg.idle, f->agg.rate, f->procs, cores,
-	              (int)sysconf(_SC_NPROCESSORS_ONLN), unit);
-	ui_putf(w, 1, 0, A_NORMAL, "%.*s", getmaxx(w), line);
+	ui_diagnosis_words(f, unit, line, sizeof(line));
+	ui_put_words(w, 1, 0, getmaxx(w), A_NORMAL, line);
 	int y = draw_causes(u, w, 3, f);
 	y = draw_prediction(u, w, y + 1, f, unit);
 	/* The strip gets what is left after at most a third of the screen of workers. */
@@ -316,5 +309,6 @@ ui_reaction ui_act_diagnosis(struct ui *u, int key)
 {
 	(void)key;
 	u->diag = !u->diag;
+	u->output = false;
 	return UI_R_DRAW;
 }

@@ -98,6 +98,21 @@ void ui_draw_header(struct ui *u, WINDOW *w, int64_t now)
 	ui_pieces(w, 1, 0, getmaxx(w), A_NORMAL, p, settings(u, p, getmaxx(w)));
 }
 
+double ui_frame_cores(const struct gd_frame *f)
+{
+	double cores = 0;
+	for (int i = 0; i < f->nworkers; i++)
+		if (!isnan(f->workers[i].gen_busy))
+			cores += f->workers[i].gen_busy > 1 ? f->workers[i].gen_busy : 1;
+	return cores;
+}
+
+void ui_diagnosis_words(const struct gd_frame *f, const char *unit, char *buf, size_t n)
+{
+	diagnose_line(buf, n, f->device_busy, &f->agg.idle, f->agg.rate, f->procs, ui_frame_cores(f),
+	              (int)sysconf(_SC_NPROCESSORS_ONLN), unit);
+}
+
 /* Line 1 of the summary: the window's idle time by cause in words, and what more processes would
  * give (diagnose.h); empty before the first frame. */
 static void diagnosis_line(const struct ui *u, WINDOW *w, const struct gd_frame *f, const char *unit)
@@ -105,12 +120,7 @@ static void diagnosis_line(const struct ui *u, WINDOW *w, const struct gd_frame 
 	char line[512];
 	if (!u->rate.n)
 		return;
-	double cores = 0;
-	for (int i = 0; i < f->nworkers; i++)
-		if (!isnan(f->workers[i].gen_busy))
-			cores += f->workers[i].gen_busy > 1 ? f->workers[i].gen_busy : 1;
-	diagnose_line(line, sizeof(line), f->device_busy, &f->agg.idle, f->agg.rate, f->procs, cores,
-	              (int)sysconf(_SC_NPROCESSORS_ONLN), unit);
+	ui_diagnosis_words(f, unit, line, sizeof(line));
 	ui_put_words(w, 1, 0, getmaxx(w), A_NORMAL, line);
 }
 

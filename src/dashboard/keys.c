@@ -149,6 +149,10 @@ const struct ui_key ui_keys[] = {
 	  .word = "diagnose",
 	  .help = "where the idle time goes: causes, levers, predictions and a timeline (d or Esc closes)",
 	  .act = ui_act_diagnosis },
+	{ .keys = { 'o' },
+	  .label = "o",
+	  .help = "the observed programs' output, its last lines (o or Esc closes)",
+	  .act = ui_act_output },
 	{ .keys = { 'r' },
 	  .label = "r",
 	  .bar = "r",
@@ -178,8 +182,8 @@ ui_reaction ui_key(struct ui *u, int ch)
 		return ui_help_key(u, ch);
 	if (u->menu)
 		return u->menu->key(u, ch);
-	if (u->diag && ch == UI_KEY_ESC) {
-		u->diag = false;
+	if ((u->diag || u->output) && ch == UI_KEY_ESC) {
+		u->diag = u->output = false;
 		return UI_R_DRAW;
 	}
 	for (int i = 0; i < ui_nkeys; i++)

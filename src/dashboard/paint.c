@@ -90,14 +90,16 @@ void ui_draw(struct ui *u, int64_t now)
 {
 	/* stdscr is never drawn on; refreshing it first keeps getch from refreshing it later. */
 	wnoutrefresh(stdscr);
-	if (u->lay.too_small || u->help || u->diag) {
+	if (u->lay.too_small || u->help || u->diag || u->output) {
 		werase(u->full);
 		if (u->lay.too_small)
 			draw_small(u, u->full);
 		else if (u->help)
 			ui_draw_help(u, u->full);
-		else
+		else if (u->diag)
 			ui_draw_diagnosis(u, u->full);
+		else
+			ui_draw_output(u, u->full);
 		wnoutrefresh(u->full);
 	} else {
 		draw_parts(u, now);

@@ -93,6 +93,8 @@ struct ui {
 	WINDOW *full; /* the help and too-small screens */
 	bool colour, utf8, help, dirty;
 	bool diag;                  /* the diagnosis screen (d) is shown */
+	bool output;                /* the programs' output (o) is shown */
+	const char *program_log;    /* where the observed programs' output goes; NULL: none */
 	struct ui_strip *strip;     /* its timeline's intervals: an output of the session's (NULL: none) */
 	int help_top;               /* first help line shown, when the help does not fit */
 	const struct ui_menu *menu; /* the menu open over the screen, or NULL */
@@ -229,6 +231,10 @@ void ui_draw_worker(struct ui *u, WINDOW *w, const struct layout_rect *g, bool b
 /* ---- header.c: the header and the summary line ---- */
 void ui_draw_header(struct ui *u, WINDOW *w, int64_t now);
 void ui_draw_summary(struct ui *u, WINDOW *w);
+/* The host cores f's workers kept busy: each its generation threads' busy share, at least 1. */
+double ui_frame_cores(const struct gd_frame *f);
+/* The diagnosis in words (diagnose_line) of frame f. */
+void ui_diagnosis_words(const struct gd_frame *f, const char *unit, char *buf, size_t n);
 
 /* ---- paint.c: windows and whole screens ---- */
 /* Recomputes the layout and makes new windows when it changed. Returns -1 on failure. */
@@ -249,6 +255,10 @@ void ui_draw_menu(struct ui *u);
 void ui_diag_attach(struct ui *u, struct gd_outputs *outs);
 ui_reaction ui_act_diagnosis(struct ui *u, int key);
 void ui_draw_diagnosis(struct ui *u, WINDOW *w);
+
+/* ---- output.c: the key o's screen ---- */
+ui_reaction ui_act_output(struct ui *u, int key);
+void ui_draw_output(struct ui *u, WINDOW *w);
 
 /* ---- help.c ---- */
 ui_reaction ui_act_help(struct ui *u, int key);

@@ -131,7 +131,8 @@ const struct gd_optdef opts_defs[] = {
 	  .max = GD_GEN_BOX_MULLER,
 	  .def_text = "seed box-muller, else ziggurat",
 	  .help = "how the host draws the inputs' normals: the fast ziggurat, or numpy's legacy "
-	          "normal, value for value (MT19937 + polar Box-Muller, the original program's)",
+	          "normal, value for value and call for call (MT19937 + polar Box-Muller, the "
+	          "original program's, at its cost)",
 	  .applies = GD_USE_RUN,
 	  FIELD(generator) },
 	{ .name = "profile",

@@ -211,8 +211,13 @@ ok $? "the log has an event row for each interval change, signal, stop, kill, pa
 check "no segment left" test "$(segments_of "$SHPID")" -eq 0
 
 # ---- a stop that runs out of its grace: a program that ignores SIGTERM ----
-keys "clear; $BIN -n 2 -i 0.2 --no-config -- sh -c 'trap \"\" TERM; exec sleep 600'; echo END=\$?" Enter
+keys "clear; $BIN -n 2 -i 0.2 --no-config -- sh -c 'echo said-by-the-program; trap \"\" TERM; exec sleep 600'; echo END=\$?" Enter
 see "an observed program that ignores SIGTERM: two rows" 60 eval 'find_dash && rows_are "no CL" 2'
+keys o
+see "o: the programs' output, each line after its row's id" 10 \
+	eval 'screen_has "^The programs. output" && screen_has "^\\[1\\] said-by-the-program" && screen_has "^\\[2\\] said-by-the-program"'
+keys Escape
+see "  Esc closes it" 5 eval 'rows_are "no CL" 2 && ! screen_has "^The programs. output"'
 keys x
 see "x: after 5 s of SIGTERM the key bar says it did not stop and SIGKILL was sent" 30 \
 	screen_has "worker 1 did not stop within 5 s of SIGTERM: SIGKILL sent"
