@@ -697,8 +697,8 @@ double rng_mt_double(struct gd_rng_mt *m)
  * reaches its bit generator through the bitgen interface's next_double pointer (MT19937 lives
  * in another extension module); .astype then copies (or rounds) the array into a new one. Here
  * each of those calls stays a call (the pointers are read through volatile, so no compiler
- * folds them away), the array is the caller's scratch, and the copy into the batch's input is
- * the astype. */
+ * folds them away), the array is allocated for each fill as numpy's is, and the copy into the
+ * batch's input is the astype. */
 
 struct bitgen {
 	void *state;
