@@ -191,10 +191,14 @@ check "the supervisor ends with status 0" test $? -eq 0
 
 # A full and a read-only /dev/shm (a private mount): the worker's failure carries the errno. The
 # runs last until the log shows what is checked (a cold kernel cache may take seconds to build).
-shm_ns() { unshare -rm sh -c "mount -t tmpfs -o $1 tmpfs /dev/shm && shift && exec \"\$@\"" sh "$@"; }
+shm_script='mount -t tmpfs -o "$1" tmpfs /dev/shm && shift && exec "$@"'
+shm_ns() { unshare -rm sh -c "$shm_script" sh "$@"; }
+# The same in the background: the function's subshell becomes the command (exec all the way), so
+# $! is the supervisor's pid and stopping it stops the run, not a shell that leaves it running.
+shm_ns_bg() { exec unshare -rm sh -c "$shm_script" sh "$@"; }
 has() { grep -q "$2" "$1" 2>/dev/null; }
 if shm_ns size=300k true 2>/dev/null; then
-	shm_ns size=300k "$BIN" --headless -n 2 "${W[@]}" -D 120 -f jsonl -o "$TMP/full.log" 2>"$TMP/full.err" &
+	shm_ns_bg size=300k "$BIN" --headless -n 2 "${W[@]}" -D 120 -f jsonl -o "$TMP/full.log" 2>"$TMP/full.err" &
 	S=$!
 	SUPS+=("$S")
 	wait_for 90 has "$TMP/full.log" '"state":"running"'
