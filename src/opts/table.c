@@ -132,7 +132,7 @@ const struct gd_optdef opts_defs[] = {
 	  .def_text = "seed box-muller, else ziggurat",
 	  .help = "how the host draws the inputs' normals: the fast ziggurat, or numpy's legacy "
 	          "normal, value for value and call for call (MT19937 + polar Box-Muller, the "
-	          "original program's, at its cost)",
+	          "original program's, near its cost)",
 	  .applies = GD_USE_RUN,
 	  FIELD(generator) },
 	{ .name = "profile",

@@ -175,6 +175,13 @@ wait_for 10 test "$(pgrep -f -- "$APP" | wc -l)" -eq 0
 ok $? "no process of the program is left"
 check "no segment is left" test "$(segments_of $sup)" -eq 0
 
+# A command that passes the check but cannot be executed (a directory): the exec's error comes
+# back through the child's report pipe as one line, the run fails, nothing is left.
+"$BIN" --headless -D 2 -i 0.5 -o "$TMP/dir.csv" -- "$TMP" 2>"$TMP/dir.err"
+check "a command exec refuses ends the run with status 1" test $? -eq 1
+check "  saying why in one line: $TMP: Permission denied" grep -qx "gputop-decode: $TMP: Permission denied" "$TMP/dir.err"
+check "  and leaving no segment" test "$(ls /dev/shm | grep -c "^gputop-decode\.$(id -u)\.")" -eq 0
+
 # SIGKILL to the tool: nothing of it can act, yet its copy ends (it gets SIGTERM when the tool
 # dies) and its segment is gone (the name is unlinked once both sides have mapped it).
 "$BIN" --headless -i 0.2 -o "$TMP/kill.log" -n 1 -- "$CNT" 1000000 10 2>"$TMP/kill.err" &
