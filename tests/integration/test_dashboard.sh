@@ -107,7 +107,7 @@ see "d: the diagnosis screen: the device's time by cause, each with its share" 1
 		screen_has "^  idle: host work +[0-9.]+%" && screen_has "^  idle: launch gaps +[0-9.]+%"'
 check "  the predictions: more processes and one pipelined process" \
 	eval 'screen_has "^  one more process +about [0-9.]+ Mbit/s" && screen_has "^  one pipelined process +about [0-9.]+ Mbit/s"'
-check "  each worker's own split and what others hid" screen_has "^ +1 +[0-9]+ +[0-9.]+% +[0-9.]+% .* [0-9.]+%$"
+see "  each worker's own split and what others hid" 10 screen_has "^ +1 +[0-9]+ +[0-9.]+% +[0-9.]+% .* [0-9.]+%$"
 see "  the timeline strip: the device's union and one line per worker, with kernels drawn" 10 \
 	eval 'screen_has "^Timeline: the last [0-9.]+ ms of kernels" && screen_has "^  device +[^ ]" && screen_has "^ +1 +[^ ]"'
 "${TM[@]}" send-keys -t main Escape

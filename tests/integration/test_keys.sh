@@ -39,7 +39,7 @@ arrow_up='[▲^]'
 
 "${TM[@]}" new-session -d -x 100 -y 30 -s main "env PS1='$ ' LC_ALL=C.UTF-8 bash --norc --noprofile"
 SHPID=$("${TM[@]}" display -p -t main '#{pane_pid}')
-keys "clear; nice -n 10 $BIN -n 6 -s 2000 -l 1 -i 0.2 -f jsonl -o $TMP/keys.jsonl; echo END=\$?" Enter
+keys "clear; nice -n 10 $BIN -n 6 -s 100000 -l 1 -i 0.2 -f jsonl -o $TMP/keys.jsonl; echo END=\$?" Enter
 see "the dashboard starts" 60 find_dash
 see "six worker rows, running" 90 rows_are running 6
 check "the header shows the sort, by id ascending" screen_has "sort: id $arrow_up "

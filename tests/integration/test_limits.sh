@@ -179,7 +179,7 @@ check "no worker or segment is left" test "$(workers_of $S)" -eq 0 -a "$(segment
 # ulimit -n: attached workers cost the supervisor no descriptor, so 6 workers run with 8.
 (
 	ulimit -n 8
-	exec "$BIN" --headless -n 6 -s 2000 -l 1 -i 0.2 -o "$TMP/nofile.log" 2>"$TMP/nofile.err"
+	exec "$BIN" --headless -n 6 -s 100000 -l 1 -i 0.2 -o "$TMP/nofile.log" 2>"$TMP/nofile.err"
 ) &
 S=$!
 SUPS+=("$S")
