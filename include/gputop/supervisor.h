@@ -87,13 +87,16 @@ int sup_count(const struct gd_sup *sup);
 void sup_worker(const struct gd_sup *sup, int i, struct gd_worker_info *out);
 /* Index of worker id, or -1. */
 int sup_find(const struct gd_sup *sup, unsigned id);
-/* Index of the most recently started active worker, or -1. */
+/* The units a run starts and stops (+, -, a sweep's steps) are its workers, or, observing a
+ * program, its copies: the processes a copy starts are rows of their own but not units. */
+/* Index of the most recently started active unit, or -1. */
 int sup_newest(const struct gd_sup *sup);
-/* Workers not reaped yet, stopping ones included: what --max-procs bounds. */
+/* Rows not reaped yet, stopping ones included: what --max-procs bounds. */
 int sup_live(const struct gd_sup *sup);
-/* Live workers that were not asked to stop. */
+/* Live units that were not asked to stop. */
 int sup_active(const struct gd_sup *sup);
-/* Active workers that have published at least one batch. */
+/* Active units that have published at least one batch: a worker itself, a copy through any
+ * process of its process group. */
 int sup_ready(const struct gd_sup *sup);
 /* The queues of workers started from now on, and setting them. */
 int sup_queues(const struct gd_sup *sup);

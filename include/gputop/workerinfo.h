@@ -25,6 +25,7 @@ struct gd_worker_info {
 	bool observed;
 	enum gd_seg_source via; /* the path its OpenCL calls were seen through */
 	char comm[16];          /* its command name */
+	unsigned copy;          /* the copy whose process group it is in: its own id for a copy; 0: none */
 	uint64_t kernels;       /* launches, since start */
 	struct gd_obs_totals obs;
 	int exit_status; /* a copy that ended: its status (128 + signal when killed); -1: n/a */

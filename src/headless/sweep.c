@@ -16,6 +16,12 @@
 
 #define WARM_UP_NS (120 * GD_NS_PER_S) /* every worker of a step has published by then */
 
+/* Whether a step counts copies of an observed program (-- COMMAND) rather than workers. */
+static bool copies(const struct gd_session *s)
+{
+	return session_workload(s)->kernel.observed;
+}
+
 /* The queues a step's workers run with: its own, or those of every worker. */
 static int step_queues(const struct gd_session *s, const struct gd_step *st)
 {
@@ -43,8 +49,8 @@ static int most_loaded_newest(const struct gd_sup *sup)
 	return -1;
 }
 
-/* Starts or stops workers until n are live, each with q queues, spread over the devices: a
- * change of queues starts every worker afresh. */
+/* Starts or stops workers (or copies) until n are live, each with q queues, spread over the
+ * devices: a change of queues starts every worker afresh. */
 static int set_workers(struct gd_session *s, int n, int q, char *err, size_t errlen)
 {
 	const struct gd_sup *sup = session_workers(s);
@@ -53,15 +59,16 @@ static int set_workers(struct gd_session *s, int n, int q, char *err, size_t err
 			session_stop_worker(s, i, false);
 		session_set_queues(s, q);
 	}
-	while (sup_active(sup) > n)
-		session_stop_worker(s, most_loaded_newest(sup), false);
+	while (sup_active(sup) > n) /* a copy's device is the program's choice */
+		session_stop_worker(s, copies(s) ? sup_newest(sup) : most_loaded_newest(sup), false);
 	while (sup_active(sup) < n)
 		if (session_spawn(s, -1, err, errlen) < 0)
 			return -1;
 	return 0;
 }
 
-/* Waits until every live worker has published a batch (or failed), plus one interval. */
+/* Waits until every live worker (every copy, through any of its processes) has published a
+ * batch (or failed), plus one interval. */
 static int warm_up(struct gd_session *s, int n, char *err, size_t errlen)
 {
 	const struct gd_sup *sup = session_workers(s);
@@ -76,7 +83,8 @@ static int warm_up(struct gd_session *s, int n, char *err, size_t errlen)
 			break;
 		if (active < n || now > deadline) {
 			const char *why = sup_first_error(sup);
-			snprintf(err, errlen, "sweep: only %d of %d workers running%s%s", ready, n,
+			snprintf(err, errlen, "sweep: only %d of %d %s%s%s", ready, n,
+			         copies(s) ? "copies running OpenCL batches" : "workers running",
 			         *why ? ": " : "", why);
 			return -1;
 		}
@@ -118,7 +126,9 @@ static void step_add(struct step_acc *a, const struct gd_frame *f, const struct 
 		const struct gd_sample *w = &f->workers[i];
 		if (dev >= 0 && w->device != dev)
 			continue;
-		if (!isnan(w->gen_busy)) /* its own thread, or its generation threads' busy share */
+		/* A running row's own thread, or its generation threads' busy share; an ended row, or
+		 * a copy's process that never ran a batch (a parent that only waits), keeps none. */
+		if (w->state == GD_ST_RUNNING && !isnan(w->gen_busy))
 			cores += w->gen_busy > 1 ? w->gen_busy : 1;
 		if (!isnan(w->bd.gap_batch_us)) {
 			a->gap += w->bd.gap_batch_us * (double)w->win_batches;
@@ -182,15 +192,17 @@ static int step_intact(const struct gd_session *s, const struct gd_frame *f, con
 	for (int i = 0; i < f->nworkers; i++) {
 		const struct gd_sample *w = &f->workers[i];
 		if (w->state == GD_ST_FAILED) {
-			snprintf(err, errlen, "sweep: step %dx%d: worker %u (pid %d) failed: %s", st->procs,
-			         step_queues(s, st), w->id, (int)w->pid, w->error);
+			snprintf(err, errlen, "sweep: step %dx%d: %s %u (pid %d) failed: %s", st->procs,
+			         step_queues(s, st), w->observed ? "process" : "worker", w->id, (int)w->pid,
+			         w->error);
 			return -1;
 		}
 	}
 	if (sup_active(session_workers(s)) >= st->procs)
 		return 0;
-	snprintf(err, errlen, "sweep: step %dx%d: a worker ended during the step (%d of %d left)", st->procs,
-	         step_queues(s, st), sup_active(session_workers(s)), st->procs);
+	snprintf(err, errlen, "sweep: step %dx%d: %s ended during the step (%d of %d left)", st->procs,
+	         step_queues(s, st), copies(s) ? "a copy" : "a worker", sup_active(session_workers(s)),
+	         st->procs);
 	return -1;
 }
 

@@ -484,8 +484,9 @@ static int check_applies(struct parser *p, const struct gd_opts *o)
 	return 0;
 }
 
-/* -- COMMAND runs copies of a program instead of workers: --observe-via needs it, a sweep and
- * the worker's own loop (--kernel, --verify) do not go with it. */
+/* -- COMMAND runs copies of a program instead of workers: --observe-via needs it; the worker's
+ * own loop (--kernel, --verify) does not go with it, and a sweep's steps count copies, whose
+ * queues are the program's own. */
 static int check_command(struct parser *p, const struct gd_opts *o)
 {
 	size_t via = (size_t)(opts_find("observe-via") - opts_defs);
@@ -493,10 +494,17 @@ static int check_command(struct parser *p, const struct gd_opts *o)
 		p->opt = "--observe-via";
 		return fail(p, "needs -- COMMAND");
 	}
-	if (o->command && (o->nsweep || o->kernel || o->verify)) {
-		p->opt = o->nsweep ? "--sweep" : o->kernel ? "--kernel" : "--verify";
+	if (o->command && (o->kernel || o->verify)) {
+		p->opt = o->kernel ? "--kernel" : "--verify";
 		return fail(p, "does not apply to an observed program (-- COMMAND)");
 	}
+	for (int i = 0; o->command && i < o->nsweep; i++)
+		if (o->sweep[i].queues) {
+			p->opt = "--sweep";
+			return fail(p,
+			            "step %dx%d: an observed program's queues are its own: give copies only",
+			            o->sweep[i].procs, o->sweep[i].queues);
+		}
 	return 0;
 }
 

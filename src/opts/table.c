@@ -218,7 +218,7 @@ const struct gd_optdef opts_defs[] = {
 	  .def = "both",
 	  .help =
 	      "-- COMMAND: load the observation library as an OpenCL loader layer, by LD_PRELOAD, or both",
-	  .applies = GD_USE_DASHBOARD | GD_USE_HEADLESS,
+	  .applies = GD_USE_RUN,
 	  FIELD(via) },
 	{ .name = "format",
 	  .letter = 'f',
@@ -258,7 +258,8 @@ const struct gd_optdef opts_defs[] = {
 	  .max = GD_PROCS_MAX,
 	  .bound = "max-procs",
 	  .role = GD_ROLE_HEADLESS,
-	  .help = "run each step in LIST: P workers, or PxQ with Q queues each (e.g. 1,4,1x4), "
+	  .help = "run each step in LIST: P workers (or copies of COMMAND), or PxQ with Q queues each (e.g. "
+	          "1,4,1x4), "
 	          "print a table",
 	  .applies = GD_USE_SWEEP },
 	{ .name = "repeat",

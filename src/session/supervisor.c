@@ -168,6 +168,12 @@ static bool is_active(const struct sup_worker *sw)
 	return sw->info.alive && !sw->stop_sent && !sw->kill_sent;
 }
 
+/* A unit of the run (supervisor.h): a worker, or a copy of the observed command. */
+static bool is_unit(const struct gd_sup *sup, const struct sup_worker *sw)
+{
+	return !sup->c.command || sw->program;
+}
+
 int sup_count(const struct gd_sup *sup)
 {
 	return sup->n;
@@ -191,7 +197,7 @@ int sup_find(const struct gd_sup *sup, unsigned id)
 int sup_newest(const struct gd_sup *sup)
 {
 	for (int i = sup->n - 1; i >= 0; i--)
-		if (is_active(&sup->workers[i]))
+		if (is_unit(sup, &sup->workers[i]) && is_active(&sup->workers[i]))
 			return i;
 	return -1;
 }
@@ -208,15 +214,28 @@ int sup_active(const struct gd_sup *sup)
 {
 	int n = 0;
 	for (int i = 0; i < sup->n; i++)
-		n += is_active(&sup->workers[i]);
+		n += is_unit(sup, &sup->workers[i]) && is_active(&sup->workers[i]);
 	return n;
+}
+
+/* Whether unit sw has published a batch: itself, or a process of its copy's group. */
+static bool unit_ready(const struct gd_sup *sup, const struct sup_worker *sw)
+{
+	if (!sw->program)
+		return sw->view.batches > 0;
+	for (int i = 0; i < sup->n; i++)
+		if (sup->workers[i].info.copy == sw->info.id && sup->workers[i].view.batches > 0)
+			return true;
+	return false;
 }
 
 int sup_ready(const struct gd_sup *sup)
 {
 	int n = 0;
-	for (int i = 0; i < sup->n; i++)
-		n += is_active(&sup->workers[i]) && sup->workers[i].view.batches > 0;
+	for (int i = 0; i < sup->n; i++) {
+		const struct sup_worker *sw = &sup->workers[i];
+		n += is_unit(sup, sw) && is_active(sw) && unit_ready(sup, sw);
+	}
 	return n;
 }
 
@@ -407,6 +426,7 @@ int sup_spawn_program(struct gd_sup *sup, char *err, size_t errlen)
 	fcntl(out[0], F_SETFL, O_NONBLOCK);
 	struct sup_worker *sw = add_observed(sup, pid);
 	sw->program = true;
+	sw->info.copy = sw->info.id;
 	sw->outfd = out[0];
 	const char *name = strrchr(sup->c.command[0], '/');
 	str_copy(sw->info.comm, sizeof(sw->info.comm), name ? name + 1 : sup->c.command[0]);
@@ -486,6 +506,17 @@ static struct sup_worker *by_pid(struct gd_sup *sup, pid_t pid)
 	return NULL;
 }
 
+/* The copy whose process group pid is in (a copy leads its own, and what it starts stays in it
+ * unless it makes a group of its own); 0: none. */
+static unsigned copy_of(const struct gd_sup *sup, pid_t pid)
+{
+	pid_t group = getpgid(pid);
+	for (int i = 0; group > 0 && i < sup->n; i++)
+		if (sup->workers[i].program && sup->workers[i].info.pid == group)
+			return sup->workers[i].info.id;
+	return 0;
+}
+
 /* Processes of the observed programs that made their first OpenCL call: a segment of this run
  * (this supervisor, this run's token) names each. A copy's own joins its row; any other process
  * (a child of a copy) gets a row of its own. */
@@ -506,7 +537,7 @@ static void discover(struct gd_sup *sup)
 		if (*end || pid <= 0 || pid > INT32_MAX || by_pid(sup, (pid_t)pid))
 			continue;
 		if (sup_live(sup) < sup->c.max_procs)
-			add_observed(sup, (pid_t)pid);
+			add_observed(sup, (pid_t)pid)->info.copy = copy_of(sup, (pid_t)pid);
 	}
 	closedir(d);
 }

@@ -4,7 +4,8 @@
 # transfers and waits gives exactly those counts on either path; a program that forks children
 # that use OpenCL is observed in every child; one without OpenCL says so; the program's output is
 # the same observed or not; a PyOpenCL program of the question's structure, 1 and 2 copies, gives
-# 10 launches a batch and a rate within 10% of the one it prints. Nothing is left behind.
+# 10 launches a batch and a rate within 10% of the one it prints; --sweep steps over copies.
+# Nothing is left behind.
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
 APP="$ROOT/tests/observe/seed_app.py"
@@ -195,3 +196,28 @@ wait $sup 2>/dev/null
 wait_for 10 gone "${copy:-0}"
 ok $? "SIGKILL of the tool: its copy of the program ends too"
 check "  and no segment of the run is left" test "$(segments_of $sup)" -eq 0
+
+# --sweep over copies: each step runs that many copies of the command. A copy forks two
+# children that run the OpenCL loop while the copy itself only waits: every copy is ready through
+# its children, and the waiting parent keeps no host core, so on two cores the first step's
+# prediction is its own rate (counting the parent's core would make it two thirds of it).
+"$BIN" --headless --sweep 1,2 -D 2 -i 0.5 -f jsonl -o "$TMP/sweep.log" -- "$CNT" 1000000 10 2 \
+	>"$TMP/sweep.out" 2>"$TMP/sweep.err"
+check "--sweep 1,2 -- COMMAND: the sweep ends with status 0" test $? -eq 0
+got=$("$PY" - "$TMP/sweep.log" <<'PYEOF'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if '"kind":"sweep"' in l]
+print([(r["procs"], r["kernel"], r["rate_unit"], r["mbit_s"] > 0, r["predicted_mbit_s"] == rows[0]["mbit_s"] if r["procs"] == 1 else None) for r in rows])
+PYEOF
+)
+check "  a measured row for 1 and for 2 copies, the first step's prediction its own rate ($got)" \
+	test "$got" = "[(1, 'observed', 'Mitem/s', True, True), (2, 'observed', 'Mitem/s', True, None)]"
+check "  the table has both steps" test "$(grep -cE '^ +[12] +1 +[0-9.]+ ' "$TMP/sweep.out")" -eq 2
+check "  no copy, child or segment is left" \
+	test -z "$(pgrep -f "$CNT")" -a "$(ls /dev/shm | grep -c "^gputop-decode\.$(id -u)\.")" -eq 0
+"$BIN" --headless --sweep 1x2 -D 1 -- "$CNT" 1 1 2>"$TMP/sweepq.err"
+check "--sweep 1x2 -- COMMAND: refused (status 2, one line naming the step)" \
+	test $? -eq 2 -a "$(wc -l <"$TMP/sweepq.err")" -eq 1 -a -n "$(grep "step 1x2: an observed program's queues are its own" "$TMP/sweepq.err")"
+"$BIN" --headless --sweep 1 -D 2 -i 0.5 -o "$TMP/sweepnone.log" -- sleep 5 2>"$TMP/sweepnone.err" >/dev/null
+check "--sweep -- a program without OpenCL: status 1, saying no copy ran an OpenCL batch" \
+	test $? -eq 1 -a -n "$(grep "sweep: only 0 of 1 copies running OpenCL batches" "$TMP/sweepnone.err")"
