@@ -49,6 +49,7 @@ struct obs_queue {
 	cl_queue_properties props[OBS_PROPS_MAX];
 	size_t nprops;
 	unsigned lane;
+	unsigned thread;           /* the thread that opened the batch under way (obs_thread) */
 	uint64_t started;          /* batches opened on it */
 	int64_t last_wait;         /* when its previous batch ended; 0: none yet */
 	bool open, profiled;       /* the batch under way */
@@ -74,6 +75,7 @@ static struct {
 	struct obs_queue *qs;
 	size_t nq, capq;
 	unsigned lanes;
+	unsigned threads; /* threads numbered so far (obs_thread) */
 	uint64_t batches;
 	struct gd_obs_totals tot;
 	struct gd_timebase_est tb;
@@ -200,6 +202,7 @@ static void after_fork_child(void)
 	S.qs = NULL;
 	S.nq = S.capq = 0;
 	S.lanes = 0;
+	S.threads = 0;
 	S.batches = 0;
 	S.tot = (struct gd_obs_totals){ 0 };
 	S.init = S.enabled = false;
@@ -307,6 +310,20 @@ bool obs_queue_hidden(cl_command_queue q, cl_queue_properties *props, size_t max
 
 /* ---- commands ---- */
 
+/* The calling thread's number in this process, from 1 in the order threads first open a batch
+ * (the record's GD_REC_GEN field: the trace's track of the thread), folded into 1..64 past 64.
+ * A forked child numbers its threads afresh. Called with S.mu held. */
+static unsigned obs_thread(void)
+{
+	static _Thread_local pid_t pid;
+	static _Thread_local unsigned n;
+	if (pid != S.pid || !n) {
+		pid = S.pid;
+		n = S.threads++ % GD_GEN_THREADS_MAX + 1;
+	}
+	return n;
+}
+
 /* Opens q's batch: profiled under --profile full, or the first of each queue and then one in
  * every S.every under sampled; never where the queue cannot give device times. */
 static void open_batch(struct obs_queue *oq, int64_t now)
@@ -315,6 +332,7 @@ static void open_batch(struct obs_queue *oq, int64_t now)
 	oq->waited = false;
 	oq->t_first = now;
 	oq->t_begin = oq->last_wait ? oq->last_wait : now;
+	oq->thread = obs_thread();
 	oq->kernels = oq->items = 0;
 	oq->nev = 0;
 	oq->profiled = oq->hidden && (S.policy == GD_PROF_FULL ||
@@ -511,7 +529,7 @@ static void clamp(struct gd_rec *r)
 		r->items = GD_SIZE_MAX;
 	if (gd_rec_valid(r))
 		return;
-	uint32_t keep = r->flags & (GD_REC_LANE);
+	uint32_t keep = r->flags & (GD_REC_LANE | GD_REC_GEN);
 	memset(&r->h2d, 0, sizeof(*r) - offsetof(struct gd_rec, h2d));
 	r->flags = keep;
 	r->share_ppm = GD_SHARE_NONE;
@@ -533,7 +551,7 @@ static void close_batch(const cl_icd_dispatch *nx, struct obs_queue *oq)
 	r.t_begin = oq->t_begin;
 	r.t_gen = oq->t_first;
 	r.t_end = oq->t_wait;
-	r.flags = oq->lane << GD_REC_LANE_BIT;
+	r.flags = oq->lane << GD_REC_LANE_BIT | oq->thread << GD_REC_GEN_BIT;
 	r.sample_every = S.policy == GD_PROF_SAMPLED ? S.every : 0;
 	r.share_ppm = GD_SHARE_NONE;
 	if (!nx || !oq->profiled || !measure(nx, oq, &r))

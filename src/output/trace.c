@@ -161,10 +161,11 @@ static void name_thread(struct gd_trace *t, unsigned worker, struct track *k, in
 	    worker, tid, tid);
 }
 
-/* The worker's tracks, naming its process the first time: the name carries its pid and its
- * device's P:D. */
-static struct named *worker_tracks(struct gd_trace *t, unsigned worker, pid_t pid, const char *device)
+/* The worker's tracks, naming its process the first time: the name carries its pid (and an
+ * observed process's command name) and its device's P:D. */
+static struct named *worker_tracks(struct gd_trace *t, const struct gd_worker_info *w, const char *device)
 {
+	unsigned worker = w->id;
 	for (size_t i = 0; i < t->nnamed; i++)
 		if (t->named[i].worker == worker)
 			return &t->named[i];
@@ -175,10 +176,17 @@ static struct named *worker_tracks(struct gd_trace *t, unsigned worker, pid_t pi
 	struct named *n = &t->named[t->nnamed++];
 	memset(n, 0, sizeof(*n));
 	n->worker = worker;
-	line(t,
-	     "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"args\":{\"name\":\"worker %u (pid "
-	     "%d, device %s)\"}},\n",
-	     worker, worker, (int)pid, device);
+	char name[128];
+	if (w->observed)
+		snprintf(name, sizeof(name), "process %u (pid %d, %s, device %s)", worker, (int)w->pid,
+		         w->comm, device);
+	else
+		snprintf(name, sizeof(name), "worker %u (pid %d, device %s)", worker, (int)w->pid, device);
+	struct gd_text json = { 0 }; /* a command name is the program's: escaped */
+	text_json_string(&json, name);
+	line(t, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"args\":{\"name\":%s}},\n", worker,
+	     json.p);
+	free(json.p);
 	return n;
 }
 
@@ -219,19 +227,21 @@ static void trace_batch(void *self, const struct gd_worker_info *w, const char *
 	unsigned worker = w->id;
 	if (t->events >= t->limit)
 		return;
-	struct named *n = worker_tracks(t, worker, w->pid, device);
+	struct named *n = worker_tracks(t, w, device);
 	struct slice_args a = { .batch = r->batch };
 	char tname[48];
-	/* Generation: on "host" (tid 1), or "gen K" (tid 10 + K) for generation thread K. */
+	/* Generation: on "host" (tid 1), or "gen K" (tid 10 + K) for generation thread K. An
+	 * observed program's host work between its waits: on "thread K", the thread of it that
+	 * opened the batch. */
 	unsigned g = gd_rec_gen_thread(r);
 	if (r->t_gen > r->t_begin && g <= GD_GEN_THREADS_MAX) {
 		int tid = g ? 10 + (int)g : 1;
 		if (!n->host[g].named) {
-			snprintf(tname, sizeof(tname), g ? "gen %u" : "host", g);
+			snprintf(tname, sizeof(tname), !g ? "host" : w->observed ? "thread %u" : "gen %u", g);
 			name_thread(t, worker, &n->host[g], tid, tname);
 		}
 		const int64_t iv[1][2] = { { r->t_begin, r->t_gen } };
-		put(t, worker, &n->host[g], tid, "generate", "host", iv, 1, a);
+		put(t, worker, &n->host[g], tid, w->observed ? "host work" : "generate", "host", iv, 1, a);
 	}
 	unsigned lane = gd_rec_lane(r) < GD_QUEUES_MAX ? gd_rec_lane(r) : GD_QUEUES_MAX - 1;
 	a.lane = lane + 1;

@@ -62,12 +62,32 @@ check "the errors of failing calls reach the program unchanged, uncounted" grep 
 
 # Four threads enqueueing at once, each on its own queue, every batch profiled: the counts are
 # still exact, the kernels' device time is measured, and the program still sees no profiling.
-observe threads -n 1 --profile full -- "$CNT" 5 10 0 4
+observe threads -n 1 --profile full --trace "$TMP/threads.trace" -- "$CNT" 5 10 0 4
 got=$(field "$TMP/threads.log" "[(int(r['launches']), int(r['batches']), int(r['waits']), int(r['h2d_bytes'])) for r in rows]")
 check "4 threads: launches, batches, waits and bytes exactly ($got)" test "$got" = "[(200, 20, 20, 327680)]"
 check "4 threads, --profile full: device times measured" test "$(grep -c ',worker,.*,observed,' "$TMP/threads.log")" -gt 0 -a \
 	"$("$PY" -c "import csv,sys; print(any(r['kernel_busy'] not in ('', '0.0000') for r in csv.DictReader(open(sys.argv[1])) if r['kind'] == 'worker'))" "$TMP/threads.log")" = True
 check "4 threads, --profile full: the program still sees no profiling" test "$(grep -c 'profiling=0' "$TMP/threads.err")" -eq 4
+# The trace: a track per thread for the host work between its waits (the first batch of each
+# starts at its first command: none before it), and no slices overlapping on one track.
+got=$("$PY" - "$TMP/threads.trace" <<'PYEOF'
+import json, sys
+ev = json.load(open(sys.argv[1]))
+names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e.get("name") == "thread_name"}
+procs = [e["args"]["name"].split(" (")[0] + " " + e["args"]["name"].split(", ")[1] for e in ev
+         if e.get("name") == "process_name" and e["pid"]]
+per = {}
+for e in ev:
+    if e.get("name") == "host work":
+        per[names[e["pid"], e["tid"]]] = per.get(names[e["pid"], e["tid"]], 0) + 1
+print(procs, sorted(per.items()))
+PYEOF
+)
+check "4 threads: a host track per thread, 4 host work slices on each ($got)" \
+	test "$got" = "['process 1 cl_counts'] [('thread 1', 4), ('thread 2', 4), ('thread 3', 4), ('thread 4', 4)]"
+"$PY" "$ROOT/tools/check_trace.py" "$TMP/threads.trace" >"$TMP/threads.check" 2>&1
+ok $? "4 threads: check_trace.py passes the trace"
+diag "$TMP/threads.check"
 
 # A program that forks 3 children, each using OpenCL: 4 rows, the parent without OpenCL calls;
 # --profile off: nothing measured on the device.
