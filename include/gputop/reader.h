@@ -38,7 +38,8 @@ struct gd_seg_view {
 	enum gd_seg_source source;
 	struct gd_obs_totals obs;
 	char comm[16];
-	char error[GD_ERR_LEN]; /* empty unless state is failed */
+	int dev_platform, dev_index; /* an observed program's device, P:D; -1: not known yet */
+	char error[GD_ERR_LEN];      /* empty unless state is failed */
 };
 
 enum gd_open_result {

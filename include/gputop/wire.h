@@ -166,9 +166,10 @@ struct gd_seg_header {
 	int64_t heartbeat_ns;
 	uint64_t batches, items, kernels;
 	uint64_t head;
-	uint32_t source; /* enum gd_seg_source; an observed program's may change once, from LD_PRELOAD
-	                  * to the layer, when the loader initialises the layer after the first call */
-	uint32_t pad;
+	uint32_t source;     /* enum gd_seg_source; an observed program's may change once, from LD_PRELOAD
+	                      * to the layer, when the loader initialises the layer after the first call */
+	uint32_t obs_device; /* observed: the device of its first queue, 1 + (P << 8 | D) as
+	                      * --list-devices numbers it; 0: not known yet */
 	struct gd_obs_totals obs; /* observed programs only; zero for a worker */
 	char comm[16];
 	char device[GD_DEV_LEN];

@@ -21,6 +21,8 @@ void seg_heartbeat(struct gd_seg *seg);
 void seg_add_totals(struct gd_seg *seg, uint64_t batches, uint64_t items, uint64_t kernels);
 /* An observed program's: the path its calls come through, and its transfer and wait totals. */
 void seg_set_source(struct gd_seg *seg, enum gd_seg_source src);
+/* An observed program's device, platform P and device D as --list-devices numbers them. */
+void seg_set_obs_device(struct gd_seg *seg, unsigned platform, unsigned device);
 void seg_set_obs_totals(struct gd_seg *seg, const struct gd_obs_totals *t);
 
 #endif

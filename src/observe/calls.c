@@ -21,8 +21,10 @@ cl_command_queue obs_create_queue(const cl_icd_dispatch *nx, cl_context ctx, cl_
 		q = nx->clCreateCommandQueue(ctx, dev, props, &rc);
 		add = false;
 	}
-	if (q)
+	if (q) {
 		obs_queue_created(q, add, NULL, 0);
+		obs_queue_device(nx, dev);
+	}
 	if (err)
 		*err = rc;
 	return q;
@@ -68,8 +70,10 @@ cl_command_queue obs_create_queue_props(const cl_icd_dispatch *nx, cl_context ct
 		q = nx->clCreateCommandQueueWithProperties(ctx, dev, props, &rc);
 		add = false;
 	}
-	if (q)
+	if (q) {
 		obs_queue_created(q, add, props, props ? n + 1 : 0);
+		obs_queue_device(nx, dev);
+	}
 	if (err)
 		*err = rc;
 	return q;

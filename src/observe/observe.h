@@ -29,6 +29,9 @@ void obs_set_source(enum gd_seg_source src);
 /* A queue the program created; added: the profiling property is ours, hidden from the program;
  * props[0..nprops) what the program passed (nprops 0: none, or clCreateCommandQueue). */
 void obs_queue_created(cl_command_queue q, bool added, const cl_queue_properties *props, size_t nprops);
+/* The device of a queue the program created: the process's device (P:D, as --list-devices
+ * numbers it) is its first queue's, found by queries alone and written to the segment once. */
+void obs_queue_device(const cl_icd_dispatch *nx, cl_device_id dev);
 /* The program's last reference to q has gone: its batch is published, the queue forgotten. */
 void obs_queue_released(const cl_icd_dispatch *nx, cl_command_queue q);
 /* For clGetCommandQueueInfo: whether the profiling property of q is ours, and the properties

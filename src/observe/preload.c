@@ -31,6 +31,9 @@ static void *next_sym(const char *name)
 
 static void resolve(void)
 {
+	RESOLVE(clGetPlatformIDs); /* the device's P:D (obs_queue_device) */
+	RESOLVE(clGetDeviceIDs);
+	RESOLVE(clGetDeviceInfo);
 	RESOLVE(clCreateCommandQueue);
 	RESOLVE(clCreateCommandQueueWithProperties);
 	RESOLVE(clReleaseCommandQueue);

@@ -76,6 +76,7 @@ static struct {
 	size_t nq, capq;
 	unsigned lanes;
 	unsigned threads; /* threads numbered so far (obs_thread) */
+	bool device_known; /* its device is in the segment (obs_queue_device) */
 	uint64_t batches;
 	struct gd_obs_totals tot;
 	struct gd_timebase_est tb;
@@ -203,6 +204,7 @@ static void after_fork_child(void)
 	S.nq = S.capq = 0;
 	S.lanes = 0;
 	S.threads = 0;
+	S.device_known = false;
 	S.batches = 0;
 	S.tot = (struct gd_obs_totals){ 0 };
 	S.init = S.enabled = false;
@@ -279,6 +281,44 @@ void obs_queue_created(cl_command_queue q, bool added, const cl_queue_properties
 		if (props)
 			memcpy(oq->props, props, oq->nprops * sizeof(*props));
 	}
+	pthread_mutex_unlock(&S.mu);
+}
+
+/* dev's index in list[0..n), or -1. */
+static int index_of(const void *const *list, cl_uint n, const void *dev)
+{
+	for (cl_uint i = 0; i < n; i++)
+		if (list[i] == dev)
+			return (int)i;
+	return -1;
+}
+
+void obs_queue_device(const cl_icd_dispatch *nx, cl_device_id dev)
+{
+	pthread_mutex_lock(&S.mu);
+	bool known = S.device_known;
+	pthread_mutex_unlock(&S.mu);
+	if (known)
+		return;
+	enum { MAX = 256 }; /* --list-devices numbers up to 255:255 */
+	cl_platform_id plat, plats[MAX];
+	cl_device_id devs[MAX];
+	cl_uint np = 0, nd = 0;
+	if (!nx->clGetDeviceInfo || !nx->clGetPlatformIDs || !nx->clGetDeviceIDs ||
+	    nx->clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof(cl_platform_id), &plat, NULL) != CL_SUCCESS ||
+	    nx->clGetPlatformIDs(MAX, plats, &np) != CL_SUCCESS)
+		return;
+	int p = index_of((const void *const *)plats, np < MAX ? np : MAX, plat);
+	if (p < 0 || nx->clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, MAX, devs, &nd) != CL_SUCCESS)
+		return;
+	int d = index_of((const void *const *)devs, nd < MAX ? nd : MAX, dev);
+	if (d < 0) /* a sub-device: not numbered */
+		return;
+	pthread_mutex_lock(&S.mu);
+	ensure_segment();
+	if (S.seg && !S.device_known)
+		seg_set_obs_device(S.seg, (unsigned)p, (unsigned)d);
+	S.device_known = true;
 	pthread_mutex_unlock(&S.mu);
 }
 

@@ -284,6 +284,9 @@ bool reader_view(struct gd_reader *r, struct gd_seg_view *v)
 		                         .d2h_count = LOAD(h->obs.d2h_count),
 		                         .waits = LOAD(h->obs.waits) };
 	copy_text(v->comm, h->comm, sizeof(v->comm));
+	uint32_t od = LOAD(h->obs_device); /* any value names some P:D, both within 0..255 */
+	v->dev_platform = od ? (int)((od - 1) >> 8 & 0xffu) : -1;
+	v->dev_index = od ? (int)((od - 1) & 0xffu) : -1;
 	if (v->state == GD_ST_FAILED)
 		copy_text(v->error, h->error, sizeof(v->error));
 	else

@@ -185,6 +185,12 @@ void seg_set_source(struct gd_seg *seg, enum gd_seg_source src)
 	__atomic_store_n(&seg->h->source, (uint32_t)src, __ATOMIC_RELEASE);
 }
 
+void seg_set_obs_device(struct gd_seg *seg, unsigned platform, unsigned device)
+{
+	uint32_t v = 1 + ((platform & 0xffu) << 8 | (device & 0xffu));
+	__atomic_store_n(&seg->h->obs_device, v, __ATOMIC_RELEASE);
+}
+
 void seg_set_obs_totals(struct gd_seg *seg, const struct gd_obs_totals *t)
 {
 	struct gd_obs_totals *o = &seg->h->obs;

@@ -44,6 +44,7 @@ struct sup_worker {
 	int outfd;         /* a copy's standard output and error (read end, non-blocking); -1: none */
 	char outline[256]; /* the line of its output being relayed */
 	size_t outn;
+	bool dev_known; /* an observed process's device, from its segment, is in info.device */
 };
 
 struct gd_sup {
@@ -620,8 +621,29 @@ static void detach(struct sup_worker *sw)
 	sw->attached = false;
 }
 
+/* An observed process's device, once its segment names it: the run's device with the same
+ * P:D. A process on a device the run does not list (-d) stays on the run's first, and says so
+ * once: its kernels count in that device's figures. */
+static void observed_device(const struct gd_sup *sup, struct sup_worker *sw)
+{
+	if (sw->dev_known || sw->view.dev_platform < 0)
+		return;
+	sw->dev_known = true;
+	for (int d = 0; d < sup->c.ndevs; d++)
+		if (sup->c.devs[d].platform == sw->view.dev_platform &&
+		    sup->c.devs[d].index == sw->view.dev_index) {
+			sw->info.device = d;
+			return;
+		}
+	fprintf(stderr,
+	        GD_NAME ": process %u (pid %d) uses device %d:%d, which is not one of the run's devices "
+	                "(-d): it is counted on %d:%d\n",
+	        sw->info.id, (int)sw->info.pid, sw->view.dev_platform, sw->view.dev_index,
+	        sup->c.devs[0].platform, sup->c.devs[0].index);
+}
+
 /* Hands every new record over, then refreshes the header's view. */
-static void drain(struct sup_worker *sw, gd_record_fn on_record, void *ctx)
+static void drain(const struct gd_sup *sup, struct sup_worker *sw, gd_record_fn on_record, void *ctx)
 {
 	struct gd_rec buf[64];
 	int n;
@@ -646,6 +668,7 @@ static void drain(struct sup_worker *sw, gd_record_fn on_record, void *ctx)
 		sw->info.via = sw->view.source;
 		if (sw->view.comm[0])
 			str_copy(sw->info.comm, sizeof(sw->info.comm), sw->view.comm);
+		observed_device(sup, sw);
 	}
 }
 
@@ -775,7 +798,7 @@ static void reaped(const struct gd_sup *sup, struct sup_worker *sw, int status, 
 	if (!sw->attached && sw->info.state != GD_ST_FAILED)
 		try_attach(sw); /* a worker that failed fast left its error in the segment */
 	if (sw->attached) {
-		drain(sw, on_record, ctx);
+		drain(sup, sw, on_record, ctx);
 		reader_writer_died(&sw->rd); /* killed mid-publish: that record is lost */
 		sw->info.lost = sw->rd.lost;
 	}
@@ -838,7 +861,7 @@ void sup_service(struct gd_sup *sup, int64_t now, gd_record_fn on_record, void *
 			sw->kill_sent = true;
 		}
 		if (sw->attached)
-			drain(sw, on_record, ctx);
+			drain(sup, sw, on_record, ctx);
 		update_state(sup, sw, now);
 		if (sw->stop_sent && !sw->kill_sent && now - sw->stop_ns > GRACE_NS) {
 			send_sig(sw, SIGKILL);

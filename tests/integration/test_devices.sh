@@ -3,8 +3,8 @@
 # bad devices and lists refused with status 2 before anything starts; and with PoCL made to
 # expose two devices (POCL_DEVICES), workers spread round robin, device rows per window whose
 # figures are their own workers', a sweep's per-device rows (repeated too), Prometheus
-# samples labelled by device, trace processes named with their device, and the dashboard's
-# device lines in a real terminal (tmux).
+# samples labelled by device, trace processes named with their device, observed programs on the
+# device they picked, and the dashboard's device lines in a real terminal (tmux).
 . "$(dirname "$0")/lib.sh"
 CHECK="python3 $ROOT/tests/integration/check_log.py"
 ARGS=(--headless -s 5000 -l 2 -i 0.5 --profile full -f jsonl)
@@ -148,6 +148,30 @@ ok $? "--prom-file: device busy for 0:1, worker 2 labelled 0:1"
 check "--prom-file: two device_info samples" test "$(grep -c '^gputop_decode_device_info{' "$TMP/m.prom")" -eq 2
 kill -INT $pid
 wait $pid
+
+# An observed program counts on the device it picked: two processes on 0:1 (its second
+# device), none on 0:0; with only 0:0 in the run, the tool says where they run instead.
+CNT="$TMP/cl_counts"
+cc -std=c11 -D_GNU_SOURCE -O2 -o "$CNT" "$ROOT/tests/observe/cl_counts.c" -lOpenCL -lpthread
+CL_COUNTS_DEVICE=1 "$BIN" --headless --device 0:0,0:1 -n 2 -i 0.5 --profile full -f jsonl \
+	-o "$TMP/obs.jsonl" -- "$CNT" 20 10 >/dev/null 2>"$TMP/obs.err"
+ok $? "-- COMMAND on two devices: exits 0"
+python3 - "$TMP/obs.jsonl" >"$TMP/check" 2>&1 <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])][1:]
+on = {r["id"]: r["device"] for r in rows if r["kind"] == "worker"}
+assert on == {1: "0:1", 2: "0:1"}, on
+done = {}
+for r in rows:
+    if r["kind"] == "device":
+        done[r["device"]] = done.get(r["device"], 0) + r["batches"]
+assert done["0:0"] == 0 and done["0:1"] == 40, done
+PY
+ok $? "  both processes on 0:1, the device they picked: its 40 batches there, none on 0:0"
+diag "$TMP/check"
+CL_COUNTS_DEVICE=1 "$BIN" --headless --device 0:0 -n 1 -i 0.5 -o /dev/null -- "$CNT" 5 10 >/dev/null 2>"$TMP/obs.err"
+check "  a program on a device the run does not list: the tool says so" \
+	grep -q "process 1 (pid [0-9]*) uses device 0:1, which is not one of the run's devices (-d): it is counted on 0:0" "$TMP/obs.err"
 
 # The dashboard in a real terminal: one line per device heading its workers, + on the device
 # with the fewest, q ends it all.

@@ -6,6 +6,7 @@
  * no OpenCL call). With THREADS, that many threads of the process run the loop at once, each on
  * a queue of its own. It prints what the program itself sees: the queue's profiling property, a
  * checksum of the results and the errors of two calls that fail, the same observed or not.
+ * CL_COUNTS_DEVICE=D in the environment: the loop runs on device D of the first platform.
  * Usage: cl_counts BATCHES LAUNCHES [CHILDREN [THREADS]] */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
@@ -60,10 +61,13 @@ static int run_threads(int batches, int launches, int threads)
 static int run(int batches, int launches)
 {
 	cl_platform_id p;
-	cl_device_id d;
+	cl_device_id all[8], d;
 	cl_int rc;
+	const char *which = getenv("CL_COUNTS_DEVICE"); /* device D of the first platform; else 0 */
+	int want = which ? atoi(which) & 7 : 0;
 	check(clGetPlatformIDs(1, &p, NULL), "clGetPlatformIDs");
-	check(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL), "clGetDeviceIDs");
+	check(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, (cl_uint)want + 1, all, NULL), "clGetDeviceIDs");
+	d = all[want];
 	cl_context ctx = clCreateContext(NULL, 1, &d, NULL, NULL, &rc);
 	check(rc, "clCreateContext");
 	cl_command_queue q = clCreateCommandQueueWithProperties(ctx, d, NULL, &rc);
