@@ -171,6 +171,14 @@ void opts_json(const struct gd_opts *o, struct gd_text *j)
 		else
 			text_printf(j, "%s", kind == GD_VAL_NONE ? "null" : val);
 	}
+	if (o->command) { /* what was observed: the program and its arguments, after -- */
+		text_printf(j, "%s\"command\":[", sep);
+		for (char *const *a = o->command; *a; a++) {
+			text_printf(j, "%s", a == o->command ? "" : ",");
+			text_json_string(j, *a);
+		}
+		text_printf(j, "]");
+	}
 	text_printf(j, "}");
 }
 

@@ -232,6 +232,7 @@ PYEOF
 )
 check "  a measured row for 1 and for 2 copies, the first step's prediction its own rate ($got)" \
 	test "$got" = "[(1, 'observed', 'Mitem/s', True, True), (2, 'observed', 'Mitem/s', True, None)]"
+check "  the run header names the command observed" test "$("$PY" -c 'import json, sys; print(json.loads(open(sys.argv[1]).readline())["run"]["options"]["command"][1:])' "$TMP/sweep.log")" = "['1000000', '10', '2']"
 check "  the table has both steps" test "$(grep -cE '^ +[12] +1 +[0-9.]+ ' "$TMP/sweep.out")" -eq 2
 check "  no copy, child or segment is left" \
 	test -z "$(pgrep -f "$CNT")" -a "$(ls /dev/shm | grep -c "^gputop-decode\.$(id -u)\.")" -eq 0
