@@ -21,6 +21,7 @@
 #include "gputop/rng.h"
 #include "gputop/sig.h"
 #include "gputop/spawn.h"
+#include "sentinel.h"
 
 #define GRACE_NS (SUP_STOP_GRACE_S * GD_NS_PER_S) /* SIGTERM, then SIGKILL after this */
 /* A worker whose segment has not appeared this long after its spawn is ended as failed (at
@@ -62,7 +63,9 @@ struct gd_sup {
 	char errline[256]; /* the line being relayed */
 	size_t errn;
 	uint64_t token; /* observed programs: the random part of their segments' names */
-	char *env[8];   /* observed programs: the variables added to their environment */
+	pid_t sentinel; /* observed programs: what ends their processes after us (sentinel.h); 0: none */
+	int sentfd;
+	char *env[8]; /* observed programs: the variables added to their environment */
 	char envbuf[8][4200];
 };
 
@@ -151,8 +154,17 @@ struct gd_sup *sup_new(const struct gd_sup_config *c, char *err, size_t errlen)
 	sup->self = getpid();
 	str_copy(sup->exe, sizeof(sup->exe), exe);
 	sup_set_interval(sup, c->interval_s);
-	if (c->command)
+	if (c->command) {
 		observe_env(sup);
+		sup->sentinel = sentinel_start(sup->env[0], &sup->sentfd); /* GPUTOP_DECODE_OBSERVE=... */
+		if (sup->sentinel < 0) {
+			snprintf(err, errlen, "fork: %s", strerror(errno));
+			close(sup->errr);
+			close(sup->errw);
+			free(sup);
+			return NULL;
+		}
+	}
 	sig_handle(SIGCHLD, on_child, SA_NOCLDSTOP); /* no SA_RESTART: a child's end wakes the loop */
 	seg_sweep_stale();
 	return sup;
@@ -922,6 +934,8 @@ void sup_reap_all(struct gd_sup *sup, int64_t grace_ns, gd_record_fn on_record, 
 	}
 	if (sup->c.command)
 		unlink_observed(sup);
+	sentinel_stop(sup->sentinel, sup->sentfd); /* what left the copies' groups, ended too */
+	sup->sentinel = 0;
 	if (sup->errw >= 0) {
 		close(sup->errw); /* then the pipe ends once every worker has gone */
 		sup->errw = -1;
@@ -942,6 +956,7 @@ void sup_free(struct gd_sup *sup)
 		if (sup->workers[i].outfd >= 0)
 			close(sup->workers[i].outfd);
 	}
+	sentinel_stop(sup->sentinel, sup->sentfd); /* reap_all not run: after an error */
 	if (sup->errw >= 0)
 		close(sup->errw);
 	close(sup->errr);

@@ -204,17 +204,22 @@ check "  saying why in one line: $TMP: Permission denied" grep -qx "gputop-decod
 check "  and leaving no segment" test "$(ls /dev/shm | grep -c "^gputop-decode\.$(id -u)\.")" -eq 0
 
 # SIGKILL to the tool: nothing of it can act, yet its copy ends (it gets SIGTERM when the tool
-# dies) and its segment is gone (the name is unlinked once both sides have mapped it).
-"$BIN" --headless -i 0.2 -o "$TMP/kill.log" -n 1 -- "$CNT" 1000000 10 2>"$TMP/kill.err" &
+# dies), so do the children the copy forked (the sentinel finds them by the run's entry in their
+# environment), and the segments are gone (a name is unlinked once both sides have mapped it).
+"$BIN" --headless -i 0.2 -o "$TMP/kill.log" -n 1 -- "$CNT" 1000000 10 2 2>"$TMP/kill.err" &
 sup=$!
-wait_for 60 grep -q ',running,.*,observed,cl_counts,' "$TMP/kill.log"
-ok $? "a long C program is observed"
-copy=$(pgrep -P $sup -f "$CNT" | head -1)
+wait_for 60 eval '[ "$(grep -c ",running,.*,observed,cl_counts," "$TMP/kill.log")" -ge 2 ]'
+ok $? "a long C program with two children is observed"
+copy=$(pgrep -P $sup -x cl_counts)
 check "  its copy runs, a child of the tool" test -n "$copy"
+check "  and so does its sentinel" test -n "$(pgrep -P $sup -x gputop-sentinel)"
+check "  and its two children, the tool's grandchildren" test "$(pgrep -P "${copy:-0}" | wc -l)" -eq 2
 kill -KILL $sup
 wait $sup 2>/dev/null
 wait_for 10 gone "${copy:-0}"
 ok $? "SIGKILL of the tool: its copy of the program ends too"
+wait_for 15 eval '[ -z "$(pgrep -f "$CNT")" ]'
+ok $? "  and so do the children the copy started, and nothing of the tool is left"
 check "  and no segment of the run is left" test "$(segments_of $sup)" -eq 0
 
 # --sweep over copies: each step runs that many copies of the command. A copy forks two
