@@ -134,8 +134,9 @@ static void nap_ms(long ms)
 
 static _Noreturn void sentinel_main(int rfd, const char *var)
 {
-	/* Out of the terminal's process group (no ^C, ^Z or hang-up for it), every other
-	 * descriptor of the tool closed (a port, a log, the terminal), signals left alone. */
+	/* Out of the terminal's process group and deaf to the signals that end or stop a job (a
+	 * kill of the tool's group too: it ends with its pipe), nothing masked, and every other
+	 * descriptor of the tool closed (a port, a log, the terminal). */
 	setpgid(0, 0);
 	prctl(PR_SET_NAME, "gputop-sentinel"); /* what ps and top show for it: not another tool */
 	static const int quiet[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE };
