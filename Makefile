@@ -152,7 +152,7 @@ $(BUILD)/bench/bench_core: bench/bench_core.c $(LIB) $(OBJ_STAMP)
 $(BUILD)/bench/ref_loop $(BUILD)/bench/seed_replica: $(BUILD)/bench/%: bench/%.c bench/plain_cl.h $(OBJ_STAMP)
 	@mkdir -p $(@D)
 	$(call say,CC,$<)
-	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(OPENCL_CFLAGS) $(CFLAGS) -o $@ $< $(OPENCL_LIBS) -lm
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(OPENCL_CFLAGS) $(CFLAGS) -o $@ $< $(OPENCL_LIBS) -lm -lpthread
 
 # libFuzzer harnesses (clang): `make fuzz FUZZ_SECONDS=30` builds them into build/fuzz and runs
 # each for that long from the seeds in fuzz/corpus/; new inputs and any crash stay in build/fuzz.

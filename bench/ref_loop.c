@@ -14,11 +14,15 @@
  *              clFlush; the host waits for the oldest batch's read, then enqueues it again
  *   pipeargs   as pipe with one kernel per queue whose buffer arguments are set every batch
  *   pipenoflush  as pipe without the clFlush after each batch
+ *   pipethreads  as pipe with one host thread per queue, each waiting for and enqueueing its
+ *              own queue's two batches (the threads share the context and nothing else)
  * With QUEUES > 1 each queue runs its own batches; the host finishes them round robin, so
  * every queue always has a batch in flight. Prints one line: variant, queues, dtype, size,
  * launches, batches, seconds and Mbit/s-equivalent (batches x SIZE / s / 1e6). */
 #define PLAIN_NAME "ref_loop"
 #include "plain_cl.h"
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +111,29 @@ static void pipe_wait(struct slot *s)
 	clReleaseEvent(s->done);
 }
 
+/* pipethreads: one queue's two slots, driven by a thread of their own. */
+struct pipe_thread {
+	pthread_t tid;
+	struct slot *s[2];
+	size_t size, elem;
+	int launches;
+	double t_end;
+	atomic_long *batches;
+};
+
+static void *pipe_thread_main(void *arg)
+{
+	struct pipe_thread *p = arg;
+	for (int i = 0; now_s() < p->t_end; i ^= 1) {
+		pipe_wait(p->s[i]);
+		atomic_fetch_add(p->batches, 1);
+		pipe_enqueue(p->s[i], p->size, p->elem, p->launches, "pipe");
+	}
+	pipe_wait(p->s[0]);
+	pipe_wait(p->s[1]);
+	return NULL;
+}
+
 /* The pipe variants: returns the batches completed in `seconds`, *elapsed the time taken. */
 static long run_pipe(cl_context ctx, cl_device_id dev, cl_program prog, cl_mem dperm, int nq, size_t size,
                      size_t elem, int launches, double seconds, const char *variant, double *elapsed)
@@ -151,6 +178,20 @@ static long run_pipe(cl_context ctx, cl_device_id dev, cl_program prog, cl_mem d
 		pipe_enqueue(&slots[i], size, elem, launches, variant);
 	long batches = 0;
 	double t0 = now_s(), t = t0;
+	if (strcmp(variant, "pipethreads") == 0) {
+		static struct pipe_thread th[MAXQ];
+		atomic_long done = 0;
+		for (int i = 0; i < nq; i++) {
+			th[i] = (struct pipe_thread){ .s = { &slots[i], &slots[i + nq] }, .size = size, .elem = elem,
+			                              .launches = launches, .t_end = t0 + seconds, .batches = &done };
+			if (pthread_create(&th[i].tid, NULL, pipe_thread_main, &th[i]))
+				check(CL_OUT_OF_HOST_MEMORY, "pthread_create");
+		}
+		for (int i = 0; i < nq; i++)
+			pthread_join(th[i].tid, NULL);
+		*elapsed = now_s() - t0;
+		return atomic_load(&done);
+	}
 	for (int i = 0; t - t0 < seconds; i = (i + 1) % ns) {
 		pipe_wait(&slots[i]);
 		batches++;
