@@ -1,10 +1,12 @@
-/* genpool.c: generation threads (genpool.h). Everything shared is under one mutex: jobs are
- * whole batches (about a millisecond of work each), so the lock is taken a few thousand times
- * a second at most. */
+/* genpool.c: generation threads (genpool.h). The queue of jobs is under one mutex; a job's
+ * state is also atomic, so the worker's own thread sees a finished job without the lock: it
+ * asks once per batch, on the path that keeps the device fed, where a lock shared with every
+ * generation thread made it sleep more than a thousand times a second. */
 #include "genpool.h"
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +15,7 @@
 enum job_state { JOB_IDLE, JOB_QUEUED, JOB_RUNNING, JOB_DONE };
 
 struct job {
-	enum job_state st;
+	_Atomic int st; /* enum job_state; QUEUED and IDLE are set by the worker's thread only */
 	void *dst;
 	struct gd_gen_done done;
 };
@@ -62,7 +64,7 @@ static void *thread_main(void *arg)
 
 		pthread_mutex_lock(&p->mu);
 		j->done = (struct gd_gen_done){ .t_begin = t0, .t_end = t1, .thread = t->index };
-		j->st = JOB_DONE;
+		atomic_store_explicit(&j->st, JOB_DONE, memory_order_release);
 		pthread_cond_broadcast(&p->done);
 	}
 	pthread_mutex_unlock(&p->mu);
@@ -127,21 +129,21 @@ void genpool_submit(struct gd_genpool *p, int slot, void *dst)
 
 bool genpool_ready(struct gd_genpool *p, int slot)
 {
-	pthread_mutex_lock(&p->mu);
-	bool ready = p->jobs[slot].st == JOB_DONE;
-	pthread_mutex_unlock(&p->mu);
-	return ready;
+	return atomic_load_explicit(&p->jobs[slot].st, memory_order_acquire) == JOB_DONE;
 }
 
 void genpool_wait(struct gd_genpool *p, int slot, struct gd_gen_done *out)
 {
-	pthread_mutex_lock(&p->mu);
 	struct job *j = &p->jobs[slot];
-	while (j->st == JOB_QUEUED || j->st == JOB_RUNNING)
-		pthread_cond_wait(&p->done, &p->mu);
+	if (!genpool_ready(p, slot)) {
+		pthread_mutex_lock(&p->mu);
+		while (atomic_load_explicit(&j->st, memory_order_acquire) != JOB_DONE &&
+		       atomic_load_explicit(&j->st, memory_order_relaxed) != JOB_IDLE)
+			pthread_cond_wait(&p->done, &p->mu);
+		pthread_mutex_unlock(&p->mu);
+	}
 	*out = j->done;
-	j->st = JOB_IDLE;
-	pthread_mutex_unlock(&p->mu);
+	atomic_store_explicit(&j->st, JOB_IDLE, memory_order_relaxed);
 }
 
 void genpool_free(struct gd_genpool *p)

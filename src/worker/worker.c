@@ -170,15 +170,26 @@ static int alloc_arg(struct gd_worker *w, struct gd_batch *b, int i, bool pinned
 	return 0;
 }
 
+/* The batch's buffers and its own kernel, whose arguments are all set here: setting them per
+ * batch on a shared kernel costs the worker's thread calls the plain loop does not make. */
 int worker_alloc_batch(struct gd_worker *w, struct gd_batch *b, int lane, bool pinned)
 {
+	cl_int rc;
 	b->lane = &w->lanes[lane];
 	b->q = worker_lane_queue(b->lane);
 	b->ev_k = xcalloc(w->k->launches, sizeof(cl_event));
+	if (!(b->kern = clCreateKernel(w->prog.prog, w->prog.name, &rc)))
+		return worker_fail(w, "clCreateKernel", rc);
+	if (clx_set_fixed_args(&w->prog, b->kern, w->once, w->err, sizeof(w->err)))
+		return -1;
 	for (int i = 0; i < w->prog.nargs; i++) {
 		enum ka_kind k = w->prog.arg[i].kind;
-		if ((k == KA_IN_BATCH || k == KA_OUT) && alloc_arg(w, b, i, pinned))
+		if (k != KA_IN_BATCH && k != KA_OUT)
+			continue;
+		if (alloc_arg(w, b, i, pinned))
 			return -1;
+		if ((rc = clSetKernelArg(b->kern, (cl_uint)i, sizeof(cl_mem), &b->buf[i])) != CL_SUCCESS)
+			return worker_fail(w, "clSetKernelArg", rc);
 	}
 	return 0;
 }
@@ -219,6 +230,8 @@ static void free_batch(struct gd_worker *w, struct gd_batch *b)
 	}
 	release_events(w, b);
 	free(b->ev_k);
+	if (b->kern)
+		clReleaseKernel(b->kern);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -244,15 +257,11 @@ int worker_enqueue_kernels(struct gd_worker *w, struct gd_batch *b, bool chain, 
 	size_t global = w->k->size;
 	uint32_t n = w->k->launches;
 	struct gd_lane *l = b->lane;
-	cl_kernel kern = w->prog.kern;
 	cl_int rc;
-	for (int i = 0; i < w->prog.nargs; i++)
-		if (b->buf[i] && (rc = clSetKernelArg(kern, (cl_uint)i, sizeof(cl_mem), &b->buf[i])))
-			return worker_fail(w, "clSetKernelArg", rc);
 	bool wait = chain && l->last && l->last_q != b->q;
 	for (uint32_t k = 0; k < n; k++) {
 		cl_event *ev = worker_event(b, &b->ev_k[k], (chain || last) && k == n - 1);
-		rc = clEnqueueNDRangeKernel(b->q, kern, 1, NULL, &global, NULL, wait && k == 0 ? 1 : 0,
+		rc = clEnqueueNDRangeKernel(b->q, b->kern, 1, NULL, &global, NULL, wait && k == 0 ? 1 : 0,
 		                            wait && k == 0 ? &l->last : NULL, ev);
 		if (rc != CL_SUCCESS)
 			return worker_fail(w, "clEnqueueNDRangeKernel", rc);
@@ -450,8 +459,8 @@ static void choose_timebase(struct gd_worker *w)
 	w->tb_method = GD_TB_HOSTTIMER;
 }
 
-/* The inputs made once (integer buffers), shared by every batch, and the arguments that never
- * change; counts the batch's generated inputs and outputs. */
+/* The inputs made once (integer buffers), shared by every batch; counts the batch's generated
+ * inputs and outputs. */
 static int setup_args(struct gd_worker *w)
 {
 	cl_int rc;
@@ -468,7 +477,7 @@ static int setup_args(struct gd_worker *w)
 		if (!w->once[i])
 			return worker_fail(w, "clCreateBuffer(input)", rc);
 	}
-	return clx_set_fixed_args(&w->prog, w->prog.kern, w->once, w->err, sizeof(w->err));
+	return 0;
 }
 
 int worker_setup(struct gd_worker *w)

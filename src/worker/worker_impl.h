@@ -32,6 +32,7 @@ struct gd_batch {
 	struct gd_lane *lane;
 	cl_command_queue q; /* this pass's queue: the lane's plain or profiling queue */
 	bool profiled;      /* this pass records every command's times */
+	cl_kernel kern;     /* its own, every argument set once: a batch enqueues, nothing more */
 	cl_mem buf[KA_MAX];
 	cl_mem pin[KA_MAX]; /* pinned staging (pipelined) */
 	void *host[KA_MAX]; /* the host side of buf: generated inputs, outputs read back */
