@@ -182,8 +182,12 @@ static long run_pipe(cl_context ctx, cl_device_id dev, cl_program prog, cl_mem d
 		static struct pipe_thread th[MAXQ];
 		atomic_long done = 0;
 		for (int i = 0; i < nq; i++) {
-			th[i] = (struct pipe_thread){ .s = { &slots[i], &slots[i + nq] }, .size = size, .elem = elem,
-			                              .launches = launches, .t_end = t0 + seconds, .batches = &done };
+			th[i] = (struct pipe_thread){ .s = { &slots[i], &slots[i + nq] },
+				                      .size = size,
+				                      .elem = elem,
+				                      .launches = launches,
+				                      .t_end = t0 + seconds,
+				                      .batches = &done };
 			if (pthread_create(&th[i].tid, NULL, pipe_thread_main, &th[i]))
 				check(CL_OUT_OF_HOST_MEMORY, "pthread_create");
 		}

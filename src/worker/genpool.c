@@ -1,7 +1,7 @@
 /* genpool.c: generation threads (genpool.h). The queue of jobs is under one mutex; a job's
- * state is also atomic, so the worker's own thread sees a finished job without the lock: it
- * asks once per batch, on the path that keeps the device fed, where a lock shared with every
- * generation thread made it sleep more than a thousand times a second. */
+ * state is also atomic, so the worker's own thread, which asks once per batch on the path that
+ * keeps the device fed, sees a finished job without taking the lock that every generation
+ * thread takes twice a job. */
 #include "genpool.h"
 
 #include <pthread.h>
