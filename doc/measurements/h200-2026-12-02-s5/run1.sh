@@ -37,7 +37,7 @@ for n in 1 4 16; do
 		grep -o "mbit_s=[0-9.]*" $O/obs-$n-$p.err | awk -F= '{s+=$2} END {printf "copies print %.1f Mbit/s in all\n", s}'
 		python3 bench/summarize.py $O/obs-$n-$p.jsonl
 	done
-	python3 $D/union.py $O/obs-$n.json $O/obs-$n-sampled.jsonl | tail -3
+	python3 doc/measurements/h200-2026-12-02-s3/union.py $O/obs-$n.json $O/obs-$n-sampled.jsonl | tail -3
 	gzip $O/obs-$n.json
 done
 date -u
