@@ -20,11 +20,10 @@ pid_t spawn_child(const char *exe, const struct gd_child *c, int out_fd, int err
 /* Starts argv (looked up in PATH) as a program to observe: in a process group of its own (so a
  * stop reaches every process it started), ended with SIGTERM when this process dies however it
  * dies (PR_SET_PDEATHSIG; the processes it starts are the sentinel's to end: sentinel.h),
- * standard input on
- * /dev/null, standard output and error on out_fd, no signal blocked and every signal this
- * process handles at its default, with
- * environ plus the variables in extra (NAME=VALUE, NULL-terminated; they replace ones of the same
- * name). Returns its pid, or -1 with err filled. */
+ * standard input on /dev/null, standard output and error on out_fd, no signal blocked and
+ * every signal this process handles at its default, with environ plus the variables in extra
+ * (NAME=VALUE, NULL-terminated; they replace ones of the same name). Returns its pid, or -1
+ * with err filled. */
 pid_t spawn_program(char *const *argv, char *const *extra, int out_fd, char *err, size_t errlen);
 
 #endif

@@ -88,8 +88,8 @@ void sup_worker(const struct gd_sup *sup, int i, struct gd_worker_info *out);
 /* Index of worker id, or -1. */
 int sup_find(const struct gd_sup *sup, unsigned id);
 /* The units a run starts and stops (+, -, a sweep's steps) are its workers, or, observing a
- * program, its copies: the processes a copy starts are rows of their own but not units. */
-/* Index of the most recently started active unit, or -1. */
+ * program, its copies: the processes a copy starts are rows of their own but not units.
+ * sup_newest: the index of the most recently started active unit, or -1. */
 int sup_newest(const struct gd_sup *sup);
 /* Rows not reaped yet, stopping ones included: what --max-procs bounds. */
 int sup_live(const struct gd_sup *sup);

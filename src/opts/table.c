@@ -258,9 +258,8 @@ const struct gd_optdef opts_defs[] = {
 	  .max = GD_PROCS_MAX,
 	  .bound = "max-procs",
 	  .role = GD_ROLE_HEADLESS,
-	  .help = "run each step in LIST: P workers (or copies of COMMAND), or PxQ with Q queues each (e.g. "
-	          "1,4,1x4), "
-	          "print a table",
+	  .help = "run each step in LIST: P workers (or copies of COMMAND), or PxQ with Q queues "
+	          "each (e.g. 1,4,1x4), print a table",
 	  .applies = GD_USE_SWEEP },
 	{ .name = "repeat",
 	  .metavar = "N",

@@ -62,11 +62,13 @@ static int run(int batches, int launches)
 {
 	cl_platform_id p;
 	cl_device_id all[8], d;
+	cl_uint nd = 0;
 	cl_int rc;
 	const char *which = getenv("CL_COUNTS_DEVICE"); /* device D of the first platform; else 0 */
 	int want = which ? atoi(which) & 7 : 0;
 	check(clGetPlatformIDs(1, &p, NULL), "clGetPlatformIDs");
-	check(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, (cl_uint)want + 1, all, NULL), "clGetDeviceIDs");
+	check(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 8, all, &nd), "clGetDeviceIDs");
+	check((cl_uint)want < nd ? CL_SUCCESS : CL_DEVICE_NOT_FOUND, "CL_COUNTS_DEVICE");
 	d = all[want];
 	cl_context ctx = clCreateContext(NULL, 1, &d, NULL, NULL, &rc);
 	check(rc, "clCreateContext");
