@@ -1,8 +1,10 @@
 /* genpool.h (private to the worker side): threads that generate a pipelined worker's inputs
  * while its own thread keeps the device fed. Each thread has its own random stream. Batches are
- * handed over by slot: submit a slot's destination, later wait for it; what filling one means
- * is the caller's function; which thread generates which slot is not fixed, so the values of a
- * slot depend on the seed and on the order in which threads picked up the work. */
+ * handed over by slot, in turn: one thread submits slots 0, 1, ..., nslots - 1, 0, ..., each
+ * once its previous generation was taken with genpool_wait, and later waits for them; what
+ * filling one means is the caller's function; which thread generates which slot is not fixed,
+ * so the values of a slot depend on the seed and on the order in which threads picked up the
+ * work. */
 #ifndef GPUTOP_GENPOOL_H
 #define GPUTOP_GENPOOL_H
 
@@ -27,7 +29,8 @@ typedef void (*gd_gen_fill)(struct gd_rng *rng, void *dst, const void *ctx);
 /* threads >= 1 threads running fill(rng, dst, ctx) for slots 0..nslots-1; streams derived from
  * seed. NULL when a thread cannot be started. */
 struct gd_genpool *genpool_new(int threads, int nslots, gd_gen_fill fill, const void *ctx, uint64_t seed);
-/* Queues slot for generation into dst (first come, first served). */
+/* Queues slot for generation into dst (first come, first served); a slot already queued or
+ * generated stays as it is. A slot out of turn is a caller's error: it aborts. */
 void genpool_submit(struct gd_genpool *p, int slot, void *dst);
 /* True when slot's values are ready (a later genpool_wait will not block). */
 bool genpool_ready(struct gd_genpool *p, int slot);

@@ -30,6 +30,7 @@ static int seed_setup(struct gd_worker *w)
 {
 	if (worker_alloc_lanes(w, 1))
 		return -1;
+	w->depth = 1;
 	return alloc_batches(w, 1, false);
 }
 
@@ -55,21 +56,23 @@ static int seed_step(struct gd_worker *w)
 
 /* ---- pipelined: two batches in flight per lane, each with its own buffers ----
  *
- * Inputs are generated on the worker's own thread between enqueues (--gen-threads 0), or by
- * generation threads ahead of time: every batch not in flight is being generated, and the
- * worker's thread enqueues the next batch in order as soon as it is ready, completing the
- * oldest batch in flight (and handing it back to the generators) while it is not. */
+ * Batches take the lanes in turn, so every lane has two in flight. Inputs are generated on the
+ * worker's own thread between enqueues (--gen-threads 0), or by generation threads ahead of
+ * time: every batch not in flight is being generated, and the worker's thread enqueues the
+ * next batch in order as soon as it is ready and a lane has room, completing the oldest batch
+ * in flight (and handing it back to the generators) while not. Deeper queues lose: on the H200
+ * a worker that let every generated batch in (up to 31 on 8 lanes) made 8-15% less in f32, as
+ * did one with three per lane (doc/PERFORMANCE.md). */
 
 static int pipe_setup(struct gd_worker *w)
 {
 	int lanes = w->wl->queues;
 	if (worker_alloc_lanes(w, lanes))
 		return -1;
-	int nb = 2 * lanes < GD_INFLIGHT_MAX ? 2 * lanes : GD_INFLIGHT_MAX;
 	int threads = w->wl->gen_threads > 0 ? w->wl->gen_threads : 0;
-	/* Enough batches that every generator has one to fill while two per lane are in flight. */
-	if (threads && nb < 2 * lanes + threads)
-		nb = 2 * lanes + threads < GD_INFLIGHT_MAX ? 2 * lanes + threads : GD_INFLIGHT_MAX;
+	/* Two per lane in flight, and one for every generator to fill. */
+	int nb = 2 * lanes + threads < GD_BATCHES_MAX ? 2 * lanes + threads : GD_BATCHES_MAX;
+	w->depth = 2 * lanes;
 	if (alloc_batches(w, nb, true))
 		return -1;
 	if (!threads)
@@ -98,9 +101,11 @@ static int pipe_complete(struct gd_worker *w, struct gd_batch *b)
 	return worker_publish(w, b, t_end);
 }
 
-/* Writes b's input, launches, reads its output back: all non-blocking. */
+/* Writes b's input, launches, reads its output back on the next lane: all non-blocking. */
 static int pipe_enqueue(struct gd_worker *w, struct gd_batch *b)
 {
+	b->lane = &w->lanes[w->turn];
+	w->turn = (w->turn + 1) % w->nlanes;
 	if (worker_begin_batch(w, b) || worker_write_inputs(w, b, false) ||
 	    worker_enqueue_kernels(w, b, false, w->nout == 0) || worker_read_outputs(w, b, false, true))
 		return -1;
@@ -128,7 +133,7 @@ static int pipe_step_inline(struct gd_worker *w)
 static int pipe_step_threads(struct gd_worker *w)
 {
 	struct gd_batch *b = &w->b[w->next];
-	if (!b->inflight && (w->inflight == 0 || genpool_ready(w->gen, w->next))) {
+	if (!b->inflight && w->inflight < w->depth && (w->inflight == 0 || genpool_ready(w->gen, w->next))) {
 		struct gd_gen_done g;
 		genpool_wait(w->gen, w->next, &g);
 		b->t_begin = g.t_begin;
@@ -195,6 +200,7 @@ static int konly_setup(struct gd_worker *w)
 	int lanes = w->wl->queues;
 	if (worker_alloc_lanes(w, lanes) || alloc_batches(w, 2 * lanes, false))
 		return -1;
+	w->depth = w->nb;
 	for (int i = 0; i < w->nb; i++) {
 		struct gd_batch *b = &w->b[i];
 		worker_generate(w, b);

@@ -501,7 +501,7 @@ int worker_setup(struct gd_worker *w)
 	seg_set_timebase(w->seg, w->tb_method);
 	if (gd_modes[wl->mode].setup(w))
 		return -1;
-	sampler_init(&w->smp, wl->profile, wl->sample_every, (uint32_t)w->nlanes, (uint32_t)w->nb);
+	sampler_init(&w->smp, wl->profile, wl->sample_every, (uint32_t)w->nlanes, (uint32_t)w->depth);
 	return 0;
 }
 

@@ -13,7 +13,7 @@
 #include "sampler.h"
 #include "timebase.h"
 
-#define GD_INFLIGHT_MAX 32 /* batches in flight at most */
+#define GD_BATCHES_MAX 64 /* batches of one worker: in flight and being generated */
 
 /* One in-order stream of batches. Under --profile sampled it has a queue without profiling and,
  * during a round, one with; a batch runs on one of them, and in kernel-only mode its first
@@ -58,9 +58,11 @@ struct gd_worker {
 	int64_t (*kv)[2]; /* scratch: one batch's kernel START, END */
 	struct gd_lane lanes[GD_QUEUES_MAX];
 	int nlanes;
-	struct gd_batch b[GD_INFLIGHT_MAX];
+	struct gd_batch b[GD_BATCHES_MAX];
 	int nb, next;           /* batches in use; the next to refill */
+	int depth;              /* batches in flight at most */
 	int oldest, inflight;   /* pipelined with generation threads: the batches in flight */
+	int turn;               /* pipelined: the lane of the next batch enqueued */
 	struct gd_genpool *gen; /* pipelined: generation threads, or NULL (generated inline) */
 	struct gd_sampler smp;
 	struct gd_rng rng;

@@ -30,6 +30,20 @@ assert {e["tid"] for e in inline if e.get("name") == "generate"} == {1}
 PY
 ok $? "the trace puts each generation thread on a track of its own (gen 1, gen 2), inline on host"
 
+# Batches take the lanes in turn, whatever slot their inputs were generated in (3 lanes, 2
+# threads: 8 slots), so every lane keeps two in flight; every batch is profiled, so each has
+# its kernels in the trace, with its lane (from 1).
+"$BIN" --headless -m pipelined --gen-threads 2 --queues 3 --profile full -n 1 -D 1.5 "${SMALL[@]}" \
+	-o "$TMP/turn.csv" --trace "$TMP/turn.trace" 2>/dev/null
+python3 - "$TMP/turn.trace" <<'PY'
+import json, sys
+k = [e["args"] for e in json.load(open(sys.argv[1])) if e.get("name") == "kernel"]
+assert len({a["batch"] for a in k}) >= 9, len(k)
+wrong = [(a["batch"], a["lane"]) for a in k if a["lane"] != a["batch"] % 3 + 1]
+assert not wrong, wrong[:8]
+PY
+ok $? "pipelined batches take the lanes in turn (batch n on lane n mod 3)"
+
 # The run header states the threads each worker got, resolved (a share of the cores), never a
 # sentinel; a seed run has none.
 "$BIN" --headless -m pipelined -n 1 -D 0.5 "${SMALL[@]}" -f jsonl -o "$TMP/share.jsonl" 2>/dev/null
