@@ -1,8 +1,9 @@
 /* ref_loop.c: the plain reference loop the tool's figures are compared with. One process, one
  * context, the decode kernel of kernels/decode.cl launched back to back: no shared memory, no
  * records, nothing of the tool's own code. Usage:
- *   ref_loop KERNEL.cl P:D f32|f64 SIZE LAUNCHES SECONDS VARIANT QUEUES
- * VARIANT is one of
+ *   ref_loop KERNEL.cl P:D f32|f64 SIZE LAUNCHES SECONDS VARIANT QUEUES [zeros|normal]
+ * The inputs are zeros, or with `normal` standard normals as the tool's workers generate (made
+ * once: only their values matter to the kernel). VARIANT is one of
  *   plain      in-order queues without profiling, no events, clFinish after each batch
  *   profq      the same on queues created with CL_QUEUE_PROFILING_ENABLE
  *   events     profiling queues, an event on every launch, read and released each batch
@@ -21,6 +22,7 @@
  * launches, batches, seconds and Mbit/s-equivalent (batches x SIZE / s / 1e6). */
 #define PLAIN_NAME "ref_loop"
 #include "plain_cl.h"
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -66,6 +68,22 @@ static void finish(struct lane *l)
 		clReleaseEvent(l->ev[i]);
 	}
 	l->nev = 0;
+}
+
+/* SIZE inputs of elem bytes: zeros, or standard normals (Box-Muller over rand()). */
+static void fill_input(void *in, size_t size, size_t elem, int normal)
+{
+	for (size_t i = 0; i < size; i++) {
+		double x = 0;
+		if (normal) {
+			double u = (rand() + 1.0) / (RAND_MAX + 2.0), v = rand() / (RAND_MAX + 1.0);
+			x = sqrt(-2 * log(u)) * cos(2 * M_PI * v);
+		}
+		if (elem == 8)
+			((double *)in)[i] = x;
+		else
+			((float *)in)[i] = (float)x;
+	}
 }
 
 /* One batch slot of the pipe variants: device buffers, pinned staging and its kernel. */
@@ -136,7 +154,8 @@ static void *pipe_thread_main(void *arg)
 
 /* The pipe variants: returns the batches completed in `seconds`, *elapsed the time taken. */
 static long run_pipe(cl_context ctx, cl_device_id dev, cl_program prog, cl_mem dperm, int nq, size_t size,
-                     size_t elem, int launches, double seconds, const char *variant, double *elapsed)
+                     size_t elem, int launches, double seconds, const char *variant, int normal,
+                     double *elapsed)
 {
 	static struct slot slots[2 * MAXQ];
 	cl_command_queue qs[MAXQ];
@@ -165,7 +184,7 @@ static long run_pipe(cl_context ctx, cl_device_id dev, cl_program prog, cl_mem d
 		check(rc, "clCreateBuffer(out)");
 		s->hin = pinned(ctx, s->q, size * elem);
 		s->hout = pinned(ctx, s->q, size * elem);
-		memset(s->hin, 0, size * elem);
+		fill_input(s->hin, size, elem, normal);
 		clSetKernelArg(s->k, 0, sizeof(cl_mem), &s->din);
 		clSetKernelArg(s->k, 1, sizeof(cl_mem), &dperm);
 		clSetKernelArg(s->k, 2, sizeof(cl_mem), &s->dout);
@@ -210,9 +229,9 @@ static long run_pipe(cl_context ctx, cl_device_id dev, cl_program prog, cl_mem d
 
 int main(int argc, char **argv)
 {
-	if (argc != 9) {
-		fprintf(stderr,
-		        "usage: ref_loop KERNEL.cl P:D f32|f64 SIZE LAUNCHES SECONDS VARIANT QUEUES\n");
+	if (argc != 9 && argc != 10) {
+		fprintf(stderr, "usage: ref_loop KERNEL.cl P:D f32|f64 SIZE LAUNCHES SECONDS VARIANT QUEUES "
+		                "[zeros|normal]\n");
 		return 2;
 	}
 	int pi = 0, di = 0;
@@ -223,6 +242,9 @@ int main(int argc, char **argv)
 	double seconds = atof(argv[6]);
 	const char *variant = argv[7];
 	int nq = atoi(argv[8]);
+	int normal = argc == 10 && strcmp(argv[9], "normal") == 0;
+	if (argc == 10 && !normal && strcmp(argv[9], "zeros") != 0)
+		return 2;
 	if (nq < 1 || nq > MAXQ || size == 0 || launches < 1 || launches > MAXL)
 		return 2;
 	size_t elem = f64 ? 8 : 4;
@@ -256,12 +278,14 @@ int main(int argc, char **argv)
 		perm[i] = perm[j];
 		perm[j] = t;
 	}
+	fill_input(in, size, elem, normal); /* after the permutation, which stays as it was */
 	cl_mem dperm =
 	    clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, size * sizeof(int), perm, &rc);
 	check(rc, "clCreateBuffer(perm)");
 	if (strncmp(variant, "pipe", 4) == 0) {
 		double el = 0;
-		long nb = run_pipe(ctx, dev, prog, dperm, nq, size, elem, launches, seconds, variant, &el);
+		long nb =
+		    run_pipe(ctx, dev, prog, dperm, nq, size, elem, launches, seconds, variant, normal, &el);
 		printf("ref_loop %s queues=%d dtype=%s size=%zu launches=%d batches=%ld seconds=%.3f "
 		       "mbit_s=%.1f\n",
 		       variant, nq, argv[3], size, launches, nb, el, (double)nb * (double)size / el / 1e6);

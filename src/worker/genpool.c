@@ -21,9 +21,10 @@
 
 enum job_state { JOB_IDLE, JOB_QUEUED, JOB_RUNNING, JOB_DONE };
 
+/* A slot's job. Its state goes IDLE -> QUEUED (submit) -> RUNNING -> DONE (a generation thread)
+ * -> IDLE (wait); dst and done are written before the state that publishes them. */
 struct job {
-	_Atomic int
-	    st; /* enum job_state: QUEUED and IDLE set by the submitting thread, the others by a generator */
+	_Atomic int st; /* enum job_state */
 	void *dst;
 	struct gd_gen_done done;
 };

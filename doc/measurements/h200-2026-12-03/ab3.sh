@@ -4,6 +4,9 @@
 # apart. Each arrangement alternates --profile sampled and --profile off four times, 5 s each
 # (the mean of the windows after 1.5 s); the share lost is 1 - mean(sampled) / mean(off), beside
 # the observer_share the sampled runs report. Then the pipelined defaults for 20 s each way.
+# Last, the plain loop (ref_loop of the next commit: an optional last argument chooses its
+# inputs) with zeros, as in the bench, and with standard normals, as the tool's workers: plain
+# on 8 queues and pipe on 8 queues, alternated three times, 3 s each.
 set -u
 mkdir -p /tmp/icd && echo /usr/lib/libnvidia-opencl.so.1 >/tmp/icd/nvidia.icd && export OCL_ICD_VENDORS=/tmp/icd
 export GPUTOP_DECODE_KERNELS=$PWD/kernels
@@ -42,5 +45,9 @@ for p in sampled off; do
 done
 echo "== gputop-decode -t f32 -m pipelined -D 20 -i 1, windows from 5 s"
 summary $O/long 5
+echo "== ref_loop, zeros against normals"
+for rep in 1 2 3; do for v in plain pipe; do for x in zeros normal; do
+	printf '%s ' $x; $G/bench/ref_loop kernels/decode.cl 1:0 f32 100000 10 3 $v 8 $x
+done; done; done
 date -u
 cd $OUT && tar czf ab3.tgz ab3 && rm -rf ab3
