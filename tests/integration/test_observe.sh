@@ -103,7 +103,7 @@ sup_state=$(field "$TMP/none.log" "rows[0]['state']")
 check "a program without OpenCL: 'no OpenCL calls seen' ($sup_state)" test "$sup_state" = "no OpenCL calls seen"
 
 # The question's structure in PyOpenCL, 1 and 2 copies (each 1 worker process).
-BATCHES=150
+BATCHES=400
 SIZE=10000
 for n in 1 2; do
 	observe "py$n" -n $n -i 0.2 -f jsonl --trace "$TMP/py$n.trace" -- "$PY" "$APP" 1 $BATCHES $SIZE &
