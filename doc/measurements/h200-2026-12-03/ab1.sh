@@ -17,7 +17,7 @@ run() { # name variant args...
 	local n=$1 v=$2; shift 2
 	$G/$v/gputop-decode --headless -d 1:0 -m pipelined "$@" -D 4 -i 0.5 -f jsonl -o $O/$n.jsonl 2>>$O/stderr.txt &
 	local p=$!
-	if [ "${SAMPLE:-}" ]; then sleep 2; local w=$(pgrep -P $p | head -1); echo "-- $n threads"; $D/threads.sh $w 1.5 | head -3; fi
+	if [ "${SAMPLE:-}" ]; then sleep 2; local w=$(pgrep -P $p | head -1); echo "-- $n threads"; doc/measurements/h200-2026-12-02-s5/threads.sh $w 1.5 | head -3; fi
 	wait $p; python3 bench/summarize.py $O/$n.jsonl | sed "s|^[^ ]*|$n $*|"
 }
 ref f32

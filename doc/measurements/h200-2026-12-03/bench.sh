@@ -16,6 +16,6 @@ echo "== pipelined 4x4, f64"
 $G/gputop-decode -d 1:0 -m pipelined --sweep 1x8,4x4 -D 4 -i 0.5 -t f64 --calibrate -f jsonl -o $O/sweep-4x4.jsonl 2>>$O/stderr.txt
 $G/gputop-decode --headless -d 1:0 -m pipelined -t f32 --profile off -D 5 -i 0.5 -f jsonl -o $O/threads.jsonl 2>>$O/stderr.txt &
 p=$!; sleep 2; w=$(pgrep -P $p | head -1); echo "== threads of a pipelined f32 worker, --profile off"
-$D/threads.sh $w 2 | head -4; wait $p; python3 bench/summarize.py $O/threads.jsonl
+doc/measurements/h200-2026-12-02-s5/threads.sh $w 2 | head -4; wait $p; python3 bench/summarize.py $O/threads.jsonl
 date -u
 cd $OUT && tar czf bench.tgz bench && rm -rf bench
