@@ -1,9 +1,14 @@
 /* test_genpool.c: generation threads: every submitted slot comes back generated, by a thread of
- * the pool, in any number of rounds; the values are standard normals; stopping is clean. Counts
- * and states only: nothing depends on how fast the threads run. */
+ * the pool, in any number of rounds; the values are standard normals; stopping is clean; a slot
+ * submitted out of turn is refused. Counts and states only: nothing depends on how fast the
+ * threads run. */
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../../src/worker/genpool.h"
 #include "tap.h"
@@ -96,8 +101,29 @@ static void test_states(void)
 	genpool_free(NULL);
 }
 
+/* Slots go in turn; one out of turn would be taken by the wrong ticket, so the pool aborts. Run
+ * first, in a child, while this process has no other thread. */
+static void test_out_of_turn(void)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, STDERR_FILENO);
+		static const struct normals kind = { 10, 8 };
+		static double a[10];
+		struct gd_genpool *p = genpool_new(1, 2, fill_normals, &kind, 1);
+		genpool_submit(p, 1, a); /* slot 0's turn */
+		_exit(0);
+	}
+	int st = 0;
+	waitpid(pid, &st, 0);
+	tap_ok(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "a slot submitted out of turn aborts (status %d)",
+	       st);
+}
+
 int main(void)
 {
+	test_out_of_turn();
 	test_rounds(1, 8, 50);
 	test_rounds(4, 8, 200);
 	test_rounds(3, 4, 200);
