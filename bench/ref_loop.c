@@ -17,6 +17,9 @@
  *   pipenoflush  as pipe without the clFlush after each batch
  *   pipethreads  as pipe with one host thread per queue, each waiting for and enqueueing its
  *              own queue's two batches (the threads share the context and nothing else)
+ *   pipewrite  as pipe with each queue's writes on a queue of their own: the launches wait for
+ *              the write's event, so a batch's copy overlaps the kernels before it
+ *   pipecopy   as pipewrite with the reads on a third queue, after the last launch's event
  * With QUEUES > 1 each queue runs its own batches; the host finishes them round robin, so
  * every queue always has a batch in flight. Prints one line: variant, queues, dtype, size,
  * launches, batches, seconds and Mbit/s-equivalent (batches x SIZE / s / 1e6). */
@@ -88,7 +91,7 @@ static void fill_input(void *in, size_t size, size_t elem, int normal)
 
 /* One batch slot of the pipe variants: device buffers, pinned staging and its kernel. */
 struct slot {
-	cl_command_queue q;
+	cl_command_queue q, qw, qr; /* qw, qr: pipewrite's and pipecopy's copy queues, or NULL */
 	cl_kernel k;
 	cl_mem din, dout;
 	void *hin, *hout;
@@ -112,15 +115,27 @@ static void pipe_enqueue(struct slot *s, size_t size, size_t elem, int launches,
 		clSetKernelArg(k, 0, sizeof(cl_mem), &s->din);
 		clSetKernelArg(k, 2, sizeof(cl_mem), &s->dout);
 	}
-	check(clEnqueueWriteBuffer(s->q, s->din, CL_FALSE, 0, size * elem, s->hin, 0, NULL, NULL),
+	cl_event w = NULL, last = NULL;
+	cl_command_queue qw = s->qw ? s->qw : s->q, qr = s->qr ? s->qr : s->q;
+	check(clEnqueueWriteBuffer(qw, s->din, CL_FALSE, 0, size * elem, s->hin, 0, NULL, s->qw ? &w : NULL),
 	      "clEnqueueWriteBuffer");
+	if (s->qw)
+		clFlush(s->qw);
 	for (int i = 0; i < launches; i++)
-		check(clEnqueueNDRangeKernel(s->q, k, 1, NULL, &size, NULL, 0, NULL, NULL),
+		check(clEnqueueNDRangeKernel(s->q, k, 1, NULL, &size, NULL, i == 0 && w ? 1 : 0, i == 0 && w ? &w : NULL,
+		                             i == launches - 1 && s->qr ? &last : NULL),
 		      "clEnqueueNDRangeKernel");
-	check(clEnqueueReadBuffer(s->q, s->dout, CL_FALSE, 0, size * elem, s->hout, 0, NULL, &s->done),
+	if (s->qr)
+		clFlush(s->q);
+	check(clEnqueueReadBuffer(qr, s->dout, CL_FALSE, 0, size * elem, s->hout, last ? 1 : 0, last ? &last : NULL,
+	                          &s->done),
 	      "clEnqueueReadBuffer");
 	if (strcmp(variant, "pipenoflush") != 0)
-		clFlush(s->q);
+		clFlush(qr);
+	if (w)
+		clReleaseEvent(w);
+	if (last)
+		clReleaseEvent(last);
 }
 
 static void pipe_wait(struct slot *s)
@@ -158,11 +173,18 @@ static long run_pipe(cl_context ctx, cl_device_id dev, cl_program prog, cl_mem d
                      double *elapsed)
 {
 	static struct slot slots[2 * MAXQ];
-	cl_command_queue qs[MAXQ];
+	cl_command_queue qs[MAXQ], qw[MAXQ] = { 0 }, qr[MAXQ] = { 0 };
 	cl_kernel lane_k[MAXQ];
 	cl_int rc;
+	int copyw = strcmp(variant, "pipewrite") == 0 || strcmp(variant, "pipecopy") == 0;
+	int copyr = strcmp(variant, "pipecopy") == 0;
 	for (int i = 0; i < nq; i++) {
 		qs[i] = clCreateCommandQueueWithProperties(ctx, dev, NULL, &rc);
+		check(rc, "clCreateCommandQueueWithProperties");
+		if (copyw)
+			qw[i] = clCreateCommandQueueWithProperties(ctx, dev, NULL, &rc);
+		if (copyr && rc == CL_SUCCESS)
+			qr[i] = clCreateCommandQueueWithProperties(ctx, dev, NULL, &rc);
 		check(rc, "clCreateCommandQueueWithProperties");
 		lane_k[i] = clCreateKernel(prog, "decode", &rc);
 		check(rc, "clCreateKernel");
@@ -172,6 +194,8 @@ static long run_pipe(cl_context ctx, cl_device_id dev, cl_program prog, cl_mem d
 	for (int i = 0; i < ns; i++) {
 		struct slot *s = &slots[i];
 		s->q = qs[i % nq];
+		s->qw = qw[i % nq];
+		s->qr = qr[i % nq];
 		if (strcmp(variant, "pipeargs") == 0) {
 			s->k = lane_k[i % nq];
 		} else {
