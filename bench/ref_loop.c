@@ -122,13 +122,14 @@ static void pipe_enqueue(struct slot *s, size_t size, size_t elem, int launches,
 	if (s->qw)
 		clFlush(s->qw);
 	for (int i = 0; i < launches; i++)
-		check(clEnqueueNDRangeKernel(s->q, k, 1, NULL, &size, NULL, i == 0 && w ? 1 : 0, i == 0 && w ? &w : NULL,
+		check(clEnqueueNDRangeKernel(s->q, k, 1, NULL, &size, NULL, i == 0 && w ? 1 : 0,
+		                             i == 0 && w ? &w : NULL,
 		                             i == launches - 1 && s->qr ? &last : NULL),
 		      "clEnqueueNDRangeKernel");
 	if (s->qr)
 		clFlush(s->q);
-	check(clEnqueueReadBuffer(qr, s->dout, CL_FALSE, 0, size * elem, s->hout, last ? 1 : 0, last ? &last : NULL,
-	                          &s->done),
+	check(clEnqueueReadBuffer(qr, s->dout, CL_FALSE, 0, size * elem, s->hout, last ? 1 : 0,
+	                          last ? &last : NULL, &s->done),
 	      "clEnqueueReadBuffer");
 	if (strcmp(variant, "pipenoflush") != 0)
 		clFlush(qr);
