@@ -182,11 +182,14 @@ static long run_pipe(cl_context ctx, cl_device_id dev, cl_program prog, cl_mem d
 	for (int i = 0; i < nq; i++) {
 		qs[i] = clCreateCommandQueueWithProperties(ctx, dev, NULL, &rc);
 		check(rc, "clCreateCommandQueueWithProperties");
-		if (copyw)
+		if (copyw) {
 			qw[i] = clCreateCommandQueueWithProperties(ctx, dev, NULL, &rc);
-		if (copyr && rc == CL_SUCCESS)
+			check(rc, "clCreateCommandQueueWithProperties(write)");
+		}
+		if (copyr) {
 			qr[i] = clCreateCommandQueueWithProperties(ctx, dev, NULL, &rc);
-		check(rc, "clCreateCommandQueueWithProperties");
+			check(rc, "clCreateCommandQueueWithProperties(read)");
+		}
 		lane_k[i] = clCreateKernel(prog, "decode", &rc);
 		check(rc, "clCreateKernel");
 		clSetKernelArg(lane_k[i], 1, sizeof(cl_mem), &dperm);

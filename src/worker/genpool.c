@@ -3,7 +3,7 @@
  * one takes the next ticket. The worker's own thread, which submits and waits once per batch on
  * the path that keeps the device fed, never takes a lock and never sleeps there: a submit is a
  * store and a post, and a job's end is an atomic state it reads. (With a mutex and a condition
- * variable it slept 1100-1450 times a second on the H200; idle generators that poll before they
+ * variable it slept 1155-1450 times a second on the H200; idle generators that poll before they
  * sleep gained nothing there: doc/PERFORMANCE.md.) */
 #include "genpool.h"
 

@@ -29,8 +29,8 @@ typedef void (*gd_gen_fill)(struct gd_rng *rng, void *dst, const void *ctx);
 /* threads >= 1 threads running fill(rng, dst, ctx) for slots 0..nslots-1; streams derived from
  * seed. NULL when a thread cannot be started. */
 struct gd_genpool *genpool_new(int threads, int nslots, gd_gen_fill fill, const void *ctx, uint64_t seed);
-/* Queues slot for generation into dst (first come, first served); a slot already queued or
- * generated stays as it is. A slot out of turn is a caller's error: it aborts. */
+/* Queues slot for generation into dst; slots are generated in the order submitted. A slot
+ * already queued or generated stays as it is. A slot out of turn is a caller's error: it aborts. */
 void genpool_submit(struct gd_genpool *p, int slot, void *dst);
 /* True when slot's values are ready (a later genpool_wait will not block). */
 bool genpool_ready(struct gd_genpool *p, int slot);
