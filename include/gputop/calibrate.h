@@ -13,7 +13,22 @@ struct gd_ceiling {
 	int queues;       /* where it was reached */
 	double one_queue; /* the figure on one queue */
 	double gap_ns;    /* the median gap between kernels launched back to back on one queue */
+	double rate_4x;   /* the ceiling at GD_CEILING_LARGER times the size, on as many queues;
+	                   * NAN: not measured (calibrate_child.c says when) */
 };
+
+/* The larger size the calibration also measures, as a multiple of --size. */
+#define GD_CEILING_LARGER 4
+/* A ceiling that grows by more than this share at the larger size is not the device's bound:
+ * the host thread's calls are, and larger batches are the lever. */
+#define GD_CEILING_HOST_BOUND 0.05
+
+/* What the larger size gains over the ceiling (rate_4x / rate - 1); NAN when not measured. */
+double ceiling_gain_4x(const struct gd_ceiling *c);
+/* The larger size's figure in words, after the ceiling's: "; 4x the size: 1745.0 Mbit/s, +25%
+ * (the host's calls bound this size)", or "..., +1% (the device's bound)"; "" when not
+ * measured. Returns the length, as snprintf. */
+int ceiling_say_4x(char *buf, size_t n, const struct gd_ceiling *c, const char *unit);
 
 struct gd_calibration;
 
@@ -29,7 +44,8 @@ int calibrate_wait(struct gd_calibration *c, double timeout_s, struct gd_ceiling
 /* Ends the child if it still runs, reaps it and frees c. NULL is fine. */
 void calibrate_free(struct gd_calibration *c);
 
-/* Parses the child's line "ceiling MBIT_S QUEUES ONE_QUEUE_MBIT_S GAP_NS"; 0 or -1. */
+/* Parses the child's line "ceiling MBIT_S QUEUES ONE_QUEUE_MBIT_S GAP_NS MBIT_S_4X" (the last 0
+ * when not measured); 0 or -1. */
 int calibrate_parse(const char *line, struct gd_ceiling *out);
 
 #endif

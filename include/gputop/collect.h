@@ -98,6 +98,7 @@ struct gd_devframe {
 	                        * kernels they stand for could not) */
 	double ceiling;        /* its calibrated ceiling, Mbit/s; NAN: not calibrated */
 	double of_ceiling;     /* agg.rate / ceiling */
+	double ceiling_4x;     /* its ceiling at GD_CEILING_LARGER times the size; NAN: not measured */
 };
 
 struct gd_frame {
@@ -117,6 +118,7 @@ struct gd_frame {
 	enum gd_profile profile; /* the policy the device fields rest on */
 	double ceiling;          /* Mbit/s measured by --calibrate; NAN: not calibrated */
 	double of_ceiling;       /* agg.rate / ceiling; NAN: not calibrated */
+	double ceiling_4x;       /* the devices' ceilings at the larger size, summed; NAN: not measured */
 	int nworkers, capworkers;
 	struct gd_sample *workers;
 	int ndevs; /* the run's devices: one aggregate each, in the order of the device list */

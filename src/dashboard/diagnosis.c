@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gputop/calibrate.h"
 #include "gputop/diagnose.h"
 #include "gputop/outputs.h"
 #include "gputop/wire.h"
@@ -260,6 +261,11 @@ static int draw_prediction(const struct ui *u, WINDOW *w, int y, const struct gd
 	ui_putf(w, y++, 0, A_NORMAL,
 	        "  %-22s about %.1f %s (the device never idle: %.1f; generating on %d of %d cores)",
 	        "one pipelined process", p, unit, r1 / (b1 < 1 ? b1 : 1), cores > 1 ? cores - 1 : 0, cores);
+	/* The calibration's figure at the larger size: whether larger batches are a lever. */
+	char larger[128];
+	struct gd_ceiling c = { .rate = f->ceiling, .rate_4x = f->ceiling_4x };
+	if (ceiling_say_4x(larger, sizeof(larger), &c, unit) > 2)
+		ui_putf(w, y++, 0, A_NORMAL, "  %-22s %s", "larger batches", larger + 2); /* after "; " */
 	return y;
 }
 

@@ -367,7 +367,8 @@ int headless_sweep(const struct gd_session_config *c, const struct gd_sweep_conf
 		status = GD_EXIT_FAIL;
 	if (c->work.kernel.source)
 		printf("kernel %s of %s\n", kspec_name(&c->work.kernel), c->work.kernel.source);
-	sweep_print(stdout, w.rows, nsteps * w.per, w.runs, w.unit);
+	struct gd_ceiling ceiling = session_ceiling(s, -1);
+	sweep_print(stdout, w.rows, nsteps * w.per, w.runs, w.unit, &ceiling);
 	fflush(stdout);
 	free(w.run);
 	free(w.rows);

@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 
+#include "gputop/calibrate.h"
 #include "gputop/outputs.h"
 
 /* A step's summary over its k runs in run[0..k) (one row each); first holds the first step's
@@ -13,7 +14,9 @@ void sweep_summarise(const struct gd_sweep_row *run, const struct gd_sweep_row *
                      const struct gd_sweep_row *prev, struct gd_sweep_row *sum);
 /* The sweep's text table on out: one line per row (a step's summary of its runs, then with
  * several devices each device's share), with a bar for the rate (in unit). With more than one
- * run, the spread of the rate and of the speedup, and the noise note too. */
-void sweep_print(FILE *out, const struct gd_sweep_row *rows, int n, int runs, const char *unit);
+ * run, the spread of the rate and of the speedup, and the noise note too; with a calibrated
+ * ceiling (rate NAN: none), the ceiling and its figure at the larger size. */
+void sweep_print(FILE *out, const struct gd_sweep_row *rows, int n, int runs, const char *unit,
+                 const struct gd_ceiling *ceiling);
 
 #endif

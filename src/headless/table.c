@@ -74,14 +74,21 @@ static void predicted_note(FILE *out, const struct gd_sweep_row *rows, int n)
 	}
 }
 
-/* The notes under the table: what the estimate is, a stale ceiling, the steps not measured. */
-static void notes(FILE *out, const struct gd_sweep_row *rows, int n, const char *unit)
+/* The notes under the table: what the estimate is, the ceiling, a stale one, the steps not
+ * measured. */
+static void notes(FILE *out, const struct gd_sweep_row *rows, int n, const char *unit,
+                  const struct gd_ceiling *ceiling)
 {
 	fprintf(out,
 	        "at100%%busy~ is an estimate: %s / device busy, the rate if the device never idled; "
 	        "room: at100%%busy~ less %s\n",
 	        unit, unit);
 	predicted_note(out, rows, n);
+	if (!isnan(ceiling->rate)) {
+		char larger[128];
+		ceiling_say_4x(larger, sizeof(larger), ceiling, unit);
+		fprintf(out, "ceiling: %.1f %s at this size%s\n", ceiling->rate, unit, larger);
+	}
 	bool any_stale = false;
 	for (int i = 0; i < n; i++)
 		any_stale = any_stale || stale(&rows[i]);
@@ -106,7 +113,8 @@ static void notes(FILE *out, const struct gd_sweep_row *rows, int n, const char 
 		        unmeasured > 1 ? "their" : "its");
 }
 
-void sweep_print(FILE *out, const struct gd_sweep_row *rows, int n, int runs, const char *unit)
+void sweep_print(FILE *out, const struct gd_sweep_row *rows, int n, int runs, const char *unit,
+                 const struct gd_ceiling *ceiling)
 {
 	double max = 0;
 	bool devices = false;
@@ -153,7 +161,7 @@ void sweep_print(FILE *out, const struct gd_sweep_row *rows, int n, int runs, co
 		        "~: differs from the step above by less than their spread (the wider max - min): "
 		        "not a measured difference\n");
 	}
-	notes(out, rows, n, unit);
+	notes(out, rows, n, unit, ceiling);
 }
 
 void sweep_summarise(const struct gd_sweep_row *run, const struct gd_sweep_row *first, int k,

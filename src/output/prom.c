@@ -177,6 +177,10 @@ static double d_ceiling(const struct gd_devframe *d)
 {
 	return d->ceiling * 1e6;
 }
+static double d_ceiling_4x(const struct gd_devframe *d)
+{
+	return d->ceiling_4x * 1e6;
+}
 static double d_headroom(const struct gd_devframe *d)
 {
 	return d->headroom * 1e6;
@@ -258,6 +262,10 @@ static const struct metric metrics[] = {
 	{ "gputop_decode_ceiling_symbols_per_second", "gauge",
 	  "The device's ceiling in symbols per second, as measured by --calibrate or the c key.", PER_DEVICE,
 	  .device = d_ceiling },
+	{ "gputop_decode_ceiling_4x_symbols_per_second", "gauge",
+	  "The device's ceiling at 4 times the batch size, measured with the ceiling: above it, the "
+	  "host's calls bound the ceiling, and larger batches are the lever.",
+	  PER_DEVICE, .device = d_ceiling_4x },
 	{ "gputop_decode_headroom_symbols_per_second", "gauge",
 	  "The latest window's rate over its device busy: the rate at 100% busy, an estimate.", PER_DEVICE,
 	  .device = d_headroom },

@@ -99,6 +99,7 @@ const struct field frame_fields[F_COUNT] = {
 	[F_H2D_BYTES] = { .name = "h2d_bytes", .rows = ROW_WORKER, .print = PRINT_INT },
 	[F_D2H_BYTES] = { .name = "d2h_bytes", .rows = ROW_WORKER, .print = PRINT_INT },
 	[F_EXIT_STATUS] = { .name = "exit_status", .rows = ROW_WORKER, .print = PRINT_INT },
+	[F_CEILING_4X] = { .name = "ceiling_4x", .rows = ROW_AGG, .print = PRINT_FIXED, .prec = 4 },
 	[F_WINDOW_S] = { .name = "window_s",
 	                 .rows = ROW_AGG,
 	                 .print = PRINT_FIXED,
@@ -153,6 +154,8 @@ struct value frame_value(enum frame_field id, const struct gd_frame *f, const st
 		return num(dev ? dev->ceiling : f->ceiling);
 	case F_OF_CEILING:
 		return num(dev ? dev->of_ceiling : f->of_ceiling);
+	case F_CEILING_4X:
+		return num(dev ? dev->ceiling_4x : f->ceiling_4x);
 	case F_SAMPLE_EVERY:
 		return num(s->sample_every ? (double)s->sample_every : NAN);
 	case F_OBSERVED:

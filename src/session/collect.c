@@ -362,7 +362,7 @@ static void frame_begin(const struct gd_collector *c, struct gd_frame *f, int n)
 		df->agg.state = GD_ST_RUNNING;
 		df->agg.device = d;
 		str_copy(df->ref, sizeof(df->ref), c->refs[d]);
-		df->ceiling = df->of_ceiling = NAN;
+		df->ceiling = df->of_ceiling = df->ceiling_4x = NAN;
 	}
 	f->nworkers = n;
 	f->procs = 0;

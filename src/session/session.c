@@ -61,12 +61,15 @@ static struct gd_calibration *calibrate_device(const struct gd_session *s, int d
 	return calibrate_start(&s->c.work.kernel, ref, sup_exe(s->sup), err, errlen);
 }
 
-/* The run's ceiling: the sum of the devices' rates, NAN until every one is calibrated. */
+/* The run's ceiling: the sum of the devices' rates, NAN until every one is calibrated (and
+ * at the larger size, until every one is measured there). */
 static void sum_ceilings(struct gd_session *s)
 {
 	s->ceiling = (struct gd_ceiling){ .rate = 0 };
-	for (int d = 0; d < s->c.ndevs; d++)
+	for (int d = 0; d < s->c.ndevs; d++) {
 		s->ceiling.rate += s->ceilings[d].rate;
+		s->ceiling.rate_4x += s->ceilings[d].rate_4x;
+	}
 }
 
 /* --calibrate before any worker starts: each device to itself, one after another. */
@@ -106,9 +109,11 @@ static void say_ceiling(struct gd_session *s, const struct gd_ceiling *c)
 	char who[48] = "";
 	if (s->c.ndevs > 1)
 		snprintf(who, sizeof(who), "of %s ", s->c.devs[s->calib_dev].ref);
-	snprintf(s->message, sizeof(s->message), "ceiling %s%.1f %s (%d queue%s); launch gap %.1f us", who,
-	         c->rate, kspec_rate_unit(&s->c.work.kernel), c->queues, c->queues > 1 ? "s" : "",
-	         c->gap_ns / 1e3);
+	const char *unit = kspec_rate_unit(&s->c.work.kernel);
+	int n = snprintf(s->message, sizeof(s->message), "ceiling %s%.1f %s (%d queue%s); launch gap %.1f us",
+	                 who, c->rate, unit, c->queues, c->queues > 1 ? "s" : "", c->gap_ns / 1e3);
+	if (n > 0 && (size_t)n < sizeof(s->message))
+		ceiling_say_4x(s->message + n, sizeof(s->message) - (size_t)n, c, unit);
 }
 
 /* A calibration in progress that has answered: keep its figure, go on with the next device,
@@ -182,9 +187,9 @@ struct gd_session *session_start(const struct gd_session_config *c, struct gd_ou
 	s->c = *c;
 	s->c.ndevs = c->ndevs < 1 ? 1 : c->ndevs > GD_DEVICES_MAX ? GD_DEVICES_MAX : c->ndevs;
 	s->outs = outs;
-	s->ceiling.rate = NAN;
+	s->ceiling.rate = s->ceiling.rate_4x = NAN;
 	for (int d = 0; d < s->c.ndevs; d++)
-		s->ceilings[d].rate = NAN;
+		s->ceilings[d].rate = s->ceilings[d].rate_4x = NAN;
 	set_periods(s, c->interval_s);
 	if (!(s->sup = start_supervisor(&s->c, err, errlen)) ||
 	    (c->calibrate && calibrate_now(s, err, errlen))) {
@@ -301,10 +306,12 @@ static void complete_frame(const struct gd_session *s, struct gd_frame *f, int64
 	f->profile = s->c.work.profile;
 	f->ceiling = s->ceiling.rate;
 	f->of_ceiling = f->agg.rate / s->ceiling.rate;
+	f->ceiling_4x = s->ceiling.rate_4x;
 	for (int d = 0; d < f->ndevs; d++) {
 		struct gd_devframe *df = &f->devs[d];
 		df->ceiling = s->ceilings[d].rate;
 		df->of_ceiling = df->agg.rate / df->ceiling;
+		df->ceiling_4x = s->ceilings[d].rate_4x;
 	}
 }
 

@@ -6,9 +6,13 @@
  * refilled as soon as it is finished, so none drains while the others wait). The best figure
  * is the ceiling. Then, on one profiling queue, batches of launches back to back with an event
  * each: the median gap between consecutive kernels, what launching alone costs the device (the
- * diagnosis counts longer gaps as the host's). It prints one line: "ceiling RATE QUEUES
- * ONE_QUEUE_RATE GAP_NS", the rates in the run's unit (kspec_rate_unit: Mbit/s, or Mitem/s for
- * a user kernel). */
+ * diagnosis counts longer gaps as the host's). Short launches may be bound by the calls of
+ * the one host thread rather than by the device, so the decode kernel is then measured again at
+ * GD_CEILING_LARGER times the size on the best queue count: a figure that grows says the host
+ * is the bound at this size (a user kernel's arguments are planned for its --size: it is not
+ * scaled). It prints one line: "ceiling RATE QUEUES ONE_QUEUE_RATE GAP_NS RATE_4X", the rates
+ * in the run's unit (kspec_rate_unit: Mbit/s, or Mitem/s for a user kernel), RATE_4X 0 when
+ * not measured. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +21,7 @@
 #include <unistd.h>
 
 #include "clx.h"
+#include "gputop/calibrate.h"
 #include "gputop/common.h"
 #include "gputop/writer.h"
 #include "gputop/rng.h"
@@ -26,6 +31,10 @@
 #define CALIBRATE_SECONDS     0.4 /* measured per queue count, after one warm-up batch per queue */
 #define CALIBRATE_GAP_BATCHES 9   /* batches of the gap measurement, the first a warm-up */
 #define CALIBRATE_GAPS_MAX    4096
+/* The larger size is measured when a batch at the ceiling takes at most this long (so the
+ * larger measurement stays under about a second), and its buffers take at most a quarter of the
+ * device's memory. */
+#define CALIBRATE_LARGER_BATCH_S 0.01
 
 struct calibrate {
 	const struct gd_kspec *k;
@@ -216,6 +225,48 @@ static void teardown(struct calibrate *c)
 		clReleaseContext(c->ctx);
 }
 
+/* Whether the decode kernel at the larger size is worth measuring and fits: a short batch at
+ * the ceiling (rate) and buffers for every queue within the device's memory. */
+static bool larger_fits(const struct calibrate *c, double rate)
+{
+	const struct gd_kspec *k = c->k;
+	if (k->source || (uint64_t)k->size * GD_CEILING_LARGER > GD_SIZE_MAX ||
+	    (double)kspec_items_per_batch(k) / (rate * 1e6) > CALIBRATE_LARGER_BATCH_S)
+		return false;
+	cl_ulong mem = 0, alloc = 0;
+	if (clGetDeviceInfo(c->dev.id, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof(mem), &mem, NULL) != CL_SUCCESS ||
+	    clGetDeviceInfo(c->dev.id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof(alloc), &alloc, NULL) !=
+	        CL_SUCCESS)
+		return false;
+	uint64_t total = 0;
+	for (int i = 0; i < c->prog.nargs; i++) {
+		const struct ka_setup *a = &c->prog.arg[i];
+		uint64_t bytes = (uint64_t)a->bytes * GD_CEILING_LARGER;
+		if (a->kind != KA_IN_BATCH && a->kind != KA_IN_ONCE && a->kind != KA_OUT)
+			continue;
+		if (bytes > alloc)
+			return false;
+		total += a->kind == KA_OUT ? bytes * CALIBRATE_QUEUES : bytes;
+	}
+	return total <= mem / 4;
+}
+
+/* The ceiling at the larger size on nq queues, in a context of its own; negative on failure
+ * (c->err says why). */
+static double run_larger(struct calibrate *c, struct gd_devref dev, int nq)
+{
+	struct gd_kspec k = *c->k;
+	k.size *= GD_CEILING_LARGER;
+	struct calibrate big;
+	memset(&big, 0, sizeof(big));
+	big.k = &k;
+	double rate = setup(&big, dev) ? -1 : run(&big, nq);
+	teardown(&big);
+	if (rate < 0)
+		str_copy(c->err, sizeof(c->err), big.err);
+	return rate;
+}
+
 int calibrate_child_main(const struct gd_kspec *k, struct gd_devref dev, pid_t parent)
 {
 	/* Dies with the supervisor, whatever it is doing: an endless kernel cannot be asked to
@@ -227,7 +278,7 @@ int calibrate_child_main(const struct gd_kspec *k, struct gd_devref dev, pid_t p
 	memset(&c, 0, sizeof(c));
 	c.k = k;
 	int rc = setup(&c, dev);
-	double best = 0, one = 0, gap = 0;
+	double best = 0, one = 0, gap = 0, larger = 0;
 	int best_q = 1;
 	for (int nq = 1; rc == 0 && nq <= CALIBRATE_QUEUES; nq *= 2) {
 		double m = run(&c, nq);
@@ -242,11 +293,17 @@ int calibrate_child_main(const struct gd_kspec *k, struct gd_devref dev, pid_t p
 	}
 	if (rc == 0 && (gap = launch_gap(&c)) < 0)
 		rc = -1;
+	bool measure_larger = rc == 0 && larger_fits(&c, best);
 	teardown(&c);
+	char at[32] = ""; /* where it failed, when at the larger size */
+	if (measure_larger && (larger = run_larger(&c, dev, best_q)) < 0) {
+		rc = -1;
+		snprintf(at, sizeof(at), "at %dx the size: ", GD_CEILING_LARGER);
+	}
 	if (rc) {
-		fprintf(stderr, GD_NAME ": --calibrate: %s\n", c.err);
+		fprintf(stderr, GD_NAME ": --calibrate: %s%s\n", at, c.err);
 		return GD_EXIT_FAIL;
 	}
-	printf("ceiling %.4f %d %.4f %.0f\n", best, best_q, one, gap);
+	printf("ceiling %.4f %d %.4f %.0f %.4f\n", best, best_q, one, gap, larger);
 	return fflush(stdout) == 0 ? GD_EXIT_OK : GD_EXIT_FAIL;
 }

@@ -7,6 +7,7 @@ exits non-zero with a reason. Used by the integration tests.
 
 Every log starts with a run header (kind run) whose run object names the version, host,
 device and every option; --option checks one option's value in it (JSON: 2, "seed", null).
+ceiling_4x, where a row has it, comes with a ceiling and is above 0.
 No number of a frame row is negative (the breakdown's parts, gaps and percentiles included);
 a window in which no batch completed has no rate, never 0. The idle causes of an aggregate or
 device row add up to 1 - device_busy, a worker's to 1 - kernel_busy, and hidden is a share.
@@ -22,7 +23,7 @@ FIELDS = ("t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_ke
           "ceiling,of_ceiling,sample_every,observer_share,gen_busy,observed,unix_s,gap_kernel_p50_us,"
           "gap_kernel_p99_us,gap_batch_p50_us,gap_batch_p99_us,run,kernel,rate_unit,device,overlap_us,"
           "batch_overlap_us,idle_host,idle_transfer,idle_launch,idle_wait,idle_other,hidden,source,command,via,"
-          "launches,waits,h2d_bytes,d2h_bytes,exit_status").split(",")
+          "launches,waits,h2d_bytes,d2h_bytes,exit_status,ceiling_4x").split(",")
 IDLE = ("idle_host", "idle_transfer", "idle_launch", "idle_wait", "idle_other")
 # The fields that are not numbers (JSONL's error, timebase and device_busy_method too).
 STRINGS = {"kind", "state", "profile", "error", "timebase", "device_busy_method", "run", "kernel", "rate_unit",
@@ -42,7 +43,8 @@ WORKER_ONLY = {"id", "pid", "state", "kernel_busy", "gap_kernel_us", "gap_batch_
 BREAKDOWN = ("gen_us", "h2d_us", "queue_wait_us", "kernel_us", "d2h_us", "other_us", "overlap_us",
              "gap_kernel_us", "gap_batch_us", "batch_overlap_us", "gap_kernel_p50_us", "gap_kernel_p99_us",
              "gap_batch_p50_us", "gap_batch_p99_us")
-AGG_ONLY = {"procs", "device_busy", "headroom", "profile", "ceiling", "of_ceiling", "kernel", "rate_unit"}
+AGG_ONLY = {"procs", "device_busy", "headroom", "profile", "ceiling", "of_ceiling", "ceiling_4x", "kernel",
+            "rate_unit"}
 
 
 def fail(msg):
@@ -147,6 +149,8 @@ def load(path, fmt, options=()):
             if isinstance(v, (int, float)) and not isinstance(v, bool) and v < 0:
                 fail("%s row %d: %s is negative: %r" % (kind, n, k, v))
         check_idle(kind, n, row)
+        if "ceiling_4x" in row and not ("ceiling" in row and row["ceiling_4x"] > 0):
+            fail("%s row %d: ceiling_4x without a ceiling, or not above 0: %r" % (kind, n, row))
         if ("gap_batch_us" in row) != ("batch_overlap_us" in row):
             fail("row %d: gap_batch_us and batch_overlap_us measured apart: %r" % (n, row))
         if kind == "worker" and ("other_us" in row) != ("overlap_us" in row):

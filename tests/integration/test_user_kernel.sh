@@ -68,6 +68,8 @@ diag "$TMP/run.err"
 check "a sweep of a user kernel with --calibrate and --trace ends well" test $? -eq 0
 check "its table is in Mitem/s and names the kernel" grep -q "^kernel saxpy of .*procs.*" <(tr '\n' ' ' <"$TMP/sweep.txt")
 check "  (the unit in the header)" grep -q "queues    Mitem/s" "$TMP/sweep.txt"
+check "  and the ceiling, not scaled to 4x: a user kernel's arguments are planned for its size" \
+	grep -qE "^ceiling: [0-9.]+ Mitem/s at this size$" "$TMP/sweep.txt"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert any(e.get("ph")=="X" and e["name"]=="kernel" for e in d)' "$TMP/t.json"
 ok $? "the trace parses and holds intervals"
 

@@ -53,7 +53,8 @@ static struct gd_devframe devframe(int d, int procs, double mbit_s, double busy)
 		                  .device_busy = busy,
 		                  .headroom = busy > 0 ? mbit_s / busy : NAN,
 		                  .ceiling = NAN,
-		                  .of_ceiling = NAN };
+		                  .of_ceiling = NAN,
+		                  .ceiling_4x = NAN };
 	snprintf(df.ref, sizeof(df.ref), "%s", devs[d].ref);
 	df.agg.tot = counters(true);
 	df.agg.tot.items = 9000000;
@@ -114,6 +115,7 @@ static struct gd_frame frame_of(int n)
 		              .agg = { .device = -1, .rate = n ? 123.456789 : 0, .bd = unmeasured },
 		              .device_busy = n ? 0.75 : NAN,
 		              .ceiling = NAN,
+		              .ceiling_4x = NAN,
 		              .nworkers = n,
 		              .workers = workers,
 		              .ndevs = 1 };
@@ -284,8 +286,10 @@ static void test_render(void)
 	       "no mean of a window as a gauge: rates and shares come from the counters");
 	tap_ok(!strstr(t, " NaN\n") && !strstr(t, " nan\n") && !strstr(t, "Inf\n") && !strstr(t, "inf\n"),
 	       "no NaN or Inf value anywhere");
-	tap_ok(!strstr(t, "gputop_decode_ceiling_symbols_per_second"),
-	       "an uncalibrated ceiling leaves its whole family out, HELP and TYPE too");
+	tap_ok(!strstr(t, "gputop_decode_ceiling_symbols_per_second") &&
+	           !strstr(t, "gputop_decode_ceiling_4x_symbols_per_second"),
+	       "an uncalibrated ceiling leaves its whole family out, HELP and TYPE too, and so does its "
+	       "figure at the larger size");
 	tap_ok(has_line(t, "# TYPE gputop_decode_symbols_total counter") &&
 	           has_line(t, "# TYPE gputop_decode_device_busy_seconds_total counter") &&
 	           has_line(t, "# TYPE gputop_decode_workers gauge"),
@@ -356,6 +360,7 @@ static void test_render(void)
 	f.devs[0] = devframe(0, 1, 123.456789, 0.5);
 	f.devs[1] = devframe(1, 1, 100, 0.25);
 	f.devs[1].ceiling = 400;
+	f.devs[1].ceiling_4x = 500;
 	f.devs[1].agg.tot.busy_s = 3;
 	t = prom_render(&f, devs, &len);
 	tap_ok(
@@ -372,6 +377,10 @@ static void test_render(void)
 	tap_ok(has_line(t, "gputop_decode_ceiling_symbols_per_second{device=\"1:0\"} 400000000") &&
 	           !strstr(t, "gputop_decode_ceiling_symbols_per_second{device=\"0:1\"}"),
 	       "two devices: a ceiling only for the device calibrated");
+	tap_ok(has_line(t, "gputop_decode_ceiling_4x_symbols_per_second{device=\"1:0\"} 500000000") &&
+	           has_line(t, "# TYPE gputop_decode_ceiling_4x_symbols_per_second gauge") &&
+	           !strstr(t, "gputop_decode_ceiling_4x_symbols_per_second{device=\"0:1\"}"),
+	       "two devices: the ceiling at 4x the size only where it was measured");
 	tap_ok(
 	    has_line(t, "gputop_decode_device_info{device=\"1:0\",name=\"second\",platform=\"Other\"} 1") &&
 	        strstr(t, "gputop_decode_device_info{device=\"0:1\""),

@@ -80,6 +80,7 @@ static void write_frames(struct gd_sink *s)
 		.profile = GD_PROF_SAMPLED,
 		.ceiling = 600.0,
 		.of_ceiling = 0.205761315,
+		.ceiling_4x = 750.0,
 		.workers = w,
 	};
 	f.agg.bd.gap_kernel_p50_us = 1.25; /* every worker's gaps: here the one that measured any */
@@ -94,7 +95,8 @@ static void write_frames(struct gd_sink *s)
 		                          .device_busy = 0.5123,
 		                          .headroom = 240.967,
 		                          .ceiling = 300.0,
-		                          .of_ceiling = 0.41152263 };
+		                          .of_ceiling = 0.41152263,
+		                          .ceiling_4x = 375.0 };
 	f.devs[0].agg.device = 0;
 	f.devs[0].agg.idle = (struct gd_idle){ { 0.4, 0.05, 0.02, 0.01, 0.0077 }, NAN };
 	f.agg.idle = (struct gd_idle){ { 0.2, 0.03, 0.01, 0.005, 0.005 }, NAN };
@@ -106,7 +108,8 @@ static void write_frames(struct gd_sink *s)
 		                  .headroom = NAN,
 		                  .busy_from_sum = true,
 		                  .ceiling = NAN,
-		                  .of_ceiling = NAN };
+		                  .of_ceiling = NAN,
+		                  .ceiling_4x = NAN };
 	sink_frame(s, &f);
 	f.ndevs = 1; /* one device: no device rows */
 	f.agg.bd = unmeasured;
@@ -123,6 +126,7 @@ static void write_frames(struct gd_sink *s)
 	f.profile = GD_PROF_FULL;
 	f.ceiling = NAN;
 	f.of_ceiling = NAN;
+	f.ceiling_4x = NAN;
 	f.busy_from_sum = true;
 	f.timebase = GD_TB_NONE;
 	sink_frame(s, &f);
@@ -256,25 +260,29 @@ static const char frames_csv[] =
     "kernel_us,d2h_us,other_us,device_busy,headroom,lost,queue_wait_us,profile,ceiling,of_ceiling,sample_"
     "every,observer_share,gen_busy,observed,unix_s,gap_kernel_p50_us,gap_kernel_p99_us,gap_batch_p50_us,gap_"
     "batch_p99_us,run,kernel,rate_unit,device,overlap_us,batch_overlap_us,idle_host,idle_transfer,idle_"
-    "launch,idle_wait,idle_other,hidden,source,command,via,launches,waits,h2d_bytes,d2h_bytes,exit_status\n"
+    "launch,idle_wait,idle_other,hidden,source,command,via,launches,waits,h2d_bytes,d2h_bytes,exit_status,"
+    "ceiling_4x\n"
     "12.346,worker,1,4242,running,,123.4568,10,5000000,0.5123,1.50,2.25,100.12,20.50,300.75,10.00,5.33,,,0,4."
     "50,,,,16,0.0123,0.250,1,1795968000.250,1.25,4.00,2.00,8.50,,,,0:1,0.50,3.75,0.3000,0.1000,0.0500,0.0000,"
-    "0.0377,0.2500,worker,,,,,,,\n"
-    "12.346,worker,2,4243,failed,,,0,0,,,,,,,,,,,7,,,,,,,,1,1795968000.250,,,,,,,,1:0,,,,,,,,,worker,,,,,,,\n"
+    "0.0377,0.2500,worker,,,,,,,,\n"
+    "12.346,worker,2,4243,failed,,,0,0,,,,,,,,,,,7,,,,,,,,1,1795968000.250,,,,,,,,1:0,,,,,,,,,worker,,,,,,,,"
+    "\n"
     "12.346,device,,,,1,123.4568,10,5000000,,,,,,,,,0.5123,240.9670,7,,sampled,300.0000,0.4115,,,,1,"
-    "1795968000.250,1.25,4.00,2.00,8.50,,decode,Mbit/s,0:1,,,0.4000,0.0500,0.0200,0.0100,0.0077,,,,,,,,,\n"
+    "1795968000.250,1.25,4.00,2.00,8.50,,decode,Mbit/"
+    "s,0:1,,,0.4000,0.0500,0.0200,0.0100,0.0077,,,,,,,,,,375.0000\n"
     "12.346,device,,,,0,0.0000,0,0,,,,,,,,,,,7,,sampled,,,,,,1,1795968000.250,,,,,,decode,Mbit/"
-    "s,1:0,,,,,,,,,,,,,,,,\n"
+    "s,1:0,,,,,,,,,,,,,,,,,\n"
     "12.346,aggregate,,,,2,123.4568,10,5000000,,,,,,,,,0.7500,164.6091,7,,sampled,600.0000,0.2058,,,,1,"
-    "1795968000.250,1.25,4.00,2.00,8.50,,decode,Mbit/s,all,,,0.2000,0.0300,0.0100,0.0050,0.0050,,,,,,,,,\n"
+    "1795968000.250,1.25,4.00,2.00,8.50,,decode,Mbit/"
+    "s,all,,,0.2000,0.0300,0.0100,0.0050,0.0050,,,,,,,,,,750.0000\n"
     "13.346,aggregate,,,,0,0.0000,10,5000000,,,,,,,,,,,7,,full,,,,,,1,1795968000.250,,,,,,decode,Mbit/"
-    "s,all,,,,,,,,,,,,,,,,\n"
+    "s,all,,,,,,,,,,,,,,,,,\n"
     "16.346,worker,1,4242,running,,,900,5000000,,,,,,,,,,,880,,,,,16,0.0123,,0,1795968000.250,,,,,,,,0:1,,,,,"
-    ",,,,worker,,,,,,,\n"
+    ",,,,worker,,,,,,,,\n"
     "16.346,aggregate,,,,1,,900,5000000,,,,,,,,,,,880,,full,,,,,,0,1795968000.250,,,,,,decode,Mbit/"
-    "s,all,,,,,,,,,,,,,,,,\n"
-    "16.500,event,3,4300,add,,,,,,,,,,,,,,,,,,,,,,,,1795968004.400,,,,,,,,,,,,,,,,,,,,,,,,\n"
-    "16.750,event,,,pause,,,,,,,,,,,,,,,,,,,,,,,,1795968004.650,,,,,,,,,,,,,,,,,,,,,,,,\n";
+    "s,all,,,,,,,,,,,,,,,,,\n"
+    "16.500,event,3,4300,add,,,,,,,,,,,,,,,,,,,,,,,,1795968004.400,,,,,,,,,,,,,,,,,,,,,,,,,\n"
+    "16.750,event,,,pause,,,,,,,,,,,,,,,,,,,,,,,,1795968004.650,,,,,,,,,,,,,,,,,,,,,,,,,\n";
 
 static const char frames_jsonl[] =
     "{\"t_s\":12.346,\"kind\":\"worker\",\"state\":\"running\",\"id\":1,\"pid\":4242,\"mbit_s\":123.4568,"
@@ -294,7 +302,8 @@ static const char frames_jsonl[] =
     "kernel_p99_us\":4.00,\"gap_batch_p50_us\":2.00,\"gap_batch_p99_us\":8.50,\"kernel\":\"decode\",\"rate_"
     "unit\":\"Mbit/"
     "s\",\"device\":\"0:1\",\"idle_host\":0.4000,\"idle_transfer\":0.0500,\"idle_launch\":0.0200,\"idle_"
-    "wait\":0.0100,\"idle_other\":0.0077,\"window_s\":1.000,\"timebase\":\"host-timer\",\"device_busy_"
+    "wait\":0.0100,\"idle_other\":0.0077,\"ceiling_4x\":375.0000,\"window_s\":1.000,\"timebase\":\"host-"
+    "timer\",\"device_busy_"
     "method\":\"union\"}\n"
     "{\"t_s\":12.346,\"kind\":\"device\",\"procs\":0,\"mbit_s\":0.0000,\"batches\":0,\"symbols\":0,\"lost\":"
     "7,\"profile\":\"sampled\",\"observed\":true,\"unix_s\":1795968000.250,\"kernel\":\"decode\",\"rate_"
@@ -307,7 +316,8 @@ static const char frames_jsonl[] =
     "kernel_p99_us\":4.00,\"gap_batch_p50_us\":2.00,\"gap_batch_p99_us\":8.50,\"kernel\":\"decode\",\"rate_"
     "unit\":\"Mbit/"
     "s\",\"device\":\"all\",\"idle_host\":0.2000,\"idle_transfer\":0.0300,\"idle_launch\":0.0100,\"idle_"
-    "wait\":0.0050,\"idle_other\":0.0050,\"window_s\":1.000,\"timebase\":\"host-timer\",\"device_busy_"
+    "wait\":0.0050,\"idle_other\":0.0050,\"ceiling_4x\":750.0000,\"window_s\":1.000,\"timebase\":\"host-"
+    "timer\",\"device_busy_"
     "method\":\"union\"}\n"
     "{\"t_s\":13.346,\"kind\":\"aggregate\",\"procs\":0,\"mbit_s\":0.0000,\"batches\":10,\"symbols\":5000000,"
     "\"lost\":7,\"profile\":\"full\",\"observed\":true,\"unix_s\":1795968000.250,\"kernel\":\"decode\","
@@ -496,7 +506,7 @@ static void test_run_header(void)
 	double unix_s = 0;
 	sscanf(buf + strlen(empty), "%lf", &unix_s);
 	tap_ok(unix_s > 1.6e9, "CSV: the run row has unix_s (%.3f)", unix_s);
-	if (!tap_ok(ends_with_options(buf, "\"\"", run_options_csv, "\",,,,,,,,,,,,,,,,,,,"),
+	if (!tap_ok(ends_with_options(buf, "\"\"", run_options_csv, "\",,,,,,,,,,,,,,,,,,,,"),
 	            "CSV: the options object closes the run cell as given, its quotes doubled; the kernel, "
 	            "unit, device, overlap and idle columns empty"))
 		printf("#   %s\n", buf);
