@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gputop/calibrate.h"
 #include "gputop/collect.h"
 #include "gputop/common.h"
 #include "gputop/diagnose.h"
@@ -39,7 +40,7 @@ struct gd_report {
 	bool own_fd;
 	char path[256], unit[16], device[256];
 	char *run_json;
-	double ceiling;
+	double ceiling, ceiling_4x; /* NAN: not calibrated, not measured at 4x the size */
 	char diagnosis[512];
 	struct window *win;
 	size_t nwin, capwin;
@@ -67,7 +68,7 @@ struct gd_report *report_open(int fd, bool own_fd, const char *path, const struc
 	const char *j = run_json ? run_json : "{}";
 	r->run_json = xcalloc(1, strlen(j) + 1);
 	memcpy(r->run_json, j, strlen(j));
-	r->ceiling = NAN;
+	r->ceiling = r->ceiling_4x = NAN;
 	return r;
 }
 
@@ -107,6 +108,8 @@ static int report_frame(void *self, const struct gd_frame *f, char *err, size_t 
 	memcpy(w->idle, f->agg.idle.share, sizeof(w->idle));
 	if (!isnan(f->ceiling))
 		r->ceiling = f->ceiling;
+	if (!isnan(f->ceiling_4x))
+		r->ceiling_4x = f->ceiling_4x;
 	if (!isnan(f->device_busy)) {
 		double cores = 0;
 		for (int i = 0; i < f->nworkers; i++)
@@ -490,6 +493,13 @@ static void page(struct gd_report *r, struct gd_text *t)
 		text_printf(t, ". ");
 	}
 	esc(t, r->diagnosis[0] ? r->diagnosis : "No window measured the device's busy time.");
+	if (isfinite(r->ceiling)) {
+		char larger[128];
+		struct gd_ceiling c = { .rate = r->ceiling, .rate_4x = r->ceiling_4x };
+		ceiling_say_4x(larger, sizeof(larger), &c, r->unit);
+		text_printf(t, ". The calibrated ceiling: %.2f %s", r->ceiling, r->unit);
+		esc(t, larger);
+	}
 	text_printf(t, ".</p>\n");
 	if (r->nsteps)
 		scaling(r, t);

@@ -7,13 +7,13 @@
 . "$(dirname "$0")/lib.sh"
 SMALL=(-s 20000 -l 2 -i 0.25)
 
-"$BIN" --sweep 1,2 -D 1 "${SMALL[@]}" --report "$TMP/sweep.html" >"$TMP/table" 2>"$TMP/err"
+"$BIN" --sweep 1,2 -D 1 "${SMALL[@]}" --calibrate --report "$TMP/sweep.html" >"$TMP/table" 2>"$TMP/err"
 ok $? "a sweep with --report exits 0"
 check "the page is written" test -s "$TMP/sweep.html"
 "$BIN" --headless -n 2 -D 1.5 "${SMALL[@]}" -o /dev/null --report "$TMP/run.html" 2>"$TMP/run.err"
 ok $? "a headless run with --report exits 0"
 
-python3 - "$TMP/sweep.html" "$TMP/run.html" <<'PY'
+python3 - "$TMP/sweep.html" "$TMP/run.html" "$TMP/table" <<'PY'
 import re, sys
 from html.parser import HTMLParser
 
@@ -38,7 +38,7 @@ class Check(HTMLParser):
         if not self.stack or self.stack.pop() != tag:
             self.errors.append("unexpected </%s>" % tag)
 
-for path in sys.argv[1:]:
+for path in sys.argv[1:3]:
     text = open(path, encoding="utf-8").read()
     assert text.startswith("<!DOCTYPE html>\n<html lang=\"en\">"), path
     # Self-contained: no script, no external resource, no URL but its own data: links.
@@ -53,6 +53,12 @@ for path in sys.argv[1:]:
     assert c.count.get(("a", "data"), 0) >= 3, (path, "a data link beside each chart")
     assert re.search(r'<p class="diag">[^<]*device \d+% busy', text), (path, "the diagnosis in words")
     if "sweep" in path:
+        # Calibrated: the ceiling in words after the diagnosis, with its figure at 4x the size
+        # where the calibration measured one (the sweep table's note says whether it did).
+        larger = re.search(r"^ceiling: [0-9.]+ Mbit/s at this size(.*)$", open(sys.argv[3]).read(), re.M)
+        assert larger, (path, "the table's ceiling note")
+        words = r"\. The calibrated ceiling: [0-9.]+ Mbit/s" + re.escape(larger.group(1))
+        assert re.search(r'<p class="diag">[^<]*' + words + r"\.</p>", text), (path, words)
         assert c.count.get(("circle", "point")) == 2, (path, "one point per step", c.count)
         assert c.count.get(("polyline", "predicted")) == 1 and c.count.get(("polyline", "ideal")) == 1, path
         assert ">1x1<" in text and ">2x1<" in text, path
