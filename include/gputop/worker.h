@@ -9,8 +9,8 @@
 /* One worker: one OpenCL context on dev, one loop of w that publishes a record per batch into
  * the segment wa names, until it is stopped; returns its exit status. */
 int worker_main(const struct gd_workload *w, struct gd_devref dev, const struct gd_worker_args *wa);
-/* The --calibrate measurement of k on dev: prints "ceiling RATE QUEUES ONE_QUEUE_RATE GAP_NS RATE_4X" on
- * standard output; returns the exit status. */
+/* The --calibrate measurement of k on dev: prints "ceiling RATE QUEUES ONE_QUEUE_RATE GAP_NS
+ * RATE_4X" on standard output; returns the exit status. */
 /* parent: the supervisor that started it (checked by main.c); the child dies with it. */
 int calibrate_child_main(const struct gd_kspec *k, struct gd_devref dev, pid_t parent);
 

@@ -62,8 +62,11 @@ double ceiling_gain_4x(const struct gd_ceiling *c)
 int ceiling_say_4x(char *buf, size_t n, const struct gd_ceiling *c, const char *unit)
 {
 	double gain = ceiling_gain_4x(c);
-	if (isnan(gain))
-		return snprintf(buf, n, "%s", "");
+	if (isnan(gain)) {
+		if (n)
+			buf[0] = '\0';
+		return 0;
+	}
 	return snprintf(
 	    buf, n, "; %dx the size: %.1f %s, %+.0f%% (%s)", GD_CEILING_LARGER, c->rate_4x, unit, 100 * gain,
 	    gain > GD_CEILING_HOST_BOUND ? "the host's calls bound this size" : "the device's bound");
