@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "gputop/calibrate.h"
+
 static const struct {
 	const char *field, *name, *lever;
 } causes[GD_CAUSE_COUNT] = {
@@ -175,4 +177,16 @@ int diagnose_line(char *buf, size_t n, double device_busy, const struct gd_idle 
 		len += snprintf(buf + len, len < (int)n ? n - (size_t)len : 0, "; lever: %s",
 		                diagnose_lever((enum gd_cause)first));
 	return len;
+}
+
+int diagnose_larger(char *buf, size_t n, double rate, double ceiling, double ceiling_4x, const char *unit)
+{
+	double room = 1 + GD_CEILING_HOST_BOUND; /* comparisons with NAN are false */
+	if (!(ceiling_4x > ceiling * room && ceiling_4x > rate * room)) {
+		if (n)
+			buf[0] = '\0';
+		return 0;
+	}
+	return snprintf(buf, n, "; larger batches: about %.0f %s at %dx the size", ceiling_4x, unit,
+	                GD_CEILING_LARGER);
 }

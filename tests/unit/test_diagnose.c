@@ -123,6 +123,24 @@ static void test_line(void)
 	       "a short buffer: cut, never overrun");
 }
 
+/* Larger batches: named only where the calibration found the host's calls to bound this size,
+ * and the rate has room below the larger size's ceiling. */
+static void test_larger(void)
+{
+	char line[128];
+	diagnose_larger(line, sizeof(line), 1141, 1409.4, 1749.9, "Mbit/s");
+	tap_ok(strcmp(line, "; larger batches: about 1750 Mbit/s at 4x the size") == 0,
+	       "a host-bound ceiling and a rate below 4x the size's: the lever named (%s)", line);
+	tap_ok(diagnose_larger(line, sizeof(line), 1141, 1700, 1749.9, "Mbit/s") == 0 && !line[0],
+	       "a ceiling within 5%% of 4x the size's is the device's: no lever");
+	tap_ok(diagnose_larger(line, sizeof(line), 1700, 1409.4, 1749.9, "Mbit/s") == 0 && !line[0],
+	       "a rate within 5%% of 4x the size's ceiling: no room, no lever");
+	tap_ok(diagnose_larger(line, sizeof(line), 1141, 1409.4, NAN, "Mbit/s") == 0 && !line[0] &&
+	           diagnose_larger(line, sizeof(line), 1141, NAN, NAN, "Mbit/s") == 0 &&
+	           diagnose_larger(line, sizeof(line), NAN, 1409.4, 1749.9, "Mbit/s") == 0,
+	       "not calibrated, not measured at 4x, or no rate: nothing said");
+}
+
 static void test_pipelined(void)
 {
 	/* The seed's loop on one process: 33 Mbit/s at 6% busy, 3 ms of generation per batch of
@@ -145,5 +163,6 @@ int main(void)
 	test_predict();
 	test_pipelined();
 	test_line();
+	test_larger();
 	return tap_done();
 }
