@@ -19,14 +19,15 @@ struct gd_ceiling {
 
 /* The larger size the calibration also measures, as a multiple of --size. */
 #define GD_CEILING_LARGER 4
-/* A ceiling that grows by more than this share at the larger size is not the device's bound:
- * the host thread's calls are, and larger batches are the lever. */
-#define GD_CEILING_HOST_BOUND 0.05
+/* A ceiling that grows by more than this share at the larger size is not the device's bound
+ * for this kernel: costs paid per launch are (the host thread's calls, or the device's own cost
+ * of a launch), and larger batches are the lever. */
+#define GD_CEILING_LAUNCH_BOUND 0.05
 
 /* What the larger size gains over the ceiling (rate_4x / rate - 1); NAN when not measured. */
 double ceiling_gain_4x(const struct gd_ceiling *c);
 /* The larger size's figure in words, after the ceiling's: "; 4x the size: 1745.0 Mbit/s, +25%
- * (the host's calls bound this size)", or "..., +1% (the device's bound)"; "" when not
+ * (launch costs bound this size)", or "..., +1% (the device's bound)"; "" when not
  * measured. Returns the length, as snprintf. */
 int ceiling_say_4x(char *buf, size_t n, const struct gd_ceiling *c, const char *unit);
 

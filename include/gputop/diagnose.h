@@ -77,8 +77,8 @@ int diagnose_line(char *buf, size_t n, double device_busy, const struct gd_idle 
                   double cores_used, int cores, const char *unit);
 
 /* Larger batches as a lever, to follow diagnose_line: "; larger batches: about 1747 Mbit/s at 4x
- * the size" when the calibration found the host's calls bound the ceiling at this size (ceiling_4x
- * above ceiling by more than GD_CEILING_HOST_BOUND) and the rate is below ceiling_4x by as much;
+ * the size" when the calibration found launch costs bound the ceiling at this size (ceiling_4x
+ * above ceiling by more than GD_CEILING_LAUNCH_BOUND) and the rate is below ceiling_4x by as much;
  * "" otherwise (NAN figures included). Returns the length, as snprintf. */
 int diagnose_larger(char *buf, size_t n, double rate, double ceiling, double ceiling_4x, const char *unit);
 

@@ -263,8 +263,8 @@ static const struct metric metrics[] = {
 	  "The device's ceiling in symbols per second, as measured by --calibrate or the c key.", PER_DEVICE,
 	  .device = d_ceiling },
 	{ "gputop_decode_ceiling_4x_symbols_per_second", "gauge",
-	  "The device's ceiling at 4 times the batch size, measured with the ceiling: above it, the "
-	  "host's calls bound the ceiling, and larger batches are the lever.",
+	  "The device's ceiling at 4 times the batch size, measured with the ceiling: more than 5% "
+	  "above it, launch costs bound the ceiling, and larger batches are the lever.",
 	  PER_DEVICE, .device = d_ceiling_4x },
 	{ "gputop_decode_headroom_symbols_per_second", "gauge",
 	  "The latest window's rate over its device busy: the rate at 100% busy, an estimate.", PER_DEVICE,

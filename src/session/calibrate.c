@@ -69,7 +69,7 @@ int ceiling_say_4x(char *buf, size_t n, const struct gd_ceiling *c, const char *
 	}
 	return snprintf(
 	    buf, n, "; %dx the size: %.1f %s, %+.0f%% (%s)", GD_CEILING_LARGER, c->rate_4x, unit, 100 * gain,
-	    gain > GD_CEILING_HOST_BOUND ? "the host's calls bound this size" : "the device's bound");
+	    gain > GD_CEILING_LAUNCH_BOUND ? "launch costs bound this size" : "the device's bound");
 }
 
 struct gd_calibration *calibrate_start(const struct gd_kspec *k, struct gd_devref dev, const char *exe,

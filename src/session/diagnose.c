@@ -181,7 +181,7 @@ int diagnose_line(char *buf, size_t n, double device_busy, const struct gd_idle 
 
 int diagnose_larger(char *buf, size_t n, double rate, double ceiling, double ceiling_4x, const char *unit)
 {
-	double room = 1 + GD_CEILING_HOST_BOUND; /* comparisons with NAN are false */
+	double room = 1 + GD_CEILING_LAUNCH_BOUND; /* comparisons with NAN are false */
 	if (!(ceiling_4x > ceiling * room && ceiling_4x > rate * room)) {
 		if (n)
 			buf[0] = '\0';

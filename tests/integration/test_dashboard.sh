@@ -108,7 +108,7 @@ see "d: the diagnosis screen: the device's time by cause, each with its share" 1
 check "  the predictions: more processes and one pipelined process" \
 	eval 'screen_has "^  one more process +about [0-9.]+ Mbit/s" && screen_has "^  one pipelined process +about [0-9.]+ Mbit/s"'
 check "  the calibration's figure at 4x the size, where it measured one (a batch at the ceiling of 10 ms or less)" \
-	eval 'screen_has "^  larger batches +4x the size: [0-9.]+ Mbit/s, [-+][0-9]+% \((the host.s calls bound this size|the device.s bound)\)$" ||
+	eval 'screen_has "^  larger batches +4x the size: [0-9.]+ Mbit/s, [-+][0-9]+% \((launch costs bound this size|the device.s bound)\)$" ||
 		! grep -q ceiling_4x "$TMP/dash.jsonl"'
 see "  each worker's own split and what others hid" 10 screen_has "^ +1 +[0-9]+ +[0-9.]+% +[0-9.]+% .* [0-9.]+%$"
 see "  the timeline strip: the device's union and one line per worker, with kernels drawn" 10 \

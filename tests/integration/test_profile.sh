@@ -116,7 +116,7 @@ ok $? "a short batch: every aggregate row carries the ceiling at 4x the size, me
 "$BIN" -m kernel-only --sweep 1 -D 1 -s 1000 -l 2 -i 0.5 --calibrate >"$TMP/cal4.table" 2>"$TMP/cal4.err"
 ok $? "a sweep with --calibrate at a short batch"
 check "its table says the ceiling and its figure at 4x the size, and whose bound it is" \
-	grep -qE "^ceiling: [0-9.]+ Mbit/s at this size; 4x the size: [0-9.]+ Mbit/s, [-+][0-9]+% \((the host's calls bound this size|the device's bound)\)$" "$TMP/cal4.table"
+	grep -qE "^ceiling: [0-9.]+ Mbit/s at this size; 4x the size: [0-9.]+ Mbit/s, [-+][0-9]+% \((launch costs bound this size|the device's bound)\)$" "$TMP/cal4.table"
 
 # Processes against queues in one command.
 "$BIN" -m kernel-only --sweep 1x1,1x2,2x1 -D 1 "${SMALL[@]}" --calibrate -f jsonl -o "$TMP/pxq.jsonl" \

@@ -44,14 +44,14 @@ int main(void)
 		tap_ok(calibrate_parse(bad[i], &c) == -1 && c.rate == 0, "refused: '%s'", bad[i]);
 	}
 
-	/* The larger size in words: a gain beyond GD_CEILING_HOST_BOUND names the host's calls. */
+	/* The larger size in words: a gain beyond GD_CEILING_LAUNCH_BOUND names launch costs. */
 	char buf[256];
 	c = (struct gd_ceiling){ .rate = 1400, .queues = 8, .rate_4x = 1750 };
 	tap_ok(fabs(ceiling_gain_4x(&c) - 0.25) < 1e-12, "the gain is rate_4x / rate - 1");
 	ceiling_say_4x(buf, sizeof(buf), &c, "Mbit/s");
-	tap_ok(strcmp(buf, "; 4x the size: 1750.0 Mbit/s, +25% (the host's calls bound this size)") == 0,
-	       "a ceiling 25%% higher at 4x the size: the host's calls bound it ('%s')", buf);
-	c.rate_4x = 1400 * (1 + GD_CEILING_HOST_BOUND * 0.9);
+	tap_ok(strcmp(buf, "; 4x the size: 1750.0 Mbit/s, +25% (launch costs bound this size)") == 0,
+	       "a ceiling 25%% higher at 4x the size: launch costs bound it ('%s')", buf);
+	c.rate_4x = 1400 * (1 + GD_CEILING_LAUNCH_BOUND * 0.9);
 	ceiling_say_4x(buf, sizeof(buf), &c, "Mbit/s");
 	tap_ok(strstr(buf, "(the device's bound)") != NULL, "a gain within the bound is the device's ('%s')",
 	       buf);

@@ -123,7 +123,7 @@ static void test_line(void)
 	       "a short buffer: cut, never overrun");
 }
 
-/* Larger batches: named only where the calibration found the host's calls to bound this size,
+/* Larger batches: named only where the calibration found launch costs to bound this size,
  * and the rate has room below the larger size's ceiling. */
 static void test_larger(void)
 {
