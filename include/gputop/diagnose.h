@@ -82,4 +82,10 @@ int diagnose_line(char *buf, size_t n, double device_busy, const struct gd_idle 
  * "" otherwise (NAN figures included). Returns the length, as snprintf. */
 int diagnose_larger(char *buf, size_t n, double rate, double ceiling, double ceiling_4x, const char *unit);
 
+struct gd_frame;
+/* The words of frame f's aggregate: diagnose_line, then diagnose_larger where busy was measured
+ * (cores_used: the host cores its workers keep busy). Returns the length, as snprintf. */
+int diagnose_words(char *buf, size_t n, const struct gd_frame *f, double cores_used, int cores,
+                   const char *unit);
+
 #endif

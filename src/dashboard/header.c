@@ -109,10 +109,7 @@ double ui_frame_cores(const struct gd_frame *f)
 
 void ui_diagnosis_words(const struct gd_frame *f, const char *unit, char *buf, size_t n)
 {
-	int len = diagnose_line(buf, n, f->device_busy, &f->agg.idle, f->agg.rate, f->procs,
-	                        ui_frame_cores(f), (int)sysconf(_SC_NPROCESSORS_ONLN), unit);
-	if (len >= 0 && (size_t)len < n && !isnan(f->device_busy))
-		diagnose_larger(buf + len, n - (size_t)len, f->agg.rate, f->ceiling, f->ceiling_4x, unit);
+	diagnose_words(buf, n, f, ui_frame_cores(f), (int)sysconf(_SC_NPROCESSORS_ONLN), unit);
 }
 
 /* Line 1 of the summary: the window's idle time by cause in words, and what more processes would

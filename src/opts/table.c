@@ -156,7 +156,8 @@ const struct gd_optdef opts_defs[] = {
 	  FIELD(sample_every) },
 	{ .name = "calibrate",
 	  .kind = GD_OPT_FLAG,
-	  .help = "measure the device's ceiling for this kernel before starting workers",
+	  .help = "measure the device's ceiling for this kernel before starting workers, and for a "
+	          "short batch of the decode kernel at 4x --size too (ceiling_4x)",
 	  .applies = GD_USE_RUN,
 	  FIELD(calibrate) },
 	{ .name = "kernel",

@@ -115,12 +115,8 @@ static int report_frame(void *self, const struct gd_frame *f, char *err, size_t 
 		for (int i = 0; i < f->nworkers; i++)
 			if (!isnan(f->workers[i].gen_busy))
 				cores += f->workers[i].gen_busy > 1 ? f->workers[i].gen_busy : 1;
-		int len =
-		    diagnose_line(r->diagnosis, sizeof(r->diagnosis), f->device_busy, &f->agg.idle,
-		                  f->agg.rate, f->procs, cores, (int)sysconf(_SC_NPROCESSORS_ONLN), r->unit);
-		if (len >= 0 && (size_t)len < sizeof(r->diagnosis))
-			diagnose_larger(r->diagnosis + len, sizeof(r->diagnosis) - (size_t)len, f->agg.rate,
-			                f->ceiling, f->ceiling_4x, r->unit);
+		diagnose_words(r->diagnosis, sizeof(r->diagnosis), f, cores,
+		               (int)sysconf(_SC_NPROCESSORS_ONLN), r->unit);
 	}
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "gputop/calibrate.h"
+#include "gputop/collect.h"
 
 static const struct {
 	const char *field, *name, *lever;
@@ -181,12 +182,25 @@ int diagnose_line(char *buf, size_t n, double device_busy, const struct gd_idle 
 
 int diagnose_larger(char *buf, size_t n, double rate, double ceiling, double ceiling_4x, const char *unit)
 {
-	double room = 1 + GD_CEILING_LAUNCH_BOUND; /* comparisons with NAN are false */
-	if (!(ceiling_4x > ceiling * room && ceiling_4x > rate * room)) {
+	/* The calibration's own word on its ceiling, then room for this rate (NAN compares false). */
+	const struct gd_ceiling c = { .rate = ceiling, .rate_4x = ceiling_4x };
+	if (!(ceiling_gain_4x(&c) > GD_CEILING_LAUNCH_BOUND &&
+	      ceiling_4x > rate * (1 + GD_CEILING_LAUNCH_BOUND))) {
 		if (n)
 			buf[0] = '\0';
 		return 0;
 	}
 	return snprintf(buf, n, "; larger batches: about %.0f %s at %dx the size", ceiling_4x, unit,
 	                GD_CEILING_LARGER);
+}
+
+int diagnose_words(char *buf, size_t n, const struct gd_frame *f, double cores_used, int cores,
+                   const char *unit)
+{
+	int len = diagnose_line(buf, n, f->device_busy, &f->agg.idle, f->agg.rate, f->procs, cores_used,
+	                        cores, unit);
+	if (len >= 0 && (size_t)len < n && !isnan(f->device_busy))
+		len +=
+		    diagnose_larger(buf + len, n - (size_t)len, f->agg.rate, f->ceiling, f->ceiling_4x, unit);
+	return len;
 }

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "gputop/collect.h"
 #include "gputop/diagnose.h"
 #include "tap.h"
 
@@ -130,7 +131,7 @@ static void test_larger(void)
 	char line[128];
 	diagnose_larger(line, sizeof(line), 1141, 1409.4, 1749.9, "Mbit/s");
 	tap_ok(strcmp(line, "; larger batches: about 1750 Mbit/s at 4x the size") == 0,
-	       "a host-bound ceiling and a rate below 4x the size's: the lever named (%s)", line);
+	       "a launch-bound ceiling and a rate below 4x the size's: the lever named (%s)", line);
 	tap_ok(diagnose_larger(line, sizeof(line), 1141, 1700, 1749.9, "Mbit/s") == 0 && !line[0],
 	       "a ceiling within 5%% of 4x the size's is the device's: no lever");
 	tap_ok(diagnose_larger(line, sizeof(line), 1700, 1409.4, 1749.9, "Mbit/s") == 0 && !line[0],
@@ -139,6 +140,27 @@ static void test_larger(void)
 	           diagnose_larger(line, sizeof(line), 1141, NAN, NAN, "Mbit/s") == 0 &&
 	           diagnose_larger(line, sizeof(line), NAN, 1409.4, 1749.9, "Mbit/s") == 0,
 	       "not calibrated, not measured at 4x, or no rate: nothing said");
+}
+
+/* A frame's words: the diagnosis, then the lever of larger batches where busy was measured. */
+static void test_words(void)
+{
+	char line[256];
+	struct gd_frame f = { .procs = 1, .device_busy = 0.97, .ceiling = 1409.4, .ceiling_4x = 1749.9 };
+	f.agg.rate = 1141;
+	f.agg.idle = (struct gd_idle)GD_IDLE_NONE;
+	f.agg.idle.share[GD_CAUSE_OTHER] = 0.03;
+	for (int c = 0; c < GD_CAUSE_OTHER; c++)
+		f.agg.idle.share[c] = 0;
+	diagnose_words(line, sizeof(line), &f, 1, 16, "Mbit/s");
+	tap_ok(
+	    strcmp(line,
+	           "device 97% busy; at the ceiling; larger batches: about 1750 Mbit/s at 4x the size") == 0,
+	    "a busy device with a launch-bound ceiling: larger batches named after the diagnosis (%s)", line);
+	f.device_busy = NAN;
+	diagnose_words(line, sizeof(line), &f, 1, 16, "Mbit/s");
+	tap_ok(strcmp(line, "idle time: not measured in this window") == 0,
+	       "busy not measured: no lever after it (%s)", line);
 }
 
 static void test_pipelined(void)
@@ -164,5 +186,6 @@ int main(void)
 	test_pipelined();
 	test_line();
 	test_larger();
+	test_words();
 	return tap_done();
 }
