@@ -54,11 +54,6 @@ int calibrate_parse(const char *line, struct gd_ceiling *out)
 	return 0;
 }
 
-double ceiling_gain_4x(const struct gd_ceiling *c)
-{
-	return c->rate_4x / c->rate - 1; /* NAN stays NAN */
-}
-
 int ceiling_say_4x(char *buf, size_t n, const struct gd_ceiling *c, const char *unit)
 {
 	double gain = ceiling_gain_4x(c);
