@@ -20,7 +20,7 @@ INIH_LIBS := $(shell $(PKG_CONFIG) --libs inih 2>/dev/null || echo -linih)
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla
 CFLAGS ?= -O2 -g
-ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude $(WARN) $(CURSES_CFLAGS) $(OPENCL_CFLAGS) $(MHD_CFLAGS) \
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude -Isrc $(WARN) $(CURSES_CFLAGS) $(OPENCL_CFLAGS) $(MHD_CFLAGS) \
 	$(INIH_CFLAGS) $(CFLAGS)
 LDLIBS := $(CURSES_LIBS) $(OPENCL_LIBS) $(MHD_LIBS) $(INIH_LIBS) -lrt -lm -lpthread
 
@@ -59,9 +59,9 @@ LIB_OBJS := $(filter-out $(BUILD)/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 OBSLIB := libgputop-observe.so
-OBS_SRCS := $(sort $(wildcard src/observe/*.c)) src/ring/writer.c src/ring/wire.c src/common.c src/worker/timebase.c
+OBS_SRCS := $(sort $(wildcard src/observe/*.c)) src/ring/writer.c src/ring/wire.c src/common.c src/measure/timebase.c
 OBS_OBJS := $(OBS_SRCS:src/%.c=build/observe/%.o)
-OBS_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude $(WARN) $(OPENCL_CFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden
+OBS_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude -Isrc $(WARN) $(OPENCL_CFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden
 
 .PHONY: all deps run test check unit bench lint format format-check fuzz install uninstall clean
 all: $(BIN) $(OBSLIB) $(BUILD)/bench/seed_replica
@@ -159,17 +159,17 @@ $(BUILD)/bench/ref_loop $(BUILD)/bench/seed_replica: $(BUILD)/bench/%: bench/%.c
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 30
 FUZZ_DIR := build/fuzz
-FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude $(WARN) -g -O1 \
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude -Isrc $(WARN) -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_RING_SRCS := fuzz/fuzz_ring.c src/ring/wire.c src/ring/writer.c src/ring/reader.c src/common.c src/proc.c src/session/stats.c
+FUZZ_RING_SRCS := fuzz/fuzz_ring.c src/ring/wire.c src/ring/writer.c src/ring/reader.c src/common.c src/proc.c src/measure/stats.c
 # The options harness links the log's field tables too: --fields is checked while parsing.
 FUZZ_OPTS_SRCS := fuzz/fuzz_opts.c $(wildcard src/opts/*.c src/opts/*.h) src/spec.c src/kargs.c src/rng.c src/common.c \
 	src/output/sink.c src/output/rows.c src/output/format.c src/output/outq.c src/ring/wire.c src/ring/reader.c \
-	src/proc.c src/session/collect.c src/session/stats.c src/session/diagnose.c
+	src/proc.c src/measure/collect.c src/measure/stats.c src/measure/diagnose.c src/measure/ceiling.c
 FUZZ_ENV := ASAN_OPTIONS=detect_leaks=1:allow_user_segv_handler=1 UBSAN_OPTIONS=print_stacktrace=1
 
-$(FUZZ_DIR)/fuzz_ring: $(FUZZ_RING_SRCS) $(wildcard include/gputop/*.h)
-$(FUZZ_DIR)/fuzz_opts: $(FUZZ_OPTS_SRCS) $(wildcard include/gputop/*.h)
+$(FUZZ_DIR)/fuzz_ring: $(FUZZ_RING_SRCS) $(wildcard include/gputop/*.h src/*/*.h)
+$(FUZZ_DIR)/fuzz_opts: $(FUZZ_OPTS_SRCS) $(wildcard include/gputop/*.h src/*/*.h)
 $(FUZZ_DIR)/fuzz_ring $(FUZZ_DIR)/fuzz_opts:
 	@mkdir -p $(@D)
 	$(call say,FUZZCC,$@)

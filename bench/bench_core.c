@@ -11,10 +11,10 @@
 #include <unistd.h>
 
 #include "gputop/common.h"
-#include "gputop/reader.h"
-#include "gputop/writer.h"
+#include "ring/reader.h"
+#include "ring/writer.h"
 #include "gputop/rng.h"
-#include "gputop/stats.h"
+#include "measure/stats.h"
 
 static double per_op(int64_t t0, long n)
 {

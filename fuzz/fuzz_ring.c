@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "gputop/common.h"
-#include "gputop/reader.h"
-#include "gputop/writer.h"
-#include "gputop/stats.h"
+#include "ring/reader.h"
+#include "ring/writer.h"
+#include "measure/stats.h"
 
 #define SEG_SIZE (GD_RING_OFFSET + (size_t)GD_RING_CAPACITY * sizeof(struct gd_rec))
 #define GEN      0xf022f022ull

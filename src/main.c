@@ -14,21 +14,21 @@
 #include <unistd.h>
 
 #include "gputop/common.h"
-#include "gputop/dashboard.h"
+#include "dashboard/dashboard.h"
 #include "gputop/device.h"
-#include "gputop/headless.h"
+#include "headless/headless.h"
 #include "gputop/opts.h"
 #include "gputop/outputs.h"
-#include "gputop/probe.h"
+#include "worker/probe.h"
 #include "gputop/proc.h"
-#include "gputop/prom.h"
+#include "output/prom.h"
 #include "gputop/sig.h"
-#include "gputop/sink.h"
+#include "output/sink.h"
 #include "gputop/spec.h"
-#include "gputop/report.h"
-#include "gputop/trace.h"
+#include "output/report.h"
+#include "output/trace.h"
 #include "gputop/wire.h"
-#include "gputop/worker.h"
+#include "worker/worker.h"
 
 /* One line on standard error, whatever the values it echoes hold (a newline or a tab in a
  * name, a CR or a stray byte in a path): text_clean'ed. */

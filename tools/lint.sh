@@ -4,15 +4,15 @@
 # (a function only tests call does not ship); exits non-zero on any finding.
 set -u
 cd "$(dirname "$0")/.."
-flags=(-std=c11 -D_GNU_SOURCE -Iinclude -Itests/unit $(pkg-config --cflags ncursesw OpenCL 2>/dev/null))
+flags=(-std=c11 -D_GNU_SOURCE -Iinclude -Isrc -Itests/unit $(pkg-config --cflags ncursesw OpenCL 2>/dev/null))
 status=0
 mapfile -t srcs < <(find src -name "*.c" | sort)
 echo "cppcheck: ${#srcs[@]} files"
 cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-	--inline-suppr --suppress=missingIncludeSystem --std=c11 -D_GNU_SOURCE -Iinclude "${srcs[@]}" || status=1
+	--inline-suppr --suppress=missingIncludeSystem --std=c11 -D_GNU_SOURCE -Iinclude -Isrc "${srcs[@]}" || status=1
 echo "cppcheck unusedFunction: ${#srcs[@]} files"
 cppcheck --quiet --error-exitcode=1 --enable=unusedFunction --inline-suppr --suppress=missingIncludeSystem \
-	--std=c11 -D_GNU_SOURCE -Iinclude "${srcs[@]}" || status=1
+	--std=c11 -D_GNU_SOURCE -Iinclude -Isrc "${srcs[@]}" || status=1
 echo "clang-tidy: ${#srcs[@]} files"
 for f in "${srcs[@]}"; do
 	out=$(clang-tidy --quiet "$f" -- "${flags[@]}" 2>/dev/null)

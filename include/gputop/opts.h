@@ -10,9 +10,9 @@
 
 #include "gputop/common.h"
 #include "gputop/device.h"
-#include "gputop/headless.h"
-#include "gputop/prom.h"
-#include "gputop/sink.h"
+#include "headless/headless.h"
+#include "output/prom.h"
+#include "output/sink.h"
 #include "gputop/spec.h"
 
 enum gd_role {

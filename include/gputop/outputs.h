@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "gputop/diagnose.h"
-#include "gputop/stats.h"
+#include "measure/diagnose.h"
+#include "measure/stats.h"
 
 #define GD_OUTPUTS_MAX 8 /* outputs of one run, at most */
 
@@ -36,7 +36,7 @@ int outputs_open(struct gd_output *out, int n, char *err, size_t errlen);
 /* Undoes outputs_open after a later failure: closes its descriptors, removes created files. */
 void outputs_discard(struct gd_output *out, int n);
 
-struct gd_worker_info;
+struct gd_row_info;
 struct gd_rec;
 struct gd_frame;
 
@@ -80,7 +80,7 @@ struct gd_output_ops {
 	/* The session's clock starts at t0 (host CLOCK_MONOTONIC ns). */
 	void (*start)(void *self, int64_t t0);
 	/* Every batch read, in each worker's order; device is its device's "P:D". */
-	void (*batch)(void *self, const struct gd_worker_info *w, const char *device, const struct gd_rec *r);
+	void (*batch)(void *self, const struct gd_row_info *w, const char *device, const struct gd_rec *r);
 	/* Every window; the latest frame as each is completed. 0, or -1 with the reason in err:
 	 * the output failed, and the run cannot go on without it. */
 	int (*frame)(void *self, const struct gd_frame *f, char *err, size_t errlen);
@@ -103,7 +103,7 @@ void outputs_add(struct gd_outputs *l, const struct gd_output_ops *ops, void *se
 /* Hands a batch, a frame, an event or a sweep row to every output that takes it. The last
  * three stop at the first output that fails: -1 with its reason in err. NULL l: nothing. */
 void outputs_start(struct gd_outputs *l, int64_t t0);
-void outputs_batch(struct gd_outputs *l, const struct gd_worker_info *w, const char *device,
+void outputs_batch(struct gd_outputs *l, const struct gd_row_info *w, const char *device,
                    const struct gd_rec *r);
 int outputs_frame(struct gd_outputs *l, const struct gd_frame *f, char *err, size_t errlen);
 int outputs_event(struct gd_outputs *l, const struct gd_event *e, char *err, size_t errlen);

@@ -9,11 +9,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gputop/calibrate.h"
-#include "gputop/collect.h"
+#include "session/calibrate.h"
+#include "measure/collect.h"
 #include "gputop/device.h"
 #include "gputop/spec.h"
-#include "gputop/supervisor.h"
+#include "session/supervisor.h"
 
 struct gd_outputs;
 

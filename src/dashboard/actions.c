@@ -3,7 +3,7 @@
 #include "gputop/outputs.h"
 #include "ui.h"
 
-void ui_log(struct ui *u, const char *action, const struct gd_worker_info *w)
+void ui_log(struct ui *u, const char *action, const struct gd_row_info *w)
 {
 	if (u->fatal[0])
 		return;
@@ -27,7 +27,7 @@ ui_reaction ui_act_spawn(struct ui *u, int key)
 		ui_message(u, "cannot start a worker: %s", err);
 		return UI_R_DRAW;
 	}
-	struct gd_worker_info w;
+	struct gd_row_info w;
 	sup_worker(session_workers(u->s), i, &w);
 	if (session_ndevs(u->s) > 1)
 		ui_message(u, "started worker %u (pid %d) on %s", w.id, (int)w.pid,
@@ -46,7 +46,7 @@ ui_reaction ui_act_stop_newest(struct ui *u, int key)
 		ui_message(u, "no running worker to stop");
 		return UI_R_DRAW;
 	}
-	struct gd_worker_info w;
+	struct gd_row_info w;
 	sup_worker(session_workers(u->s), i, &w);
 	session_stop_worker(u->s, i, false);
 	ui_message(u, "stopping worker %u", w.id);

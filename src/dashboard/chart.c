@@ -1,12 +1,12 @@
 /* chart.c: history ring, graph columns, bar segments and fitted numbers (pure: no curses,
  * no I/O, no clocks). */
-#include "gputop/chart.h"
+#include "chart.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "gputop/stats.h"
+#include "measure/ceiling.h"
 
 void chart_push(struct chart_hist *h, double v)
 {
@@ -112,7 +112,7 @@ void chart_capacity(char *buf, size_t n, double rate, double headroom, double ce
 		return;
 	}
 	chart_num(a, sizeof(a), 12, ceiling, 1);
-	if (stats_ceiling_stale(of_ceiling)) {
+	if (ceiling_stale(of_ceiling)) {
 		snprintf(buf, n, "ceiling %s %s stale (rate above it): c recalibrates", a, unit);
 		return;
 	}

@@ -2,7 +2,7 @@
  * keys into the session's verbs. The session completes the frames and hands them to the
  * outputs, as in the headless role; the dashboard only shows them. ui.h names the files of its
  * parts; chart.c and layout.c hold the arithmetic behind them (chart.h, layout.h). */
-#include "gputop/dashboard.h"
+#include "dashboard.h"
 
 #include <poll.h>
 #include <stdlib.h>

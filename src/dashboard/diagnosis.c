@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gputop/calibrate.h"
-#include "gputop/diagnose.h"
+#include "measure/ceiling.h"
+#include "measure/diagnose.h"
 #include "gputop/outputs.h"
 #include "gputop/wire.h"
 #include "ui.h"
@@ -40,7 +40,7 @@ static struct strip_worker *strip_find(const struct ui_strip *s, unsigned id)
 	return NULL;
 }
 
-static void strip_batch(void *self, const struct gd_worker_info *w, const char *device,
+static void strip_batch(void *self, const struct gd_row_info *w, const char *device,
                         const struct gd_rec *r)
 {
 	(void)device;

@@ -5,7 +5,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
-#include "gputop/diagnose.h"
+#include "measure/diagnose.h"
 #include "ui.h"
 
 static void clock_text(char *buf, size_t n, int64_t ns)

@@ -1,5 +1,5 @@
 /* layout.c: the dashboard's rectangles from the terminal size (pure: no curses, no I/O). */
-#include "gputop/layout.h"
+#include "layout.h"
 
 #include <string.h>
 

@@ -26,7 +26,7 @@ static void signal_targets(struct ui *u, int sig, const char *action, const char
 	char list[GD_ERR_LEN] = "";
 	size_t len = 0;
 	for (int k = 0; k < n; k++) {
-		struct gd_worker_info w;
+		struct gd_row_info w;
 		sup_worker(sup, idx[k], &w);
 		if (session_signal(u->s, idx[k], sig) != 0)
 			continue;
@@ -60,7 +60,7 @@ static int kill_menu_len(void)
 static void kill_menu_title(const struct ui *u, char *buf, size_t n)
 {
 	const struct gd_sup *sup = session_workers(u->s);
-	struct gd_worker_info w = { .pid = 0 };
+	struct gd_row_info w = { .pid = 0 };
 	int i = sup_find(sup, u->sel_id);
 	if (i >= 0)
 		sup_worker(sup, i, &w);
@@ -133,7 +133,7 @@ static void signal_menu_title(const struct ui *u, char *buf, size_t n)
 {
 	const struct gd_sup *sup = session_workers(u->s);
 	int i = sup_find(sup, u->sel_id);
-	struct gd_worker_info w = { .pid = 0 };
+	struct gd_row_info w = { .pid = 0 };
 	if (i >= 0)
 		sup_worker(sup, i, &w);
 	if (u->ntags)

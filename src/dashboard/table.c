@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "measure/ceiling.h"
 #include "ui.h"
 
 /* With two or more devices the table groups the workers by device, each group headed by a
@@ -185,7 +186,7 @@ static void draw_device(struct ui *u, WINDOW *w, int y, int d)
 	char rate[32], busy[32], pct[48] = "n/a";
 	chart_num(rate, sizeof(rate), 10, df->agg.rate, 2);
 	chart_num(busy, sizeof(busy), 8, 100 * df->device_busy, 1);
-	if (stats_ceiling_stale(df->of_ceiling)) /* the rate is above it: never "at 179%" */
+	if (ceiling_stale(df->of_ceiling)) /* the rate is above it: never "at 179%" */
 		snprintf(pct, sizeof(pct), "stale (rate above it): c recalibrates");
 	else if (!isnan(df->of_ceiling))
 		snprintf(pct, sizeof(pct), "%.1f%%", 100 * df->of_ceiling);

@@ -16,10 +16,10 @@ bool ui_tagged(const struct ui *u, unsigned id)
 }
 
 /* Worker id as the session knows it, index *i (-1: forgotten); alive false when it is not. */
-static struct gd_worker_info worker_of(const struct ui *u, unsigned id, int *i)
+static struct gd_row_info worker_of(const struct ui *u, unsigned id, int *i)
 {
 	const struct gd_sup *sup = session_workers(u->s);
-	struct gd_worker_info w = { .alive = false };
+	struct gd_row_info w = { .alive = false };
 	*i = sup_find(sup, id);
 	if (*i >= 0)
 		sup_worker(sup, *i, &w);

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gputop/dashboard.h"
+#include "dashboard.h"
 #include "ui.h"
 
 /* Keeps stray messages (the OpenCL runtime's, the tool's own) off the curses screen; they

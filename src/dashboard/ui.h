@@ -14,10 +14,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "gputop/chart.h"
+#include "chart.h"
 #include "gputop/common.h"
-#include "gputop/dashboard.h"
-#include "gputop/layout.h"
+#include "dashboard.h"
+#include "layout.h"
 #include "gputop/session.h"
 
 struct gd_outputs;
@@ -284,7 +284,7 @@ ui_reaction ui_key(struct ui *u, int ch);
 /* ---- actions.c: actions on the run ---- */
 /* An event row for an action on worker w (NULL: on all of them). An output that cannot take
  * it ends the dashboard, as a failed log ends a headless run. */
-void ui_log(struct ui *u, const char *action, const struct gd_worker_info *w);
+void ui_log(struct ui *u, const char *action, const struct gd_row_info *w);
 ui_reaction ui_act_spawn(struct ui *u, int key);
 ui_reaction ui_act_stop_newest(struct ui *u, int key);
 ui_reaction ui_act_interval(struct ui *u, int key);

@@ -1,6 +1,6 @@
 /* run.c: the headless tick loop: every window's frame goes to the outputs (the session hands
  * it over); failures are said once each on standard error. */
-#include "gputop/headless.h"
+#include "headless.h"
 
 #include <stdio.h>
 #include <stdlib.h>

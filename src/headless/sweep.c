@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "gputop/common.h"
-#include "gputop/diagnose.h"
-#include "gputop/headless.h"
+#include "measure/diagnose.h"
+#include "headless.h"
 #include "gputop/outputs.h"
 #include "gputop/sig.h"
 #include "sweep.h"
@@ -41,7 +41,7 @@ static int most_loaded_newest(const struct gd_sup *sup)
 		}
 	}
 	for (int i = sup_count(sup) - 1; i >= 0 && best >= 0; i--) {
-		struct gd_worker_info w;
+		struct gd_row_info w;
 		sup_worker(sup, i, &w);
 		if (w.active && w.device == best)
 			return i;

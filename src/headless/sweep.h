@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "gputop/calibrate.h"
+#include "measure/ceiling.h"
 #include "gputop/outputs.h"
 
 /* A step's summary over its k runs in run[0..k) (one row each); first holds the first step's

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "gputop/common.h"
-#include "gputop/headless.h"
+#include "headless.h"
 #include "sweep.h"
 
 /* A table cell: the number, or n/a where it was not measured. */
@@ -20,7 +20,7 @@ static void cell(FILE *out, int width, int prec, double v)
 
 static bool stale(const struct gd_sweep_row *r)
 {
-	return stats_ceiling_stale(r->of_ceiling);
+	return ceiling_stale(r->of_ceiling);
 }
 
 /* The columns after the speedup, the device with several, and the bar for the rate. */

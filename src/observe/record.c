@@ -20,9 +20,9 @@
 
 #include "gputop/common.h"
 #include "gputop/spec.h"
-#include "gputop/writer.h"
+#include "ring/writer.h"
 #include "observe.h"
-#include "../worker/timebase.h"
+#include "measure/timebase.h"
 
 #define OBS_PROPS_MAX 32 /* queue properties kept for CL_QUEUE_PROPERTIES_ARRAY */
 #define OBS_EVERY     16 /* --profile sampled: one batch in this many per queue, by default */

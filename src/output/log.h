@@ -7,9 +7,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "gputop/collect.h"
+#include "measure/collect.h"
 #include "gputop/common.h"
-#include "gputop/sink.h"
+#include "sink.h"
 
 /* The rows of a frame: one per worker, one per device (with two or more), then the aggregate.
  * A device row carries what the aggregate does, for that device's workers alone. */

@@ -171,7 +171,7 @@ void outputs_start(struct gd_outputs *l, int64_t t0)
 			l->out[i].ops->start(l->out[i].self, t0);
 }
 
-void outputs_batch(struct gd_outputs *l, const struct gd_worker_info *w, const char *device,
+void outputs_batch(struct gd_outputs *l, const struct gd_row_info *w, const char *device,
                    const struct gd_rec *r)
 {
 	for (int i = 0; l && i < l->n; i++)

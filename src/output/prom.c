@@ -9,7 +9,7 @@
  * that stalls (a rename took seconds on a loaded machine) delays only the file, and windows
  * that close meanwhile are folded into the next write. Nobody holds `lock` across I/O, so
  * neither a client nor the disk can hold up a window. */
-#include "gputop/prom.h"
+#include "prom.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>

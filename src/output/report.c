@@ -2,7 +2,7 @@
  * goes (each window's rate, busy and idle causes; each sweep step; the latest batch records)
  * and writes the page once, when it is closed. Charts are inline SVG drawn here: a handful of
  * lines, points and rectangles, nothing a library would make shorter. */
-#include "gputop/report.h"
+#include "report.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -10,12 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gputop/calibrate.h"
-#include "gputop/collect.h"
+#include "measure/ceiling.h"
+#include "measure/collect.h"
 #include "gputop/common.h"
-#include "gputop/diagnose.h"
+#include "measure/diagnose.h"
 #include "gputop/wire.h"
-#include "gputop/workerinfo.h"
+#include "gputop/frame.h"
 
 #define REPORT_RECS 64  /* the latest batch records kept for the timeline */
 #define W           720 /* a chart's size, in SVG user units: it scales to the page */
@@ -72,7 +72,7 @@ struct gd_report *report_open(int fd, bool own_fd, const char *path, const struc
 	return r;
 }
 
-static void report_batch(void *self, const struct gd_worker_info *w, const char *device,
+static void report_batch(void *self, const struct gd_row_info *w, const char *device,
                          const struct gd_rec *rec)
 {
 	(void)device;

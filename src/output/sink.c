@@ -1,6 +1,6 @@
 /* sink.c: the log: the run header that opens it, then frame rows, event rows and sweep rows
  * (rows.c) in CSV or JSON lines (format.c), each line written whole. */
-#include "gputop/sink.h"
+#include "sink.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -13,7 +13,7 @@
  * batch takes the one that frees first and each of its slices is clipped to start where that
  * track's last slice ended ("clipped_us" says by how much; a slice with nothing left is
  * dropped); the "end of trace" event counts both. */
-#include "gputop/trace.h"
+#include "trace.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -26,7 +26,7 @@
 #include "gputop/common.h"
 #include "gputop/spec.h"
 #include "gputop/wire.h"
-#include "gputop/workerinfo.h"
+#include "gputop/frame.h"
 
 #define TRACE_BUF_WRITE ((size_t)64 * 1024) /* the buffer is written out once it holds this much */
 #define TRACE_LEVELS    3                   /* a device track and its overlap tracks */
@@ -163,7 +163,7 @@ static void name_thread(struct gd_trace *t, unsigned worker, struct track *k, in
 
 /* The worker's tracks, naming its process the first time: the name carries its pid (and an
  * observed process's command name) and its device's P:D. */
-static struct named *worker_tracks(struct gd_trace *t, const struct gd_worker_info *w, const char *device)
+static struct named *worker_tracks(struct gd_trace *t, const struct gd_row_info *w, const char *device)
 {
 	unsigned worker = w->id;
 	for (size_t i = 0; i < t->nnamed; i++)
@@ -220,7 +220,7 @@ static void put(struct gd_trace *t, unsigned worker, struct track *k, int tid, c
 	}
 }
 
-static void trace_batch(void *self, const struct gd_worker_info *w, const char *device,
+static void trace_batch(void *self, const struct gd_row_info *w, const char *device,
                         const struct gd_rec *r)
 {
 	struct gd_trace *t = self;

@@ -1,5 +1,5 @@
 /* reader.c: the supervisor's end of a worker's segment (reader.h). */
-#include "gputop/reader.h"
+#include "reader.h"
 
 #include <dirent.h>
 #include <errno.h>

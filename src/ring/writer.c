@@ -1,5 +1,5 @@
 /* writer.c: the worker's end of its segment (writer.h). */
-#include "gputop/writer.h"
+#include "writer.h"
 
 #include <errno.h>
 #include <fcntl.h>

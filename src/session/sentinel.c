@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "gputop/common.h"
-#include "gputop/supervisor.h"
+#include "supervisor.h"
 
 #define VAR_MAX 128 /* the entry looked for, at most */
 

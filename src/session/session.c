@@ -31,7 +31,7 @@ struct gd_session {
 	int64_t serviced;            /* when the workers' rings were last read */
 	bool unobserved;             /* records were lost while the supervisor did not run, until gap_end: */
 	int64_t gap_end;             /* the open window runs to the boundary after it (collect_skip) */
-	struct gd_worker_info *info; /* scratch: the supervisor's workers at a window's end */
+	struct gd_row_info *info; /* scratch: the supervisor's workers at a window's end */
 	int capinfo;
 	struct gd_ceiling ceiling;                  /* rate: the devices' sum, NAN until each is calibrated */
 	struct gd_ceiling ceilings[GD_DEVICES_MAX]; /* each device's; rate NAN: not calibrated */
@@ -42,7 +42,7 @@ struct gd_session {
 	char error[256];                            /* an output that failed: the run cannot go on */
 };
 
-static void on_record(void *ctx, const struct gd_worker_info *w, const struct gd_rec *r)
+static void on_record(void *ctx, const struct gd_row_info *w, const struct gd_rec *r)
 {
 	struct gd_session *s = ctx;
 	int d = w->device >= 0 && w->device < s->c.ndevs ? w->device : 0;
@@ -254,7 +254,7 @@ static uint64_t lost_now(const struct gd_session *s)
 {
 	uint64_t lost = 0;
 	for (int i = 0; i < sup_count(s->sup); i++) {
-		struct gd_worker_info w;
+		struct gd_row_info w;
 		sup_worker(s->sup, i, &w);
 		lost += w.lost;
 	}
@@ -364,7 +364,7 @@ bool session_done(const struct gd_session *s)
 void session_prune(struct gd_session *s)
 {
 	for (int i = sup_count(s->sup) - 1; i >= 0; i--) {
-		struct gd_worker_info w;
+		struct gd_row_info w;
 		sup_worker(s->sup, i, &w);
 		if (w.alive || collect_pending(s->col, w.id))
 			continue;

@@ -3,7 +3,7 @@
  * after OpenCL or curses own anything), die with us (PR_SET_PDEATHSIG) and are reaped on
  * SIGCHLD, each by its own pid: other children of this process are not the supervisor's.
  * Everything in struct sup_worker is written here and nowhere else. */
-#include "gputop/supervisor.h"
+#include "supervisor.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -20,7 +20,7 @@
 #include "gputop/proc.h"
 #include "gputop/rng.h"
 #include "gputop/sig.h"
-#include "gputop/spawn.h"
+#include "spawn.h"
 #include "sentinel.h"
 
 #define GRACE_NS (SUP_STOP_GRACE_S * GD_NS_PER_S) /* SIGTERM, then SIGKILL after this */
@@ -29,7 +29,7 @@
 #define ATTACH_NS (30 * GD_NS_PER_S)
 
 struct sup_worker {
-	struct gd_worker_info info; /* what the queries hand out */
+	struct gd_row_info info; /* what the queries hand out */
 	uint64_t gen;
 	char shm[128];
 	bool attached; /* segment mapped */
@@ -192,7 +192,7 @@ int sup_count(const struct gd_sup *sup)
 	return sup->n;
 }
 
-void sup_worker(const struct gd_sup *sup, int i, struct gd_worker_info *out)
+void sup_worker(const struct gd_sup *sup, int i, struct gd_row_info *out)
 {
 	const struct sup_worker *sw = at(sup, i);
 	*out = sw->info;

@@ -21,11 +21,11 @@
 #include <unistd.h>
 
 #include "clx.h"
-#include "gputop/calibrate.h"
+#include "measure/ceiling.h"
 #include "gputop/common.h"
-#include "gputop/writer.h"
+#include "ring/writer.h"
 #include "gputop/rng.h"
-#include "gputop/worker.h"
+#include "worker.h"
 
 #define CALIBRATE_QUEUES      8
 #define CALIBRATE_SECONDS     0.4 /* measured per queue count, after one warm-up batch per queue */

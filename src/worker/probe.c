@@ -1,6 +1,6 @@
 /* probe.c: finding the devices (probe.h): device_probe's child enumerates them, selects and
  * builds the program on each as the workers will; device_list prints them. */
-#include "gputop/probe.h"
+#include "probe.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "gputop/common.h"
-#include "gputop/stats.h"
+#include "measure/stats.h"
 
 /* The shortest period: a round, then clean batches at least as many, each side of them kept
  * clear of the rounds by the batches in flight. */

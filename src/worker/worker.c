@@ -1,5 +1,5 @@
 /* worker.c: the worker role: set-up, the loop around a mode, publishing records. */
-#include "gputop/worker.h"
+#include "worker.h"
 
 #include <errno.h>
 #include <pthread.h>

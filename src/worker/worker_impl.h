@@ -7,11 +7,11 @@
 
 #include "clx.h"
 #include "genpool.h"
-#include "gputop/writer.h"
+#include "ring/writer.h"
 #include "gputop/rng.h"
 #include "gputop/spec.h"
 #include "sampler.h"
-#include "timebase.h"
+#include "measure/timebase.h"
 
 #define GD_BATCHES_MAX 64 /* batches of one worker: in flight and being generated */
 

@@ -4,7 +4,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "gputop/calibrate.h"
+#include "measure/ceiling.h"
+#include "session/calibrate.h"
 #include "tap.h"
 
 int main(void)

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "gputop/chart.h"
+#include "dashboard/chart.h"
 #include "gputop/rng.h"
 #include "tap.h"
 

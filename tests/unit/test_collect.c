@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "gputop/collect.h"
+#include "measure/collect.h"
 #include "gputop/common.h"
 #include "tap.h"
 
@@ -41,9 +41,9 @@ static struct gd_device device(int p, int d)
 	return dev;
 }
 
-static struct gd_worker_info worker(unsigned id, int dev)
+static struct gd_row_info worker(unsigned id, int dev)
 {
-	struct gd_worker_info w;
+	struct gd_row_info w;
 	memset(&w, 0, sizeof(w));
 	w.id = id;
 	w.pid = (pid_t)(4000 + id);
@@ -95,7 +95,7 @@ static void test_windows(void)
 {
 	struct gd_device devs[1] = { device(0, 0) };
 	struct gd_collector *c = collect_new(T0, true, devs, 1);
-	struct gd_worker_info w = worker(1, 0);
+	struct gd_row_info w = worker(1, 0);
 	struct gd_frame f;
 	memset(&f, 0, sizeof(f));
 
@@ -238,7 +238,7 @@ static void test_devices(void)
 {
 	struct gd_device devs[2] = { device(0, 0), device(0, 1) };
 	struct gd_collector *c = collect_new(T0, false, devs, 2);
-	struct gd_worker_info w[4] = { worker(1, 0), worker(2, 1), worker(3, 0), worker(4, 7) };
+	struct gd_row_info w[4] = { worker(1, 0), worker(2, 1), worker(3, 0), worker(4, 7) };
 	w[2].alive = w[2].active = false;
 	w[2].state = GD_ST_EXITED;
 	w[1].timebase = GD_TB_NONE;
@@ -300,7 +300,7 @@ static void test_estimated(void)
 {
 	struct gd_device devs[1] = { device(0, 0) };
 	struct gd_collector *c = collect_new(T0, true, devs, 1);
-	struct gd_worker_info w[2] = { worker(1, 0), worker(2, 0) };
+	struct gd_row_info w[2] = { worker(1, 0), worker(2, 0) };
 	struct gd_frame f;
 	memset(&f, 0, sizeof(f));
 	/* Worker 1: a measured batch and an estimated one, and one completing in the next window
@@ -352,7 +352,7 @@ static void test_lanes(void)
 {
 	struct gd_device devs[1] = { device(0, 0) };
 	struct gd_collector *c = collect_new(T0, true, devs, 1);
-	struct gd_worker_info w = worker(1, 0);
+	struct gd_row_info w = worker(1, 0);
 	struct gd_frame f;
 	memset(&f, 0, sizeof(f));
 	/* Kernels [100, 700), [300, 900), [500, 600), [800, 1100), [1200, 1300) ms. */
@@ -390,7 +390,7 @@ static void test_unmeasured(void)
 {
 	struct gd_device devs[1] = { device(0, 0) };
 	struct gd_collector *c = collect_new(T0, true, devs, 1);
-	struct gd_worker_info w = worker(1, 0);
+	struct gd_row_info w = worker(1, 0);
 	struct gd_frame f;
 	memset(&f, 0, sizeof(f));
 	/* A batch of 2.5 s: nothing completes in window 1 [0, 1000) ms. */
@@ -430,7 +430,7 @@ static void test_counters(void)
 {
 	struct gd_device devs[1] = { device(0, 0) };
 	struct gd_collector *c = collect_new(T0, true, devs, 1);
-	struct gd_worker_info w[2] = { worker(1, 0), worker(2, 0) };
+	struct gd_row_info w[2] = { worker(1, 0), worker(2, 0) };
 	struct gd_frame f;
 	memset(&f, 0, sizeof(f));
 	double busy_logged = 0; /* device_busy x window_s, as a reader of the log would sum them */

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../src/dashboard/ui.h"
+#include "dashboard/ui.h"
 #include "tap.h"
 
 static char dir[64];

@@ -4,10 +4,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "gputop/collect.h"
+#include "measure/collect.h"
 #include "gputop/common.h"
 #include "gputop/device.h"
-#include "gputop/supervisor.h"
+#include "session/supervisor.h"
 #include "tap.h"
 
 static struct gd_device fake(int p, int d, const char *name, bool gpu)
@@ -113,9 +113,9 @@ static struct gd_rec batch(uint64_t b, int64_t ks, int64_t ke)
 	return r;
 }
 
-static struct gd_worker_info worker(unsigned id, int device)
+static struct gd_row_info worker(unsigned id, int device)
 {
-	struct gd_worker_info w;
+	struct gd_row_info w;
 	memset(&w, 0, sizeof(w));
 	w.id = id;
 	w.pid = (pid_t)(1000 + id);
@@ -136,7 +136,7 @@ static void test_aggregate(void)
 	 * what looks like overlap (estimates can) was not: 0.6 + 0.4 s, the whole second. Worker 2
 	 * on 1:1, [0.2, 0.6): 0.4 s. Nothing on 0:0. A union over all three would give 0.6 s for
 	 * one device: each device counts only its own. */
-	struct gd_worker_info w[3] = { worker(1, 0), worker(2, 1), worker(3, 0) };
+	struct gd_row_info w[3] = { worker(1, 0), worker(2, 1), worker(3, 0) };
 	struct gd_rec r1 = batch(0, t0, t0 + 6 * s / 10), r2 = batch(0, t0 + 2 * s / 10, t0 + 6 * s / 10),
 	              r3 = batch(0, t0 + 2 * s / 10, t0 + 6 * s / 10);
 	collect_push(c, &w[0], &r1);
@@ -172,7 +172,7 @@ static void test_aggregate(void)
 
 	/* One device, a CPU: processes run side by side, busy is the union over every worker. */
 	struct gd_collector *one = collect_new(t0, true, &devs[2], 1);
-	struct gd_worker_info w1[2] = { worker(1, 0), worker(2, 0) };
+	struct gd_row_info w1[2] = { worker(1, 0), worker(2, 0) };
 	collect_push(one, &w1[0], &r1);
 	collect_push(one, &w1[1], &r2);
 	collect_window(one, w1, 2, t0, t0 + s, &f);

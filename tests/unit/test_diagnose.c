@@ -5,8 +5,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "gputop/collect.h"
-#include "gputop/diagnose.h"
+#include "measure/collect.h"
+#include "measure/diagnose.h"
 #include "tap.h"
 
 static double sum(const struct gd_idle *d)

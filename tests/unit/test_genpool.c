@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../src/worker/genpool.h"
+#include "worker/genpool.h"
 #include "tap.h"
 
 #define SLOTS 8

@@ -8,8 +8,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "../../src/dashboard/ui.h"
-#include "gputop/layout.h"
+#include "dashboard/ui.h"
+#include "dashboard/layout.h"
 #include "tap.h"
 
 static const int workers[] = { 0, 1, 3, 17, 64, 256 };

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "gputop/common.h"
-#include "gputop/prom.h"
+#include "output/prom.h"
 #include "tap.h"
 
 static const struct gd_breakdown unmeasured = GD_BREAKDOWN_NONE;

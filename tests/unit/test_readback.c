@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../src/worker/worker_impl.h"
+#include "worker/worker_impl.h"
 #include "gputop/common.h"
 #include "tap.h"
 

@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "gputop/common.h"
-#include "gputop/reader.h"
-#include "gputop/writer.h"
+#include "ring/reader.h"
+#include "ring/writer.h"
 #include "tap.h"
 
 static char name[96];

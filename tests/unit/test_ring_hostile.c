@@ -16,9 +16,9 @@
 #include <unistd.h>
 
 #include "gputop/common.h"
-#include "gputop/reader.h"
-#include "gputop/writer.h"
-#include "gputop/stats.h"
+#include "ring/reader.h"
+#include "ring/writer.h"
+#include "measure/stats.h"
 #include "tap.h"
 
 #define SEG_SIZE (GD_RING_OFFSET + (size_t)GD_RING_CAPACITY * sizeof(struct gd_rec))

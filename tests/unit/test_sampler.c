@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/worker/sampler.h"
-#include "gputop/stats.h"
+#include "worker/sampler.h"
+#include "measure/stats.h"
 #include "tap.h"
 
 /* How many of the first n batches the policy profiles. */

@@ -25,7 +25,7 @@
 
 #include "gputop/common.h"
 #include "gputop/outputs.h"
-#include "gputop/writer.h"
+#include "ring/writer.h"
 #include "gputop/session.h"
 #include "tap.h"
 
@@ -149,7 +149,7 @@ static void t_start(void *self, int64_t t0)
 	t->starts++;
 }
 
-static void t_batch(void *self, const struct gd_worker_info *w, const char *device, const struct gd_rec *r)
+static void t_batch(void *self, const struct gd_row_info *w, const char *device, const struct gd_rec *r)
 {
 	struct tout *t = self;
 	if (w->id >= IDS) {
@@ -232,7 +232,7 @@ static void show(const struct gd_session *s)
 		       f->workers[i].win_batches, f->workers[i].batches);
 	printf("\n#   the supervisor's %d:", sup_count(session_workers(s)));
 	for (int i = 0; i < sup_count(session_workers(s)); i++) {
-		struct gd_worker_info w;
+		struct gd_row_info w;
 		sup_worker(session_workers(s), i, &w);
 		printf(" %u pid %d %s%s %s", w.id, (int)w.pid, gd_state_name(w.state),
 		       w.alive ? "" : " (ended)", w.error);
@@ -261,9 +261,9 @@ static bool run_until(struct gd_session *s, cond_fn cond, void *ctx)
 	}
 }
 
-static struct gd_worker_info info_of(const struct gd_session *s, int i)
+static struct gd_row_info info_of(const struct gd_session *s, int i)
 {
-	struct gd_worker_info w;
+	struct gd_row_info w;
 	memset(&w, 0, sizeof(w));
 	if (i >= 0 && i < sup_count(session_workers(s)))
 		sup_worker(session_workers(s), i, &w);
@@ -399,7 +399,7 @@ static void test_session(void)
 
 	/* More workers, up to --max-procs. */
 	int i = session_spawn(s, -1, err, sizeof(err));
-	struct gd_worker_info w = info_of(s, 2);
+	struct gd_row_info w = info_of(s, 2);
 	tap_ok(i == 2 && w.id == 3 && w.alive && w.device == 0, "session_spawn: a third worker, id 3 (%s)",
 	       i < 0 ? err : "started");
 	i = session_spawn(s, 0, err, sizeof(err));
@@ -525,7 +525,7 @@ static void test_stall(void)
 		return;
 	enum gd_state stalled = GD_ST_STALLED;
 	bool ok = run_until(s, worker0_in, &stalled);
-	struct gd_worker_info w = info_of(s, 0);
+	struct gd_row_info w = info_of(s, 0);
 	tap_ok(ok && w.alive, "a worker whose heartbeat stopped is stalled (%s)", gd_state_name(w.state));
 	TAP_EQ_U(w.batches, STALL_AFTER, "  after the batches it published");
 	session_set_interval(s, 30.0);

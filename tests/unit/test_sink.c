@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "gputop/common.h"
-#include "gputop/sink.h"
+#include "output/sink.h"
 #include "tap.h"
 
 static const struct gd_breakdown unmeasured = GD_BREAKDOWN_NONE;

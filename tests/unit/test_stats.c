@@ -9,7 +9,7 @@
 
 #include "gputop/common.h"
 #include "gputop/rng.h"
-#include "gputop/stats.h"
+#include "measure/stats.h"
 #include "tap.h"
 
 /* Brute force: walk every nanosecond tick of [a, b) on a small time axis. */

@@ -2,7 +2,7 @@
  * offset and random completion latency. */
 #include <stdlib.h>
 
-#include "../../src/worker/timebase.h"
+#include "measure/timebase.h"
 #include "gputop/rng.h"
 #include "tap.h"
 

@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "gputop/common.h"
-#include "gputop/trace.h"
+#include "output/trace.h"
 #include "gputop/wire.h"
-#include "gputop/workerinfo.h"
+#include "gputop/frame.h"
 #include "tap.h"
 
 #define US ((int64_t)1000)
@@ -141,7 +141,7 @@ int main(void)
 	}
 	struct gd_trace *t = trace_open(fd, true, path, 1000);
 	trace_output.start(t, T0);
-	struct gd_worker_info w;
+	struct gd_row_info w;
 	memset(&w, 0, sizeof(w));
 	w.id = 1;
 	w.pid = 4242;

@@ -3,22 +3,8 @@
 #ifndef GPUTOP_READER_H
 #define GPUTOP_READER_H
 
+#include "gputop/frame.h"
 #include "gputop/wire.h"
-
-/* A worker's state as the supervisor shows it: what its segment says (the same values as
- * enum gd_seg_state), or stalled, which only the reader can tell. */
-enum gd_state {
-	GD_ST_STARTING = GD_SEG_STARTING,
-	GD_ST_RUNNING = GD_SEG_RUNNING,
-	GD_ST_PAUSED = GD_SEG_PAUSED,
-	GD_ST_STOPPING = GD_SEG_STOPPING,
-	GD_ST_EXITED = GD_SEG_EXITED,
-	GD_ST_FAILED = GD_SEG_FAILED,
-	GD_ST_STALLED = GD_SEG_STATE_COUNT, /* heartbeat older than 3 intervals, and 1 s */
-	GD_ST_NOCL,                         /* an observed program that has made no OpenCL call (yet) */
-	GD_ST_COUNT
-};
-const char *gd_state_name(enum gd_state st);
 
 /* A reader of one segment: a plain struct, so its owner can embed it. */
 struct gd_reader {

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "gputop/collect.h"
+#include "measure/collect.h"
 #include "gputop/device.h"
 #include "gputop/outputs.h"
 

@@ -1,12 +1,12 @@
 /* diagnose.c: idle time by cause, its levers, and the gap-filling prediction (diagnose.h). */
-#include "gputop/diagnose.h"
+#include "diagnose.h"
 
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "gputop/calibrate.h"
-#include "gputop/collect.h"
+#include "ceiling.h"
+#include "collect.h"
 
 static const struct {
 	const char *field, *name, *lever;

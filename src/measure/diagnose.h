@@ -15,27 +15,7 @@
 
 #include <stddef.h>
 
-#include "gputop/stats.h"
-
-enum gd_cause {
-	GD_CAUSE_HOST,     /* host work between batches: input generation, the program's own code */
-	GD_CAUSE_TRANSFER, /* blocking transfers */
-	GD_CAUSE_LAUNCH,   /* gaps between consecutive kernels of one batch */
-	GD_CAUSE_WAIT,     /* waiting while another context had the device */
-	GD_CAUSE_OTHER,
-	GD_CAUSE_COUNT
-};
-
-/* A split of idle time: shares of the window. NAN where not measured (no device times). */
-struct gd_idle {
-	double share[GD_CAUSE_COUNT];
-	double hidden; /* a worker's: the share of its idle time other processes filled; NAN: n/a */
-};
-
-#define GD_IDLE_NONE                             \
-	{                                        \
-		{ NAN, NAN, NAN, NAN, NAN }, NAN \
-	}
+#include "gputop/frame.h"
 
 /* The cause's log field (idle_host, ...), its words on screen, and its lever. */
 const char *diagnose_field(enum gd_cause c);

@@ -1,21 +1,106 @@
-/* collect.h: turning the records of one interval window into a frame of plain samples: one
- * per worker, one aggregate per device and one of every worker. Every output (the log, the
- * Prometheus text, the dashboard) reads only frames. The collector owns the per-worker
- * statistics state (records waiting for their window, the previous batch, the baselines of
- * the last reset); what the supervisor knows comes in as gd_worker_info. */
-#ifndef GPUTOP_COLLECT_H
-#define GPUTOP_COLLECT_H
+/* frame.h: the contract between the measurement and everything that shows it: a row as the
+ * supervisor knows it (gd_row_info), and a frame of plain samples, one per row, one aggregate per
+ * device and one of every row, for one interval window. Every output (the log, the Prometheus
+ * text, the dashboard, the report) reads only frames; src/measure/ computes them. */
+#ifndef GPUTOP_FRAME_H
+#define GPUTOP_FRAME_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "gputop/device.h"
-#include "gputop/diagnose.h"
-#include "gputop/wire.h"
 #include "gputop/spec.h"
-#include "gputop/stats.h"
-#include "gputop/workerinfo.h"
+#include "gputop/wire.h"
+
+/* A worker's state as the supervisor shows it: what its segment says (the same values as
+ * enum gd_seg_state), or stalled, which only the reader can tell. */
+enum gd_state {
+	GD_ST_STARTING = GD_SEG_STARTING,
+	GD_ST_RUNNING = GD_SEG_RUNNING,
+	GD_ST_PAUSED = GD_SEG_PAUSED,
+	GD_ST_STOPPING = GD_SEG_STOPPING,
+	GD_ST_EXITED = GD_SEG_EXITED,
+	GD_ST_FAILED = GD_SEG_FAILED,
+	GD_ST_STALLED = GD_SEG_STATE_COUNT, /* heartbeat older than 3 intervals, and 1 s */
+	GD_ST_NOCL,                         /* an observed program that has made no OpenCL call (yet) */
+	GD_ST_COUNT
+};
+const char *gd_state_name(enum gd_state st);
+
+/* One row as the supervisor knows it (a worker, a copy of the observed program, or a process
+ * a copy started), alive or ended: a copy, valid until the next call. */
+struct gd_row_info {
+	unsigned id; /* shown to the user, from 1; also in the segment's name and --worker */
+	pid_t pid;
+	enum gd_state state;
+	int device;  /* its device: an index into the run's devices (the session's devices) */
+	bool alive;  /* not reaped yet */
+	bool active; /* alive and not asked to stop */
+	enum gd_timebase timebase;
+	uint64_t batches, items; /* the worker's own totals */
+	uint64_t lost;           /* records the reader could not use */
+	/* An observed program's process (-- COMMAND): one the supervisor started (a copy), or one
+	 * found by its segment (a child of a copy). */
+	bool observed;
+	enum gd_seg_source via; /* the path its OpenCL calls were seen through */
+	char comm[16];          /* its command name */
+	unsigned copy;          /* the copy whose process group it is in: its own id for a copy; 0: none */
+	uint64_t kernels;       /* launches, since start */
+	struct gd_obs_totals obs;
+	int exit_status; /* a copy that ended: its status (128 + signal when killed); -1: n/a */
+	char error[GD_ERR_LEN];
+};
+
+/* Besides, each value counts in the first of the fixed bounds GD_HIST_BOUNDS it does not exceed
+ * (le[i]: values in (bound[i - 1], bound[i]]; le[GD_HIST_BOUNDS]: above every bound): the
+ * buckets of the Prometheus histograms, exact for the integer nanoseconds every gap is. */
+#define GD_HIST_BOUNDS 19
+extern const int64_t stats_hist_bounds[GD_HIST_BOUNDS]; /* ns: 1 us to 1 s in steps 1, 2.5, 5 */
+
+/* Every field is >= 0 or NAN (doc/fields.md). */
+struct gd_breakdown {
+	double gen_us;                               /* mean; NAN without batches */
+	double h2d_us, kernel_us, d2h_us;            /* means; NAN without device times */
+	double queue_wait_us, other_us;              /* means; NAN without device times */
+	double overlap_us;                           /* mean excess of the phases over the wall time */
+	double gap_kernel_us, gap_batch_us;          /* means; NAN when not measured */
+	double launch_gap_us;                        /* mean sum of a batch's gaps between kernels, each
+	                                              * up to the launch limit (gd_batch_acc) */
+	double late_gap_us;                          /* mean sum of their excess over it: launches the
+	                                              * host enqueued after the previous kernel ended */
+	double batch_overlap_us;                     /* mean overlap with earlier batches; as gap_batch */
+	double gap_kernel_p50_us, gap_kernel_p99_us; /* percentiles (stats_hist_percentile); NAN: */
+	double gap_batch_p50_us, gap_batch_p99_us;   /* not measured */
+};
+/* A breakdown with nothing measured: what stats_breakdown gives for no batches. */
+#define GD_BREAKDOWN_NONE                                                                                    \
+	{                                                                                                    \
+		.gen_us = NAN, .h2d_us = NAN, .kernel_us = NAN, .d2h_us = NAN, .queue_wait_us = NAN,         \
+		.other_us = NAN, .overlap_us = NAN, .gap_kernel_us = NAN, .gap_batch_us = NAN,               \
+		.launch_gap_us = NAN, .late_gap_us = NAN, .batch_overlap_us = NAN, .gap_kernel_p50_us = NAN, \
+		.gap_kernel_p99_us = NAN, .gap_batch_p50_us = NAN, .gap_batch_p99_us = NAN                   \
+	}
+
+enum gd_cause {
+	GD_CAUSE_HOST,     /* host work between batches: input generation, the program's own code */
+	GD_CAUSE_TRANSFER, /* blocking transfers */
+	GD_CAUSE_LAUNCH,   /* gaps between consecutive kernels of one batch */
+	GD_CAUSE_WAIT,     /* waiting while another context had the device */
+	GD_CAUSE_OTHER,
+	GD_CAUSE_COUNT
+};
+
+/* A split of idle time: shares of the window. NAN where not measured (no device times). */
+struct gd_idle {
+	double share[GD_CAUSE_COUNT];
+	double hidden; /* a worker's: the share of its idle time other processes filled; NAN: n/a */
+};
+
+#define GD_IDLE_NONE                             \
+	{                                        \
+		{ NAN, NAN, NAN, NAN, NAN }, NAN \
+	}
 
 /* The phases of a batch, as the log's breakdown has them (gen_us, h2d_us, kernel_us, d2h_us,
  * queue_wait_us, other_us). */
@@ -74,7 +159,7 @@ struct gd_sample {
 	uint64_t win_devrecs, win_estimated;
 	uint32_t sample_every; /* --profile sampled: profiled 2 batches in this many; 0: n/a */
 	double observer_share; /* measured share of the batches' time taken by profiling; NAN: n/a */
-	/* An observed program's process (gd_worker_info): its path, name, totals and end. */
+	/* An observed program's process (gd_row_info): its path, name, totals and end. */
 	bool observed;
 	enum gd_seg_source via;
 	char comm[16];
@@ -125,46 +210,6 @@ struct gd_frame {
 	struct gd_devframe devs[GD_DEVICES_MAX];
 };
 
-struct gd_collector;
-
-/* A collector whose first window starts at start (host CLOCK_MONOTONIC ns), for workers on
- * devs[0..ndev) (a worker's gd_worker_info.device indexes it; frames name each by its ref). Under --profile
- * off (profiled false) no device field is measured: they stay NAN. */
-struct gd_collector *collect_new(int64_t start, bool profiled, const struct gd_device *devs, int ndev);
-void collect_free(struct gd_collector *c);
-/* The launch limit of device d's gaps between the kernels of a batch (gd_batch_acc), from the
- * next window on; 0: none. */
-void collect_launch_limit(struct gd_collector *c, int d, int64_t ns);
-/* The launch limit is this many times the calibrated back-to-back gap (gd_ceiling.gap_ns): a
- * gap up to it is the device's launch cost, its excess the host's lateness. */
-#define GD_LAUNCH_LIMIT        2.0
-#define GD_LAUNCH_LIMIT_MIN_NS 1000 /* a gap under 1 us is launch cost on any device */
-
-/* One record of worker w, read by the supervisor. A record that completed before the open
- * window started is counted as lost: its window was already reported. */
-void collect_push(struct gd_collector *c, const struct gd_worker_info *w, const struct gd_rec *r);
-/* Records of worker id still waiting for their window. */
-size_t collect_pending(const struct gd_collector *c, unsigned id);
-/* Forgets worker id (after the supervisor has forgotten it). */
-void collect_forget(struct gd_collector *c, unsigned id);
-/* Forgets everything measured so far and opens a new window at start; workers' totals count
- * again from their values in w[0..n). */
-void collect_reset(struct gd_collector *c, const struct gd_worker_info *w, int n, int64_t start);
-/* Closes the open window at end: fills f from the records that completed before end, one
- * sample per worker of w[0..n) in that order, and opens the next window at end. t0 is the
- * run's start, for t_s. */
-void collect_window(struct gd_collector *c, const struct gd_worker_info *w, int n, int64_t t0, int64_t end,
-                    struct gd_frame *f);
-/* Closes the open window at end as one that was not observed (the supervisor was stopped or
- * starved through it): no rate is measured (NAN), the records that completed before end count
- * as lost, totals and states are as in collect_window, f->observed is false. */
-void collect_skip(struct gd_collector *c, const struct gd_worker_info *w, int n, int64_t t0, int64_t end,
-                  struct gd_frame *f);
-/* A frame of the workers of w[0..n) as they are at `at`, with nothing measured: their totals
- * (0 right after collect_reset), states and errors; every figure NAN. The open window is not
- * touched: what a reset leaves to show until its first window closes. */
-void collect_blank(struct gd_collector *c, const struct gd_worker_info *w, int n, int64_t t0, int64_t at,
-                   struct gd_frame *f);
 void collect_frame_free(struct gd_frame *f);
 /* Whether s's device figures rest partly on estimated device times (win_estimated > 0): the
  * dashboard marks them with ~. */

@@ -1,12 +1,11 @@
-/* calibrate.h: --calibrate from the supervisor's side: the measurement runs in a child
- * process of this binary (the supervisor never loads OpenCL) and answers through a pipe, so
- * the dashboard keeps drawing while it runs. */
-#ifndef GPUTOP_CALIBRATE_H
-#define GPUTOP_CALIBRATE_H
+/* ceiling.h: the calibrated ceiling as a value: what the calibration child answers, its line's
+ * parse, and its figure at the larger size in words. Pure: the process that measures it is
+ * session/calibrate.c's, the measurement worker/calibrate_child.c's. */
+#ifndef GPUTOP_CEILING_H
+#define GPUTOP_CEILING_H
 
+#include <stdbool.h>
 #include <stddef.h>
-
-#include "gputop/spec.h"
 
 struct gd_ceiling {
 	double rate;      /* the best of 1, 2, 4 and 8 queues: the ceiling */
@@ -35,22 +34,13 @@ static inline double ceiling_gain_4x(const struct gd_ceiling *c)
  * measured. Returns the length, as snprintf. */
 int ceiling_say_4x(char *buf, size_t n, const struct gd_ceiling *c, const char *unit);
 
-struct gd_calibration;
-
-/* Starts the measurement of kernel k on device dev, in a child started from exe; NULL with
- * err filled. */
-struct gd_calibration *calibrate_start(const struct gd_kspec *k, struct gd_devref dev, const char *exe,
-                                       char *err, size_t errlen);
-/* 1: done, *out filled; 0: still running; -1: failed, err filled. Never blocks. */
-int calibrate_poll(struct gd_calibration *c, struct gd_ceiling *out, char *err, size_t errlen);
-/* Waits for the answer (at most timeout_s seconds): 0, or -1 with err filled. */
-int calibrate_wait(struct gd_calibration *c, double timeout_s, struct gd_ceiling *out, char *err,
-                   size_t errlen);
-/* Ends the child if it still runs, reaps it and frees c. NULL is fine. */
-void calibrate_free(struct gd_calibration *c);
-
 /* Parses the child's line "ceiling MBIT_S QUEUES ONE_QUEUE_MBIT_S GAP_NS MBIT_S_4X" (the last 0
  * when not measured); 0 or -1. */
 int calibrate_parse(const char *line, struct gd_ceiling *out);
+
+/* Whether a share of the calibrated ceiling (rate / ceiling) says the ceiling is stale: the
+ * rate is above it, so the ceiling, always measured before the rate, is out of date. A share
+ * above 100% is never shown as one. False for NAN (no ceiling, or no rate). */
+bool ceiling_stale(double of_ceiling);
 
 #endif

@@ -9,9 +9,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "gputop/reader.h"
+#include "ring/reader.h"
 #include "gputop/spec.h"
-#include "gputop/workerinfo.h"
+#include "gputop/frame.h"
 
 struct gd_sup;
 
@@ -20,7 +20,7 @@ struct gd_sup;
 #define SUP_STOP_GRACE_S 5
 
 /* Called for every record read, in each worker's order. */
-typedef void (*gd_record_fn)(void *ctx, const struct gd_worker_info *w, const struct gd_rec *r);
+typedef void (*gd_record_fn)(void *ctx, const struct gd_row_info *w, const struct gd_rec *r);
 
 /* What the supervisor needs of a run. */
 struct gd_sup_config {
@@ -84,7 +84,7 @@ void sup_forget(struct gd_sup *sup, int i);
 
 /* Queries. Workers are indexed 0..sup_count()-1 in the order they were started. */
 int sup_count(const struct gd_sup *sup);
-void sup_worker(const struct gd_sup *sup, int i, struct gd_worker_info *out);
+void sup_worker(const struct gd_sup *sup, int i, struct gd_row_info *out);
 /* Index of worker id, or -1. */
 int sup_find(const struct gd_sup *sup, unsigned id);
 /* The units a run starts and stops (+, -, a sweep's steps) are its workers, or, observing a

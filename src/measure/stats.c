@@ -1,5 +1,5 @@
 /* stats.c: interval unions, gaps and the batch breakdown (definitions: doc/fields.md). */
-#include "gputop/stats.h"
+#include "stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -284,11 +284,6 @@ void stats_breakdown(const struct gd_batch_acc *acc, struct gd_breakdown *out)
 	out->gap_kernel_p99_us = stats_hist_percentile(&acc->kgap, 0.99) / 1e3;
 	out->gap_batch_p50_us = stats_hist_percentile(&acc->bgap, 0.50) / 1e3;
 	out->gap_batch_p99_us = stats_hist_percentile(&acc->bgap, 0.99) / 1e3;
-}
-
-bool stats_ceiling_stale(double of_ceiling)
-{
-	return of_ceiling > 1;
 }
 
 /* ---- spread over repeated runs ---- */

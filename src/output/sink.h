@@ -6,10 +6,10 @@
 
 #include <stdbool.h>
 
-#include "gputop/collect.h"
+#include "measure/collect.h"
 #include "gputop/device.h"
 #include "gputop/outputs.h"
-#include "gputop/stats.h"
+#include "measure/stats.h"
 
 enum gd_format { GD_FMT_CSV, GD_FMT_JSONL, GD_FMT_COUNT };
 

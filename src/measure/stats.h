@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gputop/frame.h"
 #include "gputop/wire.h"
 
 struct gd_iv {
@@ -28,11 +29,6 @@ int64_t stats_rec_busy(const struct gd_rec *r, int64_t a, int64_t b);
  * Bucket index order is value order. Each bucket keeps its least and greatest value, so a
  * bucket of one distinct value gives it exactly. */
 #define GD_HIST_HALF 64
-/* Besides, each value counts in the first of the fixed bounds GD_HIST_BOUNDS it does not exceed
- * (le[i]: values in (bound[i - 1], bound[i]]; le[GD_HIST_BOUNDS]: above every bound): the
- * buckets of the Prometheus histograms, exact for the integer nanoseconds every gap is. */
-#define GD_HIST_BOUNDS 19
-extern const int64_t stats_hist_bounds[GD_HIST_BOUNDS]; /* ns: 1 us to 1 s in steps 1, 2.5, 5 */
 struct gd_hist {
 	uint64_t n;
 	int64_t min, max; /* over every bucket; meaningful when n > 0 */
@@ -80,35 +76,7 @@ void stats_batch_add(struct gd_batch_acc *acc, const struct gd_rec *r, int64_t p
 /* Adds the batches of from to into: the aggregate of several workers. */
 void stats_batch_merge(struct gd_batch_acc *into, const struct gd_batch_acc *from);
 
-/* Every field is >= 0 or NAN (doc/fields.md). */
-struct gd_breakdown {
-	double gen_us;                               /* mean; NAN without batches */
-	double h2d_us, kernel_us, d2h_us;            /* means; NAN without device times */
-	double queue_wait_us, other_us;              /* means; NAN without device times */
-	double overlap_us;                           /* mean excess of the phases over the wall time */
-	double gap_kernel_us, gap_batch_us;          /* means; NAN when not measured */
-	double launch_gap_us;                        /* mean sum of a batch's gaps between kernels, each
-	                                              * up to the launch limit (gd_batch_acc) */
-	double late_gap_us;                          /* mean sum of their excess over it: launches the
-	                                              * host enqueued after the previous kernel ended */
-	double batch_overlap_us;                     /* mean overlap with earlier batches; as gap_batch */
-	double gap_kernel_p50_us, gap_kernel_p99_us; /* percentiles (stats_hist_percentile); NAN: */
-	double gap_batch_p50_us, gap_batch_p99_us;   /* not measured */
-};
 void stats_breakdown(const struct gd_batch_acc *acc, struct gd_breakdown *out);
-/* A breakdown with nothing measured: what stats_breakdown gives for no batches. */
-#define GD_BREAKDOWN_NONE                                                                                    \
-	{                                                                                                    \
-		.gen_us = NAN, .h2d_us = NAN, .kernel_us = NAN, .d2h_us = NAN, .queue_wait_us = NAN,         \
-		.other_us = NAN, .overlap_us = NAN, .gap_kernel_us = NAN, .gap_batch_us = NAN,               \
-		.launch_gap_us = NAN, .late_gap_us = NAN, .batch_overlap_us = NAN, .gap_kernel_p50_us = NAN, \
-		.gap_kernel_p99_us = NAN, .gap_batch_p50_us = NAN, .gap_batch_p99_us = NAN                   \
-	}
-
-/* Whether a share of the calibrated ceiling (rate / ceiling) says the ceiling is stale: the
- * rate is above it, so the ceiling, always measured before the rate, is out of date. A share
- * above 100% is never shown as one. False for NAN (no ceiling, or no rate). */
-bool stats_ceiling_stale(double of_ceiling);
 
 /* Mean, min, max and sample standard deviation of the numbers among v[0..n) (NANs skipped). */
 struct gd_spread {

@@ -1,5 +1,7 @@
 /* collect.c: the records of one interval window of every worker -> struct gd_frame. */
-#include "gputop/collect.h"
+#include "collect.h"
+#include "diagnose.h"
+#include "stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -78,7 +80,7 @@ void collect_launch_limit(struct gd_collector *c, int d, int64_t ns)
 }
 
 /* The device index of a worker, kept in range: a worker's index always names a device. */
-static int dev_of(const struct gd_collector *c, const struct gd_worker_info *info)
+static int dev_of(const struct gd_collector *c, const struct gd_row_info *info)
 {
 	return info->device >= 0 && info->device < c->ndev ? info->device : 0;
 }
@@ -119,7 +121,7 @@ static struct col_worker *get(struct gd_collector *c, unsigned id)
 	return cw;
 }
 
-void collect_push(struct gd_collector *c, const struct gd_worker_info *info, const struct gd_rec *r)
+void collect_push(struct gd_collector *c, const struct gd_row_info *info, const struct gd_rec *r)
 {
 	struct col_worker *cw = get(c, info->id);
 	cw->sample_every = r->sample_every;
@@ -150,7 +152,7 @@ void collect_forget(struct gd_collector *c, unsigned id)
 	*cw = c->workers[--c->n];
 }
 
-void collect_reset(struct gd_collector *c, const struct gd_worker_info *info, int n, int64_t start)
+void collect_reset(struct gd_collector *c, const struct gd_row_info *info, int n, int64_t start)
 {
 	for (int i = 0; i < n; i++) {
 		struct col_worker *cw = get(c, info[i].id);
@@ -166,7 +168,7 @@ void collect_reset(struct gd_collector *c, const struct gd_worker_info *info, in
 /* The supervisor's counts into the worker's counters, and what they grew by into its device's
  * (which so keeps a worker's counts after it is forgotten). The counts only grow; one seen
  * lower than before is taken as it was. */
-static void count_totals(struct gd_collector *c, struct col_worker *cw, const struct gd_worker_info *info)
+static void count_totals(struct gd_collector *c, struct col_worker *cw, const struct gd_row_info *info)
 {
 	struct gd_counters *t = &cw->tot, *d = &c->devtot[dev_of(c, info)];
 	const uint64_t now[3] = { info->batches, info->items, info->lost + cw->late };
@@ -216,7 +218,7 @@ static void count_window(struct col_worker *cw, const struct gd_batch_acc *acc, 
 }
 
 /* What a worker's sample says in every window: who, in which state, its totals. */
-static void worker_totals(struct gd_collector *c, struct col_worker *cw, const struct gd_worker_info *info,
+static void worker_totals(struct gd_collector *c, struct col_worker *cw, const struct gd_row_info *info,
                           struct gd_sample *out)
 {
 	out->device = dev_of(c, info);
@@ -250,7 +252,7 @@ static bool working(enum gd_state st)
 /* Worker cw's statistics of [a, b); appends its kernel intervals to the scratch list and its
  * batches to *all (the aggregate's gaps). Returns its busy time in the window (ns): the union
  * of its own kernel intervals, counted even when no batch of it completed in the window. */
-static int64_t worker_sample(struct gd_collector *c, struct col_worker *cw, const struct gd_worker_info *info,
+static int64_t worker_sample(struct gd_collector *c, struct col_worker *cw, const struct gd_row_info *info,
                              int64_t a, int64_t b, size_t *niv, struct gd_batch_acc *all,
                              struct gd_sample *out)
 {
@@ -310,7 +312,7 @@ static int64_t worker_sample(struct gd_collector *c, struct col_worker *cw, cons
 
 /* Worker cw in a window that was not observed, ending at b: the records that completed in it
  * count as lost (no window holds them), and nothing is measured. */
-static void worker_gap(struct gd_collector *c, struct col_worker *cw, const struct gd_worker_info *info,
+static void worker_gap(struct gd_collector *c, struct col_worker *cw, const struct gd_row_info *info,
                        int64_t b, struct gd_sample *out)
 {
 	size_t keep = 0;
@@ -370,7 +372,7 @@ static void frame_begin(const struct gd_collector *c, struct gd_frame *f, int n)
 }
 
 /* A worker's sample into its device's aggregate and the overall one. */
-static void add_worker(const struct gd_collector *c, struct gd_frame *f, const struct gd_worker_info *info,
+static void add_worker(const struct gd_collector *c, struct gd_frame *f, const struct gd_row_info *info,
                        const struct gd_sample *smp)
 {
 	struct gd_devframe *df = &f->devs[dev_of(c, info)];
@@ -418,7 +420,7 @@ static void frame_counters(const struct gd_collector *c, struct gd_frame *f)
 
 /* The window's diagnosis: each worker's idle time by cause, each device's from its workers',
  * and their mean (diagnose.h). */
-static void diagnose_frame(struct gd_collector *c, const struct gd_worker_info *info, int n,
+static void diagnose_frame(struct gd_collector *c, const struct gd_row_info *info, int n,
                            struct gd_frame *f)
 {
 	struct gd_idle devs[GD_DEVICES_MAX];
@@ -442,7 +444,7 @@ static void diagnose_frame(struct gd_collector *c, const struct gd_worker_info *
 	diagnose_mean(devs, c->ndev, &f->agg.idle);
 }
 
-void collect_window(struct gd_collector *c, const struct gd_worker_info *info, int n, int64_t t0, int64_t end,
+void collect_window(struct gd_collector *c, const struct gd_row_info *info, int n, int64_t t0, int64_t end,
                     struct gd_frame *f)
 {
 	int64_t a = c->start, b = end;
@@ -526,7 +528,7 @@ static void frame_unmeasured(const struct gd_collector *c, struct gd_frame *f)
 	f->busy_from_sum = false;
 }
 
-void collect_skip(struct gd_collector *c, const struct gd_worker_info *info, int n, int64_t t0, int64_t end,
+void collect_skip(struct gd_collector *c, const struct gd_row_info *info, int n, int64_t t0, int64_t end,
                   struct gd_frame *f)
 {
 	frame_begin(c, f, n);
@@ -542,7 +544,7 @@ void collect_skip(struct gd_collector *c, const struct gd_worker_info *info, int
 	c->start = end;
 }
 
-void collect_blank(struct gd_collector *c, const struct gd_worker_info *info, int n, int64_t t0, int64_t at,
+void collect_blank(struct gd_collector *c, const struct gd_row_info *info, int n, int64_t t0, int64_t at,
                    struct gd_frame *f)
 {
 	frame_begin(c, f, n);
