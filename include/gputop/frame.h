@@ -217,4 +217,11 @@ bool sample_estimated(const struct gd_sample *s);
 /* The label of device d in f: its "P:D", or "all" for d < 0 (the aggregate). */
 const char *frame_device_ref(const struct gd_frame *f, int d);
 
+/* Mean, min, max and sample standard deviation of a set of numbers (stats_spread): a sweep
+ * step's runs. */
+struct gd_spread {
+	int n;                     /* the numbers counted */
+	double mean, min, max, sd; /* NAN without numbers; sd NAN with fewer than 2 */
+};
+
 #endif

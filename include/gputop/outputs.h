@@ -12,8 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "measure/diagnose.h"
-#include "measure/stats.h"
+#include "gputop/frame.h"
 
 #define GD_OUTPUTS_MAX 8 /* outputs of one run, at most */
 

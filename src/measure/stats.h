@@ -79,10 +79,6 @@ void stats_batch_merge(struct gd_batch_acc *into, const struct gd_batch_acc *fro
 void stats_breakdown(const struct gd_batch_acc *acc, struct gd_breakdown *out);
 
 /* Mean, min, max and sample standard deviation of the numbers among v[0..n) (NANs skipped). */
-struct gd_spread {
-	int n;                     /* the numbers counted */
-	double mean, min, max, sd; /* NAN without numbers; sd NAN with fewer than 2 */
-};
 void stats_spread(const double *v, int n, struct gd_spread *out);
 /* Whether a and b differ by less than their spread: |mean a - mean b| < the wider of their
  * ranges (max - min). False when either has no numbers, or neither has a range (one run). */
