@@ -7,6 +7,7 @@
 
 #include "gputop/common.h"
 #include "headless.h"
+#include "measure/stats.h"
 #include "sweep.h"
 
 /* A table cell: the number, or n/a where it was not measured. */
