@@ -33,6 +33,7 @@
 
 #include "conncut.h"
 #include "gputop/common.h"
+#include "measure/diagnose.h"
 
 #define GD_PROM_CONNECTIONS 64 /* clients served at once, at most; more wait in the listen queue */
 #define GD_PROM_PER_IP      32 /* of them from one address: others always get in */
