@@ -40,8 +40,7 @@ static struct strip_worker *strip_find(const struct ui_strip *s, unsigned id)
 	return NULL;
 }
 
-static void strip_batch(void *self, const struct gd_row_info *w, const char *device,
-                        const struct gd_rec *r)
+static void strip_batch(void *self, const struct gd_row_info *w, const char *device, const struct gd_rec *r)
 {
 	(void)device;
 	struct ui_strip *s = self;

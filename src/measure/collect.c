@@ -420,8 +420,7 @@ static void frame_counters(const struct gd_collector *c, struct gd_frame *f)
 
 /* The window's diagnosis: each worker's idle time by cause, each device's from its workers',
  * and their mean (diagnose.h). */
-static void diagnose_frame(struct gd_collector *c, const struct gd_row_info *info, int n,
-                           struct gd_frame *f)
+static void diagnose_frame(struct gd_collector *c, const struct gd_row_info *info, int n, struct gd_frame *f)
 {
 	struct gd_idle devs[GD_DEVICES_MAX];
 	if ((size_t)n > c->capidle) {

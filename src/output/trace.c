@@ -220,8 +220,7 @@ static void put(struct gd_trace *t, unsigned worker, struct track *k, int tid, c
 	}
 }
 
-static void trace_batch(void *self, const struct gd_row_info *w, const char *device,
-                        const struct gd_rec *r)
+static void trace_batch(void *self, const struct gd_row_info *w, const char *device, const struct gd_rec *r)
 {
 	struct gd_trace *t = self;
 	unsigned worker = w->id;

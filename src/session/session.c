@@ -23,14 +23,14 @@ struct gd_session {
 	int64_t t0;              /* start, host CLOCK_MONOTONIC ns */
 	int64_t win_start;       /* the open window [win_start, win_end) */
 	int64_t win_end;
-	int64_t interval;            /* ns */
-	int64_t settle;              /* a window is closed this long after its end, so batches that */
-	                             /* completed inside it have been read */
-	int64_t end;                 /* stop after the window ending here; INT64_MAX: never */
-	int64_t poll;                /* ring polling period */
-	int64_t serviced;            /* when the workers' rings were last read */
-	bool unobserved;             /* records were lost while the supervisor did not run, until gap_end: */
-	int64_t gap_end;             /* the open window runs to the boundary after it (collect_skip) */
+	int64_t interval;         /* ns */
+	int64_t settle;           /* a window is closed this long after its end, so batches that */
+	                          /* completed inside it have been read */
+	int64_t end;              /* stop after the window ending here; INT64_MAX: never */
+	int64_t poll;             /* ring polling period */
+	int64_t serviced;         /* when the workers' rings were last read */
+	bool unobserved;          /* records were lost while the supervisor did not run, until gap_end: */
+	int64_t gap_end;          /* the open window runs to the boundary after it (collect_skip) */
 	struct gd_row_info *info; /* scratch: the supervisor's workers at a window's end */
 	int capinfo;
 	struct gd_ceiling ceiling;                  /* rate: the devices' sum, NAN until each is calibrated */
