@@ -58,12 +58,16 @@ LIB := $(BUILD)/libgputop.a
 LIB_OBJS := $(filter-out $(BUILD)/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+# The fixture programs the integration scripts observe (tests/fixtures/*.c), and the scripts.
+FIXTURE_SRCS := $(wildcard tests/fixtures/*.c)
+FIXTURES := $(FIXTURE_SRCS:tests/fixtures/%.c=$(BUILD)/fixtures/%)
+IT_SCRIPTS := $(sort $(wildcard tests/integration/test_*.sh))
 OBSLIB := libgputop-observe.so
-OBS_SRCS := $(sort $(wildcard src/observe/*.c)) src/ring/writer.c src/ring/wire.c src/common.c src/measure/timebase.c
+OBS_SRCS := $(sort $(wildcard src/observe/*.c)) src/ring/writer.c src/ring/wire.c src/common.c src/spec.c src/measure/timebase.c
 OBS_OBJS := $(OBS_SRCS:src/%.c=build/observe/%.o)
 OBS_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude -Isrc $(WARN) $(OPENCL_CFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden
 
-.PHONY: all deps run test check unit bench lint format format-check fuzz install uninstall clean
+.PHONY: all deps run test check unit fixtures bench lint format format-check fuzz install uninstall clean
 all: $(BIN) $(OBSLIB) $(BUILD)/bench/seed_replica
 
 # Installs what is missing (apt-get, as root), then builds and opens the dashboard.
@@ -120,17 +124,29 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB) tests/unit/tap.h $(OBJ_STAMP)
 
 -include $(OBJS:.o=.d) $(UNIT_BINS:=.d) $(OBS_OBJS:.o=.d)
 
-# Every test: unit binaries and integration scripts, each in its own process with a timeout.
-# The last line is the summary "N passed, N failed". Missing packages are installed first;
-# the build then runs in a fresh make so pkg-config sees them.
+# Every test: unit binaries and integration scripts, each in its own process with a timeout and
+# its own TMPDIR, as many at once as there are cores (TEST_JOBS=N says otherwise), the longest
+# first; the output in this order. The last line is the summary "N passed, N failed". Missing
+# packages are installed first; the build then runs in a fresh make so pkg-config sees them.
 test: deps
 	@$(MAKE) --no-print-directory check
 
-check: $(BIN) $(OBSLIB) $(UNIT_BINS)
-	@BUILD=$(BUILD) SANITIZER=$(SANITIZER) tests/run.sh $(UNIT_BINS) $(sort $(wildcard tests/integration/test_*.sh))
+check: $(BIN) $(OBSLIB) $(UNIT_BINS) $(FIXTURES)
+	@BUILD=$(BUILD) SANITIZER=$(SANITIZER) tests/run.sh $(UNIT_BINS) $(IT_SCRIPTS)
 
-unit: $(UNIT_BINS)
-	@BUILD=$(BUILD) tests/run.sh $(UNIT_BINS)
+# The fast tier, no OpenCL device needed by the scripts: the unit binaries and the integration
+# scripts tagged "# tier: fast", up to where they need the device (tests/run.sh --tier fast).
+unit: $(BIN) $(OBSLIB) $(UNIT_BINS) $(FIXTURES)
+	@BUILD=$(BUILD) SANITIZER=$(SANITIZER) tests/run.sh --tier fast $(UNIT_BINS) $(IT_SCRIPTS)
+
+# The fixtures are plain OpenCL programs, never sanitized: libgputop-observe.so, which is not
+# either, loads into them (doc/observe.md).
+fixtures: $(FIXTURES)
+
+$(BUILD)/fixtures/%: tests/fixtures/%.c $(OBJ_STAMP)
+	@mkdir -p $(@D)
+	$(call say,CC,$<)
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(OPENCL_CFLAGS) $(CFLAGS) -o $@ $< $(OPENCL_LIBS) -lpthread
 
 # `make bench GPU=P:D` adds, on a GPU machine, the table of every arrangement against the ceiling.
 bench: $(BIN) $(BUILD)/bench/ref_loop $(BUILD)/bench/seed_replica $(BUILD)/bench/bench_core
@@ -163,9 +179,9 @@ FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude -Isrc $(WARN) -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_RING_SRCS := fuzz/fuzz_ring.c src/ring/wire.c src/ring/writer.c src/ring/reader.c src/common.c src/proc.c src/measure/stats.c
 # The options harness links the log's field tables too: --fields is checked while parsing.
-FUZZ_OPTS_SRCS := fuzz/fuzz_opts.c $(wildcard src/opts/*.c src/opts/*.h) src/spec.c src/kargs.c src/rng.c src/common.c \
+FUZZ_OPTS_SRCS := fuzz/fuzz_opts.c $(wildcard src/opts/*.c src/opts/*.h) src/spec.c src/kargs.c src/rng.c src/rng_tables.c src/rng_numpy.c src/common.c \
 	src/output/sink.c src/output/rows.c src/output/format.c src/output/outq.c src/ring/wire.c src/ring/reader.c \
-	src/proc.c src/measure/collect.c src/measure/stats.c src/measure/diagnose.c src/measure/ceiling.c
+	src/proc.c src/measure/collect.c src/measure/stats.c src/measure/diagnose.c src/measure/ceiling.c src/measure/figures.c
 FUZZ_ENV := ASAN_OPTIONS=detect_leaks=1:allow_user_segv_handler=1 UBSAN_OPTIONS=print_stacktrace=1
 
 $(FUZZ_DIR)/fuzz_ring: $(FUZZ_RING_SRCS) $(wildcard include/gputop/*.h src/*/*.h)
@@ -185,14 +201,17 @@ fuzz: $(FUZZ_DIR)/fuzz_ring $(FUZZ_DIR)/fuzz_opts
 		grep -E '^stat::number_of_executed_units|^#[0-9]+.*DONE' $(FUZZ_DIR)/fuzz_$$h.log | sed 's/^/         /'; \
 	done
 
+# The structure check first (tools/structure.py: include layers, include/gputop/'s contracts,
+# file and function sizes; python3 alone), then cppcheck and clang-tidy. `make lint
+# LINT=structure` runs the structure check alone.
 lint:
-	@tools/lint.sh
+	@tools/lint.sh $(LINT)
 
 format:
-	clang-format -i $(SRCS) $(wildcard src/*/*.h) include/gputop/*.h tests/unit/*.c tests/unit/*.h fuzz/*.c bench/*.c
+	clang-format -i $(SRCS) $(wildcard src/observe/*.c src/*.h src/*/*.h) include/gputop/*.h tests/unit/*.c tests/unit/*.h fuzz/*.c bench/*.c
 
 format-check:
-	clang-format --dry-run --Werror $(SRCS) $(wildcard src/*/*.h) include/gputop/*.h tests/unit/*.c tests/unit/*.h fuzz/*.c bench/*.c
+	clang-format --dry-run --Werror $(SRCS) $(wildcard src/observe/*.c src/*.h src/*/*.h) include/gputop/*.h tests/unit/*.c tests/unit/*.h fuzz/*.c bench/*.c
 
 # Every file under kernels/ (subdirectories too) goes to $(DATADIR)/kernels, where the binary
 # looks for them (from $(BINDIR): ../share/gputop-decode/kernels). uninstall removes exactly

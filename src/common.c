@@ -1,7 +1,8 @@
-/* common.c: allocation, clocks and string helpers shared by every role. */
+/* common.c: allocation, clocks, threads and string helpers shared by every role. */
 #include "gputop/common.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +64,24 @@ void sleep_ns(int64_t ns)
 		return;
 	struct timespec ts = { .tv_sec = ns / GD_NS_PER_S, .tv_nsec = ns % GD_NS_PER_S };
 	nanosleep(&ts, NULL); /* EINTR is the point: a signal wakes the loop */
+}
+
+int gd_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, size_t stack)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	if (!t)
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (stack)
+		pthread_attr_setstacksize(&attr, stack);
+	pthread_t detached;
+	int rc = pthread_create(t ? t : &detached, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
 }
 
 char *str_copy(char *dst, size_t n, const char *src)

@@ -214,8 +214,8 @@ static int child_argv_fits(const struct gd_opts *o, char *err, size_t errlen)
 }
 
 /* The run's files, in the order their messages name them: what writes to standard output by
- * itself (the dashboard, a sweep's table, a log without --output), the log, the trace, and
- * the Prometheus file, which is only checked (it is replaced by a rename). */
+ * itself (the dashboard, a sweep's table, a log without --output), the log, the trace, the
+ * report and the Prometheus file; those two are only checked (each is replaced by a rename). */
 static int plan_files(const struct gd_opts *o, struct gd_output *out, int *log, int *trace, int *report)
 {
 	int n = 0;
@@ -236,7 +236,10 @@ static int plan_files(const struct gd_opts *o, struct gd_output *out, int *log, 
 	}
 	if (o->report) {
 		*report = n;
-		out[n++] = (struct gd_output){ .what = "--report", .path = o->report };
+		/* Replaced by a rename when complete, like the Prometheus file; "-" is written as it is. */
+		out[n++] = (struct gd_output){ .what = "--report",
+			                       .path = o->report,
+			                       .replaced = strcmp(o->report, "-") != 0 };
 	}
 	if (o->prom_file)
 		out[n++] =
@@ -436,12 +439,14 @@ static int run_simple_role(const struct gd_opts *o)
 		const struct gd_kspec k = opts_kspec(o);
 		return calibrate_child_main(&k, dev, parent);
 	}
-	case GD_ROLE_LIST:
-		if (device_list(stdout) == 0) {
-			fprintf(stderr, GD_NAME ": no OpenCL device found\n");
+	case GD_ROLE_LIST: {
+		char why[1024] = "";
+		if (device_list(stdout, why, sizeof(why)) == 0) {
+			fprintf(stderr, GD_NAME ": no OpenCL device found: %s\n", why);
 			return GD_EXIT_FAIL;
 		}
 		return GD_EXIT_OK;
+	}
 	case GD_ROLE_NONE: /* opts_parse settles every command line on a role */
 	case GD_ROLE_DASHBOARD:
 	case GD_ROLE_HEADLESS:

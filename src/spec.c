@@ -1,11 +1,12 @@
 /* spec.c: the element types, the kernel spec's derived figures and a child's command line. The
- * option names written here are the parser's (src/opts/table.c); test_spec parses every
+ * option names written here are the parser's (src/opts/options.c); test_spec parses every
  * command line written here back into the spec it came from. */
 #include "gputop/spec.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "gputop/common.h"
 
@@ -15,7 +16,7 @@ static const struct gd_dtype_info dtypes[GD_DT_COUNT] = {
 	[GD_DT_F64] = { "f64", 8, "-DREAL=double -DUSE_FP64" },
 };
 static const char *const modes[GD_MODE_COUNT] = { "seed", "pipelined", "kernel-only" };
-static const char *const profiles[GD_PROF_COUNT] = { "full", "sampled", "off" };
+const char *const gd_profile_names[GD_PROF_COUNT] = { "full", "sampled", "off" };
 static const char *const generators[GD_GEN_COUNT] = { "auto", "ziggurat", "box-muller" };
 
 const struct gd_dtype_info *gd_dtype_info(enum gd_dtype d)
@@ -35,7 +36,17 @@ const char *gd_mode_name(enum gd_mode m)
 
 const char *gd_profile_name(enum gd_profile p)
 {
-	return (unsigned)p < GD_PROF_COUNT ? profiles[p] : "?";
+	return (unsigned)p < GD_PROF_COUNT ? gd_profile_names[p] : "?";
+}
+
+bool gd_profile_parse(const char *s, enum gd_profile *p)
+{
+	for (int i = 0; s && i < GD_PROF_COUNT; i++)
+		if (strcmp(s, gd_profile_names[i]) == 0) {
+			*p = (enum gd_profile)i;
+			return true;
+		}
+	return false;
 }
 
 const char *gd_generator_name(enum gd_generator g)

@@ -1,7 +1,8 @@
-/* common.h: small helpers every module uses: allocation, clocks, messages. */
+/* common.h: small helpers every module uses: allocation, clocks, threads, messages. */
 #ifndef GPUTOP_COMMON_H
 #define GPUTOP_COMMON_H
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,9 +23,11 @@ enum {
 
 #define GD_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
-/* An invariant that holds in every build (NDEBUG too): when it does not, the file, line and
- * expression go to standard error and the process aborts. */
-#define GD_ASSERT(e) ((e) ? (void)0 : gd_assert_failed(__FILE__, __LINE__, #e))
+/* An invariant of the tool's own state, checked in every build (not <assert.h>: NDEBUG does
+ * not remove it): when it does not hold, "FILE:LINE: invariant broken: EXPR" goes to standard
+ * error and the process aborts. e is evaluated once. Never for what comes from outside (a
+ * segment's bytes, a file, an option): those are refused or counted, not asserted. */
+#define GD_ASSERT(e) (__builtin_expect(!!(e), 1) ? (void)0 : gd_assert_failed(__FILE__, __LINE__, #e))
 _Noreturn void gd_assert_failed(const char *file, int line, const char *expr);
 #define GD_NS_PER_S 1000000000LL
 
@@ -39,6 +42,12 @@ int64_t now_ns(void);
 double unix_seconds(int64_t mono_ns);
 /* Sleep for ns nanoseconds, returning early on a signal. */
 void sleep_ns(int64_t ns);
+
+/* Starts fn(arg) in a new thread with every signal blocked, so that handlers run only in the
+ * threads that unblock them (a new thread takes its creator's mask: the caller's is all blocked
+ * for the call, then restored). Joinable with its id in *t, or detached where t is NULL; a stack
+ * of stack bytes, or the default where stack is 0. Returns pthread_create's error (0: started). */
+int gd_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, size_t stack);
 
 /* snprintf that always terminates and never overflows, returning dst. */
 char *str_copy(char *dst, size_t n, const char *src);

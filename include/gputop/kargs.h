@@ -1,5 +1,5 @@
 /* kargs.h: how a kernel's arguments are set up, by convention, from what OpenCL says about
- * them (address space, type name, name) and the user's --arg values. Pure: no OpenCL; clx.c
+ * them (address space, type name, name) and the user's --arg values. Pure: no OpenCL; clx_program.c
  * queries the descriptors and the worker side creates what the plan says.
  *
  * For N work items: global const T* (or constant T*) is an input of N elements: float and
@@ -21,7 +21,7 @@
 #define KA_MAX 32 /* kernel arguments at most */
 #define KA_NAME_LEN                                                                          \
 	256                   /* an argument's, its type's or a kernel's name, NUL included: \
-	                       * longer ones are refused by name (clx.c) */
+	                       * longer ones are refused by name (clx_program.c) */
 #define KA_LEN_MAX (1u << 30) /* --arg NAME=len:K: K at most; also a local size's bytes */
 
 /* The argument's address space, as CL_KERNEL_ARG_ADDRESS_QUALIFIER gives it. */

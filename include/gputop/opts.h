@@ -1,4 +1,4 @@
-/* opts.h: the command line of every role, described by one option table (src/opts/table.c)
+/* opts.h: the command line of every role, described by one option table (src/opts/options.c)
  * from which parsing, defaults, range checks, --help and the run header's options all come. */
 #ifndef GPUTOP_OPTS_H
 #define GPUTOP_OPTS_H
@@ -10,9 +10,7 @@
 
 #include "gputop/common.h"
 #include "gputop/device.h"
-#include "headless/headless.h"
-#include "output/prom.h"
-#include "output/sink.h"
+#include "gputop/settings.h"
 #include "gputop/spec.h"
 
 enum gd_role {

@@ -1,9 +1,12 @@
-/* outputs.h: what a run writes, in two parts. The files (the log, the trace, the Prometheus
- * file) are checked together and opened after every other check: two outputs never share a
- * file, a refused set leaves no file behind and every existing file as it was, and each one
- * is created alike (mode 0644 less the umask, close-on-exec). The outputs themselves (the
- * log, the Prometheus exporter, the trace) form one list behind one small interface, opened
- * and closed by main.c; the session hands each frame to it, the roles their own rows. */
+/* outputs.h: what a run writes, in two parts. The files (standard output where the dashboard
+ * or the sweep table draws, the log, the trace, the HTML report, the Prometheus file) are
+ * checked together and opened after every other check: two outputs never share a file, a
+ * refused set leaves no file behind and every existing file as it was, and each one is created
+ * alike (mode 0644 less the umask, close-on-exec; the Prometheus file, replaced by a rename, is
+ * only checked). The outputs themselves (the log, the Prometheus exporter, the trace, the HTML
+ * report, and the dashboard's diagnosis strip) form one list behind one small interface, filled
+ * and closed by main.c; the session hands each batch and frame to it, the roles their events
+ * and sweep rows. */
 #ifndef GPUTOP_OUTPUTS_H
 #define GPUTOP_OUTPUTS_H
 
@@ -95,6 +98,7 @@ struct gd_outputs {
 		void *self;
 	} out[GD_OUTPUTS_MAX];
 	int n;
+	bool started, closed; /* outputs_start, outputs_close: added, then started, then closed */
 };
 
 /* Adds an output (self NULL: none is added). */

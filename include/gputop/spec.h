@@ -46,6 +46,11 @@ const struct gd_dtype_info *gd_dtype_info(enum gd_dtype d);
 const char *gd_dtype_name(enum gd_dtype d);
 const char *gd_mode_name(enum gd_mode m);
 const char *gd_profile_name(enum gd_profile p);
+/* The profiling policies' names, indexed by enum gd_profile: the one list of them (--profile,
+ * the log, an observed program's environment). */
+extern const char *const gd_profile_names[GD_PROF_COUNT];
+/* The policy named s into *p; false, *p untouched, when s (or NULL) names none. */
+bool gd_profile_parse(const char *s, enum gd_profile *p);
 const char *gd_generator_name(enum gd_generator g);
 /* The generator a mode uses unless told otherwise: g itself when given (not GD_GEN_AUTO). */
 enum gd_generator gd_generator_of(enum gd_generator g, enum gd_mode m);

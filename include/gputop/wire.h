@@ -114,13 +114,17 @@ enum {
 	GD_REC_SHIFT_MAX = 16, /* offsets up to 2^48 ns, the longest batch a record describes */
 	GD_REC_GEN_BIT = 16,   /* bits 16-23: the thread that generated the input (from 1), 0: inline */
 	GD_REC_GEN = 0xffu << GD_REC_GEN_BIT,
+	/* The same bits as an observed process writes them: its thread that opened the batch, from 1
+	 * in the order its threads first open one (folded into 1..GD_GEN_THREADS_MAX). */
+	GD_REC_THREAD_BIT = GD_REC_GEN_BIT,
+	GD_REC_THREAD = GD_REC_GEN,
 	GD_REC_LANE_BIT = 24, /* bits 24-28: the lane the batch ran on, from 0 */
 	GD_REC_LANE = 0x1fu << GD_REC_LANE_BIT,
 	GD_REC_FLAGS = GD_REC_DEVTIME | GD_REC_GROUPED | GD_REC_ESTIMATED | GD_REC_PER_LAUNCH | GD_REC_SHIFT,
 };
 /* The items (decoded bits, or a user kernel's work items) the batch r counts. */
 uint64_t gd_rec_items(const struct gd_rec *r);
-/* The generation thread of r (GD_REC_GEN). */
+/* The generation thread of r (GD_REC_GEN), or an observed process's thread (GD_REC_THREAD). */
 unsigned gd_rec_gen_thread(const struct gd_rec *r);
 /* The lane r's batch ran on, from 0 (GD_REC_LANE). */
 unsigned gd_rec_lane(const struct gd_rec *r);

@@ -27,8 +27,7 @@ ui_reaction ui_act_spawn(struct ui *u, int key)
 		ui_message(u, "cannot start a worker: %s", err);
 		return UI_R_DRAW;
 	}
-	struct gd_row_info w;
-	sup_worker(session_workers(u->s), i, &w);
+	struct gd_row_info w = session_row(u->s, i);
 	if (session_ndevs(u->s) > 1)
 		ui_message(u, "started worker %u (pid %d) on %s", w.id, (int)w.pid,
 		           session_device(u->s, w.device)->ref);
@@ -41,14 +40,13 @@ ui_reaction ui_act_spawn(struct ui *u, int key)
 ui_reaction ui_act_stop_newest(struct ui *u, int key)
 {
 	(void)key;
-	int i = sup_newest(session_workers(u->s));
+	int i = session_newest(u->s);
 	if (i < 0) {
 		ui_message(u, "no running worker to stop");
 		return UI_R_DRAW;
 	}
-	struct gd_row_info w;
-	sup_worker(session_workers(u->s), i, &w);
-	session_stop_worker(u->s, i, false);
+	struct gd_row_info w = session_row(u->s, i);
+	session_stop_row(u->s, i, false);
 	ui_message(u, "stopping worker %u", w.id);
 	ui_log(u, "stop", &w);
 	return UI_R_DRAW;
@@ -61,7 +59,8 @@ static const double steps[] = { 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30, 60 };
 /* [ takes the next step below the interval, ] the next above, within the bounds of -i. */
 ui_reaction ui_act_interval(struct ui *u, int key)
 {
-	double lo = u->interval_min, hi = u->interval_max, now = session_interval(u->s), next = now;
+	double lo = u->conf->interval_min, hi = u->conf->interval_max, now = session_interval(u->s),
+	       next = now;
 	int n = (int)GD_ARRAY_LEN(steps);
 	if (key == ']')
 		for (int i = 0; i < n && next == now; i++)
@@ -87,8 +86,8 @@ ui_reaction ui_act_interval(struct ui *u, int key)
 ui_reaction ui_act_pause(struct ui *u, int key)
 {
 	(void)key;
-	session_pause(u->s, !sup_paused(session_workers(u->s)));
-	bool paused = sup_paused(session_workers(u->s));
+	session_pause(u->s, !session_paused(u->s));
+	bool paused = session_paused(u->s);
 	ui_message(u, paused ? "paused every worker (p resumes)" : "resumed every worker");
 	ui_log(u, paused ? "pause" : "resume", NULL);
 	return UI_R_DRAW;

@@ -38,10 +38,11 @@ static const enum ui_pair state_pairs[GD_ST_COUNT] = {
 void ui_colours(struct ui *u)
 {
 	const char *no = getenv("NO_COLOR");
-	bool wanted = u->colour_use == GD_COLOUR_ALWAYS || (u->colour_use == GD_COLOUR_AUTO && !(no && *no));
-	u->colour = has_colors() && wanted;
-	if (!u->colour || start_color() == ERR) {
-		u->colour = false;
+	bool wanted =
+	    u->term.colour_use == GD_COLOUR_ALWAYS || (u->term.colour_use == GD_COLOUR_AUTO && !(no && *no));
+	u->term.colour = has_colors() && wanted;
+	if (!u->term.colour || start_color() == ERR) {
+		u->term.colour = false;
 		return;
 	}
 	use_default_colors();
@@ -51,7 +52,7 @@ void ui_colours(struct ui *u)
 
 attr_t ui_attr(const struct ui *u, enum ui_pair p)
 {
-	return u->colour ? (attr_t)COLOR_PAIR(p) | pairs[p].colour_extra : pairs[p].mono;
+	return u->term.colour ? (attr_t)COLOR_PAIR(p) | pairs[p].colour_extra : pairs[p].mono;
 }
 
 enum ui_pair ui_state_pair(enum gd_state st)

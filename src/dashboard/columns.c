@@ -1,36 +1,41 @@
 /* columns.c: the worker table's columns: what each shows, how wide, from which terminal width,
- * and how a sample's value reads as a cell and as a number to sort by. */
+ * and how a sample's value reads as a cell and as a number to sort by. Each shows a figure
+ * (measure/figures.h), which says how its value is read; a column keeps its own name, heading
+ * and words for the setup screen (kgap_us shows gap_kernel_us). */
 #include <math.h>
 #include <string.h>
 
+#include "measure/figures.h"
 #include "ui.h"
+
+#define FIG(x) .fig = GD_FIGURE(x)
 
 static const struct ui_col cols[] = {
 	{ .name = "id",
 	  .head = "id",
 	  .desc = "worker number, from 1",
-	  .off = offsetof(struct gd_sample, id),
+	  FIG(ID),
 	  .width = 4,
 	  .rank = 0,
 	  .kind = UI_K_ID },
 	{ .name = "pid",
 	  .head = "pid",
 	  .desc = "process id",
-	  .off = offsetof(struct gd_sample, pid),
+	  FIG(PID),
 	  .width = 8,
 	  .rank = 1,
 	  .kind = UI_K_PID },
 	{ .name = "state",
 	  .head = "state",
 	  .desc = "running, paused, exited ...",
-	  .off = offsetof(struct gd_sample, state),
+	  FIG(STATE),
 	  .width = 9,
 	  .rank = 2,
 	  .kind = UI_K_STATE },
 	{ .name = "rate",
 	  .rate = true,
 	  .desc = "throughput in the last interval",
-	  .off = offsetof(struct gd_sample, rate),
+	  FIG(RATE),
 	  .width = 9,
 	  .rank = 3,
 	  .kind = UI_K_F,
@@ -39,14 +44,14 @@ static const struct ui_col cols[] = {
 	{ .name = "batches",
 	  .head = "batches",
 	  .desc = "batches since the start or r",
-	  .off = offsetof(struct gd_sample, batches),
+	  FIG(BATCHES),
 	  .width = 9,
 	  .rank = 5,
 	  .kind = UI_K_U64 },
 	{ .name = "kbusy%",
 	  .head = "kbusy%",
 	  .desc = "its kernels' device time",
-	  .off = offsetof(struct gd_sample, kernel_busy),
+	  FIG(KERNEL_BUSY),
 	  .width = 7,
 	  .rank = 4,
 	  .kind = UI_K_PCT,
@@ -56,7 +61,7 @@ static const struct ui_col cols[] = {
 	{ .name = "kgap_us",
 	  .head = "kgap_us",
 	  .desc = "gap between kernels of a batch",
-	  .off = offsetof(struct gd_sample, bd.gap_kernel_us),
+	  FIG(GAP_KERNEL_US),
 	  .width = 9,
 	  .rank = 7,
 	  .kind = UI_K_F,
@@ -64,7 +69,7 @@ static const struct ui_col cols[] = {
 	{ .name = "bgap_us",
 	  .head = "bgap_us",
 	  .desc = "idle gap between its batches",
-	  .off = offsetof(struct gd_sample, bd.gap_batch_us),
+	  FIG(GAP_BATCH_US),
 	  .width = 9,
 	  .rank = 6,
 	  .kind = UI_K_F,
@@ -72,14 +77,14 @@ static const struct ui_col cols[] = {
 	{ .name = "lost",
 	  .head = "lost",
 	  .desc = "samples that could not be read",
-	  .off = offsetof(struct gd_sample, lost),
+	  FIG(LOST),
 	  .width = 6,
 	  .rank = 9,
 	  .kind = UI_K_U64 },
 	{ .name = "qwait_us",
 	  .head = "qwait_us",
 	  .desc = "first kernel's wait in the queue",
-	  .off = offsetof(struct gd_sample, bd.queue_wait_us),
+	  FIG(QUEUE_WAIT_US),
 	  .width = 9,
 	  .rank = 10,
 	  .kind = UI_K_F,
@@ -87,7 +92,7 @@ static const struct ui_col cols[] = {
 	{ .name = "gen_thr",
 	  .head = "gen_thr",
 	  .desc = "generation threads kept busy",
-	  .off = offsetof(struct gd_sample, gen_busy),
+	  FIG(GEN_BUSY),
 	  .width = 8,
 	  .rank = 12,
 	  .kind = UI_K_F,
@@ -97,49 +102,49 @@ static const struct ui_col cols[] = {
 	{ .name = "gen_us",
 	  .head = "gen_us",
 	  .desc = "host generation",
-	  .off = offsetof(struct gd_sample, bd.gen_us),
+	  FIG(GEN_US),
 	  .width = 9,
 	  .rank = 14,
 	  .kind = UI_K_F },
 	{ .name = "h2d_us",
 	  .head = "h2d_us",
 	  .desc = "host-to-device copy",
-	  .off = offsetof(struct gd_sample, bd.h2d_us),
+	  FIG(H2D_US),
 	  .width = 9,
 	  .rank = 15,
 	  .kind = UI_K_F },
 	{ .name = "kern_us",
 	  .head = "kern_us",
 	  .desc = "kernels, first start to last end",
-	  .off = offsetof(struct gd_sample, bd.kernel_us),
+	  FIG(KERNEL_US),
 	  .width = 9,
 	  .rank = 13,
 	  .kind = UI_K_F },
 	{ .name = "d2h_us",
 	  .head = "d2h_us",
 	  .desc = "device-to-host copy",
-	  .off = offsetof(struct gd_sample, bd.d2h_us),
+	  FIG(D2H_US),
 	  .width = 9,
 	  .rank = 16,
 	  .kind = UI_K_F },
 	{ .name = "oth_us",
 	  .head = "oth_us",
 	  .desc = "the rest of a batch's time",
-	  .off = offsetof(struct gd_sample, bd.other_us),
+	  FIG(OTHER_US),
 	  .width = 9,
 	  .rank = 17,
 	  .kind = UI_K_F },
 	{ .name = "ovl_us",
 	  .head = "ovl_us",
 	  .desc = "overlap of a batch's parts",
-	  .off = offsetof(struct gd_sample, bd.overlap_us),
+	  FIG(OVERLAP_US),
 	  .width = 9,
 	  .rank = 18,
 	  .kind = UI_K_F },
 	{ .name = "bovl_us",
 	  .head = "bovl_us",
 	  .desc = "overlap with earlier batches",
-	  .off = offsetof(struct gd_sample, bd.batch_overlap_us),
+	  FIG(BATCH_OVERLAP_US),
 	  .width = 9,
 	  .rank = 19,
 	  .kind = UI_K_F,
@@ -164,45 +169,30 @@ const char *ui_est(double v, const struct gd_sample *s)
 
 double ui_col_value(const struct ui_col *c, const struct gd_sample *s, char *text, size_t n)
 {
-	const char *p = (const char *)s + c->off;
-	unsigned id;
-	pid_t pid;
-	enum gd_state st;
-	uint64_t count;
-	double d;
+	const struct gd_fig_at at = { .s = s };
+	double v = figure_value(c->fig, &at);
 	switch (c->kind) {
 	case UI_K_ID:
-		memcpy(&id, p, sizeof(id));
-		if (text)
-			snprintf(text, n, "%u", id);
-		return id;
 	case UI_K_PID:
-		memcpy(&pid, p, sizeof(pid));
+	case UI_K_U64: /* whole numbers */
 		if (text)
-			snprintf(text, n, "%d", (int)pid);
-		return pid;
+			snprintf(text, n, "%.0f", v);
+		return v;
 	case UI_K_STATE:
-		memcpy(&st, p, sizeof(st));
 		if (text) /* the long name of an observed row without OpenCL calls is in its bar's place */
-			snprintf(text, n, "%s", st == GD_ST_NOCL ? "no CL" : gd_state_name(st));
-		return (double)st;
-	case UI_K_U64:
-		memcpy(&count, p, sizeof(count));
-		if (text)
-			snprintf(text, n, "%llu", (unsigned long long)count);
-		return (double)count;
+			snprintf(text, n, "%s", v == GD_ST_NOCL ? "no CL" : figure_text(c->fig, &at));
+		return v;
 	case UI_K_F:
 	case UI_K_PCT:
 		break;
 	}
-	memcpy(&d, p, sizeof(d));
-	const char *est = c->est ? ui_est(d, s) : "";
+	const char *est = c->est ? ui_est(v, s) : "";
 	if (text) {
-		chart_num(text, n, c->width - (int)strlen(est), c->kind == UI_K_PCT ? 100 * d : d, c->prec);
+		chart_num(text, n, c->width - (int)strlen(est), c->kind == UI_K_PCT ? 100 * v : v, c->prec);
 		size_t len = strlen(text);
 		snprintf(text + len, n - len, "%s", est);
 	}
-	return d;
+	return v;
 }
 
 /* Numbers sort largest first, as in htop; id, pid and state smallest first. */
@@ -253,16 +243,16 @@ int ui_col_x(const struct ui *u, int width, int xs[UI_NCOLS])
 	struct layout_col lc[UI_NCOLS];
 	int at[UI_NCOLS], n = 0;
 	for (int k = 0; k < UI_NCOLS; k++) {
-		int i = u->colorder[k];
+		int i = u->table.colorder[k];
 		xs[i] = -1;
-		if (!u->colon[i])
+		if (!u->table.colon[i])
 			continue;
 		lc[n] = (struct layout_col){ .width = cols[i].width,
 			                     .rank = col_applies(u, &cols[i]) ? cols[i].rank : UI_RANK_NA };
 		at[n++] = i;
 	}
 	int pos[UI_NCOLS];
-	int bar = layout_columns(lc, n, u->bar, width, pos);
+	int bar = layout_columns(lc, n, u->table.bar, width, pos);
 	for (int k = 0; k < n; k++)
 		xs[at[k]] = pos[k];
 	return bar;

@@ -19,15 +19,15 @@
 /* Stops that ran out of their grace since the last look: the key bar says so. */
 static void grace_kills(struct ui *u)
 {
-	unsigned last, n = sup_grace_kills(session_workers(u->s), &last);
+	unsigned last, n = session_grace_kills(u->s, &last);
 	if (n == u->grace_kills)
 		return;
 	if (n - u->grace_kills == 1)
 		ui_message(u, "worker %u did not stop within %d s of SIGTERM: SIGKILL sent", last,
-		           SUP_STOP_GRACE_S);
+		           SESSION_STOP_GRACE_S);
 	else
 		ui_message(u, "%u workers did not stop within %d s of SIGTERM: SIGKILL sent",
-		           n - u->grace_kills, SUP_STOP_GRACE_S);
+		           n - u->grace_kills, SESSION_STOP_GRACE_S);
 	u->grace_kills = n;
 	u->dirty = true;
 }
@@ -40,8 +40,7 @@ static void on_frame(struct ui *u, const struct gd_frame *f)
 	if (!f->observed)
 		ui_message(u, "%.1f s not observed (the dashboard was stopped): no figures for it",
 		           f->window_s);
-	const struct gd_sup *sup = session_workers(u->s);
-	if (sup_count(sup) - sup_live(sup) > UI_ENDED_KEEP)
+	if (session_nrows(u->s) - session_live(u->s) > UI_ENDED_KEEP)
 		session_prune(u->s); /* they were shown; the next frame drops them */
 	u->dirty = true;
 }
@@ -86,10 +85,10 @@ static void loop(struct ui *u)
 			return;
 		}
 		bool due =
-		    u->dirty || now - u->last_draw >= UI_CLOCK_NS || (u->msg_until && now >= u->msg_until);
+		    u->dirty || now - u->last_draw >= UI_CLOCK_NS || (u->msg.until && now >= u->msg.until);
 		if (due && term_writable()) {
-			if (now >= u->msg_until)
-				u->msg_until = 0;
+			if (now >= u->msg.until)
+				u->msg.until = 0;
 			ui_draw(u, now);
 		}
 		/* Never block on the workers: wait for a key at most until the next poll is due. */
@@ -110,41 +109,43 @@ static void loop(struct ui *u)
 
 static void settings_apply(struct ui *u, const struct gd_dash_settings *s)
 {
+	struct ui_table *t = &u->table;
 	bool listed[UI_NCOLS] = { false };
 	int k = 0;
-	u->bar = false;
+	t->bar = false;
 	for (int j = 0; j < s->ncols; j++) {
 		int c = s->cols[j];
 		if (c == GD_DASH_BAR) {
-			u->bar = true;
+			t->bar = true;
 		} else if (c >= 0 && c < UI_NCOLS && !listed[c]) {
 			listed[c] = true;
-			u->colorder[k++] = c;
+			t->colorder[k++] = c;
 		}
 	}
 	for (int i = 0; i < UI_NCOLS; i++) {
-		u->colon[i] = listed[i];
+		t->colon[i] = listed[i];
 		if (!listed[i]) /* the hidden ones after the shown, in the table's order */
-			u->colorder[k++] = i;
+			t->colorder[k++] = i;
 	}
-	u->sort = s->sort >= 0 && s->sort < UI_NCOLS ? s->sort : 0;
-	u->sort_desc = s->sort_desc;
+	t->sort = s->sort >= 0 && s->sort < UI_NCOLS ? s->sort : 0;
+	t->sort_desc = s->sort_desc;
 	u->keep_interval = s->interval;
-	u->colour_use = s->colour;
-	u->mouse = s->mouse;
+	u->term.colour_use = s->colour;
+	u->term.mouse = s->mouse;
 }
 
 static void settings_of(const struct ui *u, struct gd_dash_settings *s)
 {
+	const struct ui_table *t = &u->table;
 	*s = u->conf->settings; /* what the dashboard does not change */
-	s->sort = u->sort;
-	s->sort_desc = u->sort_desc;
+	s->sort = t->sort;
+	s->sort_desc = t->sort_desc;
 	s->interval = u->keep_interval;
 	s->ncols = 0;
 	for (int k = 0; k < UI_NCOLS; k++)
-		if (u->colon[u->colorder[k]])
-			s->cols[s->ncols++] = u->colorder[k];
-	if (u->bar)
+		if (t->colon[t->colorder[k]])
+			s->cols[s->ncols++] = t->colorder[k];
+	if (t->bar)
 		s->cols[s->ncols++] = GD_DASH_BAR;
 }
 
@@ -174,8 +175,8 @@ static void settings_save(const struct ui *u)
 static void ui_free(struct ui *u)
 {
 	ui_history_free(u);
-	free(u->tags);
-	free(u->order);
+	free(u->table.tags);
+	free(u->table.order);
 	free(u);
 }
 
@@ -185,9 +186,7 @@ int dashboard_run(const struct gd_session_config *c, const struct gd_dashboard_c
 	struct ui *u = xcalloc(1, sizeof(*u));
 	u->outs = outs;
 	u->max_procs = c->max_procs;
-	u->interval_min = d->interval_min;
-	u->interval_max = d->interval_max;
-	u->program_log = d->program_log;
+	u->progout.path = d->program_log;
 	u->conf = d;
 	settings_apply(u, &d->settings);
 	if (ui_begin(u)) {
@@ -207,10 +206,10 @@ int dashboard_run(const struct gd_session_config *c, const struct gd_dashboard_c
 	} else {
 		if (d->notice) { /* the config file was not used: say so for longer than a key's word */
 			ui_message(u, "%s", d->notice);
-			u->msg_until = now_ns() + UI_NOTICE_NS;
+			u->msg.until = now_ns() + UI_NOTICE_NS;
 		}
 		unsigned last;
-		u->grace_kills = sup_grace_kills(session_workers(u->s), &last);
+		u->grace_kills = session_grace_kills(u->s, &last);
 		loop(u);
 		if (u->fatal[0])
 			status = GD_EXIT_FAIL;

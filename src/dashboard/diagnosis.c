@@ -79,8 +79,8 @@ void ui_diag_attach(struct ui *u, struct gd_outputs *outs)
 {
 	if (!outs || outs->n >= GD_OUTPUTS_MAX)
 		return; /* no strip: the screen says so */
-	u->strip = xcalloc(1, sizeof(*u->strip));
-	outputs_add(outs, &strip_output, u->strip);
+	u->diag.strip = xcalloc(1, sizeof(*u->diag.strip));
+	outputs_add(outs, &strip_output, u->diag.strip);
 }
 
 /* Workers no longer listed leave the strip. */
@@ -123,7 +123,7 @@ static void strip_line(const struct ui *u, WINDOW *w, int y, int x, int width, i
 		if (lv < 1 && cover > 0)
 			lv = 1;
 		wattrset(w, measured > 0 || lv == 0 ? ui_attr(u, UI_P_BUSY) : ui_attr(u, UI_P_DIM));
-		if (u->utf8)
+		if (u->term.utf8)
 			mvwaddnwstr(w, y, x + c, &blocks[lv], 1);
 		else
 			mvwaddch(w, y, x + c, (chtype)ascii[lv]);
@@ -147,15 +147,15 @@ static int64_t strip_span(const struct gd_frame *f)
 static int draw_strip(struct ui *u, WINDOW *w, int y, int rows, const struct gd_frame *f)
 {
 	int width = getmaxx(w) - 12;
-	if (!u->strip || rows < 2 || width < 10) {
+	if (!u->diag.strip || rows < 2 || width < 10) {
 		if (rows > 0)
 			ui_put(w, y, 0, ui_attr(u, UI_P_DIM), "timeline: no room on this screen");
 		return y + 1;
 	}
-	strip_prune(u->strip, f);
+	strip_prune(u->diag.strip, f);
 	int64_t end = 0;
-	for (int i = 0; i < u->strip->n; i++) {
-		const struct strip_worker *sw = &u->strip->w[i];
+	for (int i = 0; i < u->diag.strip->n; i++) {
+		const struct strip_worker *sw = &u->diag.strip->w[i];
 		size_t n = sw->n < STRIP_KV ? sw->n : STRIP_KV;
 		for (size_t k = 0; k < n; k++)
 			end = sw->kv[k][1] > end ? sw->kv[k][1] : end;
@@ -174,8 +174,8 @@ static int draw_strip(struct ui *u, WINDOW *w, int y, int rows, const struct gd_
 	int64_t t0 = end - span;
 	const struct strip_worker *all[GD_PROCS_MAX] = { NULL };
 	int n = 0;
-	for (int i = 0; i < u->strip->n && n < GD_PROCS_MAX; i++)
-		all[n++] = &u->strip->w[i];
+	for (int i = 0; i < u->diag.strip->n && n < GD_PROCS_MAX; i++)
+		all[n++] = &u->diag.strip->w[i];
 	ui_put(w, y, 0, A_BOLD, "  device");
 	strip_line(u, w, y++, 11, width, t0, dt, all, n);
 	for (int i = 0; i < n && y < getmaxy(w) - 1; i++) {
@@ -191,7 +191,7 @@ static void bar(const struct ui *u, WINDOW *w, int y, int x, double share, enum 
 	int n = isnan(share) ? 0 : (int)lround(share * BAR_W);
 	wattrset(w, ui_attr(u, p));
 	for (int i = 0; i < n && i < BAR_W; i++)
-		if (u->utf8)
+		if (u->term.utf8)
 			mvwaddnwstr(w, y, x + i, &full, 1);
 		else
 			mvwaddch(w, y, x + i, '#');
@@ -293,7 +293,7 @@ void ui_draw_diagnosis(struct ui *u, WINDOW *w)
 	int rows = getmaxy(w);
 	ui_put(w, 0, 0, A_BOLD, "Where the device's idle time goes");
 	ui_put_right(w, 0, ui_attr(u, UI_P_DIM), "d or Esc closes; the other keys act as usual");
-	if (!u->rate.n) {
+	if (!ui_measured(u)) {
 		ui_put(w, 2, 0, ui_attr(u, UI_P_DIM), "no window measured yet");
 		return;
 	}
@@ -313,7 +313,7 @@ void ui_draw_diagnosis(struct ui *u, WINDOW *w)
 ui_reaction ui_act_diagnosis(struct ui *u, int key)
 {
 	(void)key;
-	u->diag = !u->diag;
-	u->output = false;
+	u->diag.shown = !u->diag.shown;
+	u->progout.shown = false;
 	return UI_R_DRAW;
 }

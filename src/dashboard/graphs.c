@@ -13,14 +13,14 @@ static uint64_t per_column(const struct ui *u, int width)
 	return chart_per_column(UI_SPAN_S, session_interval(u->s), width);
 }
 
-/* Fills u->cols with h's columns for a graph width wide; returns their maximum, NAN when
+/* Fills u->graphs.cols with h's columns for a graph width wide; returns their maximum, NAN when
  * none holds a value (nothing measured yet). */
 static double columns(struct ui *u, const struct chart_hist *h, int width, uint64_t per)
 {
 	int n = width < UI_GRAPH_MAXW ? width : UI_GRAPH_MAXW;
-	double max = chart_columns(h, per, u->cols, n);
+	double max = chart_columns(h, per, u->graphs.cols, n);
 	for (int c = 0; c < n; c++)
-		if (!isnan(u->cols[c]))
+		if (!isnan(u->graphs.cols[c]))
 			return max;
 	return NAN;
 }
@@ -45,7 +45,7 @@ static void graph(struct ui *u, WINDOW *w, const struct layout_rect *g, int rows
 	int x0 = g->x - getbegx(w) + g->w - width; /* g is on the screen, w a part of it */
 	wattrset(w, ui_attr(u, p));
 	for (int c = 0; c < width; c++) {
-		double v = u->cols[c];
+		double v = u->graphs.cols[c];
 		if (isnan(v))
 			continue;
 		long eighths = scale > 0 ? lround(v / scale * rows * 8) : 0;
@@ -54,7 +54,7 @@ static void graph(struct ui *u, WINDOW *w, const struct layout_rect *g, int rows
 		for (int r = 0; r < rows; r++) {
 			long lv = eighths - 8L * (rows - 1 - r);
 			lv = lv < 0 ? 0 : lv > 8 ? 8 : lv;
-			if (u->utf8)
+			if (u->term.utf8)
 				mvwaddnwstr(w, r, x0 + c, &blocks[lv], 1);
 			else
 				mvwaddch(w, r, x0 + c, (chtype)ascii[lv]);
@@ -77,13 +77,13 @@ static const char *rate_unit(const struct ui *u)
 
 void ui_draw_tput(struct ui *u, WINDOW *w)
 {
-	const struct layout *l = &u->lay;
+	const struct layout *l = &u->term.lay;
 	int rows = l->part[LAYOUT_TPUT].h;
 	const struct gd_frame *f = session_frame(u->s);
 	uint64_t per = per_column(u, l->tput_graph.w);
-	double max = columns(u, &u->rate, l->tput_graph.w, per);
+	double max = columns(u, &u->graphs.rate, l->tput_graph.w, per);
 	char now[32];
-	chart_num(now, sizeof(now), 10, u->rate.n ? f->agg.rate : NAN, 2);
+	chart_num(now, sizeof(now), 10, u->graphs.rate.n ? f->agg.rate : NAN, 2);
 	const char *unit = rate_unit(u);
 	ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "%-7s%9s", unit, now);
 	if (rows > 1)
@@ -99,10 +99,10 @@ void ui_draw_tput(struct ui *u, WINDOW *w)
 void ui_draw_worker(struct ui *u, WINDOW *w, const struct layout_rect *g, bool busy)
 {
 	const struct gd_frame *f = session_frame(u->s);
-	const struct ui_whist *h = ui_whist_find(u, u->sel_id);
+	const struct ui_whist *h = ui_whist_find(u, u->table.sel_id);
 	const struct gd_sample *s = NULL;
 	for (int i = 0; i < f->nworkers; i++)
-		if (f->workers[i].id == u->sel_id)
+		if (f->workers[i].id == u->table.sel_id)
 			s = &f->workers[i];
 	if (!s) {
 		ui_put(w, 0, 0, ui_attr(u, UI_P_DIM), busy ? "" : "no worker selected");
@@ -135,11 +135,11 @@ void ui_draw_worker(struct ui *u, WINDOW *w, const struct layout_rect *g, bool b
 
 void ui_draw_busy(struct ui *u, WINDOW *w)
 {
-	const struct layout *l = &u->lay;
+	const struct layout *l = &u->term.lay;
 	int rows = l->part[LAYOUT_BUSY].h;
 	const struct gd_frame *f = session_frame(u->s);
-	columns(u, &u->busy, l->busy_graph.w, per_column(u, l->busy_graph.w));
-	double busy = u->busy.n ? f->device_busy : NAN;
+	columns(u, &u->graphs.busy, l->busy_graph.w, per_column(u, l->busy_graph.w));
+	double busy = u->graphs.busy.n ? f->device_busy : NAN;
 	char b[16], idle[16];
 	chart_num(b, sizeof(b), 7, 100 * busy, 1);
 	chart_num(idle, sizeof(idle), 7, 100 * (1 - busy), 1);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "measure/ceiling.h"
 #include "measure/diagnose.h"
 #include "ui.h"
 
@@ -69,11 +70,11 @@ static void devices_text(const struct ui *u, char *buf, size_t size)
 
 void ui_draw_header(struct ui *u, WINDOW *w, int64_t now)
 {
-	bool paused = sup_paused(session_workers(u->s));
+	bool paused = session_paused(u->s);
 	char clock[32], right[64], dev[160], sort[64], p[6][96];
 	clock_text(clock, sizeof(clock), now - session_t0(u->s));
 	snprintf(right, sizeof(right), "%selapsed %s", paused ? "PAUSED  " : "", clock);
-	snprintf(sort, sizeof(sort), "sort: %s ", ui_col_head(u, u->sort));
+	snprintf(sort, sizeof(sort), "sort: %s ", ui_col_head(u, u->table.sort));
 	/* Right to left: the clock, the sort with its arrow (one cell, pointing the way values grow
 	 * down the table); the devices (and the version of a single one) give way to both. */
 	int sx = getmaxx(w) - (int)strlen(right) - 2 - 1 - (int)strlen(sort);
@@ -89,10 +90,10 @@ void ui_draw_header(struct ui *u, WINDOW *w, int64_t now)
 	ui_put(w, 0, sx, A_NORMAL, sort);
 	wattrset(w, A_BOLD);
 	int ax = sx + (int)strlen(sort);
-	if (u->utf8)
-		mvwaddnwstr(w, 0, ax, u->sort_desc ? L"\u25bc" : L"\u25b2", 1);
+	if (u->term.utf8)
+		mvwaddnwstr(w, 0, ax, u->table.sort_desc ? L"\u25bc" : L"\u25b2", 1);
 	else
-		mvwaddch(w, 0, ax, u->sort_desc ? 'v' : '^');
+		mvwaddch(w, 0, ax, u->table.sort_desc ? 'v' : '^');
 	wattrset(w, A_NORMAL);
 	ui_put_right(w, 0, ui_attr(u, paused ? UI_P_WARN : UI_P_NONE), right);
 	ui_pieces(w, 1, 0, getmaxx(w), A_NORMAL, p, settings(u, p, getmaxx(w)));
@@ -117,7 +118,7 @@ void ui_diagnosis_words(const struct gd_frame *f, const char *unit, char *buf, s
 static void diagnosis_line(const struct ui *u, WINDOW *w, const struct gd_frame *f, const char *unit)
 {
 	char line[512];
-	if (!u->rate.n)
+	if (!ui_measured(u))
 		return;
 	ui_diagnosis_words(f, unit, line, sizeof(line));
 	ui_put_words(w, 1, 0, getmaxx(w), A_NORMAL, line);
@@ -127,12 +128,13 @@ void ui_draw_summary(struct ui *u, WINDOW *w)
 {
 	const struct gd_frame *f = session_frame(u->s);
 	const char *unit = kspec_rate_unit(&session_workload(u->s)->kernel);
-	double ceiling = session_ceiling(u->s, -1).rate;
+	double ceiling = session_ceiling(u->s, -1)->rate;
 	char p[6][96];
 	/* Before the first frame nothing is measured. */
-	chart_capacity(p[0], sizeof(p[0]), u->rate.n ? f->agg.rate : NAN, u->rate.n ? f->headroom : NAN,
-	               ceiling, u->rate.n ? f->of_ceiling : NAN, unit);
-	snprintf(p[1], sizeof(p[1]), "workers %d/%d", sup_live(session_workers(u->s)), u->max_procs);
+	bool measured = ui_measured(u);
+	chart_capacity(p[0], sizeof(p[0]), measured ? f->agg.rate : NAN, measured ? f->headroom : NAN,
+	               ceiling, measured ? f->of_ceiling : NAN, unit);
+	snprintf(p[1], sizeof(p[1]), "workers %d/%d", session_live(u->s), u->max_procs);
 	snprintf(p[2], sizeof(p[2]), "lost %llu", (unsigned long long)f->agg.lost);
 	snprintf(p[3], sizeof(p[3]), "profile %s", gd_profile_name(session_workload(u->s)->profile));
 	snprintf(p[4], sizeof(p[4]), "timebase %s", gd_timebase_name(f->timebase));

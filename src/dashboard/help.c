@@ -55,28 +55,28 @@ static void help_line(struct ui *u, WINDOW *w, int y, int i)
 	}
 }
 
-/* The help from line help_top; where it does not fit, the arrows and pages scroll it. */
+/* The help from its line u->help.top; where it does not fit, the arrows and pages scroll it. */
 void ui_draw_help(struct ui *u, WINDOW *w)
 {
 	int rows = getmaxy(w) - 1, total = help_len();
 	int most = total - rows > 0 ? total - rows : 0;
-	u->help_top = u->help_top < 0 ? 0 : u->help_top > most ? most : u->help_top;
-	for (int y = 0; y < rows && u->help_top + y < total; y++)
-		help_line(u, w, y, u->help_top + y);
+	u->help.top = u->help.top < 0 ? 0 : u->help.top > most ? most : u->help.top;
+	for (int y = 0; y < rows && u->help.top + y < total; y++)
+		help_line(u, w, y, u->help.top + y);
 	if (most == 0)
 		ui_put(w, rows, 0, ui_attr(u, UI_P_DIM),
 		       "Esc or any key but the arrows and page keys closes this screen.");
 	else
 		ui_putf(w, rows, 0, ui_attr(u, UI_P_DIM),
 		        "lines %d-%d of %d: Up/Down/PgUp/PgDn scroll, Esc or any other key closes",
-		        u->help_top + 1, u->help_top + rows, total);
+		        u->help.top + 1, u->help.top + rows, total);
 }
 
 ui_reaction ui_act_help(struct ui *u, int key)
 {
 	(void)key;
-	u->help = true;
-	u->help_top = 0;
+	u->help.shown = true;
+	u->help.top = 0;
 	return UI_R_DRAW;
 }
 
@@ -86,25 +86,25 @@ ui_reaction ui_help_key(struct ui *u, int ch)
 	int page = LINES > 3 ? LINES - 2 : 1;
 	switch (ch) {
 	case KEY_UP:
-		u->help_top--;
+		u->help.top--;
 		break;
 	case KEY_DOWN:
-		u->help_top++;
+		u->help.top++;
 		break;
 	case KEY_PPAGE:
-		u->help_top -= page;
+		u->help.top -= page;
 		break;
 	case KEY_NPAGE:
-		u->help_top += page;
+		u->help.top += page;
 		break;
 	case KEY_HOME:
-		u->help_top = 0;
+		u->help.top = 0;
 		break;
 	case KEY_END:
-		u->help_top = help_len();
+		u->help.top = help_len();
 		break;
 	default:
-		u->help = false;
+		u->help.shown = false;
 	}
 	return UI_R_DRAW;
 }

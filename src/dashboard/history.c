@@ -1,66 +1,67 @@
 /* history.c: what the graphs draw: the aggregate's rate and device busy, and every listed
- * worker's rate and kernel busy, one value per frame. */
+ * worker's rate and kernel busy, one value per frame. It keeps the graphs' part of struct ui. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ui.h"
 
-static struct ui_whist *whist_of(const struct ui *u, unsigned id)
+static struct ui_whist *whist_of(const struct ui_graphs *g, unsigned id)
 {
-	for (int i = 0; i < u->nwh; i++)
-		if (u->wh[i]->id == id)
-			return u->wh[i];
+	for (int i = 0; i < g->nwh; i++)
+		if (g->wh[i]->id == id)
+			return g->wh[i];
 	return NULL;
 }
 
 const struct ui_whist *ui_whist_find(const struct ui *u, unsigned id)
 {
-	return whist_of(u, id);
+	return whist_of(&u->graphs, id);
 }
 
 /* A new history for worker id, aligned with the aggregate's before this frame's value. */
-static struct ui_whist *whist_add(struct ui *u, unsigned id)
+static struct ui_whist *whist_add(struct ui_graphs *g, unsigned id)
 {
-	if (u->nwh == u->capwh) {
-		u->capwh = u->capwh ? 2 * u->capwh : 16;
-		u->wh = xreallocarray(u->wh, (size_t)u->capwh, sizeof(struct ui_whist *));
+	if (g->nwh == g->capwh) {
+		g->capwh = g->capwh ? 2 * g->capwh : 16;
+		g->wh = xreallocarray(g->wh, (size_t)g->capwh, sizeof(struct ui_whist *));
 	}
 	struct ui_whist *h = xmalloc(sizeof(*h));
 	h->id = id;
 	for (int i = 0; i < CHART_HIST; i++)
 		h->rate.v[i] = h->busy.v[i] = NAN;
-	h->rate.n = h->busy.n = u->rate.n ? u->rate.n - 1 : 0;
-	u->wh[u->nwh++] = h;
+	h->rate.n = h->busy.n = g->rate.n ? g->rate.n - 1 : 0;
+	g->wh[g->nwh++] = h;
 	return h;
 }
 
 /* Drops the histories of workers f no longer lists. */
-static void whist_drop_unlisted(struct ui *u, const struct gd_frame *f)
+static void whist_drop_unlisted(struct ui_graphs *g, const struct gd_frame *f)
 {
 	int k = 0;
-	for (int i = 0; i < u->nwh; i++) {
+	for (int i = 0; i < g->nwh; i++) {
 		bool listed = false;
 		for (int j = 0; j < f->nworkers && !listed; j++)
-			listed = f->workers[j].id == u->wh[i]->id;
+			listed = f->workers[j].id == g->wh[i]->id;
 		if (listed)
-			u->wh[k++] = u->wh[i];
+			g->wh[k++] = g->wh[i];
 		else
-			free(u->wh[i]);
+			free(g->wh[i]);
 	}
-	u->nwh = k;
+	g->nwh = k;
 }
 
 void ui_history_push(struct ui *u, const struct gd_frame *f)
 {
-	chart_push(&u->rate, f->agg.rate);
-	chart_push(&u->busy, f->device_busy);
-	whist_drop_unlisted(u, f);
+	struct ui_graphs *g = &u->graphs;
+	chart_push(&g->rate, f->agg.rate);
+	chart_push(&g->busy, f->device_busy);
+	whist_drop_unlisted(g, f);
 	for (int j = 0; j < f->nworkers; j++) {
 		const struct gd_sample *w = &f->workers[j];
-		struct ui_whist *h = whist_of(u, w->id);
+		struct ui_whist *h = whist_of(g, w->id);
 		if (!h)
-			h = whist_add(u, w->id);
+			h = whist_add(g, w->id);
 		chart_push(&h->rate, w->rate);
 		chart_push(&h->busy, w->kernel_busy);
 	}
@@ -68,17 +69,23 @@ void ui_history_push(struct ui *u, const struct gd_frame *f)
 
 void ui_history_clear(struct ui *u)
 {
-	memset(&u->rate, 0, sizeof(u->rate));
-	memset(&u->busy, 0, sizeof(u->busy));
-	for (int i = 0; i < u->nwh; i++)
-		free(u->wh[i]);
-	u->nwh = 0;
+	struct ui_graphs *g = &u->graphs;
+	memset(&g->rate, 0, sizeof(g->rate));
+	memset(&g->busy, 0, sizeof(g->busy));
+	for (int i = 0; i < g->nwh; i++)
+		free(g->wh[i]);
+	g->nwh = 0;
+}
+
+bool ui_measured(const struct ui *u)
+{
+	return u->graphs.rate.n > 0;
 }
 
 void ui_history_free(struct ui *u)
 {
 	ui_history_clear(u);
-	free(u->wh);
-	u->wh = NULL;
-	u->capwh = 0;
+	free(u->graphs.wh);
+	u->graphs.wh = NULL;
+	u->graphs.capwh = 0;
 }

@@ -5,12 +5,12 @@
 
 #define STR_(x) #x
 #define STR(x)  STR_(x)
-#define GRACE   "SIGKILL after " STR(SUP_STOP_GRACE_S) " s"
+#define GRACE   "SIGKILL after " STR(SESSION_STOP_GRACE_S) " s"
 
 /* Up, Down, PgUp, PgDn, Home and End move the selection. */
 static ui_reaction act_move(struct ui *u, int key)
 {
-	int page = u->lay.table_rows > 1 ? u->lay.table_rows : 1;
+	int page = u->term.lay.table_rows > 1 ? u->term.lay.table_rows : 1;
 	switch (key) {
 	case KEY_UP:
 		ui_move(u, -1);
@@ -152,7 +152,7 @@ const struct ui_key ui_keys[] = {
 	{ .keys = { 'o' },
 	  .label = "o",
 	  .help = "the observed programs' output, its last lines (o or Esc closes)",
-	  .act = ui_act_output },
+	  .act = ui_act_progout },
 	{ .keys = { 'r' },
 	  .label = "r",
 	  .bar = "r",
@@ -178,12 +178,12 @@ ui_reaction ui_key(struct ui *u, int ch)
 		return UI_R_DRAW; /* the windows follow in the loop */
 	if (ch == KEY_MOUSE)
 		return ui_mouse(u);
-	if (u->help)
+	if (u->help.shown)
 		return ui_help_key(u, ch);
-	if (u->menu)
-		return u->menu->key(u, ch);
-	if ((u->diag || u->output) && ch == UI_KEY_ESC) {
-		u->diag = u->output = false;
+	if (u->menu.open)
+		return u->menu.open->key(u, ch);
+	if ((u->diag.shown || u->progout.shown) && ch == UI_KEY_ESC) {
+		u->diag.shown = u->progout.shown = false;
 		return UI_R_DRAW;
 	}
 	for (int i = 0; i < ui_nkeys; i++)

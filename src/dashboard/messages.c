@@ -11,17 +11,17 @@ void ui_message(struct ui *u, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(u->msg, sizeof(u->msg), fmt, ap);
+	vsnprintf(u->msg.text, sizeof(u->msg.text), fmt, ap);
 	va_end(ap);
-	u->msg_until = now_ns() + UI_MSG_NS;
+	u->msg.until = now_ns() + UI_MSG_NS;
 }
 
 /* The key table's entries with a bar name, in its order, as many as fit: the last one (quit)
  * always. */
 void ui_draw_keybar(struct ui *u, WINDOW *w, int64_t now)
 {
-	if (now < u->msg_until) {
-		ui_put_words(w, 0, 0, getmaxx(w), ui_attr(u, UI_P_WARN), u->msg);
+	if (now < u->msg.until) {
+		ui_put_words(w, 0, 0, getmaxx(w), ui_attr(u, UI_P_WARN), u->msg.text);
 		return;
 	}
 	int x = 0, last = -1;

@@ -6,7 +6,7 @@
 
 void ui_mouse_begin(const struct ui *u)
 {
-	if (!u->mouse)
+	if (!u->term.mouse)
 		return;
 	mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
 	mouseinterval(0); /* a press is acted on at once: no wait to see whether a click follows */
@@ -22,7 +22,7 @@ static void table_click(struct ui *u, int y, int x)
 		return;
 	}
 	int xs[UI_NCOLS];
-	ui_col_x(u, u->lay.cols, xs);
+	ui_col_x(u, u->term.lay.cols, xs);
 	for (int i = 0; i < UI_NCOLS; i++)
 		if (xs[i] >= 0 && x >= xs[i] && x < xs[i] + ui_col(i)->width)
 			ui_sort_by(u, i);
@@ -31,13 +31,13 @@ static void table_click(struct ui *u, int y, int x)
 ui_reaction ui_mouse(struct ui *u)
 {
 	MEVENT ev;
-	if (getmouse(&ev) != OK || u->help || u->menu || u->lay.too_small)
+	if (getmouse(&ev) != OK || u->help.shown || u->menu.open || u->term.lay.too_small)
 		return UI_R_DRAW; /* over the help or a menu, a press does nothing */
 	if (ev.bstate & BUTTON4_PRESSED)
 		ui_move(u, -1);
 	else if (ev.bstate & BUTTON5_PRESSED)
 		ui_move(u, 1);
-	const struct layout_rect *t = &u->lay.part[LAYOUT_TABLE];
+	const struct layout_rect *t = &u->term.lay.part[LAYOUT_TABLE];
 	if ((ev.bstate & BUTTON1_PRESSED) && ev.y >= t->y && ev.y < t->y + t->h) {
 		ui_follow(u); /* the rows as drawn */
 		table_click(u, ev.y - t->y, ev.x);

@@ -1,19 +1,21 @@
 /* paint.c: the windows that follow the layout, and drawing the whole screen once per update:
- * the dashboard's parts, or the help, or the notice that the terminal is too small. */
+ * the dashboard's parts, or a screen that takes it whole (the help, the diagnosis, the programs'
+ * output), or the notice that the terminal is too small. */
 #include <string.h>
 
 #include "ui.h"
 
 void ui_free_windows(struct ui *u)
 {
+	struct ui_term *t = &u->term;
 	for (int i = 0; i < LAYOUT_NPARTS; i++)
-		if (u->part[i])
-			delwin(u->part[i]);
-	if (u->full)
-		delwin(u->full);
-	memset(u->part, 0, sizeof(u->part));
-	u->full = NULL;
-	u->have_windows = false;
+		if (t->part[i])
+			delwin(t->part[i]);
+	if (t->full)
+		delwin(t->full);
+	memset(t->part, 0, sizeof(t->part));
+	t->full = NULL;
+	t->have_windows = false;
 }
 
 /* The same size and the same rectangles: the windows can stay. */
@@ -31,24 +33,25 @@ static bool same_layout(const struct layout *a, const struct layout *b)
 
 int ui_windows(struct ui *u)
 {
+	struct ui_term *t = &u->term;
 	struct layout l;
 	layout_compute(COLS, LINES, ui_nlines(u), &l);
-	if (u->have_windows && same_layout(&l, &u->lay))
+	if (t->have_windows && same_layout(&l, &t->lay))
 		return 0;
 	ui_free_windows(u);
-	u->lay = l;
+	t->lay = l;
 	u->dirty = true;
-	if (!(u->full = newwin(LINES, COLS, 0, 0)))
+	if (!(t->full = newwin(LINES, COLS, 0, 0)))
 		return -1;
 	if (!l.too_small)
 		for (int i = 0; i < LAYOUT_NPARTS; i++) {
 			const struct layout_rect *r = &l.part[i];
 			if (r->h == 0 || r->w == 0)
 				continue; /* an empty part has no window (newwin would make it full-screen) */
-			if (!(u->part[i] = newwin(r->h, r->w, r->y, r->x)))
+			if (!(t->part[i] = newwin(r->h, r->w, r->y, r->x)))
 				return -1;
 		}
-	u->have_windows = true;
+	t->have_windows = true;
 	return 0;
 }
 
@@ -57,7 +60,7 @@ static void draw_small(struct ui *u, WINDOW *w)
 	int y = getmaxy(w) / 2, width = getmaxx(w);
 	char a[64], b[64];
 	snprintf(a, sizeof(a), "terminal too small: need %dx%d", LAYOUT_MIN_W, LAYOUT_MIN_H);
-	snprintf(b, sizeof(b), "now %dx%d; q quits", u->lay.cols, u->lay.lines);
+	snprintf(b, sizeof(b), "now %dx%d; q quits", u->term.lay.cols, u->term.lay.lines);
 	int xa = (width - (int)strlen(a)) / 2, xb = (width - (int)strlen(b)) / 2;
 	ui_put(w, y > 0 ? y - 1 : 0, xa > 0 ? xa : 0, ui_attr(u, UI_P_BAD), a);
 	ui_put(w, y, xb > 0 ? xb : 0, A_NORMAL, b);
@@ -66,23 +69,24 @@ static void draw_small(struct ui *u, WINDOW *w)
 /* Every part of the dashboard, and the open menu over them. */
 static void draw_parts(struct ui *u, int64_t now)
 {
+	struct ui_term *t = &u->term;
 	for (int i = 0; i < LAYOUT_NPARTS; i++)
-		if (u->part[i])
-			werase(u->part[i]);
-	ui_draw_header(u, u->part[LAYOUT_HEADER], now);
-	ui_draw_table(u, u->part[LAYOUT_TABLE]); /* first: it settles the selection */
-	ui_draw_tput(u, u->part[LAYOUT_TPUT]);
-	ui_draw_busy(u, u->part[LAYOUT_BUSY]);
-	if (u->lay.worker_graphs) {
-		ui_draw_worker(u, u->part[LAYOUT_WTPUT], &u->lay.wtput_graph, false);
-		ui_draw_worker(u, u->part[LAYOUT_WBUSY], &u->lay.wbusy_graph, true);
+		if (t->part[i])
+			werase(t->part[i]);
+	ui_draw_header(u, t->part[LAYOUT_HEADER], now);
+	ui_draw_table(u, t->part[LAYOUT_TABLE]); /* first: it settles the selection */
+	ui_draw_tput(u, t->part[LAYOUT_TPUT]);
+	ui_draw_busy(u, t->part[LAYOUT_BUSY]);
+	if (t->lay.worker_graphs) {
+		ui_draw_worker(u, t->part[LAYOUT_WTPUT], &t->lay.wtput_graph, false);
+		ui_draw_worker(u, t->part[LAYOUT_WBUSY], &t->lay.wbusy_graph, true);
 	}
-	ui_draw_summary(u, u->part[LAYOUT_SUMMARY]);
-	ui_draw_keybar(u, u->part[LAYOUT_KEYBAR], now);
+	ui_draw_summary(u, t->part[LAYOUT_SUMMARY]);
+	ui_draw_keybar(u, t->part[LAYOUT_KEYBAR], now);
 	for (int i = 0; i < LAYOUT_NPARTS; i++)
-		if (u->part[i])
-			wnoutrefresh(u->part[i]);
-	if (u->menu)
+		if (t->part[i])
+			wnoutrefresh(t->part[i]);
+	if (u->menu.open)
 		ui_draw_menu(u);
 }
 
@@ -90,17 +94,17 @@ void ui_draw(struct ui *u, int64_t now)
 {
 	/* stdscr is never drawn on; refreshing it first keeps getch from refreshing it later. */
 	wnoutrefresh(stdscr);
-	if (u->lay.too_small || u->help || u->diag || u->output) {
-		werase(u->full);
-		if (u->lay.too_small)
-			draw_small(u, u->full);
-		else if (u->help)
-			ui_draw_help(u, u->full);
-		else if (u->diag)
-			ui_draw_diagnosis(u, u->full);
+	if (u->term.lay.too_small || u->help.shown || u->diag.shown || u->progout.shown) {
+		werase(u->term.full);
+		if (u->term.lay.too_small)
+			draw_small(u, u->term.full);
+		else if (u->help.shown)
+			ui_draw_help(u, u->term.full);
+		else if (u->diag.shown)
+			ui_draw_diagnosis(u, u->term.full);
 		else
-			ui_draw_output(u, u->full);
-		wnoutrefresh(u->full);
+			ui_draw_progout(u, u->term.full);
+		wnoutrefresh(u->term.full);
 	} else {
 		draw_parts(u, now);
 	}

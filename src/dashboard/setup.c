@@ -8,11 +8,6 @@
 
 #define BAR_ITEM UI_NCOLS /* the breakdown bar: always the last item */
 
-static int setup_len(void)
-{
-	return UI_NCOLS + 1;
-}
-
 static void setup_title(const struct ui *u, char *buf, size_t n)
 {
 	(void)u;
@@ -22,20 +17,14 @@ static void setup_title(const struct ui *u, char *buf, size_t n)
 static void setup_item(const struct ui *u, int k, char *buf, size_t n)
 {
 	if (k == BAR_ITEM) {
-		snprintf(buf, n, "[%c] %-10s a batch's time as a bar, last", u->bar ? 'x' : ' ', "breakdown");
+		snprintf(buf, n, "[%c] %-10s a batch's time as a bar, last", u->table.bar ? 'x' : ' ',
+		         "breakdown");
 		return;
 	}
-	int i = u->colorder[k], xs[UI_NCOLS];
+	int i = u->table.colorder[k], xs[UI_NCOLS];
 	ui_col_x(u, COLS, xs);
-	snprintf(buf, n, "[%c] %-10s %s%s", u->colon[i] ? 'x' : ' ', ui_col_head(u, i), ui_col(i)->desc,
-	         u->colon[i] && xs[i] < 0 ? " (no room)" : "");
-}
-
-static ui_reaction setup_choose(struct ui *u, int k)
-{
-	(void)u;
-	(void)k; /* nothing is chosen: the keys act at once */
-	return UI_R_DRAW;
+	snprintf(buf, n, "[%c] %-10s %s%s", u->table.colon[i] ? 'x' : ' ', ui_col_head(u, i), ui_col(i)->desc,
+	         u->table.colon[i] && xs[i] < 0 ? " (no room)" : "");
 }
 
 /* Moves item k by one place (by -1: left), the highlight with it. */
@@ -48,24 +37,24 @@ static void setup_move(struct ui *u, int k, int by)
 	int to = k + by;
 	if (to < 0 || to >= UI_NCOLS)
 		return;
-	int c = u->colorder[k];
-	u->colorder[k] = u->colorder[to];
-	u->colorder[to] = c;
-	u->menu_sel = to;
+	int c = u->table.colorder[k];
+	u->table.colorder[k] = u->table.colorder[to];
+	u->table.colorder[to] = c;
+	u->menu.sel = to;
 }
 
 static ui_reaction setup_key(struct ui *u, int ch)
 {
-	int k = u->menu_sel;
+	int k = u->menu.sel;
 	switch (ch) {
 	case ' ':
 	case '\r':
 	case '\n':
 	case KEY_ENTER:
 		if (k == BAR_ITEM)
-			u->bar = !u->bar;
+			u->table.bar = !u->table.bar;
 		else
-			u->colon[u->colorder[k]] = !u->colon[u->colorder[k]];
+			u->table.colon[u->table.colorder[k]] = !u->table.colon[u->table.colorder[k]];
 		break;
 	case '[':
 	case '-':
@@ -80,7 +69,7 @@ static ui_reaction setup_key(struct ui *u, int ch)
 	case UI_KEY_ESC:
 	case 'q':
 	case KEY_F(2):
-		u->menu = NULL;
+		u->menu.open = NULL;
 		ui_message(u, u->conf->config ? "columns set: the config file keeps them"
 		                              : "columns set for this run (--no-config)");
 		break;
@@ -98,16 +87,15 @@ static ui_reaction setup_key(struct ui *u, int ch)
 static const struct ui_menu setup_menu = {
 	.foot = "Space show/hide  [ ] or - + move  Esc F2 q done",
 	.cancelled = "columns unchanged",
-	.len = setup_len,
+	.nitems = UI_NCOLS + 1,
 	.title = setup_title,
 	.item = setup_item,
 	.key = setup_key,
-	.choose = setup_choose,
+	.choose = NULL, /* nothing is chosen: the keys act at once */
 };
 
 ui_reaction ui_act_setup(struct ui *u, int key)
 {
 	(void)key;
-	ui_menu_open(u, &setup_menu, 0);
-	return UI_R_DRAW;
+	return ui_menu_open(u, &setup_menu, 0);
 }

@@ -21,13 +21,11 @@ static const struct ui_sig {
  * "<done> workers 3 5". */
 static void signal_targets(struct ui *u, int sig, const char *action, const char *done)
 {
-	const struct gd_sup *sup = session_workers(u->s);
 	int idx[GD_PROCS_MAX], n = ui_targets(u, idx), sent = 0;
 	char list[GD_ERR_LEN] = "";
 	size_t len = 0;
 	for (int k = 0; k < n; k++) {
-		struct gd_row_info w;
-		sup_worker(sup, idx[k], &w);
+		struct gd_row_info w = session_row(u->s, idx[k]);
 		if (session_signal(u->s, idx[k], sig) != 0)
 			continue;
 		sent++;
@@ -35,10 +33,10 @@ static void signal_targets(struct ui *u, int sig, const char *action, const char
 			len += (size_t)snprintf(list + len, sizeof(list) - len, " %u", w.id);
 		ui_log(u, action, &w);
 	}
-	if (sent == 0 && u->sel_id && !u->ntags)
-		ui_message(u, "worker %u has already ended", u->sel_id);
+	if (sent == 0 && u->table.sel_id && !u->table.ntags)
+		ui_message(u, "worker %u has already ended", u->table.sel_id);
 	else if (sent == 0)
-		ui_message(u, u->ntags ? "the tagged workers have ended" : "no worker selected");
+		ui_message(u, u->table.ntags ? "the tagged workers have ended" : "no worker selected");
 	else
 		ui_message(u, "%s worker%s%s", done, sent > 1 ? "s" : "", list);
 }
@@ -50,24 +48,40 @@ ui_reaction ui_act_stop(struct ui *u, int key)
 	return UI_R_DRAW;
 }
 
-/* ---- K: SIGKILL, once confirmed (y or Enter on yes; n, Esc or Enter on no keeps them) ---- */
+/* ---- the menus' targets ---- */
 
-static int kill_menu_len(void)
+/* A menu's title: before, whom it acts on ("3 tagged workers", else the selected one, "worker 5
+ * (pid 1234)", pid 0 once the session has forgotten it), then after. */
+static void targets_title(const struct ui *u, const char *before, const char *after, char *buf, size_t n)
 {
-	return 2;
+	struct gd_row_info w = { .pid = 0 };
+	int i = session_find(u->s, u->table.sel_id);
+	if (i >= 0)
+		w = session_row(u->s, i);
+	if (u->table.ntags)
+		snprintf(buf, n, "%s%d tagged worker%s%s", before, u->table.ntags,
+		         u->table.ntags > 1 ? "s" : "", after);
+	else
+		snprintf(buf, n, "%sworker %u (pid %d)%s", before, u->table.sel_id, (int)w.pid, after);
 }
+
+/* Opens m with item sel highlighted when there is a worker to act on, else says why not. */
+static ui_reaction open_on_targets(struct ui *u, const struct ui_menu *m, int sel)
+{
+	int idx[GD_PROCS_MAX];
+	if (ui_targets(u, idx) == 0) {
+		ui_message(u, u->table.sel_id ? "worker %u has already ended" : "no worker selected",
+		           u->table.sel_id);
+		return UI_R_DRAW;
+	}
+	return ui_menu_open(u, m, sel);
+}
+
+/* ---- K: SIGKILL, once confirmed (y or Enter on yes; n, Esc or Enter on no keeps them) ---- */
 
 static void kill_menu_title(const struct ui *u, char *buf, size_t n)
 {
-	const struct gd_sup *sup = session_workers(u->s);
-	struct gd_row_info w = { .pid = 0 };
-	int i = sup_find(sup, u->sel_id);
-	if (i >= 0)
-		sup_worker(sup, i, &w);
-	if (u->ntags)
-		snprintf(buf, n, "kill %d tagged worker%s with SIGKILL?", u->ntags, u->ntags > 1 ? "s" : "");
-	else
-		snprintf(buf, n, "kill worker %u (pid %d) with SIGKILL?", u->sel_id, (int)w.pid);
+	targets_title(u, "kill ", " with SIGKILL?", buf, n);
 }
 
 static void kill_menu_item(const struct ui *u, int k, char *buf, size_t n)
@@ -89,11 +103,11 @@ static ui_reaction kill_menu_choose(struct ui *u, int k)
 static ui_reaction kill_menu_key(struct ui *u, int ch)
 {
 	if (ch == 'y' || ch == 'Y' || ch == 'n' || ch == 'N') {
-		u->menu = NULL;
+		u->menu.open = NULL;
 		return UI_R_DRAW | kill_menu_choose(u, ch == 'y' || ch == 'Y' ? 0 : 1);
 	}
 	if (ch == UI_KEY_ESC) {
-		u->menu = NULL;
+		u->menu.open = NULL;
 		ui_message(u, "no worker killed");
 		return UI_R_DRAW;
 	}
@@ -103,7 +117,7 @@ static ui_reaction kill_menu_key(struct ui *u, int ch)
 static const struct ui_menu kill_menu = {
 	.foot = "y kill  n/Esc keep",
 	.cancelled = "no worker killed",
-	.len = kill_menu_len,
+	.nitems = 2,
 	.title = kill_menu_title,
 	.item = kill_menu_item,
 	.key = kill_menu_key,
@@ -113,33 +127,14 @@ static const struct ui_menu kill_menu = {
 ui_reaction ui_act_kill(struct ui *u, int key)
 {
 	(void)key;
-	int idx[GD_PROCS_MAX];
-	if (ui_targets(u, idx) == 0) {
-		ui_message(u, u->sel_id ? "worker %u has already ended" : "no worker selected", u->sel_id);
-		return UI_R_DRAW;
-	}
-	ui_menu_open(u, &kill_menu, 1); /* no, unless asked */
-	return UI_R_DRAW;
+	return open_on_targets(u, &kill_menu, 1); /* no, unless asked */
 }
 
 /* ---- the menu: a signal, chosen before anything is sent ---- */
 
-static int signal_menu_len(void)
-{
-	return NSIGS;
-}
-
 static void signal_menu_title(const struct ui *u, char *buf, size_t n)
 {
-	const struct gd_sup *sup = session_workers(u->s);
-	int i = sup_find(sup, u->sel_id);
-	struct gd_row_info w = { .pid = 0 };
-	if (i >= 0)
-		sup_worker(sup, i, &w);
-	if (u->ntags)
-		snprintf(buf, n, "signal to %d tagged worker%s", u->ntags, u->ntags > 1 ? "s" : "");
-	else
-		snprintf(buf, n, "signal to worker %u (pid %d)", u->sel_id, (int)w.pid);
+	targets_title(u, "signal to ", "", buf, n);
 }
 
 static void signal_menu_item(const struct ui *u, int k, char *buf, size_t n)
@@ -153,7 +148,7 @@ static ui_reaction signal_menu_key(struct ui *u, int ch)
 {
 	for (int i = 0; i < NSIGS; i++)
 		if (sigs[i].key == ch) {
-			u->menu_sel = i;
+			u->menu.sel = i;
 			return UI_R_DRAW;
 		}
 	return ui_menu_key(u, ch);
@@ -170,7 +165,7 @@ static ui_reaction signal_menu_choose(struct ui *u, int k)
 static const struct ui_menu signal_menu = {
 	.foot = "Enter/y send  Esc/n cancel",
 	.cancelled = "no signal sent",
-	.len = signal_menu_len,
+	.nitems = NSIGS,
 	.title = signal_menu_title,
 	.item = signal_menu_item,
 	.key = signal_menu_key,
@@ -180,11 +175,5 @@ static const struct ui_menu signal_menu = {
 ui_reaction ui_act_signal_menu(struct ui *u, int key)
 {
 	(void)key;
-	int idx[GD_PROCS_MAX];
-	if (ui_targets(u, idx) == 0) {
-		ui_message(u, u->sel_id ? "worker %u has already ended" : "no worker selected", u->sel_id);
-		return UI_R_DRAW;
-	}
-	ui_menu_open(u, &signal_menu, 0); /* TERM, as htop's default */
-	return UI_R_DRAW;
+	return open_on_targets(u, &signal_menu, 0); /* TERM, as htop's default */
 }

@@ -11,47 +11,47 @@
 
 /* Keeps stray messages (the OpenCL runtime's, the tool's own) off the curses screen; they
  * are replayed once the terminal is restored. */
-static void capture_stderr(struct ui *u)
+static void capture_stderr(struct ui_term *t)
 {
-	u->saved_stderr = -1;
+	t->saved_stderr = -1;
 	fflush(stderr);
-	if (!(u->captured = tmpfile()))
+	if (!(t->captured = tmpfile()))
 		return;
-	if ((u->saved_stderr = dup(STDERR_FILENO)) < 0 || dup2(fileno(u->captured), STDERR_FILENO) < 0) {
-		fclose(u->captured);
-		u->captured = NULL;
+	if ((t->saved_stderr = dup(STDERR_FILENO)) < 0 || dup2(fileno(t->captured), STDERR_FILENO) < 0) {
+		fclose(t->captured);
+		t->captured = NULL;
 	}
 }
 
-static void release_stderr(struct ui *u)
+static void release_stderr(struct ui_term *t)
 {
-	if (!u->captured)
+	if (!t->captured)
 		return;
 	fflush(stderr);
-	dup2(u->saved_stderr, STDERR_FILENO);
-	close(u->saved_stderr);
-	rewind(u->captured);
+	dup2(t->saved_stderr, STDERR_FILENO);
+	close(t->saved_stderr);
+	rewind(t->captured);
 	char buf[4096];
 	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), u->captured)) > 0)
+	while ((n = fread(buf, 1, sizeof(buf), t->captured)) > 0)
 		fwrite(buf, 1, n, stderr);
-	fclose(u->captured);
-	u->captured = NULL;
+	fclose(t->captured);
+	t->captured = NULL;
 }
 
 int ui_begin(struct ui *u)
 {
 	setlocale(LC_CTYPE, ""); /* characters only: numbers in the log and trace stay "C" */
-	u->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
-	capture_stderr(u);
+	u->term.utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+	capture_stderr(&u->term);
 	/* newterm, not initscr: an unusable TERM is reported instead of ending the process. */
-	if (!(u->scr = newterm(NULL, stdout, stdin))) {
+	if (!(u->term.scr = newterm(NULL, stdout, stdin))) {
 		const char *term = getenv("TERM");
 		snprintf(u->fatal, sizeof(u->fatal), "cannot drive terminal type '%s' (use --headless)",
 		         term ? term : "");
 		return -1;
 	}
-	set_term(u->scr);
+	set_term(u->term.scr);
 	cbreak();
 	noecho();
 	nonl();
@@ -67,7 +67,7 @@ int ui_begin(struct ui *u)
 
 void ui_end(struct ui *u)
 {
-	if (u->scr) {
+	if (u->term.scr) {
 		ui_free_windows(u);
 		/* Without an alternate screen the last frame stays: blank the key bar, where the
 		 * shell's next line goes. */
@@ -75,10 +75,10 @@ void ui_end(struct ui *u)
 		mvwhline(stdscr, LINES - 1, 0, ' ', COLS);
 		wrefresh(stdscr);
 		endwin();
-		delscreen(u->scr);
-		u->scr = NULL;
+		delscreen(u->term.scr);
+		u->term.scr = NULL;
 	}
-	release_stderr(u);
+	release_stderr(&u->term);
 }
 
 /* Included last: term.h defines macros (lines, columns and the other capability names) that

@@ -1,6 +1,7 @@
 /* ui.h: the dashboard's own header, shared by its files and by nothing else. The dashboard
  * reads the run through the session's queries and acts on it through its verbs; what it keeps
- * itself (the selection, the sort, the tags, the histories, the open menu) is struct ui. */
+ * itself (the selection, the sort, the tags, the histories, the open menu) is struct ui, a part
+ * for each screen, each screen's files using their own. */
 #ifndef GPUTOP_DASHBOARD_UI_H
 #define GPUTOP_DASHBOARD_UI_H
 
@@ -68,62 +69,110 @@ struct ui_whist {
 
 struct ui;
 
+/* A key's action: what it changed (struct ui, the session) and what the loop does next. */
+typedef ui_reaction ui_act_fn(struct ui *u, int key);
+
 /* A menu open over the screen (menu.c draws it and moves its highlight, as htop's Panel);
  * each menu's own file says what its items are and what choosing one does. */
 struct ui_menu {
 	const char *foot;      /* its keys, at its foot */
 	const char *cancelled; /* the key bar's words when it is closed with nothing done */
-	int (*len)(void);
+	int nitems;            /* its items */
 	void (*title)(const struct ui *u, char *buf, size_t n);
 	void (*item)(const struct ui *u, int k, char *buf, size_t n);
 	/* A key while it is open: its own keys, then ui_menu_key's. */
-	ui_reaction (*key)(struct ui *u, int ch);
-	ui_reaction (*choose)(struct ui *u, int k); /* item k was chosen; the menu is closed */
+	ui_act_fn *key;
+	/* Item k was chosen (the menu is closed); NULL for a menu whose keys act at once. */
+	ui_reaction (*choose)(struct ui *u, int k);
 };
 
-struct ui {
-	struct gd_session *s;
-	struct gd_outputs *outs;           /* event rows: one for every action (NULL: none) */
-	int max_procs;                     /* workers alive at once, at most */
-	double interval_min, interval_max; /* the bounds of [ and ] */
+/* The terminal and the windows of the layout (terminal.c, paint.c, colours.c, mouse.c). */
+struct ui_term {
 	SCREEN *scr;
 	struct layout lay;
 	bool have_windows;
 	WINDOW *part[LAYOUT_NPARTS];
-	WINDOW *full; /* the help and too-small screens */
-	bool colour, utf8, help, dirty;
-	bool diag;                  /* the diagnosis screen (d) is shown */
-	bool output;                /* the programs' output (o) is shown */
-	const char *program_log;    /* where the observed programs' output goes; NULL: none */
-	struct ui_strip *strip;     /* its timeline's intervals: an output of the session's (NULL: none) */
-	int help_top;               /* first help line shown, when the help does not fit */
-	const struct ui_menu *menu; /* the menu open over the screen, or NULL */
-	int menu_sel;               /* its highlighted item */
-	unsigned sel_id;            /* selected worker, by id: rows come and go */
-	int sel, top;               /* selected worker (a position in order) and first visible table line */
-	int sort;                   /* the column rows are sorted by (an index of ui_col) */
-	bool sort_desc;             /* largest first */
-	int colorder[UI_NCOLS];     /* every column, in the order drawn (the setup screen's, F2) */
-	bool colon[UI_NCOLS];       /* by column index: shown (F2) */
-	bool bar;                   /* the breakdown bar shown, after the columns */
-	enum gd_colour colour_use;  /* the colour setting (colours.c) */
-	double keep_interval;       /* the interval the config file keeps (0: none): [ and ] set it */
-	const struct gd_dashboard_config *conf;
-	bool mouse;           /* clicks and the wheel (mouse.c) */
-	unsigned grace_kills; /* the supervisor's count of stops that ran out of their grace, seen */
-	int *order;           /* display position -> index in the frame's workers, grouped by device */
+	WINDOW *full; /* the screens that take it whole: help, diagnosis, output, too small */
+	bool colour, utf8;
+	enum gd_colour colour_use; /* the colour setting (colours.c) */
+	bool mouse;                /* clicks and the wheel (mouse.c) */
+	int saved_stderr;          /* -1: stderr not captured */
+	FILE *captured;
+};
+
+/* The worker table (rowtable.c): the rows' order and the selection, the sort (sort.c), the
+ * columns (setup.c, F2) and the tags (tags.c). */
+struct ui_table {
+	unsigned sel_id;        /* selected worker, by id: rows come and go */
+	int sel, top;           /* selected worker (a position in order) and first visible table line */
+	int sort;               /* the column rows are sorted by (an index of ui_col) */
+	bool sort_desc;         /* largest first */
+	int colorder[UI_NCOLS]; /* every column, in the order drawn (the setup screen's, F2) */
+	bool colon[UI_NCOLS];   /* by column index: shown (F2) */
+	bool bar;               /* the breakdown bar shown, after the columns */
+	int *order;             /* display position -> index in the frame's workers, grouped by device */
 	int caporder;
 	unsigned *tags; /* ids of the tagged workers: x, k and K act on them */
 	int ntags;
+};
+
+/* The graphs' histories (history.c) and the columns of the one being drawn (graphs.c). */
+struct ui_graphs {
 	struct ui_whist **wh; /* every listed worker's history, by id */
 	int nwh, capwh;
 	struct chart_hist rate, busy; /* the aggregate's, one value per frame */
 	double cols[UI_GRAPH_MAXW];
-	char msg[GD_ERR_LEN + 64];
-	int64_t msg_until, last_draw;
-	char fatal[256];  /* why the run ends in failure; the loop stops once it is set */
-	int saved_stderr; /* -1: stderr not captured */
-	FILE *captured;
+};
+
+/* The menu open over the screen (menu.c). */
+struct ui_menu_state {
+	const struct ui_menu *open; /* or NULL */
+	int sel;                    /* its highlighted item */
+};
+
+/* The message in the key bar's place (messages.c). */
+struct ui_msg {
+	char text[GD_ERR_LEN + 64];
+	int64_t until; /* shown until then; 0: none */
+};
+
+/* The help screen (help.c). */
+struct ui_help {
+	bool shown;
+	int top; /* first help line shown, when the help does not fit */
+};
+
+/* The diagnosis screen, key d (diagnosis.c). */
+struct ui_diag {
+	bool shown;
+	struct ui_strip *strip; /* its timeline's intervals: an output of the session's (NULL: none) */
+};
+
+/* The observed programs' output, key o (progout.c). */
+struct ui_progout {
+	bool shown;
+	const char *path; /* where the observed programs' output goes; NULL: none */
+};
+
+/* The dashboard: the run it shows and acts on, the loop's own state, and each screen's part. */
+struct ui {
+	struct gd_session *s;
+	struct gd_outputs *outs;                /* event rows: one for every action (NULL: none) */
+	const struct gd_dashboard_config *conf; /* the bounds of -i for [ and ], the config file */
+	int max_procs;                          /* workers alive at once, at most */
+	double keep_interval; /* the interval the config file keeps (0: none): [ and ] set it */
+	unsigned grace_kills; /* the supervisor's count of stops that ran out of their grace, seen */
+	bool dirty;           /* the screen changed since it was last drawn */
+	int64_t last_draw;
+	char fatal[256]; /* why the run ends in failure; the loop stops once it is set */
+	struct ui_term term;
+	struct ui_table table;
+	struct ui_graphs graphs;
+	struct ui_menu_state menu;
+	struct ui_msg msg;
+	struct ui_help help;
+	struct ui_diag diag;
+	struct ui_progout progout;
 };
 
 /* ---- colours.c ---- */
@@ -154,15 +203,18 @@ void ui_draw_keybar(struct ui *u, WINDOW *w, int64_t now);
 
 enum ui_kind { UI_K_ID, UI_K_PID, UI_K_STATE, UI_K_F, UI_K_PCT, UI_K_U64 };
 
-/* A column: its name (in the config file and the setup screen), heading, what it shows, where
- * its value lives in a sample, its width, and its rank in the order of importance: where the
- * terminal is too narrow for every column, the highest ranks are left out first (layout.h). */
+struct gd_figure;
+
+/* A column: its name (in the config file and the setup screen), heading, what it shows, the
+ * figure it shows (measure/figures.h: a worker's), its width, and its rank in the order of
+ * importance: where the terminal is too narrow for every column, the highest ranks are left out
+ * first (layout.h). Its name is its own: a key of the settings file, not always the figure's. */
 struct ui_col {
 	const char *name;
 	const char *head; /* with its unit; NULL where rate says it */
 	const char *desc; /* a few words for the setup screen */
 	bool rate;        /* a rate: headed by the run's unit (Mbit/s, or Mitem/s for --kernel) */
-	size_t off;
+	const struct gd_figure *fig;
 	int width, rank;
 	enum ui_kind kind;
 	int prec;
@@ -191,7 +243,7 @@ int ui_col_x(const struct ui *u, int width, int xs[UI_NCOLS]);
  * of s, the sample they come from; --profile sampled), else "" (also for n/a). */
 const char *ui_est(double v, const struct gd_sample *s);
 
-/* ---- table.c: the rows, the selection ---- */
+/* ---- rowtable.c: the rows, the selection ---- */
 /* The table's lines: a row for every worker, with several devices a heading line each. */
 int ui_nlines(const struct ui *u);
 /* Sorts the rows and keeps the selection on its worker (by id) and in view. */
@@ -209,9 +261,7 @@ void ui_draw_table(struct ui *u, WINDOW *w);
 void ui_set_sort(struct ui *u, int col);
 /* By column col, or the other way round when it is the sort column already (a click). */
 void ui_sort_by(struct ui *u, int col);
-ui_reaction ui_act_sort(struct ui *u, int key);
-ui_reaction ui_act_sort_menu(struct ui *u, int key);
-ui_reaction ui_act_invert(struct ui *u, int key);
+ui_act_fn ui_act_sort, ui_act_sort_menu, ui_act_invert;
 
 /* ---- history.c: the aggregate's and the workers' histories ---- */
 /* Adds a frame's values: the aggregate's, then every listed worker's; the histories of workers
@@ -221,6 +271,8 @@ const struct ui_whist *ui_whist_find(const struct ui *u, unsigned id);
 /* Forgets every history (the r key). */
 void ui_history_clear(struct ui *u);
 void ui_history_free(struct ui *u);
+/* Whether a frame has come since the start or the last reset: before it nothing is measured. */
+bool ui_measured(const struct ui *u);
 
 /* ---- graphs.c ---- */
 void ui_draw_tput(struct ui *u, WINDOW *w);
@@ -243,7 +295,8 @@ void ui_free_windows(struct ui *u);
 void ui_draw(struct ui *u, int64_t now);
 
 /* ---- menu.c: the menu over the screen ---- */
-void ui_menu_open(struct ui *u, const struct ui_menu *m, int sel);
+/* Opens m with item sel highlighted; the screen is to be drawn again. */
+ui_reaction ui_menu_open(struct ui *u, const struct ui_menu *m, int sel);
 /* The keys every menu shares: arrows, Home, End and digits move the highlight, Enter or y
  * chooses, Esc or n closes it. Nothing is done before a choice. */
 ui_reaction ui_menu_key(struct ui *u, int ch);
@@ -253,16 +306,15 @@ void ui_draw_menu(struct ui *u);
 /* Adds the output that keeps the timeline's intervals to outs, before the session starts;
  * closing outs frees it. */
 void ui_diag_attach(struct ui *u, struct gd_outputs *outs);
-ui_reaction ui_act_diagnosis(struct ui *u, int key);
+ui_act_fn ui_act_diagnosis;
 void ui_draw_diagnosis(struct ui *u, WINDOW *w);
 
-/* ---- output.c: the key o's screen ---- */
-ui_reaction ui_act_output(struct ui *u, int key);
-void ui_draw_output(struct ui *u, WINDOW *w);
+/* ---- progout.c: the key o's screen ---- */
+ui_act_fn ui_act_progout;
+void ui_draw_progout(struct ui *u, WINDOW *w);
 
 /* ---- help.c ---- */
-ui_reaction ui_act_help(struct ui *u, int key);
-ui_reaction ui_help_key(struct ui *u, int ch);
+ui_act_fn ui_act_help, ui_help_key;
 void ui_draw_help(struct ui *u, WINDOW *w);
 
 /* ---- keys.c: the key table ---- */
@@ -274,7 +326,7 @@ struct ui_key {
 	const char *bar;   /* in the key bar; NULL: not there */
 	const char *word;
 	const char *help;
-	ui_reaction (*act)(struct ui *u, int key);
+	ui_act_fn *act;
 };
 extern const struct ui_key ui_keys[];
 extern const int ui_nkeys;
@@ -285,12 +337,7 @@ ui_reaction ui_key(struct ui *u, int ch);
 /* An event row for an action on worker w (NULL: on all of them). An output that cannot take
  * it ends the dashboard, as a failed log ends a headless run. */
 void ui_log(struct ui *u, const char *action, const struct gd_row_info *w);
-ui_reaction ui_act_spawn(struct ui *u, int key);
-ui_reaction ui_act_stop_newest(struct ui *u, int key);
-ui_reaction ui_act_interval(struct ui *u, int key);
-ui_reaction ui_act_pause(struct ui *u, int key);
-ui_reaction ui_act_reset(struct ui *u, int key);
-ui_reaction ui_act_calibrate(struct ui *u, int key);
+ui_act_fn ui_act_spawn, ui_act_stop_newest, ui_act_interval, ui_act_pause, ui_act_reset, ui_act_calibrate;
 
 /* ---- tags.c: tags, and the workers x, k and K act on ---- */
 bool ui_tagged(const struct ui *u, unsigned id);
@@ -299,19 +346,16 @@ void ui_drop_ended_tags(struct ui *u);
 /* The tagged workers when any is tagged, else the selected one when it is alive, as
  * indices of the session's workers. Returns how many. */
 int ui_targets(struct ui *u, int idx[GD_PROCS_MAX]);
-ui_reaction ui_act_tag(struct ui *u, int key);
-ui_reaction ui_act_untag(struct ui *u, int key);
+ui_act_fn ui_act_tag, ui_act_untag;
 
 /* ---- signals.c: x, K and the signal menu (k) ---- */
-ui_reaction ui_act_stop(struct ui *u, int key);
-ui_reaction ui_act_kill(struct ui *u, int key);
-ui_reaction ui_act_signal_menu(struct ui *u, int key);
+ui_act_fn ui_act_stop, ui_act_kill, ui_act_signal_menu;
 
 /* ---- setup.c: the setup screen (F2), the table's columns ---- */
-ui_reaction ui_act_setup(struct ui *u, int key);
+ui_act_fn ui_act_setup;
 
 /* ---- mouse.c ---- */
-/* Asks the terminal for button presses (after the terminal is set up), unless u->mouse is off. */
+/* Asks the terminal for button presses (after the terminal is set up), unless u->term.mouse is off. */
 void ui_mouse_begin(const struct ui *u);
 /* KEY_MOUSE: the event's press. */
 ui_reaction ui_mouse(struct ui *u);

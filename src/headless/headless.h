@@ -3,15 +3,7 @@
 #define GPUTOP_HEADLESS_H
 
 #include "gputop/session.h"
-
-#define GD_SWEEP_MAX    64  /* steps in one --sweep list */
-#define GD_REPEAT_MAX   100 /* --repeat: runs of each sweep step */
-#define GD_SWEEP_STEP_S 10  /* a sweep step's seconds without --duration */
-
-/* One step of a sweep: procs workers with queues queues each (0: the workload's). */
-struct gd_step {
-	int procs, queues;
-};
+#include "gputop/settings.h"
 
 struct gd_sweep_config {
 	struct gd_step steps[GD_SWEEP_MAX];

@@ -1,5 +1,5 @@
 /* sweep.c: the scaling sweep: each step's workers, warmed up, then measured over whole
- * windows; the runs' rows to the outputs, their summaries to the table (table.c). */
+ * windows; the runs' rows to the outputs, their summaries to the table (summary.c). */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -30,19 +30,18 @@ static int step_queues(const struct gd_session *s, const struct gd_step *st)
 
 /* The newest active worker on the device with the most active workers (ties: the highest
  * index), so that a step with fewer workers stays spread over the devices; -1: none. */
-static int most_loaded_newest(const struct gd_sup *sup)
+static int most_loaded_newest(const struct gd_session *s)
 {
 	int best = -1, most = 0;
-	for (int d = 0; d < sup_ndevices(sup); d++) {
-		int n = sup_active_on(sup, d);
+	for (int d = 0; d < session_ndevs(s); d++) {
+		int n = session_active_on(s, d);
 		if (n > 0 && n >= most) {
 			most = n;
 			best = d;
 		}
 	}
-	for (int i = sup_count(sup) - 1; i >= 0 && best >= 0; i--) {
-		struct gd_row_info w;
-		sup_worker(sup, i, &w);
+	for (int i = session_nrows(s) - 1; i >= 0 && best >= 0; i--) {
+		struct gd_row_info w = session_row(s, i);
 		if (w.active && w.device == best)
 			return i;
 	}
@@ -53,15 +52,14 @@ static int most_loaded_newest(const struct gd_sup *sup)
  * devices: a change of queues starts every worker afresh. */
 static int set_workers(struct gd_session *s, int n, int q, char *err, size_t errlen)
 {
-	const struct gd_sup *sup = session_workers(s);
-	if (q != sup_queues(sup)) {
-		for (int i = sup_newest(sup); i >= 0; i = sup_newest(sup))
-			session_stop_worker(s, i, false);
+	if (q != session_queues(s)) {
+		for (int i = session_newest(s); i >= 0; i = session_newest(s))
+			session_stop_row(s, i, false);
 		session_set_queues(s, q);
 	}
-	while (sup_active(sup) > n) /* a copy's device is the program's choice */
-		session_stop_worker(s, copies(s) ? sup_newest(sup) : most_loaded_newest(sup), false);
-	while (sup_active(sup) < n)
+	while (session_active(s) > n) /* a copy's device is the program's choice */
+		session_stop_row(s, copies(s) ? session_newest(s) : most_loaded_newest(s), false);
+	while (session_active(s) < n)
 		if (session_spawn(s, -1, err, errlen) < 0)
 			return -1;
 	return 0;
@@ -71,18 +69,17 @@ static int set_workers(struct gd_session *s, int n, int q, char *err, size_t err
  * batch (or failed), plus one interval. */
 static int warm_up(struct gd_session *s, int n, char *err, size_t errlen)
 {
-	const struct gd_sup *sup = session_workers(s);
 	int64_t deadline = now_ns() + WARM_UP_NS;
 	for (;;) {
 		if (gd_quit_signal)
 			return -1;
 		int64_t now = now_ns();
 		session_service(s, now);
-		int ready = sup_ready(sup), active = sup_active(sup);
+		int ready = session_ready(s), active = session_active(s);
 		if (active == n && ready == n)
 			break;
 		if (active < n || now > deadline) {
-			const char *why = sup_first_error(sup);
+			const char *why = session_first_error(s);
 			snprintf(err, errlen, "sweep: only %d of %d %s%s%s", ready, n,
 			         copies(s) ? "copies running OpenCL batches" : "workers running",
 			         *why ? ": " : "", why);
@@ -198,11 +195,10 @@ static int step_intact(const struct gd_session *s, const struct gd_frame *f, con
 			return -1;
 		}
 	}
-	if (sup_active(session_workers(s)) >= st->procs)
+	if (session_active(s) >= st->procs)
 		return 0;
 	snprintf(err, errlen, "sweep: step %dx%d: %s ended during the step (%d of %d left)", st->procs,
-	         step_queues(s, st), copies(s) ? "a copy" : "a worker", sup_active(session_workers(s)),
-	         st->procs);
+	         step_queues(s, st), copies(s) ? "a copy" : "a worker", session_active(s), st->procs);
 	return -1;
 }
 
@@ -237,13 +233,13 @@ static int measure(struct gd_session *s, double step_s, const struct gd_step *st
 	row[0].procs = st->procs;
 	row[0].queues = step_queues(s, st);
 	str_copy(row[0].device, sizeof(row[0].device), "all");
-	step_row(&all, t, session_ceiling(s, -1).rate, &row[0]);
+	step_row(&all, t, session_ceiling(s, -1)->rate, &row[0]);
 	for (int d = 0; session_ndevs(s) > 1 && d < session_ndevs(s); d++) {
 		struct gd_sweep_row *r = &row[stride * (size_t)(1 + d)];
-		r->procs = sup_active_on(session_workers(s), d);
+		r->procs = session_active_on(s, d);
 		r->queues = row[0].queues;
 		str_copy(r->device, sizeof(r->device), session_device(s, d)->ref);
-		step_row(&dev[d], t, session_ceiling(s, d).rate, r);
+		step_row(&dev[d], t, session_ceiling(s, d)->rate, r);
 	}
 	return 0;
 }
@@ -367,7 +363,7 @@ int headless_sweep(const struct gd_session_config *c, const struct gd_sweep_conf
 		status = GD_EXIT_FAIL;
 	if (c->work.kernel.source)
 		printf("kernel %s of %s\n", kspec_name(&c->work.kernel), c->work.kernel.source);
-	struct gd_ceiling ceiling = session_ceiling(s, -1);
+	struct gd_ceiling ceiling = *session_ceiling(s, -1);
 	sweep_print(stdout, w.rows, nsteps * w.per, w.runs, w.unit, &ceiling);
 	fflush(stdout);
 	free(w.run);

@@ -39,6 +39,9 @@ struct gd_collector {
 	struct gd_idle *idle;                 /* scratch: one device's workers' diagnoses */
 	size_t capidle;
 	struct gd_counters devtot[GD_DEVICES_MAX]; /* each device's, its ended workers' included */
+	/* Each device's forgotten workers' totals since the last reset (batches, items, lost):
+	 * its aggregate and the overall one keep counting them, so that neither goes backwards. */
+	struct gd_sample gone[GD_DEVICES_MAX];
 };
 
 const char *gd_phase_name(enum gd_phase p)
@@ -123,6 +126,9 @@ static struct col_worker *get(struct gd_collector *c, unsigned id)
 
 void collect_push(struct gd_collector *c, const struct gd_row_info *info, const struct gd_rec *r)
 {
+	/* A row the supervisor numbered (ids count from 1) and a record its reader accepted: the
+	 * reader counts a record that fails gd_rec_valid as lost and never hands it over. */
+	GD_ASSERT(info->id > 0 && gd_rec_valid(r));
 	struct col_worker *cw = get(c, info->id);
 	cw->sample_every = r->sample_every;
 	cw->share_ppm = r->share_ppm;
@@ -143,15 +149,6 @@ size_t collect_pending(const struct gd_collector *c, unsigned id)
 	return cw ? cw->npend : 0;
 }
 
-void collect_forget(struct gd_collector *c, unsigned id)
-{
-	struct col_worker *cw = find(c, id);
-	if (!cw)
-		return;
-	free(cw->pend);
-	*cw = c->workers[--c->n];
-}
-
 void collect_reset(struct gd_collector *c, const struct gd_row_info *info, int n, int64_t start)
 {
 	for (int i = 0; i < n; i++) {
@@ -162,6 +159,7 @@ void collect_reset(struct gd_collector *c, const struct gd_row_info *info, int n
 		cw->npend = 0;
 		cw->last_kend = 0;
 	}
+	memset(c->gone, 0, sizeof(c->gone));
 	c->start = start;
 }
 
@@ -347,7 +345,18 @@ static void add_to(struct gd_sample *agg, const struct gd_sample *cw)
 	agg->lost += cw->lost;
 }
 
-/* Makes room for n workers' samples and clears the aggregates. */
+void collect_forget(struct gd_collector *c, const struct gd_row_info *info)
+{
+	struct col_worker *cw = get(c, info->id);
+	struct gd_sample last;
+	memset(&last, 0, sizeof(last));
+	worker_totals(c, cw, info, &last); /* its final counts, into its device's counters too */
+	add_to(&c->gone[dev_of(c, info)], &last);
+	free(cw->pend);
+	*cw = c->workers[--c->n];
+}
+
+/* Makes room for n workers' samples and starts the aggregates from the forgotten workers'. */
 static void frame_begin(const struct gd_collector *c, struct gd_frame *f, int n)
 {
 	if (f->capworkers < n) {
@@ -365,6 +374,8 @@ static void frame_begin(const struct gd_collector *c, struct gd_frame *f, int n)
 		df->agg.device = d;
 		str_copy(df->ref, sizeof(df->ref), c->refs[d]);
 		df->ceiling = df->of_ceiling = df->ceiling_4x = NAN;
+		add_to(&df->agg, &c->gone[d]);
+		add_to(&f->agg, &c->gone[d]);
 	}
 	f->nworkers = n;
 	f->procs = 0;

@@ -7,23 +7,23 @@
 
 #include "ceiling.h"
 #include "collect.h"
+#include "figures.h"
 
+/* The causes' words on screen and their levers; their log fields are figures (figures.h). */
 static const struct {
-	const char *field, *name, *lever;
+	const char *name, *lever;
 } causes[GD_CAUSE_COUNT] = {
-	[GD_CAUSE_HOST] = { "idle_host", "host work",
-	                    "more processes, or pipelining with generation threads" },
-	[GD_CAUSE_TRANSFER] = { "idle_transfer", "transfers",
-	                        "pipelining: non-blocking transfers on several queues" },
-	[GD_CAUSE_LAUNCH] = { "idle_launch", "launch gaps", "fewer, larger launches (bigger batches)" },
-	[GD_CAUSE_WAIT] = { "idle_wait", "waiting for another context",
+	[GD_CAUSE_HOST] = { "host work", "more processes, or pipelining with generation threads" },
+	[GD_CAUSE_TRANSFER] = { "transfers", "pipelining: non-blocking transfers on several queues" },
+	[GD_CAUSE_LAUNCH] = { "launch gaps", "fewer, larger launches (bigger batches)" },
+	[GD_CAUSE_WAIT] = { "waiting for another context",
 	                    "fewer processes, more queues in one (contexts take turns)" },
-	[GD_CAUSE_OTHER] = { "idle_other", "other", "none named" },
+	[GD_CAUSE_OTHER] = { "other", "none named" },
 };
 
 const char *diagnose_field(enum gd_cause c)
 {
-	return causes[c].field;
+	return gd_figures[GD_FIG_IDLE_HOST + c].name;
 }
 
 const char *diagnose_name(enum gd_cause c)

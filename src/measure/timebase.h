@@ -1,5 +1,6 @@
-/* timebase.h (private to the worker side): mapping device timestamps onto the host's
- * CLOCK_MONOTONIC.
+/* timebase.h: mapping device timestamps onto the host's CLOCK_MONOTONIC, for the writers of
+ * records: the workers (worker/) and the observation library inside observed programs
+ * (observe/, libgputop-observe.so). The supervisor only reads the times they mapped.
  *
  * Where the device reports no host timer, the offset (host = device + offset) is estimated as
  * min over batches of (host time taken after completion - device END of the last command):

@@ -1,8 +1,9 @@
-/* calls.c: the wrapped OpenCL entry points, shared by the layer and the LD_PRELOAD front ends.
- * Each passes the program's arguments on unchanged but for two additions: the profiling
- * property on queues it creates (hidden again from clGetCommandQueueInfo), and an event on
- * commands of a profiled batch where the program asked for none (released by the recorder).
- * What the call returns, errors included, is returned as it came. */
+/* calls.c: the recording function of each wrapped OpenCL entry point (entry_points.h lists
+ * them), shared by the layer and the LD_PRELOAD front ends. Each passes the program's arguments
+ * on unchanged but for two additions: the profiling property on queues it creates (hidden again
+ * from clGetCommandQueueInfo), and an event on commands of a profiled batch where the program
+ * asked for none (released by the recorder). What the call returns, errors included, is
+ * returned as it came. */
 #include <string.h>
 
 #include "gputop/common.h"
@@ -118,37 +119,54 @@ cl_int obs_queue_info(const cl_icd_dispatch *nx, cl_command_queue q, cl_command_
 	return rc;
 }
 
-/* The event to pass on: the program's, or one of ours while the batch is profiled. */
-#define EV_ARG(keep, ev, mine) ((ev) ? (ev) : (keep) ? &(mine) : NULL)
+/* One command of a batch, from before its call to after it: whether the recorder keeps its
+ * event, the program's event argument, and the event of our own where it passed none. */
+struct cmd {
+	bool keep;
+	cl_event *ev;
+	cl_event mine;
+};
 
-/* The event the recorder keeps after a successful call: ours, or a reference to the program's. */
-static cl_event kept(const cl_icd_dispatch *nx, bool keep, cl_event *ev, cl_event mine, cl_int rc)
+/* Before the call: the command opens or continues q's batch; returns the event argument to pass
+ * on: the program's, or ours while the batch is profiled. */
+static cl_event *cmd_begin(struct cmd *c, const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind kind,
+                           cl_event *ev)
 {
-	if (!keep || rc != CL_SUCCESS)
-		return NULL;
-	if (!ev)
-		return mine;
-	return nx->clRetainEvent(*ev) == CL_SUCCESS ? *ev : NULL;
+	c->keep = obs_cmd_begin(nx, q, kind);
+	c->ev = ev;
+	c->mine = NULL;
+	return ev ? ev : c->keep ? &c->mine : NULL;
+}
+
+/* After it: the command counted and, after a successful call, the event the recorder keeps handed
+ * over to it (ours, or a reference of its own to the program's). */
+static void cmd_end(const struct cmd *c, const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind kind,
+                    uint64_t amount, cl_int rc)
+{
+	cl_event kept = NULL;
+	if (c->keep && rc == CL_SUCCESS)
+		kept = !c->ev ? c->mine : nx->clRetainEvent(*c->ev) == CL_SUCCESS ? *c->ev : NULL;
+	obs_cmd_end(nx, q, kind, amount, kept, rc);
 }
 
 cl_int obs_ndrange(const cl_icd_dispatch *nx, cl_command_queue q, cl_kernel k, cl_uint dim, const size_t *off,
                    const size_t *global, const size_t *local, cl_uint nw, const cl_event *wl, cl_event *ev)
 {
-	bool keep = obs_cmd_begin(nx, q, OBS_KERNEL);
-	cl_event mine = NULL;
-	cl_int rc = nx->clEnqueueNDRangeKernel(q, k, dim, off, global, local, nw, wl, EV_ARG(keep, ev, mine));
+	struct cmd c;
+	cl_event *e = cmd_begin(&c, nx, q, OBS_KERNEL, ev);
+	cl_int rc = nx->clEnqueueNDRangeKernel(q, k, dim, off, global, local, nw, wl, e);
 	uint64_t items = 1;
 	for (cl_uint d = 0; global && d < dim && d < 3; d++)
 		items *= global[d];
-	obs_cmd_end(nx, q, OBS_KERNEL, items, kept(nx, keep, ev, mine, rc), rc);
+	cmd_end(&c, nx, q, OBS_KERNEL, items, rc);
 	return rc;
 }
 
-/* A transfer: counted, and where blocking, a host wait that ends the batch. */
-static void transfer_done(const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind kind, uint64_t bytes,
-                          bool keep, cl_event *ev, cl_event mine, cl_bool blocking, cl_int rc)
+/* After a transfer: counted, and where blocking, a host wait that ends the batch. */
+static void transfer_end(const struct cmd *c, const cl_icd_dispatch *nx, cl_command_queue q,
+                         enum obs_kind kind, uint64_t bytes, cl_bool blocking, cl_int rc)
 {
-	obs_cmd_end(nx, q, kind, bytes, kept(nx, keep, ev, mine, rc), rc);
+	cmd_end(c, nx, q, kind, bytes, rc);
 	if (blocking && rc == CL_SUCCESS)
 		obs_wait(&q, 1);
 }
@@ -156,20 +174,20 @@ static void transfer_done(const cl_icd_dispatch *nx, cl_command_queue q, enum ob
 cl_int obs_read(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, cl_bool blocking, size_t off,
                 size_t size, void *ptr, cl_uint nw, const cl_event *wl, cl_event *ev)
 {
-	bool keep = obs_cmd_begin(nx, q, OBS_READ);
-	cl_event mine = NULL;
-	cl_int rc = nx->clEnqueueReadBuffer(q, b, blocking, off, size, ptr, nw, wl, EV_ARG(keep, ev, mine));
-	transfer_done(nx, q, OBS_READ, size, keep, ev, mine, blocking, rc);
+	struct cmd c;
+	cl_event *e = cmd_begin(&c, nx, q, OBS_READ, ev);
+	cl_int rc = nx->clEnqueueReadBuffer(q, b, blocking, off, size, ptr, nw, wl, e);
+	transfer_end(&c, nx, q, OBS_READ, size, blocking, rc);
 	return rc;
 }
 
 cl_int obs_write(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, cl_bool blocking, size_t off,
                  size_t size, const void *ptr, cl_uint nw, const cl_event *wl, cl_event *ev)
 {
-	bool keep = obs_cmd_begin(nx, q, OBS_WRITE);
-	cl_event mine = NULL;
-	cl_int rc = nx->clEnqueueWriteBuffer(q, b, blocking, off, size, ptr, nw, wl, EV_ARG(keep, ev, mine));
-	transfer_done(nx, q, OBS_WRITE, size, keep, ev, mine, blocking, rc);
+	struct cmd c;
+	cl_event *e = cmd_begin(&c, nx, q, OBS_WRITE, ev);
+	cl_int rc = nx->clEnqueueWriteBuffer(q, b, blocking, off, size, ptr, nw, wl, e);
+	transfer_end(&c, nx, q, OBS_WRITE, size, blocking, rc);
 	return rc;
 }
 
@@ -178,17 +196,32 @@ static uint64_t region_bytes(const size_t *region)
 	return region ? (uint64_t)region[0] * region[1] * region[2] : 0;
 }
 
+/* A rectangular transfer, either way (kind): origins { buffer, host }, pitches { buffer row,
+ * buffer slice, host row, host slice }, as the entry points take them; it moves the region's
+ * bytes. A write's host pointer travels as void * only to share this function: it goes on to
+ * clEnqueueWriteBufferRect, which takes it as const, and nothing writes through it. */
+static cl_int rect(const cl_icd_dispatch *nx, enum obs_kind kind, cl_command_queue q, cl_mem b,
+                   cl_bool blocking, const size_t *const org[2], const size_t *region, const size_t pitch[4],
+                   void *ptr, cl_uint nw, const cl_event *wl, cl_event *ev)
+{
+	struct cmd c;
+	cl_event *e = cmd_begin(&c, nx, q, kind, ev);
+	cl_int rc = kind == OBS_READ
+	                ? nx->clEnqueueReadBufferRect(q, b, blocking, org[0], org[1], region, pitch[0],
+	                                              pitch[1], pitch[2], pitch[3], ptr, nw, wl, e)
+	                : nx->clEnqueueWriteBufferRect(q, b, blocking, org[0], org[1], region, pitch[0],
+	                                               pitch[1], pitch[2], pitch[3], ptr, nw, wl, e);
+	transfer_end(&c, nx, q, kind, region_bytes(region), blocking, rc);
+	return rc;
+}
+
 cl_int obs_read_rect(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, cl_bool blocking,
                      const size_t *borigin, const size_t *horigin, const size_t *region, size_t brow,
                      size_t bslice, size_t hrow, size_t hslice, void *ptr, cl_uint nw, const cl_event *wl,
                      cl_event *ev)
 {
-	bool keep = obs_cmd_begin(nx, q, OBS_READ);
-	cl_event mine = NULL;
-	cl_int rc = nx->clEnqueueReadBufferRect(q, b, blocking, borigin, horigin, region, brow, bslice, hrow,
-	                                        hslice, ptr, nw, wl, EV_ARG(keep, ev, mine));
-	transfer_done(nx, q, OBS_READ, region_bytes(region), keep, ev, mine, blocking, rc);
-	return rc;
+	return rect(nx, OBS_READ, q, b, blocking, (const size_t *const[]){ borigin, horigin }, region,
+	            (const size_t[]){ brow, bslice, hrow, hslice }, ptr, nw, wl, ev);
 }
 
 cl_int obs_write_rect(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, cl_bool blocking,
@@ -196,24 +229,21 @@ cl_int obs_write_rect(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, c
                       size_t bslice, size_t hrow, size_t hslice, const void *ptr, cl_uint nw,
                       const cl_event *wl, cl_event *ev)
 {
-	bool keep = obs_cmd_begin(nx, q, OBS_WRITE);
-	cl_event mine = NULL;
-	cl_int rc = nx->clEnqueueWriteBufferRect(q, b, blocking, borigin, horigin, region, brow, bslice, hrow,
-	                                         hslice, ptr, nw, wl, EV_ARG(keep, ev, mine));
-	transfer_done(nx, q, OBS_WRITE, region_bytes(region), keep, ev, mine, blocking, rc);
-	return rc;
+	return rect(nx, OBS_WRITE, q, b, blocking, (const size_t *const[]){ borigin, horigin }, region,
+	            (const size_t[]){ brow, bslice, hrow, hslice }, (void *)ptr, nw, wl, ev);
 }
 
-/* A map for reading brings the region to the host: counted as read from the device. */
+/* A map for reading brings the region to the host: counted as read from the device. A map for
+ * writing opens or continues the batch as a write does, and counts as a read of no bytes. */
 void *obs_map(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, cl_bool blocking, cl_map_flags flags,
               size_t off, size_t size, cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *err)
 {
-	bool keep = obs_cmd_begin(nx, q, (flags & CL_MAP_READ) ? OBS_READ : OBS_WRITE);
-	cl_event mine = NULL;
+	bool reads = flags & CL_MAP_READ;
+	struct cmd c;
+	cl_event *e = cmd_begin(&c, nx, q, reads ? OBS_READ : OBS_WRITE, ev);
 	cl_int rc;
-	void *p =
-	    nx->clEnqueueMapBuffer(q, b, blocking, flags, off, size, nw, wl, EV_ARG(keep, ev, mine), &rc);
-	transfer_done(nx, q, OBS_READ, (flags & CL_MAP_READ) ? size : 0, keep, ev, mine, blocking, rc);
+	void *p = nx->clEnqueueMapBuffer(q, b, blocking, flags, off, size, nw, wl, e, &rc);
+	transfer_end(&c, nx, q, OBS_READ, reads ? size : 0, blocking, rc);
 	if (err)
 		*err = rc;
 	return p;

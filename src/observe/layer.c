@@ -19,96 +19,16 @@ bool obs_layer_active(void)
 	return __atomic_load_n(&active, __ATOMIC_ACQUIRE);
 }
 
-/* A call that an LD_PRELOAD wrapper of this thread is recording already is passed on as it is. */
-#define PASS_IF_NESTED(call)         \
-	do {                         \
-		if (obs_depth > 0)   \
-			return call; \
-	} while (0)
-
-static cl_command_queue CL_API_CALL l_create_queue(cl_context c, cl_device_id d,
-                                                   cl_command_queue_properties p, cl_int *e)
-{
-	PASS_IF_NESTED(next.clCreateCommandQueue(c, d, p, e));
-	return obs_create_queue(&next, c, d, p, e);
-}
-
-static cl_command_queue CL_API_CALL l_create_queue_props(cl_context c, cl_device_id d,
-                                                         const cl_queue_properties *p, cl_int *e)
-{
-	PASS_IF_NESTED(next.clCreateCommandQueueWithProperties(c, d, p, e));
-	return obs_create_queue_props(&next, c, d, p, e);
-}
-
-static cl_int CL_API_CALL l_release_queue(cl_command_queue q)
-{
-	PASS_IF_NESTED(next.clReleaseCommandQueue(q));
-	return obs_release_queue(&next, q);
-}
-
-static cl_int CL_API_CALL l_queue_info(cl_command_queue q, cl_command_queue_info w, size_t s, void *v,
-                                       size_t *r)
-{
-	PASS_IF_NESTED(next.clGetCommandQueueInfo(q, w, s, v, r));
-	return obs_queue_info(&next, q, w, s, v, r);
-}
-
-static cl_int CL_API_CALL l_ndrange(cl_command_queue q, cl_kernel k, cl_uint dim, const size_t *off,
-                                    const size_t *g, const size_t *l, cl_uint nw, const cl_event *wl,
-                                    cl_event *ev)
-{
-	PASS_IF_NESTED(next.clEnqueueNDRangeKernel(q, k, dim, off, g, l, nw, wl, ev));
-	return obs_ndrange(&next, q, k, dim, off, g, l, nw, wl, ev);
-}
-
-static cl_int CL_API_CALL l_read(cl_command_queue q, cl_mem b, cl_bool bl, size_t off, size_t size, void *p,
-                                 cl_uint nw, const cl_event *wl, cl_event *ev)
-{
-	PASS_IF_NESTED(next.clEnqueueReadBuffer(q, b, bl, off, size, p, nw, wl, ev));
-	return obs_read(&next, q, b, bl, off, size, p, nw, wl, ev);
-}
-
-static cl_int CL_API_CALL l_write(cl_command_queue q, cl_mem b, cl_bool bl, size_t off, size_t size,
-                                  const void *p, cl_uint nw, const cl_event *wl, cl_event *ev)
-{
-	PASS_IF_NESTED(next.clEnqueueWriteBuffer(q, b, bl, off, size, p, nw, wl, ev));
-	return obs_write(&next, q, b, bl, off, size, p, nw, wl, ev);
-}
-
-static cl_int CL_API_CALL l_read_rect(cl_command_queue q, cl_mem b, cl_bool bl, const size_t *bo,
-                                      const size_t *ho, const size_t *r, size_t br, size_t bs, size_t hr,
-                                      size_t hs, void *p, cl_uint nw, const cl_event *wl, cl_event *ev)
-{
-	PASS_IF_NESTED(next.clEnqueueReadBufferRect(q, b, bl, bo, ho, r, br, bs, hr, hs, p, nw, wl, ev));
-	return obs_read_rect(&next, q, b, bl, bo, ho, r, br, bs, hr, hs, p, nw, wl, ev);
-}
-
-static cl_int CL_API_CALL l_write_rect(cl_command_queue q, cl_mem b, cl_bool bl, const size_t *bo,
-                                       const size_t *ho, const size_t *r, size_t br, size_t bs, size_t hr,
-                                       size_t hs, const void *p, cl_uint nw, const cl_event *wl, cl_event *ev)
-{
-	PASS_IF_NESTED(next.clEnqueueWriteBufferRect(q, b, bl, bo, ho, r, br, bs, hr, hs, p, nw, wl, ev));
-	return obs_write_rect(&next, q, b, bl, bo, ho, r, br, bs, hr, hs, p, nw, wl, ev);
-}
-
-static void *CL_API_CALL l_map(cl_command_queue q, cl_mem b, cl_bool bl, cl_map_flags f, size_t off,
-                               size_t size, cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *e)
-{
-	PASS_IF_NESTED(next.clEnqueueMapBuffer(q, b, bl, f, off, size, nw, wl, ev, e));
-	return obs_map(&next, q, b, bl, f, off, size, nw, wl, ev, e);
-}
-
-static cl_int CL_API_CALL l_finish(cl_command_queue q)
-{
-	PASS_IF_NESTED(next.clFinish(q));
-	return obs_finish(&next, q);
-}
-
-static cl_int CL_API_CALL l_wait(cl_uint n, const cl_event *list)
-{
-	PASS_IF_NESTED(next.clWaitForEvents(n, list));
-	return obs_wait_events(&next, n, list);
-}
+/* The layer's wrapper of each entry point (l_<name>): a call that an LD_PRELOAD wrapper of this
+ * thread is recording already is passed on as it is; any other is recorded. */
+#define OBS_ENTRY(ret, name, fn, fail, params, args) \
+	static ret CL_API_CALL l_##name params       \
+	{                                            \
+		if (obs_depth > 0)                   \
+			return next.name args;       \
+		return fn(&next, OBS_UNWRAP args);   \
+	}
+#include "entry_points.h"
 
 /* The loader's entry points into the layer: called by the loader only. */
 // cppcheck-suppress unusedFunction
@@ -150,18 +70,8 @@ OBS_EXPORT cl_int CL_API_CALL clInitLayer(cl_uint num_entries, const cl_icd_disp
 	for (size_t i = n; i < ENTRIES; i++)
 		entry[i] = NULL;
 	table = next;
-	SET(clCreateCommandQueue, l_create_queue);
-	SET(clCreateCommandQueueWithProperties, l_create_queue_props);
-	SET(clReleaseCommandQueue, l_release_queue);
-	SET(clGetCommandQueueInfo, l_queue_info);
-	SET(clEnqueueNDRangeKernel, l_ndrange);
-	SET(clEnqueueReadBuffer, l_read);
-	SET(clEnqueueWriteBuffer, l_write);
-	SET(clEnqueueReadBufferRect, l_read_rect);
-	SET(clEnqueueWriteBufferRect, l_write_rect);
-	SET(clEnqueueMapBuffer, l_map);
-	SET(clFinish, l_finish);
-	SET(clWaitForEvents, l_wait);
+#define OBS_ENTRY(ret, name, fn, fail, params, args) SET(name, l_##name);
+#include "entry_points.h"
 	*num_entries_ret = (cl_uint)n;
 	*layer_dispatch_ret = &table;
 	__atomic_store_n(&active, 1, __ATOMIC_RELEASE);

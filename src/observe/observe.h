@@ -19,7 +19,8 @@
 /* What a command moves, for the batch's counts. */
 enum obs_kind { OBS_KERNEL, OBS_WRITE, OBS_READ };
 
-/* ---- record.c: the process's segment and its queues' batches ---- */
+/* ---- the recorder: the process's segment (segment.c), its queues' batches (record.c) and their
+ * records (publish.c) ---- */
 
 /* Whether the queues the program creates get CL_QUEUE_PROFILING_ENABLE added (--profile full or
  * sampled, and the tool's environment present). */
@@ -54,33 +55,14 @@ void obs_wait(const cl_command_queue *qs, size_t n);
  * queue's next command, without their device times (the runtime may be gone). */
 void obs_flush(void);
 
-/* ---- calls.c: the wrappers, one per entry point, calling what comes next through nx ---- */
+/* ---- calls.c: the recording functions, one per entry point of entry_points.h, calling what
+ * comes next through nx ---- */
 
-cl_command_queue obs_create_queue(const cl_icd_dispatch *nx, cl_context ctx, cl_device_id dev,
-                                  cl_command_queue_properties props, cl_int *err);
-cl_command_queue obs_create_queue_props(const cl_icd_dispatch *nx, cl_context ctx, cl_device_id dev,
-                                        const cl_queue_properties *props, cl_int *err);
-cl_int obs_release_queue(const cl_icd_dispatch *nx, cl_command_queue q);
-cl_int obs_queue_info(const cl_icd_dispatch *nx, cl_command_queue q, cl_command_queue_info what, size_t size,
-                      void *value, size_t *size_ret);
-cl_int obs_ndrange(const cl_icd_dispatch *nx, cl_command_queue q, cl_kernel k, cl_uint dim, const size_t *off,
-                   const size_t *global, const size_t *local, cl_uint nw, const cl_event *wl, cl_event *ev);
-cl_int obs_read(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, cl_bool blocking, size_t off,
-                size_t size, void *ptr, cl_uint nw, const cl_event *wl, cl_event *ev);
-cl_int obs_write(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, cl_bool blocking, size_t off,
-                 size_t size, const void *ptr, cl_uint nw, const cl_event *wl, cl_event *ev);
-cl_int obs_read_rect(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, cl_bool blocking,
-                     const size_t *borigin, const size_t *horigin, const size_t *region, size_t brow,
-                     size_t bslice, size_t hrow, size_t hslice, void *ptr, cl_uint nw, const cl_event *wl,
-                     cl_event *ev);
-cl_int obs_write_rect(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, cl_bool blocking,
-                      const size_t *borigin, const size_t *horigin, const size_t *region, size_t brow,
-                      size_t bslice, size_t hrow, size_t hslice, const void *ptr, cl_uint nw,
-                      const cl_event *wl, cl_event *ev);
-void *obs_map(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, cl_bool blocking, cl_map_flags flags,
-              size_t off, size_t size, cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *err);
-cl_int obs_finish(const cl_icd_dispatch *nx, cl_command_queue q);
-cl_int obs_wait_events(const cl_icd_dispatch *nx, cl_uint n, const cl_event *list);
+/* A parenthesised list without its parentheses: OBS_UNWRAP (a, b) is a, b. */
+#define OBS_UNWRAP(...) __VA_ARGS__
+
+#define OBS_ENTRY(ret, name, fn, fail, params, args) ret fn(const cl_icd_dispatch *nx, OBS_UNWRAP params);
+#include "entry_points.h"
 
 /* ---- layer.c ---- */
 

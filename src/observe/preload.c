@@ -34,18 +34,8 @@ static void resolve(void)
 	RESOLVE(clGetPlatformIDs); /* the device's P:D (obs_queue_device) */
 	RESOLVE(clGetDeviceIDs);
 	RESOLVE(clGetDeviceInfo);
-	RESOLVE(clCreateCommandQueue);
-	RESOLVE(clCreateCommandQueueWithProperties);
-	RESOLVE(clReleaseCommandQueue);
-	RESOLVE(clGetCommandQueueInfo);
-	RESOLVE(clEnqueueNDRangeKernel);
-	RESOLVE(clEnqueueReadBuffer);
-	RESOLVE(clEnqueueWriteBuffer);
-	RESOLVE(clEnqueueReadBufferRect);
-	RESOLVE(clEnqueueWriteBufferRect);
-	RESOLVE(clEnqueueMapBuffer);
-	RESOLVE(clFinish);
-	RESOLVE(clWaitForEvents);
+#define OBS_ENTRY(ret, name, fn, fail, params, args) RESOLVE(name);
+#include "entry_points.h"
 	/* Used by the recorder itself. */
 	RESOLVE(clRetainEvent);
 	RESOLVE(clReleaseEvent);
@@ -61,113 +51,23 @@ static const cl_icd_dispatch *nx(void)
 	return &real;
 }
 
-/* Records unless the layer does; obs_depth tells the layer, should the loader reach it from
- * inside this call, that the call is recorded already. */
-#define WRAP(field, fail, pass, rec)             \
-	do {                                     \
-		const cl_icd_dispatch *n = nx(); \
-		if (!n->field)                   \
-			return fail;             \
-		if (obs_layer_active())          \
-			return n->pass;          \
-		obs_depth++;                     \
-		__typeof__(n->pass) rc_ = rec;   \
-		obs_depth--;                     \
-		return rc_;                      \
-	} while (0)
-
-OBS_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueue(cl_context c, cl_device_id d,
-                                                             cl_command_queue_properties p, cl_int *e)
-{
-	WRAP(clCreateCommandQueue, NULL, clCreateCommandQueue(c, d, p, e), obs_create_queue(n, c, d, p, e));
-}
-
-OBS_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties(cl_context c, cl_device_id d,
-                                                                           const cl_queue_properties *p,
-                                                                           cl_int *e)
-{
-	WRAP(clCreateCommandQueueWithProperties, NULL, clCreateCommandQueueWithProperties(c, d, p, e),
-	     obs_create_queue_props(n, c, d, p, e));
-}
-
-OBS_EXPORT cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue q)
-{
-	WRAP(clReleaseCommandQueue, CL_INVALID_COMMAND_QUEUE, clReleaseCommandQueue(q),
-	     obs_release_queue(n, q));
-}
-
-OBS_EXPORT cl_int CL_API_CALL clGetCommandQueueInfo(cl_command_queue q, cl_command_queue_info w, size_t s,
-                                                    void *v, size_t *r)
-{
-	WRAP(clGetCommandQueueInfo, CL_INVALID_COMMAND_QUEUE, clGetCommandQueueInfo(q, w, s, v, r),
-	     obs_queue_info(n, q, w, s, v, r));
-}
-
-OBS_EXPORT cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dim,
-                                                     const size_t *off, const size_t *g, const size_t *l,
-                                                     cl_uint nw, const cl_event *wl, cl_event *ev)
-{
-	WRAP(clEnqueueNDRangeKernel, CL_INVALID_COMMAND_QUEUE,
-	     clEnqueueNDRangeKernel(q, k, dim, off, g, l, nw, wl, ev),
-	     obs_ndrange(n, q, k, dim, off, g, l, nw, wl, ev));
-}
-
-OBS_EXPORT cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue q, cl_mem b, cl_bool bl, size_t off,
-                                                  size_t size, void *p, cl_uint nw, const cl_event *wl,
-                                                  cl_event *ev)
-{
-	WRAP(clEnqueueReadBuffer, CL_INVALID_COMMAND_QUEUE,
-	     clEnqueueReadBuffer(q, b, bl, off, size, p, nw, wl, ev),
-	     obs_read(n, q, b, bl, off, size, p, nw, wl, ev));
-}
-
-OBS_EXPORT cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue q, cl_mem b, cl_bool bl, size_t off,
-                                                   size_t size, const void *p, cl_uint nw, const cl_event *wl,
-                                                   cl_event *ev)
-{
-	WRAP(clEnqueueWriteBuffer, CL_INVALID_COMMAND_QUEUE,
-	     clEnqueueWriteBuffer(q, b, bl, off, size, p, nw, wl, ev),
-	     obs_write(n, q, b, bl, off, size, p, nw, wl, ev));
-}
-
-OBS_EXPORT cl_int CL_API_CALL clEnqueueReadBufferRect(cl_command_queue q, cl_mem b, cl_bool bl,
-                                                      const size_t *bo, const size_t *ho, const size_t *r,
-                                                      size_t br, size_t bs, size_t hr, size_t hs, void *p,
-                                                      cl_uint nw, const cl_event *wl, cl_event *ev)
-{
-	WRAP(clEnqueueReadBufferRect, CL_INVALID_COMMAND_QUEUE,
-	     clEnqueueReadBufferRect(q, b, bl, bo, ho, r, br, bs, hr, hs, p, nw, wl, ev),
-	     obs_read_rect(n, q, b, bl, bo, ho, r, br, bs, hr, hs, p, nw, wl, ev));
-}
-
-OBS_EXPORT cl_int CL_API_CALL clEnqueueWriteBufferRect(cl_command_queue q, cl_mem b, cl_bool bl,
-                                                       const size_t *bo, const size_t *ho, const size_t *r,
-                                                       size_t br, size_t bs, size_t hr, size_t hs,
-                                                       const void *p, cl_uint nw, const cl_event *wl,
-                                                       cl_event *ev)
-{
-	WRAP(clEnqueueWriteBufferRect, CL_INVALID_COMMAND_QUEUE,
-	     clEnqueueWriteBufferRect(q, b, bl, bo, ho, r, br, bs, hr, hs, p, nw, wl, ev),
-	     obs_write_rect(n, q, b, bl, bo, ho, r, br, bs, hr, hs, p, nw, wl, ev));
-}
-
-OBS_EXPORT void *CL_API_CALL clEnqueueMapBuffer(cl_command_queue q, cl_mem b, cl_bool bl, cl_map_flags f,
-                                                size_t off, size_t size, cl_uint nw, const cl_event *wl,
-                                                cl_event *ev, cl_int *e)
-{
-	WRAP(clEnqueueMapBuffer, NULL, clEnqueueMapBuffer(q, b, bl, f, off, size, nw, wl, ev, e),
-	     obs_map(n, q, b, bl, f, off, size, nw, wl, ev, e));
-}
-
-OBS_EXPORT cl_int CL_API_CALL clFinish(cl_command_queue q)
-{
-	WRAP(clFinish, CL_INVALID_COMMAND_QUEUE, clFinish(q), obs_finish(n, q));
-}
-
-OBS_EXPORT cl_int CL_API_CALL clWaitForEvents(cl_uint num, const cl_event *list)
-{
-	WRAP(clWaitForEvents, CL_INVALID_EVENT, clWaitForEvents(num, list), obs_wait_events(n, num, list));
-}
+/* The exported symbol of each entry point: records unless the layer does, and passes the call on
+ * where it does. obs_depth tells the layer, should the loader reach it from inside this call,
+ * that the call is recorded already. */
+#define OBS_ENTRY(ret, name, fn, fail, params, args) \
+	OBS_EXPORT ret CL_API_CALL name params       \
+	{                                            \
+		const cl_icd_dispatch *nx_ = nx();   \
+		if (!nx_->name)                      \
+			return fail;                 \
+		if (obs_layer_active())              \
+			return nx_->name args;       \
+		obs_depth++;                         \
+		ret rc_ = fn(nx_, OBS_UNWRAP args);  \
+		obs_depth--;                         \
+		return rc_;                          \
+	}
+#include "entry_points.h"
 
 /* _exit skips the destructors (Python's multiprocessing children end with os._exit): the batch
  * each queue completed last would stay unpublished. */

@@ -1,6 +1,7 @@
-/* opts_impl.h: what the parts of the options module share: the table (table.c) and the readers
- * of what it describes. parse.c fills a struct gd_opts from it, value.c reads one back as the
- * run header states it, help.c writes --help from it. */
+/* opts_impl.h: what the parts of the options module share: the table (options.c) and the readers
+ * of what it describes. parse.c fills a struct gd_opts from it (each value read by
+ * parse_value.c), value.c reads one back as the run header states it, help.c writes --help from
+ * it. */
 #ifndef GPUTOP_OPTS_IMPL_H
 #define GPUTOP_OPTS_IMPL_H
 

@@ -65,11 +65,7 @@ struct gd_conncut *conncut_new(unsigned max, unsigned max_s)
 		k->slots[i].fd = -1;
 	pthread_mutex_init(&k->lock, NULL);
 	pthread_cond_init(&k->wake, NULL);
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int rc = pthread_create(&k->thread, NULL, conncut_main, k);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int rc = gd_thread_start(&k->thread, conncut_main, k, 0);
 	if (rc != 0) {
 		free(k->slots);
 		free(k);

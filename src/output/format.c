@@ -52,7 +52,7 @@ static void csv_header(struct gd_text *b, const struct field *t, size_t n)
 	const char *sep = "";
 	for (size_t i = 0; i < n; i++)
 		if (!t[i].jsonl_only) {
-			text_printf(b, "%s%s", sep, t[i].name);
+			text_printf(b, "%s%s", sep, field_name(&t[i]));
 			sep = ",";
 		}
 	text_printf(b, "\n");
@@ -77,7 +77,7 @@ static void jsonl_line(struct gd_text *b, const struct field *t, const struct va
 	for (int lead = 1; lead >= 0; lead--)
 		for (size_t i = 0; i < n; i++)
 			if (t[i].jsonl_lead == lead && v[i].shown) {
-				text_printf(b, "%s\"%s\":", sep, t[i].name);
+				text_printf(b, "%s\"%s\":", sep, field_name(&t[i]));
 				put_value(b, &t[i], &v[i], true);
 				sep = ",";
 			}

@@ -1,5 +1,7 @@
 /* log.h: what the log's parts share (src/output/): the fields of a row, their values, the
- * formats that print them, and the two tables of fields (rows.c), frame rows and sweep rows. */
+ * formats that print them, and the two tables of fields (rows.c), frame rows and sweep rows. A
+ * frame row's field is a figure (measure/figures.h: its name, the rows that carry it, its value)
+ * printed as the table says, or one of the log's own (kind, the run header, the kernel). */
 #ifndef GPUTOP_OUTPUT_LOG_H
 #define GPUTOP_OUTPUT_LOG_H
 
@@ -8,30 +10,34 @@
 #include <stddef.h>
 
 #include "measure/collect.h"
+#include "measure/figures.h"
 #include "gputop/common.h"
 #include "sink.h"
 
 /* The rows of a frame: one per worker, one per device (with two or more), then the aggregate.
  * A device row carries what the aggregate does, for that device's workers alone. */
 enum row {
-	ROW_WORKER = 1,
-	ROW_TOTAL = 2,
-	ROW_DEVICE = 4,
+	ROW_WORKER = GD_SCOPE_WORKER,
+	ROW_TOTAL = GD_SCOPE_AGGREGATE,
+	ROW_DEVICE = GD_SCOPE_DEVICE,
 	ROW_AGG = ROW_TOTAL | ROW_DEVICE,
 	ROW_BOTH = ROW_WORKER | ROW_AGG
 };
 
 enum print { PRINT_INT, PRINT_FIXED, PRINT_STRING, PRINT_BOOL, PRINT_JSON };
 
-/* Where a field's value comes from: a double of the row's struct (offset off), or the code of
- * frame_value and sweep_value. */
+/* Where a sweep field's value comes from: a double of struct gd_sweep_row (offset off), or
+ * the code of sweep_value. */
 enum from { FROM_CODE, FROM_DOUBLE };
 
 struct field {
+	/* A frame row's figure, which gives the field its name, the rows that carry it and its
+	 * value (frame_value); NULL for the log's own fields and the sweep's, which say them here. */
+	const struct gd_figure *fig;
 	const char *name;
-	enum from from;
-	size_t off;    /* FROM_DOUBLE: the double's offset in struct gd_sample, or gd_sweep_row */
 	unsigned rows; /* rows of a frame that carry it; the others leave it empty or out */
+	enum from from;
+	size_t off; /* FROM_DOUBLE: the double's offset in struct gd_sweep_row */
 	enum print print;
 	int prec;        /* PRINT_FIXED: digits after the point */
 	bool always;     /* in every row it belongs to: JSON null, CSV empty, when not a number */
@@ -54,6 +60,17 @@ static inline struct value num(double v)
 static inline struct value str(const char *s)
 {
 	return (struct value){ .str = s };
+}
+
+static inline const char *field_name(const struct field *t)
+{
+	return t->fig ? t->fig->name : t->name;
+}
+
+/* The rows of a frame that carry the field (enum row). */
+static inline unsigned field_rows(const struct field *t)
+{
+	return t->fig ? t->fig->scope : t->rows;
 }
 
 /* v with .shown set: a string unless empty, a number unless NAN (unless always). */
@@ -111,7 +128,7 @@ enum frame_field {
 	F_DEVICE,
 	F_OVERLAP_US,
 	F_BATCH_OVERLAP_US,
-	F_IDLE_HOST, /* the diagnosis: one field per cause (diagnose.h), in its order */
+	F_IDLE_HOST, /* the diagnosis: one field per cause (diagnose.h) */
 	F_IDLE_TRANSFER,
 	F_IDLE_LAUNCH,
 	F_IDLE_WAIT,
@@ -134,8 +151,8 @@ enum frame_field {
 	F_COUNT
 };
 
-/* In CSV column order; the JSONL-only fields close each row. */ extern const struct field
-    frame_fields[F_COUNT];
+/* In CSV column order; the JSONL-only fields close each row. */
+extern const struct field frame_fields[F_COUNT];
 
 /* What the run measures: the kernel's name and the unit of the rates (sink_set_kernel). */
 struct run_kernel {

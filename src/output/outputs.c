@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -65,6 +67,7 @@ static int open_one(struct gd_output *o, char *err, size_t errlen)
 
 void outputs_discard(struct gd_output *out, int n)
 {
+	GD_ASSERT(n >= 0 && n <= GD_OUTPUTS_MAX && (out || n == 0));
 	for (int i = 0; i < n; i++) {
 		if (out[i].own)
 			close(out[i].fd);
@@ -73,6 +76,34 @@ void outputs_discard(struct gd_output *out, int n)
 		out[i].fd = -1;
 		out[i].own = out[i].created = false;
 	}
+}
+
+/* An output replaced by a rename when written (the report, the Prometheus file): a regular
+ * file or none, never followed through a link (the rename would put a new file in place of a
+ * FIFO, a device or the link itself), in a directory that takes a new file (one is made and
+ * removed here, as the temporary file will be made there). */
+static int check_replaced(const struct gd_output *o, char *err, size_t errlen)
+{
+	struct stat st;
+	if (lstat(o->path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: '%s' is not a regular file (it is replaced by a rename)", o->what,
+		         o->path);
+		return -1;
+	}
+	const char *slash = strrchr(o->path, '/');
+	char probe[PATH_MAX];
+	int dirlen = slash ? (int)(slash - o->path) + 1 : 0;
+	int n = snprintf(probe, sizeof(probe), "%.*s.gputop-decode.XXXXXX", dirlen, o->path);
+	int fd = n > 0 && (size_t)n < sizeof(probe) ? mkostemp(probe, O_CLOEXEC) : -1;
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: cannot create a file in the directory of '%s': %s", o->what,
+		         o->path,
+		         n > 0 && (size_t)n < sizeof(probe) ? strerror(errno) : strerror(ENAMETOOLONG));
+		return -1;
+	}
+	close(fd);
+	unlink(probe);
+	return 0;
 }
 
 /* /dev/null may take every output at once. */
@@ -113,6 +144,7 @@ static int shared(const struct gd_output *out, int n, char *err, size_t errlen)
 
 int outputs_open(struct gd_output *out, int n, char *err, size_t errlen)
 {
+	GD_ASSERT(n >= 0 && (out || n == 0));
 	if (n > GD_OUTPUTS_MAX) {
 		snprintf(err, errlen, "more than %d outputs", GD_OUTPUTS_MAX);
 		return -1;
@@ -138,6 +170,11 @@ int outputs_open(struct gd_output *out, int n, char *err, size_t errlen)
 		outputs_discard(out, n);
 		return -1;
 	}
+	for (int i = 0; i < n; i++)
+		if (out[i].replaced && check_replaced(&out[i], err, errlen)) {
+			outputs_discard(out, n);
+			return -1;
+		}
 	/* Every check passed: existing files start empty, as with O_TRUNC. */
 	for (int i = 0; i < n; i++) {
 		struct stat st;
@@ -154,11 +191,15 @@ int outputs_open(struct gd_output *out, int n, char *err, size_t errlen)
 
 /* ---- the list ---- */
 
+/* The list's count within its array (a NULL list: none). */
+#define LIST_OK(l) (!(l) || ((l)->n >= 0 && (l)->n <= GD_OUTPUTS_MAX))
+
 void outputs_add(struct gd_outputs *l, const struct gd_output_ops *ops, void *self)
 {
 	if (!self)
 		return;
-	GD_ASSERT(l->n < GD_OUTPUTS_MAX);
+	/* close is the one member every output has: outputs_close calls it without asking. */
+	GD_ASSERT(ops && ops->close && l->n >= 0 && l->n < GD_OUTPUTS_MAX && !l->started && !l->closed);
 	l->out[l->n].ops = ops;
 	l->out[l->n].self = self;
 	l->n++;
@@ -166,6 +207,9 @@ void outputs_add(struct gd_outputs *l, const struct gd_output_ops *ops, void *se
 
 void outputs_start(struct gd_outputs *l, int64_t t0)
 {
+	GD_ASSERT(LIST_OK(l) && (!l || (!l->started && !l->closed)));
+	if (l)
+		l->started = true;
 	for (int i = 0; l && i < l->n; i++)
 		if (l->out[i].ops->start)
 			l->out[i].ops->start(l->out[i].self, t0);
@@ -174,6 +218,7 @@ void outputs_start(struct gd_outputs *l, int64_t t0)
 void outputs_batch(struct gd_outputs *l, const struct gd_row_info *w, const char *device,
                    const struct gd_rec *r)
 {
+	GD_ASSERT(LIST_OK(l) && w && device && r && (!l || (l->started && !l->closed)));
 	for (int i = 0; l && i < l->n; i++)
 		if (l->out[i].ops->batch)
 			l->out[i].ops->batch(l->out[i].self, w, device, r);
@@ -183,6 +228,7 @@ void outputs_batch(struct gd_outputs *l, const struct gd_row_info *w, const char
  * the first that fails ends it. */
 #define EACH(l, member, value, err, errlen)                                                  \
 	do {                                                                                 \
+		GD_ASSERT(LIST_OK(l) && (value) && (!(l) || !(l)->closed));                  \
 		for (int i_ = 0; (l) && i_ < (l)->n; i_++)                                   \
 			if ((l)->out[i_].ops->member &&                                      \
 			    (l)->out[i_].ops->member((l)->out[i_].self, value, err, errlen)) \
@@ -207,6 +253,7 @@ int outputs_sweep_row(struct gd_outputs *l, const struct gd_sweep_row *r, char *
 
 int outputs_close(struct gd_outputs *l)
 {
+	GD_ASSERT(LIST_OK(l));
 	int rc = 0;
 	for (int i = 0; l && i < l->n; i++) {
 		char why[512];
@@ -215,7 +262,9 @@ int outputs_close(struct gd_outputs *l)
 			rc = -1;
 		}
 	}
-	if (l)
+	if (l) {
 		l->n = 0;
+		l->closed = true;
+	}
 	return rc;
 }

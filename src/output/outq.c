@@ -81,11 +81,7 @@ struct gd_outq *outq_new(int fd, size_t cap)
 	pthread_cond_init(&o->wake, NULL);
 	pthread_cond_init(&o->drained, NULL);
 	/* The thread blocks every signal: the supervisor's flags belong to its own thread. */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int rc = pthread_create(&o->thread, NULL, outq_main, o);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int rc = gd_thread_start(&o->thread, outq_main, o, 0);
 	if (rc != 0) {
 		free(o);
 		return NULL;

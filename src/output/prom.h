@@ -9,17 +9,9 @@
 #include "measure/collect.h"
 #include "gputop/device.h"
 #include "gputop/outputs.h"
+#include "gputop/settings.h"
 
 struct gd_prom;
-
-/* --listen ADDR:PORT: where the exporter serves /metrics (a literal address). */
-struct gd_listen {
-	bool set;
-	int family;             /* AF_INET or AF_INET6 */
-	unsigned char addr[16]; /* network order: 4 bytes (IPv4) or 16 (IPv6) */
-	unsigned port;          /* 0: a free port, chosen at start */
-	const char *text;       /* as typed, for messages */
-};
 
 struct gd_prom_config {
 	const char *file;        /* --prom-file, or NULL */

@@ -1,121 +1,77 @@
 /* rows.c: the log's two tables of fields, frame rows and sweep rows, and the value of each
- * field in a row. */
+ * field in a row. A frame row's field is a figure (measure/figures.h), or one of the log's own:
+ * the row's kind, the run header, the kernel and its unit. */
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
 
 #include "log.h"
 
-/* A field that prints one double of the row's struct, as it is. */
-#define SAMPLE(m) .from = FROM_DOUBLE, .off = offsetof(struct gd_sample, m)
-#define ROW(m)    .from = FROM_DOUBLE, .off = offsetof(struct gd_sweep_row, m)
-
-static struct value double_at(const void *row, size_t off)
-{
-	double v;
-	memcpy(&v, (const char *)row + off, sizeof(v));
-	return num(v);
-}
+/* A frame row's field that is figure x: named, carried and read as the figure says. */
+#define FIG(x) .fig = GD_FIGURE(x)
+/* A sweep field that prints one double of the row, as it is. */
+#define ROW(m) .from = FROM_DOUBLE, .off = offsetof(struct gd_sweep_row, m)
 
 const struct field frame_fields[F_COUNT] = {
-	[F_T_S] = { .name = "t_s",
-	            .rows = ROW_BOTH,
-	            .print = PRINT_FIXED,
-	            .prec = 3,
-	            .always = true,
-	            .jsonl_lead = true },
+	[F_T_S] = { FIG(T_S), .print = PRINT_FIXED, .prec = 3, .always = true, .jsonl_lead = true },
 	[F_KIND] = { .name = "kind", .rows = ROW_BOTH, .print = PRINT_STRING, .jsonl_lead = true },
-	[F_ID] = { .name = "id", .rows = ROW_WORKER, .print = PRINT_INT },
-	[F_PID] = { .name = "pid", .rows = ROW_WORKER, .print = PRINT_INT },
-	[F_STATE] = { .name = "state", .rows = ROW_WORKER, .print = PRINT_STRING, .jsonl_lead = true },
-	[F_PROCS] = { .name = "procs", .rows = ROW_AGG, .print = PRINT_INT },
-	[F_MBIT_S] = { SAMPLE(rate), .name = "mbit_s", .rows = ROW_BOTH, .print = PRINT_FIXED, .prec = 4 },
-	[F_BATCHES] = { .name = "batches", .rows = ROW_BOTH, .print = PRINT_INT },
-	[F_SYMBOLS] = { .name = "symbols", .rows = ROW_BOTH, .print = PRINT_INT },
-	[F_KERNEL_BUSY] = { SAMPLE(kernel_busy), .name = "kernel_busy", .rows = ROW_WORKER,
-	                    .print = PRINT_FIXED, .prec = 4 },
-	[F_GAP_KERNEL_US] = { SAMPLE(bd.gap_kernel_us), .name = "gap_kernel_us", .rows = ROW_WORKER,
-	                      .print = PRINT_FIXED, .prec = 2 },
-	[F_GAP_BATCH_US] = { SAMPLE(bd.gap_batch_us), .name = "gap_batch_us", .rows = ROW_WORKER,
-	                     .print = PRINT_FIXED, .prec = 2 },
-	[F_GEN_US] = { SAMPLE(bd.gen_us), .name = "gen_us", .rows = ROW_WORKER, .print = PRINT_FIXED,
-	               .prec = 2 },
-	[F_H2D_US] = { SAMPLE(bd.h2d_us), .name = "h2d_us", .rows = ROW_WORKER, .print = PRINT_FIXED,
-	               .prec = 2 },
-	[F_KERNEL_US] = { SAMPLE(bd.kernel_us), .name = "kernel_us", .rows = ROW_WORKER, .print = PRINT_FIXED,
-	                  .prec = 2 },
-	[F_D2H_US] = { SAMPLE(bd.d2h_us), .name = "d2h_us", .rows = ROW_WORKER, .print = PRINT_FIXED,
-	               .prec = 2 },
-	[F_OTHER_US] = { SAMPLE(bd.other_us), .name = "other_us", .rows = ROW_WORKER, .print = PRINT_FIXED,
-	                 .prec = 2 },
-	[F_DEVICE_BUSY] = { .name = "device_busy", .rows = ROW_AGG, .print = PRINT_FIXED, .prec = 4 },
-	[F_HEADROOM] = { .name = "headroom", .rows = ROW_AGG, .print = PRINT_FIXED, .prec = 4 },
-	[F_LOST] = { .name = "lost", .rows = ROW_BOTH, .print = PRINT_INT },
-	[F_QUEUE_WAIT_US] = { SAMPLE(bd.queue_wait_us), .name = "queue_wait_us", .rows = ROW_WORKER,
-	                      .print = PRINT_FIXED, .prec = 2 },
-	[F_PROFILE] = { .name = "profile", .rows = ROW_AGG, .print = PRINT_STRING },
-	[F_CEILING] = { .name = "ceiling", .rows = ROW_AGG, .print = PRINT_FIXED, .prec = 4 },
-	[F_OF_CEILING] = { .name = "of_ceiling", .rows = ROW_AGG, .print = PRINT_FIXED, .prec = 4 },
-	[F_SAMPLE_EVERY] = { .name = "sample_every", .rows = ROW_WORKER, .print = PRINT_INT },
-	[F_OBSERVER_SHARE] = { SAMPLE(observer_share), .name = "observer_share", .rows = ROW_WORKER,
-	                       .print = PRINT_FIXED, .prec = 4 },
-	[F_GEN_BUSY] = { SAMPLE(gen_busy), .name = "gen_busy", .rows = ROW_WORKER, .print = PRINT_FIXED,
-	                 .prec = 3 },
-	[F_OBSERVED] = { .name = "observed", .rows = ROW_BOTH, .print = PRINT_BOOL },
-	[F_UNIX_S] = { .name = "unix_s", .rows = ROW_BOTH, .print = PRINT_FIXED, .prec = 3 },
-	[F_GAP_KERNEL_P50_US] = { SAMPLE(bd.gap_kernel_p50_us), .name = "gap_kernel_p50_us", .rows = ROW_BOTH,
-	                          .print = PRINT_FIXED, .prec = 2 },
-	[F_GAP_KERNEL_P99_US] = { SAMPLE(bd.gap_kernel_p99_us), .name = "gap_kernel_p99_us", .rows = ROW_BOTH,
-	                          .print = PRINT_FIXED, .prec = 2 },
-	[F_GAP_BATCH_P50_US] = { SAMPLE(bd.gap_batch_p50_us), .name = "gap_batch_p50_us", .rows = ROW_BOTH,
-	                         .print = PRINT_FIXED, .prec = 2 },
-	[F_GAP_BATCH_P99_US] = { SAMPLE(bd.gap_batch_p99_us), .name = "gap_batch_p99_us", .rows = ROW_BOTH,
-	                         .print = PRINT_FIXED, .prec = 2 },
+	[F_ID] = { FIG(ID), .print = PRINT_INT },
+	[F_PID] = { FIG(PID), .print = PRINT_INT },
+	[F_STATE] = { FIG(STATE), .print = PRINT_STRING, .jsonl_lead = true },
+	[F_PROCS] = { FIG(PROCS), .print = PRINT_INT },
+	[F_MBIT_S] = { FIG(RATE), .print = PRINT_FIXED, .prec = 4 },
+	[F_BATCHES] = { FIG(BATCHES), .print = PRINT_INT },
+	[F_SYMBOLS] = { FIG(SYMBOLS), .print = PRINT_INT },
+	[F_KERNEL_BUSY] = { FIG(KERNEL_BUSY), .print = PRINT_FIXED, .prec = 4 },
+	[F_GAP_KERNEL_US] = { FIG(GAP_KERNEL_US), .print = PRINT_FIXED, .prec = 2 },
+	[F_GAP_BATCH_US] = { FIG(GAP_BATCH_US), .print = PRINT_FIXED, .prec = 2 },
+	[F_GEN_US] = { FIG(GEN_US), .print = PRINT_FIXED, .prec = 2 },
+	[F_H2D_US] = { FIG(H2D_US), .print = PRINT_FIXED, .prec = 2 },
+	[F_KERNEL_US] = { FIG(KERNEL_US), .print = PRINT_FIXED, .prec = 2 },
+	[F_D2H_US] = { FIG(D2H_US), .print = PRINT_FIXED, .prec = 2 },
+	[F_OTHER_US] = { FIG(OTHER_US), .print = PRINT_FIXED, .prec = 2 },
+	[F_DEVICE_BUSY] = { FIG(DEVICE_BUSY), .print = PRINT_FIXED, .prec = 4 },
+	[F_HEADROOM] = { FIG(HEADROOM), .print = PRINT_FIXED, .prec = 4 },
+	[F_LOST] = { FIG(LOST), .print = PRINT_INT },
+	[F_QUEUE_WAIT_US] = { FIG(QUEUE_WAIT_US), .print = PRINT_FIXED, .prec = 2 },
+	[F_PROFILE] = { FIG(PROFILE), .print = PRINT_STRING },
+	[F_CEILING] = { FIG(CEILING), .print = PRINT_FIXED, .prec = 4 },
+	[F_OF_CEILING] = { FIG(OF_CEILING), .print = PRINT_FIXED, .prec = 4 },
+	[F_SAMPLE_EVERY] = { FIG(SAMPLE_EVERY), .print = PRINT_INT },
+	[F_OBSERVER_SHARE] = { FIG(OBSERVER_SHARE), .print = PRINT_FIXED, .prec = 4 },
+	[F_GEN_BUSY] = { FIG(GEN_BUSY), .print = PRINT_FIXED, .prec = 3 },
+	[F_OBSERVED] = { FIG(OBSERVED), .print = PRINT_BOOL },
+	[F_UNIX_S] = { FIG(UNIX_S), .print = PRINT_FIXED, .prec = 3 },
+	[F_GAP_KERNEL_P50_US] = { FIG(GAP_KERNEL_P50_US), .print = PRINT_FIXED, .prec = 2 },
+	[F_GAP_KERNEL_P99_US] = { FIG(GAP_KERNEL_P99_US), .print = PRINT_FIXED, .prec = 2 },
+	[F_GAP_BATCH_P50_US] = { FIG(GAP_BATCH_P50_US), .print = PRINT_FIXED, .prec = 2 },
+	[F_GAP_BATCH_P99_US] = { FIG(GAP_BATCH_P99_US), .print = PRINT_FIXED, .prec = 2 },
 	[F_RUN] = { .name = "run", .print = PRINT_JSON }, /* the run header's own (sink_run) */
 	[F_KERNEL] = { .name = "kernel", .rows = ROW_AGG, .print = PRINT_STRING },
 	[F_RATE_UNIT] = { .name = "rate_unit", .rows = ROW_AGG, .print = PRINT_STRING },
-	[F_DEVICE] = { .name = "device", .rows = ROW_BOTH, .print = PRINT_STRING },
-	[F_OVERLAP_US] = { SAMPLE(bd.overlap_us), .name = "overlap_us", .rows = ROW_WORKER,
-	                   .print = PRINT_FIXED, .prec = 2 },
-	[F_BATCH_OVERLAP_US] = { SAMPLE(bd.batch_overlap_us), .name = "batch_overlap_us", .rows = ROW_WORKER,
-	                         .print = PRINT_FIXED, .prec = 2 },
-#define IDLE(c, n)                                                                                      \
-	{                                                                                               \
-		SAMPLE(idle.share[(c)]), .name = (n), .rows = ROW_BOTH, .print = PRINT_FIXED, .prec = 4 \
-	}
-	[F_IDLE_HOST] = IDLE(GD_CAUSE_HOST, "idle_host"),
-	[F_IDLE_TRANSFER] = IDLE(GD_CAUSE_TRANSFER, "idle_transfer"),
-	[F_IDLE_LAUNCH] = IDLE(GD_CAUSE_LAUNCH, "idle_launch"),
-	[F_IDLE_WAIT] = IDLE(GD_CAUSE_WAIT, "idle_wait"),
-	[F_IDLE_OTHER] = IDLE(GD_CAUSE_OTHER, "idle_other"),
-#undef IDLE
-	[F_HIDDEN] = { SAMPLE(idle.hidden), .name = "hidden", .rows = ROW_WORKER, .print = PRINT_FIXED,
-	               .prec = 4 },
-	[F_SOURCE] = { .name = "source", .rows = ROW_WORKER, .print = PRINT_STRING },
-	[F_COMMAND] = { .name = "command", .rows = ROW_WORKER, .print = PRINT_STRING },
-	[F_VIA] = { .name = "via", .rows = ROW_WORKER, .print = PRINT_STRING },
-	[F_LAUNCHES] = { .name = "launches", .rows = ROW_WORKER, .print = PRINT_INT },
-	[F_WAITS] = { .name = "waits", .rows = ROW_WORKER, .print = PRINT_INT },
-	[F_H2D_BYTES] = { .name = "h2d_bytes", .rows = ROW_WORKER, .print = PRINT_INT },
-	[F_D2H_BYTES] = { .name = "d2h_bytes", .rows = ROW_WORKER, .print = PRINT_INT },
-	[F_EXIT_STATUS] = { .name = "exit_status", .rows = ROW_WORKER, .print = PRINT_INT },
-	[F_CEILING_4X] = { .name = "ceiling_4x", .rows = ROW_AGG, .print = PRINT_FIXED, .prec = 4 },
-	[F_WINDOW_S] = { .name = "window_s",
-	                 .rows = ROW_AGG,
-	                 .print = PRINT_FIXED,
-	                 .prec = 3,
-	                 .always = true,
-	                 .jsonl_only = true },
-	[F_TIMEBASE] = { .name = "timebase", .rows = ROW_AGG, .print = PRINT_STRING, .jsonl_only = true },
-	[F_DEVICE_BUSY_METHOD] = { .name = "device_busy_method",
-	                           .rows = ROW_AGG,
-	                           .print = PRINT_STRING,
-	                           .jsonl_only = true },
-	[F_WINDOW_BATCHES] = { .name = "window_batches",
-	                       .rows = ROW_WORKER,
-	                       .print = PRINT_INT,
-	                       .jsonl_only = true },
-	[F_ERROR] = { .name = "error", .rows = ROW_WORKER, .print = PRINT_STRING, .jsonl_only = true },
+	[F_DEVICE] = { FIG(DEVICE), .print = PRINT_STRING },
+	[F_OVERLAP_US] = { FIG(OVERLAP_US), .print = PRINT_FIXED, .prec = 2 },
+	[F_BATCH_OVERLAP_US] = { FIG(BATCH_OVERLAP_US), .print = PRINT_FIXED, .prec = 2 },
+	[F_IDLE_HOST] = { FIG(IDLE_HOST), .print = PRINT_FIXED, .prec = 4 },
+	[F_IDLE_TRANSFER] = { FIG(IDLE_TRANSFER), .print = PRINT_FIXED, .prec = 4 },
+	[F_IDLE_LAUNCH] = { FIG(IDLE_LAUNCH), .print = PRINT_FIXED, .prec = 4 },
+	[F_IDLE_WAIT] = { FIG(IDLE_WAIT), .print = PRINT_FIXED, .prec = 4 },
+	[F_IDLE_OTHER] = { FIG(IDLE_OTHER), .print = PRINT_FIXED, .prec = 4 },
+	[F_HIDDEN] = { FIG(HIDDEN), .print = PRINT_FIXED, .prec = 4 },
+	[F_SOURCE] = { FIG(SOURCE), .print = PRINT_STRING },
+	[F_COMMAND] = { FIG(COMMAND), .print = PRINT_STRING },
+	[F_VIA] = { FIG(VIA), .print = PRINT_STRING },
+	[F_LAUNCHES] = { FIG(LAUNCHES), .print = PRINT_INT },
+	[F_WAITS] = { FIG(WAITS), .print = PRINT_INT },
+	[F_H2D_BYTES] = { FIG(H2D_BYTES), .print = PRINT_INT },
+	[F_D2H_BYTES] = { FIG(D2H_BYTES), .print = PRINT_INT },
+	[F_EXIT_STATUS] = { FIG(EXIT_STATUS), .print = PRINT_INT },
+	[F_CEILING_4X] = { FIG(CEILING_4X), .print = PRINT_FIXED, .prec = 4 },
+	[F_WINDOW_S] = { FIG(WINDOW_S), .print = PRINT_FIXED, .prec = 3, .always = true, .jsonl_only = true },
+	[F_TIMEBASE] = { FIG(TIMEBASE), .print = PRINT_STRING, .jsonl_only = true },
+	[F_DEVICE_BUSY_METHOD] = { FIG(DEVICE_BUSY_METHOD), .print = PRINT_STRING, .jsonl_only = true },
+	[F_WINDOW_BATCHES] = { FIG(WINDOW_BATCHES), .print = PRINT_INT, .jsonl_only = true },
+	[F_ERROR] = { FIG(ERROR), .print = PRINT_STRING, .jsonl_only = true },
 };
 _Static_assert(GD_ARRAY_LEN(frame_fields) == F_COUNT, "one entry per frame field");
 _Static_assert(F_COUNT <= GD_FIELDS_MAX, "--fields can list every frame field");
@@ -123,86 +79,28 @@ _Static_assert(F_COUNT <= GD_FIELDS_MAX, "--fields can list every frame field");
 struct value frame_value(enum frame_field id, const struct gd_frame *f, const struct gd_sample *s,
                          const struct gd_devframe *dev, enum row row, const struct run_kernel *k)
 {
-	if (frame_fields[id].from == FROM_DOUBLE)
-		return double_at(s, frame_fields[id].off);
+	const struct gd_figure *fig = frame_fields[id].fig;
+	const struct gd_fig_at at = { .f = f, .s = s, .dev = dev };
+	if (fig) /* a figure that is a word prints the word */
+		return fig->text ? str(figure_text(fig, &at)) : num(figure_value(fig, &at));
 	switch (id) {
-	case F_T_S:
-		return num(f->t_s);
 	case F_KIND:
 		return str(row == ROW_TOTAL ? "aggregate" : row == ROW_DEVICE ? "device" : "worker");
-	case F_ID:
-		return num(s->id);
-	case F_PID:
-		return num(s->pid);
-	case F_STATE:
-		return str(gd_state_name(s->state));
-	case F_PROCS:
-		return num(dev ? dev->procs : f->procs);
-	case F_BATCHES:
-		return num((double)s->batches);
-	case F_SYMBOLS:
-		return num((double)s->items);
-	case F_DEVICE_BUSY:
-		return num(dev ? dev->device_busy : f->device_busy);
-	case F_HEADROOM:
-		return num(dev ? dev->headroom : f->headroom);
-	case F_LOST:
-		return num((double)s->lost);
-	case F_PROFILE:
-		return str(gd_profile_name(f->profile));
-	case F_CEILING:
-		return num(dev ? dev->ceiling : f->ceiling);
-	case F_OF_CEILING:
-		return num(dev ? dev->of_ceiling : f->of_ceiling);
-	case F_CEILING_4X:
-		return num(dev ? dev->ceiling_4x : f->ceiling_4x);
-	case F_SAMPLE_EVERY:
-		return num(s->sample_every ? (double)s->sample_every : NAN);
-	case F_OBSERVED:
-		return num(f->observed);
-	case F_UNIX_S:
-		return num(f->unix_s);
 	case F_KERNEL:
 		return str(k->name);
 	case F_RATE_UNIT:
 		return str(k->unit);
-	case F_DEVICE:
-		return str(frame_device_ref(f, s->device));
-	case F_WINDOW_S:
-		return num(f->window_s);
-	case F_TIMEBASE:
-		return str(gd_timebase_name(f->timebase));
-	case F_DEVICE_BUSY_METHOD:
-		if (f->profile == GD_PROF_OFF)
-			return str("none");
-		if (dev ? dev->busy_from_sum : f->busy_from_sum)
-			return str("sum-capped");
-		return str((dev ? dev->busy_per_context : f->busy_per_context) ? "union-per-context"
-		                                                               : "union");
-	case F_WINDOW_BATCHES:
-		return num(f->observed ? (double)s->win_batches : NAN);
-	case F_ERROR:
-		return str(s->error);
-	case F_SOURCE:
-		return str(s->observed ? "observed" : "worker");
-	case F_COMMAND:
-		return str(s->comm);
-	case F_VIA:
-		return str(s->observed && s->batches ? gd_source_name(s->via) : "");
-	case F_LAUNCHES:
-		return num(s->observed ? (double)s->kernels : NAN);
-	case F_WAITS:
-		return num(s->observed ? (double)s->obs.waits : NAN);
-	case F_H2D_BYTES:
-		return num(s->observed ? (double)s->obs.h2d_bytes : NAN);
-	case F_D2H_BYTES:
-		return num(s->observed ? (double)s->obs.d2h_bytes : NAN);
-	case F_EXIT_STATUS:
-		return num(s->observed && s->exit_status >= 0 ? s->exit_status : NAN);
-	default: /* the fields FROM_DOUBLE, above, and F_RUN */
+	default: /* F_RUN: the run header's own (sink_run) */
 		break;
 	}
 	return num(NAN);
+}
+
+static struct value double_at(const void *row, size_t off)
+{
+	double v;
+	memcpy(&v, (const char *)row + off, sizeof(v));
+	return num(v);
 }
 
 const struct field sweep_fields[S_COUNT] = {

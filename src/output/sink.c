@@ -71,7 +71,7 @@ int sink_fields_parse(const char *list, bool sweep, struct gd_fields *out, char 
 	for (const char *p = list;; p++) {
 		size_t len = strcspn(p, ",");
 		size_t i = 0;
-		while (i < n && (strlen(t[i].name) != len || strncmp(t[i].name, p, len) != 0))
+		while (i < n && (strlen(field_name(&t[i])) != len || strncmp(field_name(&t[i]), p, len) != 0))
 			i++;
 		if (len == 0) {
 			snprintf(err, errlen, "an empty field name in '%s'", list);
@@ -85,7 +85,7 @@ int sink_fields_parse(const char *list, bool sweep, struct gd_fields *out, char 
 		}
 		for (int k = 0; k < out->n; k++)
 			if (out->id[k] == i) {
-				snprintf(err, errlen, "field '%s' is listed twice", t[i].name);
+				snprintf(err, errlen, "field '%s' is listed twice", field_name(&t[i]));
 				return -1;
 			}
 		out->id[out->n++] = (unsigned char)i; /* n <= F_COUNT <= GD_FIELDS_MAX: no duplicates */
@@ -167,8 +167,8 @@ static void frame_line(struct gd_sink *s, const struct gd_frame *f, const struct
 	struct value v[F_COUNT];
 	for (enum frame_field i = 0; i < F_COUNT; i++) {
 		const struct field *t = &frame_fields[i];
-		v[i] = t->rows & row ? show(t, frame_value(i, f, sample, dev, row, &s->kernel))
-		                     : (struct value){ .shown = false };
+		v[i] = field_rows(t) & row ? show(t, frame_value(i, f, sample, dev, row, &s->kernel))
+		                           : (struct value){ .shown = false };
 	}
 	sink_line(s, frame_fields, v, F_COUNT);
 }

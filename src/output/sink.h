@@ -10,19 +10,10 @@
 #include "gputop/device.h"
 #include "gputop/outputs.h"
 #include "measure/stats.h"
-
-enum gd_format { GD_FMT_CSV, GD_FMT_JSONL, GD_FMT_COUNT };
+#include "gputop/settings.h"
 
 struct gd_sink;
 
-/* The log's columns (--fields): fields of one table, in the order given; n == 0: every field,
- * in the log's own order. */
-#define GD_FIELDS_MAX 64
-struct gd_fields {
-	int n;
-	bool sweep; /* of the sweep rows' table; else the frame rows' */
-	unsigned char id[GD_FIELDS_MAX];
-};
 /* Pure: the comma-separated field names of list ("t_s,kind,mbit_s"), of the sweep rows' table
  * when sweep is set, else of the frame rows', into *out. Returns 0, or -1 with one line in err
  * naming the field that is unknown, empty or listed twice. */

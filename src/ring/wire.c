@@ -94,6 +94,8 @@ unsigned gd_rec_lane(const struct gd_rec *r)
 
 void gd_rec_kiv(const struct gd_rec *r, uint32_t i, int64_t out[2])
 {
+	/* Callers stay below nkiv, which no valid record has above GD_REC_KMAX. */
+	GD_ASSERT(i < GD_REC_KMAX);
 	unsigned shift = kiv_shift(r); /* at most GD_REC_SHIFT_MAX in a valid record */
 	out[0] = r->kbase + (int64_t)((uint64_t)r->kiv[i][0] << shift);
 	out[1] = r->kbase + (int64_t)((uint64_t)r->kiv[i][1] << shift);
@@ -127,6 +129,7 @@ static uint32_t in_units(int64_t ns, unsigned shift, bool up)
 
 void gd_rec_set_kernels(struct gd_rec *r, const int64_t (*kv)[2], uint32_t n)
 {
+	GD_ASSERT(n == 0 || kv);
 	uint32_t groups = n < GD_REC_KMAX ? n : GD_REC_KMAX;
 	int64_t off[GD_REC_KMAX][2], span = 0;
 	r->kbase = n ? kv[0][0] : 0;

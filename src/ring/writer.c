@@ -135,7 +135,10 @@ void seg_close(struct gd_seg *seg, bool unlink_name)
 void seg_publish(struct gd_seg *seg, const struct gd_rec *r)
 {
 	uint64_t i = __atomic_load_n(&seg->h->head, __ATOMIC_RELAXED);
-	uint64_t *dst = (uint64_t *)(seg->ring + (i & (GD_RING_CAPACITY - 1)) * sizeof(*r));
+	size_t slot = (size_t)(i & (GD_RING_CAPACITY - 1)) * sizeof(*r);
+	/* Whatever head holds, the mask keeps its entry inside the mapping seg_create sized. */
+	GD_ASSERT(seg->size == seg_size() && GD_RING_OFFSET + slot + sizeof(*r) <= seg->size);
+	uint64_t *dst = (uint64_t *)(seg->ring + slot);
 	const uint64_t *src = (const uint64_t *)r;
 
 	/* Payload words are release stores rather than relaxed stores after a release fence:
@@ -149,11 +152,13 @@ void seg_publish(struct gd_seg *seg, const struct gd_rec *r)
 
 void seg_set_state(struct gd_seg *seg, enum gd_seg_state st)
 {
+	GD_ASSERT((unsigned)st < GD_SEG_STATE_COUNT);
 	__atomic_store_n(&seg->h->state, (uint32_t)st, __ATOMIC_RELEASE);
 }
 
 void seg_set_timebase(struct gd_seg *seg, enum gd_timebase tb)
 {
+	GD_ASSERT((unsigned)tb < GD_TB_COUNT);
 	__atomic_store_n(&seg->h->timebase, (uint32_t)tb, __ATOMIC_RELEASE);
 }
 
@@ -182,6 +187,7 @@ void seg_add_totals(struct gd_seg *seg, uint64_t batches, uint64_t items, uint64
 
 void seg_set_source(struct gd_seg *seg, enum gd_seg_source src)
 {
+	GD_ASSERT((unsigned)src < GD_SRC_COUNT);
 	__atomic_store_n(&seg->h->source, (uint32_t)src, __ATOMIC_RELEASE);
 }
 

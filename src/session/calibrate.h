@@ -1,6 +1,7 @@
-/* calibrate.h: --calibrate from the supervisor's side: the measurement runs in a child
- * process of this binary (the supervisor never loads OpenCL) and answers through a pipe, so
- * the dashboard keeps drawing while it runs. */
+/* calibrate.h: --calibrate's process, from the supervisor's side: starts the measurement in a
+ * child process of this binary (the supervisor never loads OpenCL), reads its answer through a
+ * pipe without blocking, so the dashboard keeps drawing while it runs, and ends and reaps it.
+ * The answer as a value (struct gd_ceiling, its line's parse) is measure/ceiling.h's. */
 #ifndef GPUTOP_CALIBRATE_H
 #define GPUTOP_CALIBRATE_H
 

@@ -158,7 +158,7 @@ static _Noreturn void sentinel_main(int rfd, const char *var)
 	size_t n = len(var);
 	if (!signal_holders(var, n, SIGTERM))
 		_exit(0);
-	for (int waited = 0; waited < SUP_STOP_GRACE_S * 10; waited++) {
+	for (int waited = 0; waited < SESSION_STOP_GRACE_S * 10; waited++) {
 		nap_ms(100);
 		if (!signal_holders(var, n, 0))
 			_exit(0);
@@ -196,7 +196,7 @@ void sentinel_stop(pid_t pid, int fd)
 		return;
 	close(fd);
 	/* It ends at once when nothing holds the entry; at most the grace when something does. */
-	int64_t deadline = now_ns() + (SUP_STOP_GRACE_S + 2) * GD_NS_PER_S;
+	int64_t deadline = now_ns() + (SESSION_STOP_GRACE_S + 2) * GD_NS_PER_S;
 	while (waitpid(pid, NULL, WNOHANG) == 0) {
 		if (now_ns() > deadline) {
 			kill(pid, SIGKILL);

@@ -1,6 +1,7 @@
 /* session.c: the interval clock around the supervisor and the collector. Every record the
  * supervisor reads goes to the outputs and the collector from here; every window closed here
- * becomes a frame that only this file completes and hands to the outputs. */
+ * becomes a frame that only this file completes and hands to the outputs. The roles read the
+ * supervisor's rows through the queries here, each a copy. */
 #include "gputop/session.h"
 
 #include <math.h>
@@ -10,13 +11,16 @@
 
 #include "gputop/common.h"
 #include "gputop/outputs.h"
+#include "measure/collect.h"
+#include "calibrate.h"
+#include "supervisor.h"
 
 #define CALIBRATE_WAIT_S 120               /* --calibrate before the first worker: at most this per device */
-#define REAP_GRACE_NS    (3 * GD_NS_PER_S) /* at the end: workers finish their batch, or are killed */
+#define REAP_GRACE_NS    (3 * GD_NS_PER_S) /* at the end: rows end (a worker its batch), or are killed */
 
 struct gd_session {
 	struct gd_session_config c;
-	struct gd_sup *sup; /* the workers */
+	struct gd_sup *sup; /* the rows */
 	struct gd_collector *col;
 	struct gd_outputs *outs; /* the caller's; NULL: none */
 	struct gd_frame frame;   /* the latest window */
@@ -28,16 +32,16 @@ struct gd_session {
 	                          /* completed inside it have been read */
 	int64_t end;              /* stop after the window ending here; INT64_MAX: never */
 	int64_t poll;             /* ring polling period */
-	int64_t serviced;         /* when the workers' rings were last read */
+	int64_t serviced;         /* when the rows' rings were last read */
 	bool unobserved;          /* records were lost while the supervisor did not run, until gap_end: */
 	int64_t gap_end;          /* the open window runs to the boundary after it (collect_skip) */
-	struct gd_row_info *info; /* scratch: the supervisor's workers at a window's end */
+	struct gd_row_info *info; /* scratch: the supervisor's rows at a window's end */
 	int capinfo;
 	struct gd_ceiling ceiling;                  /* rate: the devices' sum, NAN until each is calibrated */
 	struct gd_ceiling ceilings[GD_DEVICES_MAX]; /* each device's; rate NAN: not calibrated */
 	struct gd_calibration *calib;               /* a calibration in progress, or NULL */
 	int calib_dev;                              /* the device it measures; the next one follows it */
-	bool calib_paused;                          /* the workers were paused for it */
+	bool calib_paused;                          /* the rows were paused for it */
 	char message[256];                          /* how the latest calibration ended, until taken */
 	char error[256];                            /* an output that failed: the run cannot go on */
 };
@@ -117,7 +121,7 @@ static void say_ceiling(struct gd_session *s, const struct gd_ceiling *c)
 }
 
 /* A calibration in progress that has answered: keep its figure, go on with the next device,
- * or resume the workers. */
+ * or resume the rows. */
 static void calibration_check(struct gd_session *s)
 {
 	if (!s->calib)
@@ -132,7 +136,7 @@ static void calibration_check(struct gd_session *s)
 		s->ceilings[s->calib_dev] = c;
 		say_ceiling(s, &c);
 		sum_ceilings(s);
-		/* The next device, while the workers stay paused. */
+		/* The next device, while the rows stay paused. */
 		if (s->calib_dev + 1 < s->c.ndevs &&
 		    (s->calib = calibrate_device(s, s->calib_dev + 1, s->message, sizeof(s->message)))) {
 			s->calib_dev++;
@@ -172,8 +176,6 @@ static struct gd_sup *start_supervisor(const struct gd_session_config *c, char *
 		                    .command = c->command,
 		                    .observe_lib = c->observe_lib,
 		                    .via = c->via,
-		                    .profile = c->work.profile,
-		                    .sample_every = c->work.sample_every,
 		                    .program_out = c->program_out };
 	for (int d = 0; d < c->ndevs; d++)
 		sc.devs[d] = (struct gd_devref){ .platform = c->devs[d].platform, .index = c->devs[d].index };
@@ -230,16 +232,16 @@ void session_stop(struct gd_session *s)
 
 /* ---- the clock ---- */
 
-/* The supervisor's workers, copied into s->info; returns how many. */
+/* The supervisor's rows, copied into s->info; returns how many. */
 static int snapshot(struct gd_session *s)
 {
-	int n = sup_count(s->sup);
+	int n = sup_nrows(s->sup);
 	if (n > s->capinfo) {
 		s->capinfo = n + 16;
 		s->info = xreallocarray(s->info, (size_t)s->capinfo, sizeof(*s->info));
 	}
 	for (int i = 0; i < n; i++)
-		sup_worker(s->sup, i, &s->info[i]);
+		sup_row_info(s->sup, i, &s->info[i]);
 	return n;
 }
 
@@ -249,20 +251,17 @@ void session_service(struct gd_session *s, int64_t now)
 	s->serviced = now;
 }
 
-/* Records the reader could not use, summed over the supervisor's workers. */
+/* Records the reader could not use, summed over the supervisor's rows. */
 static uint64_t lost_now(const struct gd_session *s)
 {
 	uint64_t lost = 0;
-	for (int i = 0; i < sup_count(s->sup); i++) {
-		struct gd_row_info w;
-		sup_worker(s->sup, i, &w);
-		lost += w.lost;
-	}
+	for (int i = 0; i < sup_nrows(s->sup); i++)
+		lost += session_row(s, i).lost;
 	return lost;
 }
 
-/* Services the workers and notes a time not observed. Away for several polls, the supervisor
- * did not run (stopped, or starved). What its workers published meanwhile waited in their
+/* Services the rows and notes a time not observed. Away for several polls, the supervisor
+ * did not run (stopped, or starved). What its rows published meanwhile waited in their
  * rings; where a ring overflowed, records of that time are gone and no window of it can be
  * told. That time, from the open window's start to the first boundary after it, becomes one
  * window that says so; the regular schedule resumes after it. Without an overflow every
@@ -338,7 +337,7 @@ const struct gd_frame *session_poll(struct gd_session *s, int64_t now)
 	service_noting_gaps(s, now);
 	/* Observing a program: the run ends with the window in which its last copy ended (with -n 0,
 	 * once a copy started with + has). */
-	if (s->c.command && now < s->end && sup_count(s->sup) > 0 && sup_programs_live(s->sup) == 0)
+	if (s->c.command && now < s->end && sup_nrows(s->sup) > 0 && sup_programs_live(s->sup) == 0)
 		s->end = now > s->win_start ? now : s->win_start + 1;
 	calibration_check(s);
 	int64_t b = window_end(s);
@@ -363,13 +362,12 @@ bool session_done(const struct gd_session *s)
 
 void session_prune(struct gd_session *s)
 {
-	for (int i = sup_count(s->sup) - 1; i >= 0; i--) {
-		struct gd_row_info w;
-		sup_worker(s->sup, i, &w);
+	for (int i = sup_nrows(s->sup) - 1; i >= 0; i--) {
+		struct gd_row_info w = session_row(s, i);
 		if (w.alive || collect_pending(s->col, w.id))
 			continue;
 		sup_forget(s->sup, i);
-		collect_forget(s->col, w.id);
+		collect_forget(s->col, &w);
 	}
 }
 
@@ -379,7 +377,7 @@ void session_restart_clock(struct gd_session *s, int64_t now)
 	int n = snapshot(s);
 	collect_reset(s->col, s->info, n, now);
 	session_prune(s);
-	/* The latest frame says so too: the workers still listed, nothing measured yet. */
+	/* The latest frame says so too: the rows still listed, nothing measured yet. */
 	n = snapshot(s);
 	collect_blank(s->col, s->info, n, s->t0, now, &s->frame);
 	complete_frame(s, &s->frame, now);
@@ -422,7 +420,7 @@ const char *session_error(const struct gd_session *s)
 	return s->error;
 }
 
-/* ---- the workers and the run ---- */
+/* ---- the rows and the run ---- */
 
 int session_spawn(struct gd_session *s, int dev, char *err, size_t errlen)
 {
@@ -431,7 +429,7 @@ int session_spawn(struct gd_session *s, int dev, char *err, size_t errlen)
 	return sup_spawn(s->sup, dev, err, errlen);
 }
 
-void session_stop_worker(struct gd_session *s, int i, bool hard)
+void session_stop_row(struct gd_session *s, int i, bool hard)
 {
 	sup_stop(s->sup, i, hard);
 }
@@ -451,9 +449,66 @@ void session_set_queues(struct gd_session *s, int queues)
 	sup_set_queues(s->sup, queues);
 }
 
-const struct gd_sup *session_workers(const struct gd_session *s)
+int session_queues(const struct gd_session *s)
 {
-	return s->sup;
+	return sup_queues(s->sup);
+}
+
+int session_nrows(const struct gd_session *s)
+{
+	return sup_nrows(s->sup);
+}
+
+struct gd_row_info session_row(const struct gd_session *s, int i)
+{
+	struct gd_row_info w;
+	sup_row_info(s->sup, i, &w);
+	return w;
+}
+
+int session_find(const struct gd_session *s, unsigned id)
+{
+	return sup_find(s->sup, id);
+}
+
+int session_newest(const struct gd_session *s)
+{
+	return sup_newest(s->sup);
+}
+
+int session_live(const struct gd_session *s)
+{
+	return sup_live(s->sup);
+}
+
+int session_active(const struct gd_session *s)
+{
+	return sup_active(s->sup);
+}
+
+int session_ready(const struct gd_session *s)
+{
+	return sup_ready(s->sup);
+}
+
+int session_active_on(const struct gd_session *s, int d)
+{
+	return sup_active_on(s->sup, d);
+}
+
+bool session_paused(const struct gd_session *s)
+{
+	return sup_paused(s->sup);
+}
+
+const char *session_first_error(const struct gd_session *s)
+{
+	return sup_first_error(s->sup);
+}
+
+unsigned session_grace_kills(const struct gd_session *s, unsigned *last)
+{
+	return sup_grace_kills(s->sup, last);
 }
 
 const struct gd_workload *session_workload(const struct gd_session *s)
@@ -471,9 +526,9 @@ const struct gd_device *session_device(const struct gd_session *s, int d)
 	return &s->c.devs[d >= 0 && d < s->c.ndevs ? d : 0];
 }
 
-struct gd_ceiling session_ceiling(const struct gd_session *s, int d)
+const struct gd_ceiling *session_ceiling(const struct gd_session *s, int d)
 {
-	return d < 0 ? s->ceiling : s->ceilings[d < s->c.ndevs ? d : 0];
+	return d < 0 ? &s->ceiling : &s->ceilings[d < s->c.ndevs ? d : 0];
 }
 
 const struct gd_frame *session_frame(const struct gd_session *s)

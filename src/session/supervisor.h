@@ -1,7 +1,8 @@
-/* supervisor.h: the worker processes seen from the dashboard or headless role: spawning,
- * stopping, reaping, attaching to their segments and draining their rings. What a window
- * makes of the records is the collector's business (collect.h): the supervisor hands each
- * record over as it is read. */
+/* supervisor.h: the processes a run shows, seen from the session: its rows. A row is a worker,
+ * or, observing a program (-- COMMAND), a copy of the program or a process a copy started
+ * (doc/observe.md). The supervisor starts, stops, signals, pauses and reaps them, attaches to
+ * their segments and drains their rings. What a window makes of the records is the collector's
+ * business (collect.h): the supervisor hands each record over as it is read. */
 #ifndef GPUTOP_SUPERVISOR_H
 #define GPUTOP_SUPERVISOR_H
 
@@ -10,47 +11,43 @@
 #include <sys/types.h>
 
 #include "ring/reader.h"
-#include "gputop/spec.h"
 #include "gputop/frame.h"
+#include "gputop/session.h"
+#include "gputop/spec.h"
 
 struct gd_sup;
 
-/* A graceful stop (SIGTERM: the worker finishes its batch) that has not ended the worker this
- * many seconds later is made a SIGKILL. */
-#define SUP_STOP_GRACE_S 5
-
-/* Called for every record read, in each worker's order. */
+/* Called for every record read, in each row's order. */
 typedef void (*gd_record_fn)(void *ctx, const struct gd_row_info *w, const struct gd_rec *r);
 
 /* What the supervisor needs of a run. */
 struct gd_sup_config {
-	struct gd_workload work; /* what workers started from now on run (sup_set_queues) */
+	struct gd_workload work; /* what workers started from now on run (sup_set_queues); its profiling
+	                          * policy is an observed program's too */
 	int ndevs;               /* the devices workers spread over, at least 1 */
 	struct gd_devref devs[GD_DEVICES_MAX];
-	int max_procs;     /* live workers at once, at most */
+	int max_procs;     /* live rows at once, at most */
 	double interval_s; /* the sampling interval: a worker is stalled after 3 (and at least 1 s) without a
 	                      heartbeat */
 	/* Observing a program instead of running workers (doc/observe.md): */
 	char *const *command;    /* the program and its arguments; NULL: workers */
 	const char *observe_lib; /* libgputop-observe.so, an absolute path */
 	enum gd_via via;         /* how the program loads it */
-	enum gd_profile profile; /* the profiling policy it applies */
-	uint32_t sample_every;   /* its period under sampled; 0: its default */
 	int program_out; /* where the programs' output goes, a line at a time, prefixed with the row id */
 };
 
-/* Sets up signal handling for children and sweeps stale segments. Returns NULL with a message
- * in err. */
+/* Sets up signal handling for children and sweeps stale segments; observing a program, makes
+ * its environment and starts the sentinel (sentinel.h). Returns NULL with a message in err. */
 struct gd_sup *sup_new(const struct gd_sup_config *c, char *err, size_t errlen);
 /* The interval from now on, for the stall and attach deadlines. */
 void sup_set_interval(struct gd_sup *sup, double interval_s);
-/* Asks every live worker to stop after its batch. */
+/* Asks every live row to stop (a worker after its batch). */
 void sup_stop_all(struct gd_sup *sup);
-/* Waits up to grace_ns for every worker to end, kills those left, reaps them all and hands
- * their last records over; then every segment is unlinked and the workers' standard error is
- * relayed to its end. */
+/* Waits up to grace_ns for every row to end, kills those left, reaps them all and hands their
+ * last records over; then every segment is unlinked, what the copies left running is killed
+ * and the workers' standard error is relayed to its end. */
 void sup_reap_all(struct gd_sup *sup, int64_t grace_ns, gd_record_fn on_record, void *ctx);
-/* Frees sup (its workers reaped: sup_reap_all). NULL is fine. */
+/* Frees sup (its rows reaped: sup_reap_all). NULL is fine. */
 void sup_free(struct gd_sup *sup);
 
 /* Starts one more copy of the command (a row that other rows may join: the processes it starts
@@ -64,28 +61,29 @@ int sup_spawn(struct gd_sup *sup, int dev, char *err, size_t errlen);
 /* Pure: the device a new worker goes to, given each device's active workers: the one with
  * the fewest, ties to the lowest index (so workers started one by one go round robin). */
 int sup_place(const int *active, int ndev);
-/* The run's devices (at least 1), and the active workers on device dev. */
+/* The run's devices (at least 1), and the active rows on device dev. */
 int sup_ndevices(const struct gd_sup *sup);
 int sup_active_on(const struct gd_sup *sup, int dev);
-/* Graceful stop of worker i (it finishes its batch), or SIGKILL when hard is set. */
+/* Graceful stop of row i (SIGTERM: a worker finishes its batch; a copy's whole process group),
+ * or SIGKILL when hard is set. */
 void sup_stop(struct gd_sup *sup, int i, bool hard);
-/* Sends sig to worker i: SIGTERM and SIGKILL as sup_stop does (graceful, hard), anything else
- * as it is. A worker stopped by SIGSTOP (from here or anyone) is paused until continued.
- * Returns 0, or -1 when it has ended or the signal could not be sent. */
+/* Sends sig to row i: SIGTERM and SIGKILL as sup_stop does (graceful, hard), anything else
+ * as it is, to its process. A process stopped by SIGSTOP (from here or anyone) is paused until
+ * continued. Returns 0, or -1 when it has ended or the signal could not be sent. */
 int sup_signal(struct gd_sup *sup, int i, int sig);
-/* Pauses or resumes every worker between batches. */
+/* Pauses or resumes every row: a worker between batches, a program by SIGSTOP and SIGCONT. */
 void sup_pause(struct gd_sup *sup, bool pause);
 
-/* Reaps children, attaches segments, reads every ring (each record goes to on_record),
- * updates states and escalates stops. Call often. */
+/* Finds new processes of the observed programs, reaps rows, attaches segments, reads every
+ * ring (each record goes to on_record), updates states and escalates stops. Call often. */
 void sup_service(struct gd_sup *sup, int64_t now, gd_record_fn on_record, void *ctx);
-/* Forgets ended worker i (after it has been reported). */
+/* Forgets ended row i (after it has been reported). */
 void sup_forget(struct gd_sup *sup, int i);
 
-/* Queries. Workers are indexed 0..sup_count()-1 in the order they were started. */
-int sup_count(const struct gd_sup *sup);
-void sup_worker(const struct gd_sup *sup, int i, struct gd_row_info *out);
-/* Index of worker id, or -1. */
+/* Queries. Rows are indexed 0..sup_nrows()-1 in the order they were started. */
+int sup_nrows(const struct gd_sup *sup);
+void sup_row_info(const struct gd_sup *sup, int i, struct gd_row_info *out);
+/* Index of row id, or -1. */
 int sup_find(const struct gd_sup *sup, unsigned id);
 /* The units a run starts and stops (+, -, a sweep's steps) are its workers, or, observing a
  * program, its copies: the processes a copy starts are rows of their own but not units.
@@ -103,12 +101,12 @@ int sup_queues(const struct gd_sup *sup);
 void sup_set_queues(struct gd_sup *sup, int queues);
 /* The executable workers are started from. */
 const char *sup_exe(const struct gd_sup *sup);
-/* Whether the workers are paused (sup_pause). */
+/* Whether the rows are paused (sup_pause). */
 bool sup_paused(const struct gd_sup *sup);
-/* The first error of any worker, or "". */
+/* The first error of any row, or "". */
 const char *sup_first_error(const struct gd_sup *sup);
-/* Graceful stops that ran out of their grace (SUP_STOP_GRACE_S) and were made a SIGKILL, since
- * the start; *last gets the id of the latest such worker (0: none). */
+/* Graceful stops that ran out of their grace (SESSION_STOP_GRACE_S) and were made a SIGKILL,
+ * since the start; *last gets the id of the latest such row (0: none). */
 unsigned sup_grace_kills(const struct gd_sup *sup, unsigned *last);
 
 #endif

@@ -1,6 +1,7 @@
-/* clx.h (private to the worker side): OpenCL helpers: error names, the devices, reading and
- * building the program a run measures. Only the worker side's processes load OpenCL: the
- * workers, the calibration, the device probe's child and --list-devices. */
+/* clx.h (private to the worker side): OpenCL helpers: error names, queries and the devices
+ * (clx_device.c); reading and building the program a run measures (clx_program.c). Only the
+ * worker side's processes load OpenCL: the workers, the calibration, the device probe's child
+ * and --list-devices. */
 #ifndef GPUTOP_CLX_H
 #define GPUTOP_CLX_H
 
@@ -15,6 +16,22 @@
 
 /* "CL_OUT_OF_RESOURCES" for -5; "CL_UNKNOWN_ERROR(-N)" for codes outside the standard. */
 const char *clx_err(cl_int e);
+
+/* One OpenCL query that returns bytes of a size not known in advance. A buffer too small is
+ * CL_INVALID_VALUE, never a shorter answer, so the size is always asked first. */
+struct clx_query {
+	enum { CLX_Q_DEVICE, CLX_Q_PLATFORM, CLX_Q_PROGRAM, CLX_Q_BUILD, CLX_Q_KERNEL_ARG } kind;
+	const void *obj;      /* the cl_device_id, cl_platform_id, cl_program or cl_kernel */
+	cl_device_id dev;     /* CLX_Q_BUILD */
+	cl_uint param, index; /* index: CLX_Q_KERNEL_ARG's argument */
+};
+/* The query's string, whole and NUL-terminated, to free; NULL with *rc set when it fails. */
+char *clx_query_string(const struct clx_query *q, cl_int *rc);
+
+/* The resource limit behind errno e, into buf ("too many open files (ulimit -n 6)", "out of
+ * memory (ulimit -v 100000)"): descriptors or memory, with the process's limit where one is
+ * set. NULL for any other errno. */
+const char *clx_limit_cause(int e, char *buf, size_t len);
 
 struct clx_device {
 	cl_platform_id platform;

@@ -11,7 +11,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,20 +82,16 @@ static void *thread_main(void *arg)
 /* Signals stay with the worker's own thread: its handlers stop and pause the loop. */
 static int start_threads(struct gd_genpool *p, uint64_t seed)
 {
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
 	int started = 0;
 	for (int i = 0; i < p->nthreads; i++) {
 		struct worker_thread *t = &p->threads[i];
 		t->pool = p;
 		t->index = i + 1;
 		rng_stream(&t->rng, seed, (unsigned)i);
-		if (pthread_create(&t->id, NULL, thread_main, t) != 0)
+		if (gd_thread_start(&t->id, thread_main, t, 0) != 0)
 			break;
 		started++;
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return started;
 }
 

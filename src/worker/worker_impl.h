@@ -1,5 +1,6 @@
-/* worker_impl.h (private to the worker side: worker.c, modes.c and test_readback.c): the
- * worker's OpenCL state, one batch's objects, and the table of worker modes. */
+/* worker_impl.h (private to the worker side: worker.c, batch.c, publish.c, modes.c and
+ * test_readback.c): the worker's OpenCL state, one batch's objects, and the table of worker
+ * modes. */
 #ifndef GPUTOP_WORKER_IMPL_H
 #define GPUTOP_WORKER_IMPL_H
 
@@ -81,7 +82,8 @@ struct gd_mode_ops {
 };
 extern const struct gd_mode_ops gd_modes[GD_MODE_COUNT];
 
-/* Helpers the modes share (worker.c). All return 0 or -1 with w->err set. */
+/* Helpers the modes share (batch.c, publish.c). Those that return int return 0 or -1 with w->err
+ * set. */
 int worker_fail(struct gd_worker *w, const char *call, cl_int rc);
 /* Creates nlanes lanes with the queues the profiling policy needs. */
 int worker_alloc_lanes(struct gd_worker *w, int nlanes);
@@ -110,6 +112,11 @@ cl_event *worker_last_event(struct gd_worker *w, struct gd_batch *b);
 /* Publishes b's record (measured when profiled, else estimated or host times only) and
  * releases its events. */
 int worker_publish(struct gd_worker *w, struct gd_batch *b, int64_t t_end);
+/* Releases the events of b's pass (its commands'); each is NULL after. */
+void worker_release_events(struct gd_worker *w, struct gd_batch *b);
+/* After a round of profiled batches has completed: releases the lanes' profiling queues (under
+ * --profile sampled; full keeps them) and points nothing at them. */
+void worker_release_prof_queues(struct gd_worker *w);
 /* Checks b's output against the CPU reference (when --verify is on: the decode kernel). */
 int worker_verify(struct gd_worker *w, const struct gd_batch *b);
 /* Generates b's inputs on the worker's own thread. */

@@ -27,6 +27,7 @@
 #include "gputop/outputs.h"
 #include "ring/writer.h"
 #include "gputop/session.h"
+#include "measure/ceiling.h"
 #include "tap.h"
 
 #define WAIT_NS     (10 * GD_NS_PER_S) /* the longest any condition is waited for */
@@ -230,10 +231,9 @@ static void show(const struct gd_session *s)
 	for (int i = 0; i < f->nworkers; i++)
 		printf(" %u %s %" PRIu64 "/%" PRIu64, f->workers[i].id, gd_state_name(f->workers[i].state),
 		       f->workers[i].win_batches, f->workers[i].batches);
-	printf("\n#   the supervisor's %d:", sup_count(session_workers(s)));
-	for (int i = 0; i < sup_count(session_workers(s)); i++) {
-		struct gd_row_info w;
-		sup_worker(session_workers(s), i, &w);
+	printf("\n#   the supervisor's %d:", session_nrows(s));
+	for (int i = 0; i < session_nrows(s); i++) {
+		struct gd_row_info w = session_row(s, i);
 		printf(" %u pid %d %s%s %s", w.id, (int)w.pid, gd_state_name(w.state),
 		       w.alive ? "" : " (ended)", w.error);
 	}
@@ -265,8 +265,8 @@ static struct gd_row_info info_of(const struct gd_session *s, int i)
 {
 	struct gd_row_info w;
 	memset(&w, 0, sizeof(w));
-	if (i >= 0 && i < sup_count(session_workers(s)))
-		sup_worker(session_workers(s), i, &w);
+	if (i >= 0 && i < session_nrows(s))
+		w = session_row(s, i);
 	return w;
 }
 
@@ -308,7 +308,7 @@ static bool pruned_to(struct gd_session *s, const struct gd_frame *f, void *ctx)
 {
 	(void)f;
 	session_prune(s);
-	return sup_count(session_workers(s)) == *(int *)ctx;
+	return session_nrows(s) == *(int *)ctx;
 }
 
 /* Worker 0 is in state *ctx. */
@@ -366,8 +366,7 @@ static void test_session(void)
 	if (!s)
 		return;
 	char err[256] = "";
-	const struct gd_sup *sup = session_workers(s);
-	tap_ok(sup_count(sup) == 2 && sup_live(sup) == 2 && sup_active(sup) == 2,
+	tap_ok(session_nrows(s) == 2 && session_live(s) == 2 && session_active(s) == 2,
 	       "--procs 2: two workers started");
 	tap_ok(info_of(s, 0).id == 1 && info_of(s, 1).id == 2 && info_of(s, 0).pid > 0 &&
 	           info_of(s, 1).pid > 0 && info_of(s, 0).device == 0,
@@ -376,7 +375,7 @@ static void test_session(void)
 	tap_ok(session_ndevs(s) == 1 && strcmp(session_device(s, 0)->ref, "0:0") == 0 &&
 	           session_workload(s)->kernel.size == 1000 && fabs(session_interval(s) - 0.1) < 1e-12,
 	       "the run's devices, workload and interval as configured");
-	tap_ok(isnan(session_ceiling(s, -1).rate) && isnan(session_ceiling(s, 0).rate),
+	tap_ok(isnan(session_ceiling(s, -1)->rate) && isnan(session_ceiling(s, 0)->rate),
 	       "not calibrated: no ceiling");
 
 	int two = 2;
@@ -387,7 +386,7 @@ static void test_session(void)
 	           f->agg.win_batches == f->workers[0].win_batches + f->workers[1].win_batches &&
 	           f->agg.rate > 0 && f->observed && isnan(f->ceiling),
 	       "the frame: both workers in order, the aggregate their sum");
-	tap_ok(strcmp(sup_first_error(sup), "") == 0,
+	tap_ok(strcmp(session_first_error(s), "") == 0,
 	       "no worker failed: each was given the command line the workload asks for");
 	tap_ok(t.frames == polled && t.frames > 0 && t.last_t_s == f->t_s && t.last_nworkers == 2,
 	       "the test output saw every frame session_poll returned (%d), the latest last", polled);
@@ -403,17 +402,17 @@ static void test_session(void)
 	tap_ok(i == 2 && w.id == 3 && w.alive && w.device == 0, "session_spawn: a third worker, id 3 (%s)",
 	       i < 0 ? err : "started");
 	i = session_spawn(s, 0, err, sizeof(err));
-	tap_ok(i == 3 && info_of(s, 3).device == 0 && sup_active_on(sup, 0) == 4,
+	tap_ok(i == 3 && info_of(s, 3).device == 0 && session_active_on(s, 0) == 4,
 	       "session_spawn on device 0: a fourth, every one placed on the one device");
 	err[0] = '\0';
 	i = session_spawn(s, -1, err, sizeof(err));
-	tap_ok(i == -1 && strstr(err, "--max-procs") && sup_live(sup) == 4,
+	tap_ok(i == -1 && strstr(err, "--max-procs") && session_live(s) == 4,
 	       "a fifth is refused by --max-procs: %s", err);
 	int four = 4;
 	tap_ok(run_until(s, all_measured, &four), "frames with all four workers measured");
 
 	/* Stopping: worker 4 gracefully, worker 3 hard. */
-	session_stop_worker(s, 3, false);
+	session_stop_row(s, 3, false);
 	tap_ok(info_of(s, 3).state == GD_ST_STOPPING && !info_of(s, 3).active,
 	       "a graceful stop: stopping at once");
 	int three = 3;
@@ -424,15 +423,15 @@ static void test_session(void)
 	tap_ok(ok && t.batches[4] + w.lost == w.batches,
 	       "every batch it published reached the outputs (%" PRIu64 " + %" PRIu64 " lost of %" PRIu64 ")",
 	       t.batches[4], w.lost, w.batches);
-	session_stop_worker(s, 2, true);
+	session_stop_row(s, 2, true);
 	two = 2;
 	ok = run_until(s, reaped, &two);
 	w = info_of(s, 2);
 	tap_ok(ok && w.state == GD_ST_EXITED, "a hard stop: killed by us, so exited (%s)",
 	       gd_state_name(w.state));
-	tap_ok(sup_live(sup) == 2 && sup_active(sup) == 2, "two workers are left");
+	tap_ok(session_live(s) == 2 && session_active(s) == 2, "two workers are left");
 	ok = run_until(s, pruned_to, &two);
-	tap_ok(ok && sup_count(sup) == 2 && info_of(s, 0).id == 1 && info_of(s, 1).id == 2,
+	tap_ok(ok && session_nrows(s) == 2 && info_of(s, 0).id == 1 && info_of(s, 1).id == 2,
 	       "session_prune forgets the ended workers once their records were reported");
 	ok = run_until(s, all_measured, &two);
 	tap_ok(ok && session_frame(s)->procs == 2, "frames go on with the two");
@@ -489,12 +488,11 @@ static void test_devices(void)
 	if (!s)
 		return;
 	char err[256] = "";
-	const struct gd_sup *sup = session_workers(s);
 	tap_ok(info_of(s, 0).device == 0 && info_of(s, 1).device == 1 && info_of(s, 2).device == 0,
 	       "three workers placed round robin: 0, 1, 0");
 	int i = session_spawn(s, -1, err, sizeof(err));
-	tap_ok(i == 3 && info_of(s, 3).device == 1 && sup_active_on(sup, 0) == 2 &&
-	           sup_active_on(sup, 1) == 2,
+	tap_ok(i == 3 && info_of(s, 3).device == 1 && session_active_on(s, 0) == 2 &&
+	           session_active_on(s, 1) == 2,
 	       "a fourth goes to the device with the fewest");
 	int four = 4;
 	bool ok = run_until(s, all_measured, &four);

@@ -1,5 +1,5 @@
-/* prom.c: the Prometheus exposition (prom.h): one table of metrics rendered once per window,
- * written to --prom-file by rename and served on --listen by libmicrohttpd.
+/* prom_serve.c: the Prometheus exporter (prom.h): the text of each window (prom_text.c)
+ * rendered once, written to --prom-file by rename and served on --listen by libmicrohttpd.
  *
  * Threads: the session thread renders each window and only swaps the text in under `lock`;
  * it never does I/O here. libmicrohttpd answers every connection from its own polling thread,
@@ -16,12 +16,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <math.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +31,6 @@
 
 #include "conncut.h"
 #include "gputop/common.h"
-#include "measure/diagnose.h"
 
 #define GD_PROM_CONNECTIONS 64 /* clients served at once, at most; more wait in the listen queue */
 #define GD_PROM_PER_IP      32 /* of them from one address: others always get in */
@@ -63,403 +60,6 @@ struct gd_prom {
 	int ndevs;    /* the run's devices, for the device families' names */
 	struct gd_device devs[GD_DEVICES_MAX];
 };
-
-/* ---- The text ---- */
-
-static void put_label(struct gd_text *t, const char *name, const char *v, bool first)
-{
-	text_printf(t, "%s%s=\"", first ? "" : ",", name);
-	while (*v) {
-		size_t n = utf8_seq(v);
-		if (*v == '\\' || *v == '"')
-			text_printf(t, "\\%c", *v);
-		else if (*v == '\n')
-			text_printf(t, "\\n");
-		else if (n == 0 || (unsigned char)*v < 0x20) /* the exposition is UTF-8 text */
-			text_printf(t, "\xef\xbf\xbd");
-		else
-			text_printf(t, "%.*s", (int)n, v);
-		v += n ? n : 1;
-	}
-	text_printf(t, "\"");
-}
-
-/* Whole values as integers (counters read exactly), others with 15 significant digits; the
- * C locale's '.' always (the dashboard takes only LC_CTYPE from the environment). */
-static void put_value(struct gd_text *t, double v)
-{
-	if (v == floor(v) && fabs(v) < 1e15)
-		text_printf(t, " %.0f\n", v);
-	else
-		text_printf(t, " %.15g\n", v);
-}
-
-/* ---- The metrics: one row each, in the order they are written ----
- * Counters are the collector's (collect.h, gd_counters): sums of the windows' figures since the
- * tool started, never reset, so rate() over them gives the log's rates and shares. Gauges are
- * what is a state: the worker's state and identity, live workers, the ceiling, the headroom,
- * the diagnosis, the window. */
-
-enum scope {
-	PER_WORKER,   /* labels worker, device: one sample per worker */
-	WORKER_INFO,  /* 1 per worker, with its pid, source and command as labels */
-	WORKER_STATE, /* a state set: one sample per state, 1 for the worker's own */
-	WORKER_PHASE, /* labels worker, device, phase: one sample per phase of a batch */
-	WORKER_GAPS,  /* a histogram per worker: _bucket (label le), _sum, _count */
-	PER_DEVICE,   /* label device: one sample per device of the run */
-	DEVICE_IDLE,  /* labels device, cause: the device's idle share by cause (diagnose.h) */
-	DEVICE_INFO,  /* 1 per device, with its name and platform as labels */
-	BUILD_INFO,   /* 1, with the version, the OpenCL platform and driver as labels */
-	PER_RUN,      /* no label */
-};
-
-struct metric {
-	const char *name, *type, *help;
-	enum scope scope;
-	double (*worker)(const struct gd_sample *w);              /* PER_WORKER */
-	double (*device)(const struct gd_devframe *d);            /* PER_DEVICE */
-	double (*frame)(const struct gd_frame *f);                /* PER_RUN */
-	const struct gd_gaps *(*gaps)(const struct gd_sample *w); /* WORKER_GAPS */
-};
-
-static double w_symbols(const struct gd_sample *w)
-{
-	return (double)w->tot.items;
-}
-static double w_batches(const struct gd_sample *w)
-{
-	return (double)w->tot.batches;
-}
-static double w_lost(const struct gd_sample *w)
-{
-	return (double)w->tot.lost;
-}
-static double w_kernel(const struct gd_sample *w)
-{
-	return w->tot.kernel_s;
-}
-static double w_batch_overlap(const struct gd_sample *w)
-{
-	return isnan(w->tot.kernel_s) ? NAN : (double)w->tot.bover_ns * 1e-9; /* as the gaps' */
-}
-static double w_sample_every(const struct gd_sample *w)
-{
-	return w->sample_every ? (double)w->sample_every : NAN;
-}
-static const struct gd_gaps *w_gap_kernel(const struct gd_sample *w)
-{
-	return &w->tot.kgap;
-}
-static const struct gd_gaps *w_gap_batch(const struct gd_sample *w)
-{
-	return &w->tot.bgap;
-}
-static double d_workers(const struct gd_devframe *d)
-{
-	return d->procs;
-}
-static double d_symbols(const struct gd_devframe *d)
-{
-	return (double)d->agg.tot.items;
-}
-static double d_batches(const struct gd_devframe *d)
-{
-	return (double)d->agg.tot.batches;
-}
-static double d_lost(const struct gd_devframe *d)
-{
-	return (double)d->agg.tot.lost;
-}
-static double d_busy(const struct gd_devframe *d)
-{
-	return d->agg.tot.busy_s;
-}
-static double d_ceiling(const struct gd_devframe *d)
-{
-	return d->ceiling * 1e6;
-}
-static double d_ceiling_4x(const struct gd_devframe *d)
-{
-	return d->ceiling_4x * 1e6;
-}
-static double d_headroom(const struct gd_devframe *d)
-{
-	return d->headroom * 1e6;
-}
-static double f_window(const struct gd_frame *f)
-{
-	return f->window_s;
-}
-static double f_window_end(const struct gd_frame *f)
-{
-	return f->unix_s;
-}
-static double f_observed(const struct gd_frame *f)
-{
-	return f->observed;
-}
-
-static const struct metric metrics[] = {
-	{ "gputop_decode_build_info", "gauge",
-	  "The tool's version, and the OpenCL platform and driver of the run's first device; always 1.",
-	  .scope = BUILD_INFO },
-	{ "gputop_decode_worker_info", "gauge",
-	  "The worker's process id, source (worker, or observed: a process of -- COMMAND) and command "
-	  "name; always 1.",
-	  .scope = WORKER_INFO },
-	{ "gputop_decode_worker_state", "gauge", "1 for the worker's current state, 0 for the others.",
-	  .scope = WORKER_STATE },
-	{ "gputop_decode_symbols_total", "counter",
-	  "Symbols decoded by the worker since it started (one symbol is one bit; with --kernel, work "
-	  "items).",
-	  PER_WORKER, .worker = w_symbols },
-	{ "gputop_decode_batches_total", "counter", "Batches the worker completed since it started.",
-	  PER_WORKER, .worker = w_batches },
-	{ "gputop_decode_lost_records_total", "counter",
-	  "Batch records of the worker that the tool could not use (overwritten, malformed or late).",
-	  PER_WORKER, .worker = w_lost },
-	{ "gputop_decode_kernel_seconds_total", "counter",
-	  "Time the worker's kernels ran on the device (the union of their intervals): the windows' "
-	  "kernel_busy times their length, summed.",
-	  PER_WORKER, .worker = w_kernel },
-	{ "gputop_decode_phase_seconds_total", "counter",
-	  "Time the worker's batches spent in each phase (gen, h2d, kernel, d2h, queue_wait, other): "
-	  "each batch counts its window's mean.",
-	  .scope = WORKER_PHASE },
-	{ "gputop_decode_gap_kernel_seconds", "histogram",
-	  "Idle time between consecutive kernels of one batch, of the profiled batches.", WORKER_GAPS,
-	  .gaps = w_gap_kernel },
-	{ "gputop_decode_gap_batch_seconds", "histogram",
-	  "Idle time of the worker's kernels before each profiled batch's first kernel (0 where it "
-	  "overlapped earlier batches).",
-	  WORKER_GAPS, .gaps = w_gap_batch },
-	{ "gputop_decode_batch_overlap_seconds_total", "counter",
-	  "Time each batch's first kernel started before the worker's earlier batches' kernels ended "
-	  "(several queues), over the batches of gputop_decode_gap_batch_seconds.",
-	  PER_WORKER, .worker = w_batch_overlap },
-	{ "gputop_decode_profile_period_batches", "gauge",
-	  "--profile sampled: a round of batches is profiled in every this many.", PER_WORKER,
-	  .worker = w_sample_every },
-	{ "gputop_decode_device_info", "gauge", "The OpenCL device, by name and platform; always 1.",
-	  .scope = DEVICE_INFO },
-	{ "gputop_decode_workers", "gauge", "Live workers on the device.", PER_DEVICE, .device = d_workers },
-	{ "gputop_decode_device_symbols_total", "counter",
-	  "Symbols decoded by every worker the device has had since the tool started.", PER_DEVICE,
-	  .device = d_symbols },
-	{ "gputop_decode_device_batches_total", "counter",
-	  "Batches completed by every worker the device has had since the tool started.", PER_DEVICE,
-	  .device = d_batches },
-	{ "gputop_decode_device_lost_records_total", "counter",
-	  "Batch records of the device's workers that the tool could not use.", PER_DEVICE,
-	  .device = d_lost },
-	{ "gputop_decode_device_busy_seconds_total", "counter",
-	  "Time in which any worker's kernel ran on the device: the windows' device_busy times their "
-	  "length, summed.",
-	  PER_DEVICE, .device = d_busy },
-	{ "gputop_decode_device_idle_ratio", "gauge",
-	  "Share of the latest window in which no kernel ran on the device, by cause (host, transfer, "
-	  "launch, wait, other); the causes add up to 1 - device busy.",
-	  .scope = DEVICE_IDLE },
-	{ "gputop_decode_ceiling_symbols_per_second", "gauge",
-	  "The device's ceiling in symbols per second, as measured by --calibrate or the c key.", PER_DEVICE,
-	  .device = d_ceiling },
-	{ "gputop_decode_ceiling_4x_symbols_per_second", "gauge",
-	  "The device's ceiling at 4 times the batch size, measured with the ceiling: more than 5% "
-	  "above it, launch costs bound the ceiling, and larger batches are the lever.",
-	  PER_DEVICE, .device = d_ceiling_4x },
-	{ "gputop_decode_headroom_symbols_per_second", "gauge",
-	  "The latest window's rate over its device busy: the rate at 100% busy, an estimate.", PER_DEVICE,
-	  .device = d_headroom },
-	{ "gputop_decode_window_seconds", "gauge", "Length of the latest window.", PER_RUN,
-	  .frame = f_window },
-	{ "gputop_decode_window_end_timestamp_seconds", "gauge", "End of the latest window, in Unix seconds.",
-	  PER_RUN, .frame = f_window_end },
-	{ "gputop_decode_window_observed", "gauge",
-	  "1 when the tool ran through the latest window; 0: it was stopped or starved and measured nothing.",
-	  PER_RUN, .frame = f_observed },
-};
-
-/* Opens a worker's sample, NAME SUFFIX{ with its labels: its id, and its device as --device
- * takes it, P:D. The caller adds labels of its own, then closes it (end_sample). The pid is
- * gputop_decode_worker_info's alone, so a series is one worker's, whatever its process. */
-static void begin_worker(struct gd_text *t, const char *name, const char *suffix, const struct gd_frame *f,
-                         const struct gd_sample *w)
-{
-	char id[16];
-	snprintf(id, sizeof(id), "%u", w->id);
-	text_printf(t, "%s%s{", name, suffix);
-	put_label(t, "worker", id, true);
-	put_label(t, "device", frame_device_ref(f, w->device), false);
-}
-
-static void end_sample(struct gd_text *t, double v)
-{
-	text_printf(t, "}");
-	put_value(t, v);
-}
-
-/* A worker's histogram: cumulative buckets at the fixed bounds (stats.h), +Inf, sum, count.
- * Only where device times are measured (not under --profile off): no gap is measured there. */
-static int put_gaps(struct gd_text *t, const struct metric *m, const struct gd_frame *f,
-                    const struct gd_sample *w)
-{
-	const struct gd_gaps *g = m->gaps(w);
-	if (isnan(w->tot.kernel_s))
-		return 0;
-	uint64_t below = 0;
-	for (int i = 0; i <= GD_HIST_BOUNDS; i++) {
-		char le[32];
-		below += g->le[i];
-		if (i < GD_HIST_BOUNDS)
-			snprintf(le, sizeof(le), "%.15g", (double)stats_hist_bounds[i] * 1e-9);
-		else
-			snprintf(le, sizeof(le), "+Inf");
-		begin_worker(t, m->name, "_bucket", f, w);
-		put_label(t, "le", le, false);
-		end_sample(t, (double)below);
-	}
-	begin_worker(t, m->name, "_sum", f, w);
-	end_sample(t, (double)g->sum_ns * 1e-9);
-	begin_worker(t, m->name, "_count", f, w);
-	end_sample(t, (double)g->n);
-	return GD_HIST_BOUNDS + 3;
-}
-
-/* The samples of one worker for metric m; returns how many. */
-static int put_worker(struct gd_text *t, const struct metric *m, const struct gd_frame *f,
-                      const struct gd_sample *w)
-{
-	int n = 0;
-	switch (m->scope) {
-	case PER_WORKER: {
-		double v = m->worker(w);
-		if (!isfinite(v))
-			return 0; /* not measured: no sample */
-		begin_worker(t, m->name, "", f, w);
-		end_sample(t, v);
-		return 1;
-	}
-	case WORKER_INFO: {
-		char pid[16];
-		snprintf(pid, sizeof(pid), "%d", (int)w->pid);
-		begin_worker(t, m->name, "", f, w);
-		put_label(t, "pid", pid, false);
-		put_label(t, "source", w->observed ? "observed" : "worker", false);
-		put_label(t, "command", w->comm, false);
-		end_sample(t, 1);
-		return 1;
-	}
-	case WORKER_STATE:
-		for (int st = 0; st < GD_ST_COUNT; st++, n++) {
-			begin_worker(t, m->name, "", f, w);
-			put_label(t, "state", gd_state_name((enum gd_state)st), false);
-			end_sample(t, w->state == (enum gd_state)st);
-		}
-		return n;
-	case WORKER_PHASE:
-		for (int p = 0; p < GD_PHASE_COUNT; p++)
-			if (isfinite(w->tot.phase_s[p])) {
-				begin_worker(t, m->name, "", f, w);
-				put_label(t, "phase", gd_phase_name((enum gd_phase)p), false);
-				end_sample(t, w->tot.phase_s[p]);
-				n++;
-			}
-		return n;
-	case WORKER_GAPS:
-		return put_gaps(t, m, f, w);
-	default:
-		return 0;
-	}
-}
-
-/* The samples of one metric, f's workers on devs[0..f->ndevs); returns how many. */
-static int put_samples(struct gd_text *t, const struct metric *m, const struct gd_frame *f,
-                       const struct gd_device *devs)
-{
-	int n = 0;
-	switch (m->scope) {
-	case PER_WORKER:
-	case WORKER_INFO:
-	case WORKER_STATE:
-	case WORKER_PHASE:
-	case WORKER_GAPS:
-		for (int i = 0; i < f->nworkers; i++)
-			n += put_worker(t, m, f, &f->workers[i]);
-		break;
-	case PER_DEVICE:
-		for (int d = 0; d < f->ndevs; d++) {
-			double v = m->device(&f->devs[d]);
-			if (!isfinite(v))
-				continue;
-			text_printf(t, "%s{", m->name);
-			put_label(t, "device", f->devs[d].ref, true);
-			text_printf(t, "}");
-			put_value(t, v);
-			n++;
-		}
-		break;
-	case PER_RUN:
-		if (!isfinite(m->frame(f)))
-			break;
-		text_printf(t, "%s", m->name);
-		put_value(t, m->frame(f));
-		n++;
-		break;
-	case DEVICE_IDLE:
-		for (int d = 0; d < f->ndevs; d++)
-			for (int c = 0; c < GD_CAUSE_COUNT; c++) {
-				double v = f->devs[d].agg.idle.share[c];
-				if (!isfinite(v))
-					continue;
-				text_printf(t, "%s{", m->name);
-				put_label(t, "device", f->devs[d].ref, true);
-				/* the cause as the log names it, without its idle_ prefix */
-				put_label(t, "cause", diagnose_field((enum gd_cause)c) + strlen("idle_"),
-				          false);
-				text_printf(t, "}");
-				put_value(t, v);
-				n++;
-			}
-		break;
-	case DEVICE_INFO:
-		for (int d = 0; d < f->ndevs; d++, n++) {
-			text_printf(t, "%s{", m->name);
-			put_label(t, "device", f->devs[d].ref, true);
-			put_label(t, "name", devs[d].name, false);
-			put_label(t, "platform", devs[d].platform_name, false);
-			text_printf(t, "}");
-			put_value(t, 1);
-		}
-		break;
-	case BUILD_INFO:
-		text_printf(t, "%s{", m->name);
-		put_label(t, "version", GD_VERSION, true);
-		put_label(t, "platform", f->ndevs > 0 ? devs[0].platform_name : "", false);
-		put_label(t, "driver", f->ndevs > 0 ? devs[0].driver : "", false);
-		text_printf(t, "}");
-		put_value(t, 1);
-		n++;
-		break;
-	}
-	return n;
-}
-
-char *prom_render(const struct gd_frame *f, const struct gd_device *devs, size_t *len)
-{
-	struct gd_text t = { 0 }, family = { 0 };
-	text_printf(&t, "%s", "");
-	for (size_t i = 0; i < GD_ARRAY_LEN(metrics); i++) {
-		const struct metric *m = &metrics[i];
-		family.n = 0;
-		if (put_samples(&family, m, f, devs) == 0)
-			continue; /* HELP and TYPE only over samples */
-		text_printf(&t, "# HELP %s %s\n# TYPE %s %s\n%s", m->name, m->help, m->name, m->type,
-		            family.p);
-	}
-	free(family.p);
-	*len = t.n;
-	return t.p;
-}
 
 /* ---- --prom-file ---- */
 
@@ -546,18 +146,6 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-/* Threads started here block every signal: the flags the supervisor's handlers set belong to
- * its own thread. */
-static int start_blocked(pthread_t *t, void *(*fn)(void *), void *arg)
-{
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int rc = pthread_create(t, NULL, fn, arg);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return rc;
-}
-
 /* --prom-file's checks: a regular file or none, and a directory that takes the temporary file
  * (created and removed here). That it is none of the other outputs is outputs_open's check. */
 static int file_open(struct gd_prom *p, const char *path, char *err, size_t errlen)
@@ -597,7 +185,8 @@ static int file_open(struct gd_prom *p, const char *path, char *err, size_t errl
 	}
 	close(fd);
 	unlink(tmp);
-	int rc = start_blocked(&p->writer, writer_main, p);
+	/* It blocks every signal: the flags the supervisor's handlers set belong to its own thread. */
+	int rc = gd_thread_start(&p->writer, writer_main, p, 0);
 	if (rc != 0) {
 		snprintf(err, errlen, "--prom-file: cannot start its writer thread: %s", strerror(rc));
 		return -1;

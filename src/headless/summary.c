@@ -1,4 +1,4 @@
-/* table.c: a sweep's summaries over its runs, and its text table on standard output. */
+/* summary.c: a sweep's summaries over its runs, and its text table on standard output. */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>

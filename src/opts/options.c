@@ -1,4 +1,4 @@
-/* table.c: every option of the command line as data: its names, kind, range, default, help line,
+/* options.c: every option of the command line as data: its names, kind, range, default, help line,
  * the uses it applies to and its field in struct gd_opts. Parsing, defaults, range checks,
  * --help and the run header's options all come from this table; the man page
  * (doc/gputop-decode.1) states the same options, ranges and defaults. */
@@ -16,7 +16,6 @@ static const char *const dtype_names[GD_DT_COUNT] = {
 	[GD_DT_AUTO] = "auto", [GD_DT_F32] = "f32", [GD_DT_F64] = "f64"
 };
 static const char *const format_names[GD_FMT_COUNT] = { "csv", "jsonl" };
-static const char *const profile_names[GD_PROF_COUNT] = { "full", "sampled", "off" };
 static const char *const via_names[GD_VIA_COUNT] = { "both", "layer", "preload" };
 static const char *const generator_names[GD_GEN_COUNT] = {
 	[GD_GEN_AUTO] = "auto", [GD_GEN_ZIGGURAT] = "ziggurat", [GD_GEN_BOX_MULLER] = "box-muller"
@@ -137,7 +136,7 @@ const struct gd_optdef opts_defs[] = {
 	  FIELD(generator) },
 	{ .name = "profile",
 	  .kind = GD_OPT_CHOICE,
-	  .names = profile_names,
+	  .names = gd_profile_names, /* spec.h: the one list of them */
 	  .min = 0,
 	  .max = GD_PROF_COUNT - 1,
 	  .def = "sampled",

@@ -1,4 +1,4 @@
-/* table.c: the worker table: the rows' order, the selection and its scrolling, and drawing the
+/* rowtable.c: the worker table: the rows' order, the selection and its scrolling, and drawing the
  * rows, the devices' heading lines and each batch's breakdown bar. */
 #include <math.h>
 #include <string.h>
@@ -19,35 +19,36 @@ static bool before(const struct ui *u, const struct gd_sample *a, const struct g
 {
 	if (grouped(u) && a->device != b->device)
 		return a->device < b->device;
-	double x = ui_cell(u, u->sort, a, NULL, 0), y = ui_cell(u, u->sort, b, NULL, 0);
+	double x = ui_cell(u, u->table.sort, a, NULL, 0), y = ui_cell(u, u->table.sort, b, NULL, 0);
 	if (isnan(x) != isnan(y))
 		return isnan(y);
 	if (!isnan(x) && x != y)
-		return u->sort_desc ? x > y : x < y;
+		return u->table.sort_desc ? x > y : x < y;
 	return a->id < b->id;
 }
 
-/* u->order for the current frame: an insertion sort, stable and in place (the live workers,
- * GD_PROCS_MAX at most, and the few ended ones still listed). */
+/* The table's order for the current frame: an insertion sort, stable and in place (the live
+ * workers, GD_PROCS_MAX at most, and the few ended ones still listed). */
 static void sort_rows(struct ui *u)
 {
 	const struct gd_frame *f = session_frame(u->s);
-	if (f->nworkers > u->caporder) {
-		u->caporder = f->nworkers + 16;
-		u->order = xreallocarray(u->order, (size_t)u->caporder, sizeof(*u->order));
+	struct ui_table *t = &u->table;
+	if (f->nworkers > t->caporder) {
+		t->caporder = f->nworkers + 16;
+		t->order = xreallocarray(t->order, (size_t)t->caporder, sizeof(*t->order));
 	}
 	for (int i = 0; i < f->nworkers; i++) {
 		int v = i, j = i;
-		for (; j > 0 && before(u, &f->workers[v], &f->workers[u->order[j - 1]]); j--)
-			u->order[j] = u->order[j - 1];
-		u->order[j] = v;
+		for (; j > 0 && before(u, &f->workers[v], &f->workers[t->order[j - 1]]); j--)
+			t->order[j] = t->order[j - 1];
+		t->order[j] = v;
 	}
 }
 
 /* The sample on display row r (rows as sorted by the last sort_rows). */
 static const struct gd_sample *row(const struct ui *u, int r)
 {
-	return &session_frame(u->s)->workers[u->order[r]];
+	return &session_frame(u->s)->workers[u->table.order[r]];
 }
 
 /* The table line of the worker at position p of the order (headings before it counted). */
@@ -64,34 +65,36 @@ int ui_nlines(const struct ui *u)
 
 void ui_follow(struct ui *u)
 {
+	struct ui_table *t = &u->table;
 	int n = session_frame(u->s)->nworkers;
 	sort_rows(u);
 	for (int r = 0; r < n; r++)
-		if (row(u, r)->id == u->sel_id)
-			u->sel = r;
-	if (u->sel >= n)
-		u->sel = n - 1;
-	if (u->sel < 0)
-		u->sel = 0;
-	u->sel_id = n ? row(u, u->sel)->id : 0;
-	int rows = u->lay.table_rows > 0 ? u->lay.table_rows : 1, nl = ui_nlines(u);
-	int line = n ? line_of(u, u->sel) : 0;
-	if (line < u->top)
-		u->top = line;
-	if (line >= u->top + rows)
-		u->top = line - rows + 1;
-	if (u->top > nl - rows)
-		u->top = nl - rows > 0 ? nl - rows : 0;
+		if (row(u, r)->id == t->sel_id)
+			t->sel = r;
+	if (t->sel >= n)
+		t->sel = n - 1;
+	if (t->sel < 0)
+		t->sel = 0;
+	t->sel_id = n ? row(u, t->sel)->id : 0;
+	int rows = u->term.lay.table_rows > 0 ? u->term.lay.table_rows : 1, nl = ui_nlines(u);
+	int line = n ? line_of(u, t->sel) : 0;
+	if (line < t->top)
+		t->top = line;
+	if (line >= t->top + rows)
+		t->top = line - rows + 1;
+	if (t->top > nl - rows)
+		t->top = nl - rows > 0 ? nl - rows : 0;
 }
 
 void ui_move(struct ui *u, int by)
 {
+	struct ui_table *t = &u->table;
 	ui_follow(u);
 	int n = session_frame(u->s)->nworkers;
 	if (n == 0)
 		return;
-	u->sel = u->sel + by < 0 ? 0 : u->sel + by >= n ? n - 1 : u->sel + by;
-	u->sel_id = row(u, u->sel)->id;
+	t->sel = t->sel + by < 0 ? 0 : t->sel + by >= n ? n - 1 : t->sel + by;
+	t->sel_id = row(u, t->sel)->id;
 }
 
 /* ---- drawing ---- */
@@ -148,7 +151,7 @@ static void draw_row(struct ui *u, WINDOW *w, int y, const struct gd_sample *s, 
 	if (ui_tagged(u, s->id))
 		ui_put(w, y, 1, base | A_BOLD, "*");
 	for (int k = 0; k < UI_NCOLS; k++) {
-		int i = u->colorder[k];
+		int i = u->table.colorder[k];
 		if (xs[i] < 0)
 			continue;
 		const struct ui_col *c = ui_col(i);
@@ -167,7 +170,7 @@ static void draw_row(struct ui *u, WINDOW *w, int y, const struct gd_sample *s, 
 			ui_putf(w, y, xs[i], base, "%*s", c->width - 1, cell);
 	}
 	int bw = getmaxx(w) - bar;
-	if (!u->bar)
+	if (!u->table.bar)
 		return;
 	if (s->error[0] && s->state == GD_ST_EXITED)
 		ui_put_words(w, y, bar, getmaxx(w), base | ui_attr(u, UI_P_DIM), s->error);
@@ -221,16 +224,16 @@ static void draw_heads(struct ui *u, WINDOW *w)
 			ui_putf(w, 0, xs[i], ui_attr(u, UI_P_COLS),
 			        ui_col(i)->kind == UI_K_STATE ? " %-*s" : "%*s", ui_col(i)->width - 1,
 			        ui_col_head(u, i));
-	int rows = u->lay.table_rows, nl = ui_nlines(u);
+	int rows = u->term.lay.table_rows, nl = ui_nlines(u);
 	char more[48] = "";
 	if (nl > rows)
-		snprintf(more, sizeof(more), "rows %d-%d of %d", u->top + 1, u->top + rows, nl);
+		snprintf(more, sizeof(more), "rows %d-%d of %d", u->table.top + 1, u->table.top + rows, nl);
 	if (width - (int)strlen(more) < bar)
-		snprintf(more, sizeof(more), "%d-%d/%d", u->top + 1, u->top + rows, nl);
+		snprintf(more, sizeof(more), "%d-%d/%d", u->table.top + 1, u->table.top + rows, nl);
 	if (width - (int)strlen(more) < bar)
 		more[0] = '\0';
 	int end = width - (int)strlen(more);
-	if (u->bar)
+	if (u->table.bar)
 		ui_put(w, 0, bar, ui_attr(u, UI_P_COLS), bar_head(end - bar - (more[0] ? 1 : 0)));
 	if (more[0])
 		ui_put(w, 0, end, ui_attr(u, UI_P_COLS) | A_BOLD, more);
@@ -241,29 +244,30 @@ void ui_draw_table(struct ui *u, WINDOW *w)
 	const struct gd_frame *f = session_frame(u->s);
 	ui_follow(u);
 	draw_heads(u, w);
-	int rows = u->lay.table_rows;
+	int rows = u->term.lay.table_rows, top = u->table.top;
 	if (f->nworkers == 0 && !grouped(u))
 		ui_put(w, 1, 1, ui_attr(u, UI_P_DIM),
-		       u->rate.n ? "no workers: press + to start one" : "waiting for the first interval");
+		       ui_measured(u) ? "no workers: press + to start one"
+		                      : "waiting for the first interval");
 	/* Line by line: each device's heading (grouped), then its workers. */
 	int line = 0, p = 0;
 	for (int d = 0; d < (grouped(u) ? f->ndevs : 1); d++) {
 		if (grouped(u)) {
-			if (line >= u->top && line < u->top + rows)
-				draw_device(u, w, 1 + line - u->top, d);
+			if (line >= top && line < top + rows)
+				draw_device(u, w, 1 + line - top, d);
 			line++;
 		}
 		for (; p < f->nworkers && (!grouped(u) || row(u, p)->device == d); p++, line++)
-			if (line >= u->top && line < u->top + rows)
-				draw_row(u, w, 1 + line - u->top, row(u, p), p == u->sel);
+			if (line >= top && line < top + rows)
+				draw_row(u, w, 1 + line - top, row(u, p), p == u->table.sel);
 	}
 }
 
 int ui_row_at(const struct ui *u, int y)
 {
 	const struct gd_frame *f = session_frame(u->s);
-	int want = u->top + y - 1, line = 0, p = 0; /* y 0 is the heads */
-	if (y < 1 || y > u->lay.table_rows)
+	int want = u->table.top + y - 1, line = 0, p = 0; /* y 0 is the heads */
+	if (y < 1 || y > u->term.lay.table_rows)
 		return -1;
 	for (int d = 0; d < (grouped(u) ? f->ndevs : 1); d++) {
 		line += grouped(u); /* the device's heading */
@@ -278,6 +282,6 @@ void ui_select(struct ui *u, int p)
 {
 	if (p < 0 || p >= session_frame(u->s)->nworkers)
 		return;
-	u->sel = p;
-	u->sel_id = row(u, p)->id;
+	u->table.sel = p;
+	u->table.sel_id = row(u, p)->id;
 }

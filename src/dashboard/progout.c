@@ -1,4 +1,4 @@
-/* output.c: the key o's screen: the last lines of what the observed programs wrote (their
+/* progout.c: the key o's screen: the last lines of what the observed programs wrote (their
  * output goes to a file of its own while the dashboard runs, so the screen stays whole), read
  * again at every draw. */
 #include <fcntl.h>
@@ -45,19 +45,19 @@ static int tail_lines(const char *path, char *buf, char *line[OUTPUT_LINES])
 	return count;
 }
 
-void ui_draw_output(struct ui *u, WINDOW *w)
+void ui_draw_progout(struct ui *u, WINDOW *w)
 {
 	static char buf[OUTPUT_TAIL + 1];
 	char *line[OUTPUT_LINES];
 	ui_put(w, 0, 0, A_BOLD, "The programs' output");
 	ui_put_right(w, 0, ui_attr(u, UI_P_DIM), "o or Esc closes; the other keys act as usual");
-	if (!u->program_log) {
+	if (!u->progout.path) {
 		ui_put(w, 2, 0, ui_attr(u, UI_P_DIM), "no program is observed: start one with -- COMMAND");
 		return;
 	}
 	ui_putf(w, 1, 0, ui_attr(u, UI_P_DIM), "the last lines of %s, each after its row's id",
-	        u->program_log);
-	int n = tail_lines(u->program_log, buf, line);
+	        u->progout.path);
+	int n = tail_lines(u->progout.path, buf, line);
 	if (n < 0) {
 		ui_put(w, 3, 0, ui_attr(u, UI_P_BAD), "cannot read the file");
 		return;
@@ -69,10 +69,10 @@ void ui_draw_output(struct ui *u, WINDOW *w)
 		ui_put(w, y++, 0, A_NORMAL, line[i]);
 }
 
-ui_reaction ui_act_output(struct ui *u, int key)
+ui_reaction ui_act_progout(struct ui *u, int key)
 {
 	(void)key;
-	u->output = !u->output;
-	u->diag = false;
+	u->progout.shown = !u->progout.shown;
+	u->diag.shown = false;
 	return UI_R_DRAW;
 }

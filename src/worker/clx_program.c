@@ -1,8 +1,7 @@
-/* clx.c: OpenCL error names, the devices, the program's source and build (clx.h). */
+/* clx_program.c: the program a run measures: its source (decode.cl or the user's), its build
+ * and build log, its kernel, and the plan and setting of its arguments (clx.h). */
 #include "clx.h"
 
-#include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -15,323 +14,6 @@
 
 #include "gputop/common.h"
 #include "gputop/proc.h"
-
-#define CLX_PLATFORM_NOT_FOUND_KHR (-1001) /* cl_khr_icd: the ICD loader found no platform */
-
-#define E(x) [-(x)] = #x
-static const char *const err_names[] = {
-	E(CL_SUCCESS),
-	E(CL_DEVICE_NOT_FOUND),
-	E(CL_DEVICE_NOT_AVAILABLE),
-	E(CL_COMPILER_NOT_AVAILABLE),
-	E(CL_MEM_OBJECT_ALLOCATION_FAILURE),
-	E(CL_OUT_OF_RESOURCES),
-	E(CL_OUT_OF_HOST_MEMORY),
-	E(CL_PROFILING_INFO_NOT_AVAILABLE),
-	E(CL_MEM_COPY_OVERLAP),
-	E(CL_IMAGE_FORMAT_MISMATCH),
-	E(CL_IMAGE_FORMAT_NOT_SUPPORTED),
-	E(CL_BUILD_PROGRAM_FAILURE),
-	E(CL_MAP_FAILURE),
-	E(CL_MISALIGNED_SUB_BUFFER_OFFSET),
-	E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST),
-	E(CL_COMPILE_PROGRAM_FAILURE),
-	E(CL_LINKER_NOT_AVAILABLE),
-	E(CL_LINK_PROGRAM_FAILURE),
-	E(CL_DEVICE_PARTITION_FAILED),
-	E(CL_KERNEL_ARG_INFO_NOT_AVAILABLE),
-	E(CL_INVALID_VALUE),
-	E(CL_INVALID_DEVICE_TYPE),
-	E(CL_INVALID_PLATFORM),
-	E(CL_INVALID_DEVICE),
-	E(CL_INVALID_CONTEXT),
-	E(CL_INVALID_QUEUE_PROPERTIES),
-	E(CL_INVALID_COMMAND_QUEUE),
-	E(CL_INVALID_HOST_PTR),
-	E(CL_INVALID_MEM_OBJECT),
-	E(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR),
-	E(CL_INVALID_IMAGE_SIZE),
-	E(CL_INVALID_SAMPLER),
-	E(CL_INVALID_BINARY),
-	E(CL_INVALID_BUILD_OPTIONS),
-	E(CL_INVALID_PROGRAM),
-	E(CL_INVALID_PROGRAM_EXECUTABLE),
-	E(CL_INVALID_KERNEL_NAME),
-	E(CL_INVALID_KERNEL_DEFINITION),
-	E(CL_INVALID_KERNEL),
-	E(CL_INVALID_ARG_INDEX),
-	E(CL_INVALID_ARG_VALUE),
-	E(CL_INVALID_ARG_SIZE),
-	E(CL_INVALID_KERNEL_ARGS),
-	E(CL_INVALID_WORK_DIMENSION),
-	E(CL_INVALID_WORK_GROUP_SIZE),
-	E(CL_INVALID_WORK_ITEM_SIZE),
-	E(CL_INVALID_GLOBAL_OFFSET),
-	E(CL_INVALID_EVENT_WAIT_LIST),
-	E(CL_INVALID_EVENT),
-	E(CL_INVALID_OPERATION),
-	E(CL_INVALID_GL_OBJECT),
-	E(CL_INVALID_BUFFER_SIZE),
-	E(CL_INVALID_MIP_LEVEL),
-	E(CL_INVALID_GLOBAL_WORK_SIZE),
-	E(CL_INVALID_PROPERTY),
-	E(CL_INVALID_IMAGE_DESCRIPTOR),
-	E(CL_INVALID_COMPILER_OPTIONS),
-	E(CL_INVALID_LINKER_OPTIONS),
-	E(CL_INVALID_DEVICE_PARTITION_COUNT),
-	E(CL_INVALID_PIPE_SIZE),
-	E(CL_INVALID_DEVICE_QUEUE),
-	E(CL_INVALID_SPEC_ID),
-	E(CL_MAX_SIZE_RESTRICTION_EXCEEDED),
-};
-#undef E
-
-const char *clx_err(cl_int e)
-{
-	static __thread char unknown[40];
-	if (e <= 0 && (size_t)-e < GD_ARRAY_LEN(err_names) && err_names[-e])
-		return err_names[-e];
-	if (e == CLX_PLATFORM_NOT_FOUND_KHR)
-		return "CL_PLATFORM_NOT_FOUND_KHR";
-	snprintf(unknown, sizeof(unknown), "CL_UNKNOWN_ERROR(%d)", (int)e);
-	return unknown;
-}
-
-/* ---- queries of unbounded size ---- */
-
-/* One OpenCL query that returns bytes of a size not known in advance. A buffer too small is
- * CL_INVALID_VALUE, never a shorter answer, so the size is always asked first. */
-struct clx_query {
-	enum { Q_DEVICE, Q_PLATFORM, Q_PROGRAM, Q_BUILD, Q_KERNEL_ARG } kind;
-	const void *obj;      /* the cl_device_id, cl_platform_id, cl_program or cl_kernel */
-	cl_device_id dev;     /* Q_BUILD */
-	cl_uint param, index; /* index: Q_KERNEL_ARG's argument */
-};
-
-static cl_int query_raw(const struct clx_query *q, size_t size, void *value, size_t *ret)
-{
-	switch (q->kind) {
-	case Q_DEVICE:
-		return clGetDeviceInfo((cl_device_id)q->obj, q->param, size, value, ret);
-	case Q_PLATFORM:
-		return clGetPlatformInfo((cl_platform_id)q->obj, q->param, size, value, ret);
-	case Q_PROGRAM:
-		return clGetProgramInfo((cl_program)q->obj, q->param, size, value, ret);
-	case Q_BUILD:
-		return clGetProgramBuildInfo((cl_program)q->obj, q->dev, q->param, size, value, ret);
-	case Q_KERNEL_ARG:
-		return clGetKernelArgInfo((cl_kernel)q->obj, q->index, q->param, size, value, ret);
-	}
-	return CL_INVALID_VALUE;
-}
-
-/* The query's string, whole and NUL-terminated, to free; NULL with *rc set when it fails. */
-static char *query_string(const struct clx_query *q, cl_int *rc)
-{
-	size_t n = 0;
-	if ((*rc = query_raw(q, 0, NULL, &n)) != CL_SUCCESS)
-		return NULL;
-	char *s = xmalloc(n + 1);
-	if ((*rc = query_raw(q, n, s, NULL)) != CL_SUCCESS) {
-		free(s);
-		return NULL;
-	}
-	s[n] = '\0';
-	return s;
-}
-
-/* The query's string into out[0..len): whole, or -1 (rc CL_SUCCESS) when it does not fit. */
-static int query_into(const struct clx_query *q, char *out, size_t len, cl_int *rc)
-{
-	char *s = query_string(q, rc);
-	int fits = s && strlen(s) < len;
-	if (fits)
-		memcpy(out, s, strlen(s) + 1);
-	free(s);
-	return fits ? 0 : -1;
-}
-
-/* A device's or platform's text, for display: whole when it fits the field, else cut (with
- * "..."), never left empty because it was long. */
-static void info_text(const struct clx_query *q, char *out, size_t len)
-{
-	cl_int rc;
-	char *s = query_string(q, &rc);
-	out[0] = '\0';
-	if (s && strlen(s) >= len && len > 4)
-		snprintf(out, len, "%.*s...", (int)(len - 4), s);
-	else if (s)
-		str_copy(out, len, s);
-	free(s);
-}
-
-static void device_text(cl_device_id dev, cl_uint param, char *out, size_t len)
-{
-	const struct clx_query q = { Q_DEVICE, dev, NULL, param, 0 };
-	info_text(&q, out, len);
-}
-
-static void platform_text(cl_platform_id p, cl_uint param, char *out, size_t len)
-{
-	const struct clx_query q = { Q_PLATFORM, p, NULL, param, 0 };
-	info_text(&q, out, len);
-}
-
-static void fill(struct clx_device *d, cl_platform_id p, cl_device_id dev, int pi, int di)
-{
-	memset(d, 0, sizeof(*d));
-	d->platform = p;
-	d->id = dev;
-	struct gd_device *info = &d->info;
-	info->platform = pi;
-	info->index = di;
-	device_ref_text(info->ref, sizeof(info->ref), pi, di);
-	cl_device_type type = 0;
-	cl_device_fp_config fp = 0;
-	device_text(dev, CL_DEVICE_NAME, info->name, sizeof(info->name));
-	device_text(dev, CL_DEVICE_VERSION, info->version, sizeof(info->version));
-	device_text(dev, CL_DRIVER_VERSION, info->driver, sizeof(info->driver));
-	clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof(type), &type, NULL);
-	clGetDeviceInfo(dev, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof(fp), &fp, NULL);
-	platform_text(p, CL_PLATFORM_NAME, info->platform_name, sizeof(info->platform_name));
-	info->gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
-	info->fp64 = fp != 0;
-}
-
-/* Why the OpenCL runtime gave no platform: an ICD (vendor library) that does not load says so
- * in dlerror ("failed to map segment from shared object" under a memory limit); none listed
- * means none is installed. Only called after a failure: it loads each ICD once more. */
-static void no_platform(cl_int rc, char *err, size_t errlen)
-{
-	const char *dir = getenv("OCL_ICD_VENDORS");
-	struct stat st;
-	if (!dir || !*dir || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-		dir = "/etc/OpenCL/vendors";
-	DIR *d = opendir(dir);
-	int icds = 0;
-	struct dirent *e;
-	while (d && (e = readdir(d))) {
-		size_t n = strlen(e->d_name);
-		if (n < 5 || strcmp(e->d_name + n - 4, ".icd") != 0)
-			continue;
-		char path[PATH_MAX], lib[PATH_MAX] = "";
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		FILE *f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (!fgets(lib, sizeof(lib), f))
-			lib[0] = '\0';
-		fclose(f);
-		lib[strcspn(lib, "\r\n")] = '\0';
-		if (!lib[0])
-			continue;
-		icds++;
-		void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-		if (!h) {
-			const char *why = dlerror();
-			snprintf(err, errlen, "the OpenCL runtime failed to load (clGetPlatformIDs: %s): %s",
-			         clx_err(rc), why ? why : lib);
-			closedir(d);
-			return;
-		}
-		dlclose(h);
-	}
-	if (d)
-		closedir(d);
-	if (icds)
-		snprintf(err, errlen, "the OpenCL runtime failed to initialise: clGetPlatformIDs: %s",
-		         clx_err(rc));
-	else
-		snprintf(err, errlen,
-		         "no OpenCL platform is installed (no ICD in %s: is one such as pocl-opencl-icd "
-		         "installed?)",
-		         dir);
-}
-
-int clx_each_device(clx_device_fn fn, void *ctx, char *err, size_t errlen)
-{
-	cl_uint np = 0;
-	cl_int rc = clGetPlatformIDs(0, NULL, &np);
-	if (rc != CL_SUCCESS || np == 0) {
-		if (err)
-			no_platform(rc == CL_SUCCESS ? CLX_PLATFORM_NOT_FOUND_KHR : rc, err, errlen);
-		return 0;
-	}
-	cl_platform_id *plats = xcalloc(np, sizeof(cl_platform_id));
-	clGetPlatformIDs(np, plats, NULL);
-	int seen = 0;
-	bool done = false;
-	for (cl_uint p = 0; p < np && !done; p++) {
-		cl_uint nd = 0;
-		rc = clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd);
-		if (rc != CL_SUCCESS || nd == 0) {
-			if (err && seen == 0) {
-				char name[128];
-				platform_text(plats[p], CL_PLATFORM_NAME, name, sizeof(name));
-				snprintf(err, errlen,
-				         "the OpenCL platform '%s' has no usable device: clGetDeviceIDs: %s",
-				         name, clx_err(rc == CL_SUCCESS ? CL_DEVICE_NOT_FOUND : rc));
-			}
-			continue;
-		}
-		cl_device_id *devs = xcalloc(nd, sizeof(cl_device_id));
-		clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, nd, devs, NULL);
-		for (cl_uint d = 0; d < nd && !done; d++) {
-			struct clx_device info;
-			fill(&info, plats[p], devs[d], (int)p, (int)d);
-			seen++;
-			done = fn(&info, ctx);
-		}
-		free(devs);
-	}
-	free(plats);
-	return seen;
-}
-
-struct pick {
-	int pi, di;
-	struct clx_device *out;
-	bool found, have_first;
-	struct clx_device first;
-};
-
-static bool pick_one(const struct clx_device *d, void *ctx)
-{
-	struct pick *p = ctx;
-	if (p->pi >= 0) {
-		if (d->info.platform == p->pi && d->info.index == p->di) {
-			*p->out = *d;
-			p->found = true;
-		}
-		return p->found;
-	}
-	if (!p->have_first) {
-		p->first = *d;
-		p->have_first = true;
-	}
-	if (d->info.gpu) {
-		*p->out = *d;
-		p->found = true;
-	}
-	return p->found;
-}
-
-int clx_pick(int pi, int di, struct clx_device *d, char *err, size_t errlen)
-{
-	struct pick p = { .pi = pi, .di = di, .out = d };
-	int n = clx_each_device(pick_one, &p, err, errlen);
-	if (n == 0)
-		return CLX_NO_RUNTIME;
-	if (!p.found && pi < 0 && p.have_first) {
-		*d = p.first;
-		p.found = true;
-	}
-	if (!p.found) {
-		snprintf(err, errlen, "--device: no device %d:%d (see --list-devices)", pi, di);
-		return CLX_NO_DEVICE;
-	}
-	return 0;
-}
 
 /* The file's contents, NUL-terminated; NULL with errno set (EISDIR or EINVAL for what is not a
  * regular file). */
@@ -423,7 +105,8 @@ static size_t source_name(const char *s)
 static void build_log(cl_program prog, cl_device_id dev, const char *file, char *out, size_t len)
 {
 	cl_int rc;
-	char *log = query_string(&(struct clx_query){ Q_BUILD, prog, dev, CL_PROGRAM_BUILD_LOG, 0 }, &rc);
+	char *log =
+	    clx_query_string(&(struct clx_query){ CLX_Q_BUILD, prog, dev, CL_PROGRAM_BUILD_LOG, 0 }, &rc);
 	out[0] = '\0';
 	if (!log)
 		return;
@@ -508,8 +191,8 @@ static cl_program build(cl_context ctx, cl_device_id dev, const char *src, const
 static char *kernel_names(cl_program prog)
 {
 	cl_int rc;
-	char *names =
-	    query_string(&(struct clx_query){ Q_PROGRAM, prog, NULL, CL_PROGRAM_KERNEL_NAMES, 0 }, &rc);
+	char *names = clx_query_string(
+	    &(struct clx_query){ CLX_Q_PROGRAM, prog, NULL, CL_PROGRAM_KERNEL_NAMES, 0 }, &rc);
 	struct gd_text t = { 0 };
 	text_printf(&t, "%s", "");
 	for (size_t i = 0; names && names[i]; i++)
@@ -572,13 +255,24 @@ static int pick_kernel(struct clx_program *p, const struct gd_kspec *k, char *er
 	return rc;
 }
 
+/* The query's string into out[0..len): whole, or -1 (rc CL_SUCCESS) when it does not fit. */
+static int query_into(const struct clx_query *q, char *out, size_t len, cl_int *rc)
+{
+	char *s = clx_query_string(q, rc);
+	int fits = s && strlen(s) < len;
+	if (fits)
+		memcpy(out, s, strlen(s) + 1);
+	free(s);
+	return fits ? 0 : -1;
+}
+
 /* An argument's name or type into out: the OpenCL error, or CL_SUCCESS with out "" when the
  * text does not fit (the caller refuses it by name). */
 static cl_int arg_text(cl_kernel k, cl_uint i, cl_uint param, char *out, size_t len)
 {
 	cl_int rc;
 	out[0] = '\0';
-	query_into(&(struct clx_query){ Q_KERNEL_ARG, k, NULL, param, i }, out, len, &rc);
+	query_into(&(struct clx_query){ CLX_Q_KERNEL_ARG, k, NULL, param, i }, out, len, &rc);
 	return rc;
 }
 
@@ -639,26 +333,48 @@ static char *user_source(const char *file, char *err, size_t errlen)
 	return NULL;
 }
 
-/* The local memory the arguments ask for, with the kernel's own, within the device's: more
- * would fail every launch (or worse, on a CPU device), so it is refused before anything runs. */
-static int local_fits(const struct clx_program *p, cl_device_id dev, char *why, size_t whylen)
+/* The kernel's local memory within the device's: its own (__local arrays it declares,
+ * CL_KERNEL_LOCAL_MEM_SIZE, asked before any argument is set) and what --arg gives its local
+ * pointers. More fails every launch, or on a CPU device ends the process on the runtime's
+ * assertion, so it is refused before anything runs, a kernel without local arguments too. */
+static int local_fits(const struct clx_program *p, const struct clx_device *d, char *why, size_t whylen)
 {
 	cl_ulong limit = 0, own = 0, asked = 0;
-	if (clGetDeviceInfo(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(limit), &limit, NULL) != CL_SUCCESS ||
-	    clGetKernelWorkGroupInfo(p->kern, dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof(own), &own, NULL) !=
+	if (clGetDeviceInfo(d->id, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(limit), &limit, NULL) != CL_SUCCESS ||
+	    clGetKernelWorkGroupInfo(p->kern, d->id, CL_KERNEL_LOCAL_MEM_SIZE, sizeof(own), &own, NULL) !=
 	        CL_SUCCESS)
 		return 0; /* not known: the launch says it */
 	for (int i = 0; i < p->nargs; i++)
 		if (p->arg[i].kind == KA_LOCAL)
 			asked += p->arg[i].bytes;
-	if (asked == 0 || asked + own <= limit)
+	if (asked + own <= limit)
 		return 0;
-	snprintf(why, whylen,
-	         "local memory of %llu bytes (%llu for the arguments, %llu the kernel's own) is more "
-	         "than the device's %llu",
-	         (unsigned long long)asked + (unsigned long long)own, (unsigned long long)asked,
-	         (unsigned long long)own, (unsigned long long)limit);
+	unsigned long long total = (unsigned long long)asked + own;
+	if (asked == 0)
+		snprintf(why, whylen,
+		         "local memory of %llu bytes (the kernel's own) is more than the device's %llu "
+		         "(CL_DEVICE_LOCAL_MEM_SIZE of %s)",
+		         total, (unsigned long long)limit, d->info.name);
+	else
+		snprintf(why, whylen,
+		         "local memory of %llu bytes (%llu for the arguments, %llu the kernel's own) is "
+		         "more than the device's %llu (CL_DEVICE_LOCAL_MEM_SIZE of %s)",
+		         total, (unsigned long long)asked, (unsigned long long)own, (unsigned long long)limit,
+		         d->info.name);
 	return -1;
+}
+
+/* A resource limit that made a build fail, into cause, or NULL: the compiler runs in this
+ * process and reports a file it could not open or write by the errno's text in its log
+ * ("unable to open output file ...: 'Too many open files'"), so a low ulimit -n reads as the
+ * limit, not as a source that does not build. */
+static const char *build_limit(const char *log, char *cause, size_t len)
+{
+	static const int limits[] = { EMFILE, ENFILE, ENOMEM };
+	for (size_t i = 0; i < GD_ARRAY_LEN(limits); i++)
+		if (strstr(log, strerror(limits[i])))
+			return clx_limit_cause(limits[i], cause, len);
+	return NULL;
 }
 
 enum gd_dtype clx_child_dtype(enum gd_dtype asked)
@@ -684,7 +400,13 @@ int clx_program_build(cl_context ctx, const struct clx_device *d, const struct g
 	free(opts.p);
 	free(src);
 	if (!p->prog) {
-		if (k->source)
+		char cause[96];
+		const char *limit = build_limit(why, cause, sizeof(cause));
+		if (limit)
+			snprintf(err, errlen, "%s%s cannot be built on %s: %s: %.800s",
+			         k->source ? "--kernel " : "the decode kernel", k->source ? k->source : "",
+			         d->info.name, limit, why);
+		else if (k->source)
 			snprintf(err, errlen, "--kernel %s does not build on %s: %s", k->source, d->info.name,
 			         why);
 		else
@@ -696,7 +418,7 @@ int clx_program_build(cl_context ctx, const struct clx_device *d, const struct g
 	if (!rc)
 		rc = query_args(p, err, errlen);
 	if (!rc && (kargs_plan(p->desc, p->nargs, k->args, k->nargs, k->size, p->arg, why, sizeof(why)) ||
-	            local_fits(p, d->id, why, sizeof(why)))) {
+	            local_fits(p, d, why, sizeof(why)))) {
 		snprintf(err, errlen, "--kernel %s, kernel %s: %s", k->source ? k->source : "decode.cl",
 		         p->name, why);
 		rc = CLX_BAD_KERNEL;

@@ -1,0 +1,54 @@
+/* entry_points.h (private to libgputop-observe.so): the one list of the OpenCL entry points the
+ * library wraps. Each file that needs them defines OBS_ENTRY, includes this file, and gets one
+ * expansion per entry point: observe.h the recording functions' declarations, layer.c the
+ * layer's wrappers and its dispatch table, preload.c the exported LD_PRELOAD symbols and their
+ * look-up. A new entry point is one line here and its recording function in calls.c.
+ *
+ * OBS_ENTRY(ret, name, fn, fail, params, args):
+ *   ret     what the entry point returns
+ *   name    the entry point, as the OpenCL headers and cl_icd_dispatch name it
+ *   fn      its recording function (calls.c): ret fn(const cl_icd_dispatch *nx, params...)
+ *   fail    what the LD_PRELOAD symbol returns where no next definition exists (no libOpenCL
+ *           loaded): the error a loader without that entry point would give
+ *   params  the parameter list, in parentheses
+ *   args    the same parameters' names, in parentheses, to pass them on
+ * No include guard: every inclusion expands the list again, then OBS_ENTRY is undefined. */
+
+OBS_ENTRY(cl_command_queue, clCreateCommandQueue, obs_create_queue, NULL,
+          (cl_context c, cl_device_id d, cl_command_queue_properties p, cl_int *e), (c, d, p, e))
+OBS_ENTRY(cl_command_queue, clCreateCommandQueueWithProperties, obs_create_queue_props, NULL,
+          (cl_context c, cl_device_id d, const cl_queue_properties *p, cl_int *e), (c, d, p, e))
+OBS_ENTRY(cl_int, clReleaseCommandQueue, obs_release_queue, CL_INVALID_COMMAND_QUEUE, (cl_command_queue q),
+          (q))
+OBS_ENTRY(cl_int, clGetCommandQueueInfo, obs_queue_info, CL_INVALID_COMMAND_QUEUE,
+          (cl_command_queue q, cl_command_queue_info w, size_t s, void *v, size_t *r), (q, w, s, v, r))
+OBS_ENTRY(cl_int, clEnqueueNDRangeKernel, obs_ndrange, CL_INVALID_COMMAND_QUEUE,
+          (cl_command_queue q, cl_kernel k, cl_uint dim, const size_t *off, const size_t *g, const size_t *l,
+           cl_uint nw, const cl_event *wl, cl_event *ev),
+          (q, k, dim, off, g, l, nw, wl, ev))
+OBS_ENTRY(cl_int, clEnqueueReadBuffer, obs_read, CL_INVALID_COMMAND_QUEUE,
+          (cl_command_queue q, cl_mem b, cl_bool bl, size_t off, size_t size, void *p, cl_uint nw,
+           const cl_event *wl, cl_event *ev),
+          (q, b, bl, off, size, p, nw, wl, ev))
+OBS_ENTRY(cl_int, clEnqueueWriteBuffer, obs_write, CL_INVALID_COMMAND_QUEUE,
+          (cl_command_queue q, cl_mem b, cl_bool bl, size_t off, size_t size, const void *p, cl_uint nw,
+           const cl_event *wl, cl_event *ev),
+          (q, b, bl, off, size, p, nw, wl, ev))
+OBS_ENTRY(cl_int, clEnqueueReadBufferRect, obs_read_rect, CL_INVALID_COMMAND_QUEUE,
+          (cl_command_queue q, cl_mem b, cl_bool bl, const size_t *bo, const size_t *ho, const size_t *r,
+           size_t br, size_t bs, size_t hr, size_t hs, void *p, cl_uint nw, const cl_event *wl, cl_event *ev),
+          (q, b, bl, bo, ho, r, br, bs, hr, hs, p, nw, wl, ev))
+OBS_ENTRY(cl_int, clEnqueueWriteBufferRect, obs_write_rect, CL_INVALID_COMMAND_QUEUE,
+          (cl_command_queue q, cl_mem b, cl_bool bl, const size_t *bo, const size_t *ho, const size_t *r,
+           size_t br, size_t bs, size_t hr, size_t hs, const void *p, cl_uint nw, const cl_event *wl,
+           cl_event *ev),
+          (q, b, bl, bo, ho, r, br, bs, hr, hs, p, nw, wl, ev))
+OBS_ENTRY(void *, clEnqueueMapBuffer, obs_map, NULL,
+          (cl_command_queue q, cl_mem b, cl_bool bl, cl_map_flags f, size_t off, size_t size, cl_uint nw,
+           const cl_event *wl, cl_event *ev, cl_int *e),
+          (q, b, bl, f, off, size, nw, wl, ev, e))
+OBS_ENTRY(cl_int, clFinish, obs_finish, CL_INVALID_COMMAND_QUEUE, (cl_command_queue q), (q))
+OBS_ENTRY(cl_int, clWaitForEvents, obs_wait_events, CL_INVALID_EVENT, (cl_uint n, const cl_event *list),
+          (n, list))
+
+#undef OBS_ENTRY

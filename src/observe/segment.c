@@ -1,0 +1,162 @@
+/* segment.c: the recorder's process side. At the first OpenCL call seen in a process it reads
+ * the run from the environment and creates the process's segment in the workers' format (a
+ * forked child makes its own), with a thread that publishes the batches left waiting; at exit it
+ * publishes what is left and leaves the segment to the supervisor. */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gputop/observe_env.h"
+#include "ring/writer.h"
+#include "recorder.h"
+
+#define OBS_EVERY 16 /* --profile sampled: one batch in this many per queue, by default */
+
+struct obs_state obs = { .mu = PTHREAD_MUTEX_INITIALIZER, .source = GD_SRC_PRELOAD };
+
+/* The run, from the environment the supervisor set (observe_env.h); without it the library only
+ * passes calls on. The profiling policy and period come in two more variables. */
+static void read_env(void)
+{
+	const char *v = getenv(GD_OBS_ENV_RUN);
+	char *end;
+	long sup = v ? strtol(v, &end, 10) : 0;
+	if (!v || sup <= 0 || *end != ':')
+		return;
+	obs.token = strtoull(end + 1, &end, 16);
+	if (*end != '\0' || !obs.token)
+		return;
+	obs.sup = (pid_t)sup;
+	if (!gd_profile_parse(getenv(GD_OBS_ENV_PROFILE), &obs.policy))
+		obs.policy = GD_PROF_SAMPLED;
+	const char *e = getenv(GD_OBS_ENV_EVERY);
+	long every = e ? strtol(e, NULL, 10) : 0;
+	obs.every = every >= 1 && every <= GD_SAMPLE_MAX ? (unsigned)every : OBS_EVERY;
+	obs.enabled = true;
+}
+
+/* A program may compute on its host for seconds after a batch's last wait; the supervisor closes
+ * a window a quarter second after its end at most. This thread publishes the batches that have
+ * waited OBS_SETTLE_NS with no command after them, so that none reaches the supervisor after its
+ * window. It blocks every signal (they are the program's) and touches nothing once the segment
+ * is gone (at exit), nor in a forked child, where it does not exist. */
+static void *publisher(void *arg)
+{
+	(void)arg;
+	const struct timespec tick = { .tv_nsec = OBS_SETTLE_NS / 2 };
+	for (;;) {
+		nanosleep(&tick, NULL);
+		pthread_mutex_lock(&obs.mu);
+		bool gone = !obs.seg;
+		int64_t now = now_ns();
+		for (size_t i = 0; !gone && i < obs.nq; i++)
+			if (obs.qs[i].waited && now - obs.qs[i].t_wait >= OBS_SETTLE_NS)
+				obs_close_batch(obs.qs[i].nx, &obs.qs[i]);
+		pthread_mutex_unlock(&obs.mu);
+		if (gone)
+			return NULL;
+	}
+}
+
+/* Detached, every signal blocked (the program's handlers run in its own threads). Without it,
+ * batches are published when the next starts: later, never lost. */
+static void start_publisher(void)
+{
+	(void)gd_thread_start(NULL, publisher, NULL, 0);
+}
+
+void obs_ensure_segment(void)
+{
+	if (obs.init && obs.pid == getpid())
+		return;
+	obs.init = true;
+	obs.pid = getpid();
+	read_env();
+	if (!obs.enabled)
+		return;
+	timebase_init(&obs.tb);
+	struct gd_seg_info info = { .generation = obs.token, .source = obs.source };
+	prctl(PR_GET_NAME, info.comm);
+	char name[128], err[256];
+	seg_name_observed(name, sizeof(name), obs.sup, obs.token, obs.pid);
+	if (!(obs.seg = seg_create(name, &info, err, sizeof(err)))) {
+		fprintf(stderr, GD_NAME " observe: %s (this process is not observed)\n", err);
+		obs.enabled = false;
+		return;
+	}
+	seg_set_timebase(obs.seg, GD_TB_OFFSET);
+	seg_set_state(obs.seg, GD_SEG_RUNNING);
+	start_publisher();
+}
+
+bool obs_wants_profiling(void)
+{
+	pthread_mutex_lock(&obs.mu);
+	obs_ensure_segment();
+	bool want = obs.enabled && obs.policy != GD_PROF_OFF;
+	pthread_mutex_unlock(&obs.mu);
+	return want;
+}
+
+void obs_set_source(enum gd_seg_source src)
+{
+	pthread_mutex_lock(&obs.mu);
+	obs.source = src;
+	if (obs.seg)
+		seg_set_source(obs.seg, src);
+	pthread_mutex_unlock(&obs.mu);
+}
+
+/* After fork the child is a process of its own: the parent's segment and queues are not its
+ * (their mapping and handles are inherited, and left alone); its first call makes its own. */
+static void after_fork_child(void)
+{
+	pthread_mutex_init(&obs.mu, NULL);
+	if (obs.seg)
+		seg_close(obs.seg, false);
+	obs.seg = NULL;
+	free(obs.qs);
+	obs.qs = NULL;
+	obs.nq = obs.capq = 0;
+	obs.lanes = 0;
+	obs.threads = 0;
+	obs.device_known = false;
+	obs.batches = 0;
+	obs.tot = (struct gd_obs_totals){ 0 };
+	obs.init = obs.enabled = false;
+}
+
+__attribute__((constructor)) static void obs_load(void)
+{
+	pthread_atfork(NULL, NULL, after_fork_child);
+}
+
+/* Publishes the batches that waited for a next command that will not come. */
+void obs_flush(void)
+{
+	pthread_mutex_lock(&obs.mu);
+	for (size_t i = 0; obs.seg && obs.pid == getpid() && i < obs.nq; i++)
+		if (obs.qs[i].waited)
+			obs_close_batch(NULL, &obs.qs[i]);
+	pthread_mutex_unlock(&obs.mu);
+}
+
+/* At exit the segment stays for the supervisor, which reads its last records and removes it;
+ * without a supervisor nobody would, so the process removes it itself. */
+__attribute__((destructor)) static void obs_unload(void)
+{
+	obs_flush();
+	pthread_mutex_lock(&obs.mu);
+	if (obs.seg && obs.pid == getpid()) {
+		seg_set_state(obs.seg, GD_SEG_EXITED);
+		bool orphan = kill(obs.sup, 0) != 0;
+		seg_close(obs.seg, orphan);
+		obs.seg = NULL;
+	}
+	pthread_mutex_unlock(&obs.mu);
+}

@@ -1,0 +1,317 @@
+/* prom_text.c: the Prometheus text of a window (prom_render, prom.h): one table of families,
+ * in the order they are written, each showing a figure (measure/figures.h) in its own name,
+ * type and labels, or what the run is (the info families). prom_serve.c hands the text out. */
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gputop/common.h"
+#include "measure/figures.h"
+#include "prom.h"
+
+static void put_label(struct gd_text *t, const char *name, const char *v, bool first)
+{
+	text_printf(t, "%s%s=\"", first ? "" : ",", name);
+	while (*v) {
+		size_t n = utf8_seq(v);
+		if (*v == '\\' || *v == '"')
+			text_printf(t, "\\%c", *v);
+		else if (*v == '\n')
+			text_printf(t, "\\n");
+		else if (n == 0 || (unsigned char)*v < 0x20) /* the exposition is UTF-8 text */
+			text_printf(t, "\xef\xbf\xbd");
+		else
+			text_printf(t, "%.*s", (int)n, v);
+		v += n ? n : 1;
+	}
+	text_printf(t, "\"");
+}
+
+/* Whole values as integers (counters read exactly), others with 15 significant digits; the
+ * C locale's '.' always (the dashboard takes only LC_CTYPE from the environment). */
+static void put_value(struct gd_text *t, double v)
+{
+	if (v == floor(v) && fabs(v) < 1e15)
+		text_printf(t, " %.0f\n", v);
+	else
+		text_printf(t, " %.15g\n", v);
+}
+
+/* ---- The families: one row each, in the order they are written ----
+ * Counters are the collector's (collect.h, gd_counters): sums of the windows' figures since the
+ * tool started, never reset, so rate() over them gives the log's rates and shares. Gauges are
+ * what is a state: the worker's state and identity, live workers, the ceiling, the headroom,
+ * the diagnosis, the window. */
+
+/* What samples a family has. */
+enum shape {
+	PER_WORKER,   /* labels worker, device: one sample per worker */
+	WORKER_INFO,  /* 1 per worker, with its pid, source and command as labels */
+	WORKER_STATE, /* a state set: one sample per state, 1 for the worker's own */
+	WORKER_PHASE, /* labels worker, device, phase: one sample per phase of a batch */
+	WORKER_GAPS,  /* a histogram per worker: _bucket (label le), _sum, _count */
+	PER_DEVICE,   /* label device: one sample per device of the run */
+	DEVICE_IDLE,  /* labels device, cause: the device's idle share by cause, a figure each */
+	DEVICE_INFO,  /* 1 per device, with its name and platform as labels */
+	BUILD_INFO,   /* 1, with the version, the OpenCL platform and driver as labels */
+	PER_RUN,      /* no label */
+};
+
+struct family {
+	const char *name, *type;
+	enum shape shape;
+	const struct gd_figure *fig; /* what it shows (DEVICE_IDLE: the first cause's); NULL: info */
+	/* NULL: the figure's help (help_device for a device's where it has one). Set where the
+	 * family says more than its figure: the info families, the state set, the causes together,
+	 * the ceiling in its base unit. */
+	const char *help;
+};
+
+#define FIG(x) .fig = GD_FIGURE(x)
+
+static const struct family families[] = {
+	{ "gputop_decode_build_info", "gauge", BUILD_INFO,
+	  .help =
+	      "The tool's version, and the OpenCL platform and driver of the run's first device; always 1." },
+	{ "gputop_decode_worker_info", "gauge", WORKER_INFO,
+	  .help = "The worker's process id, source (worker, or observed: a process of -- COMMAND) and "
+	          "command name; always 1." },
+	{ "gputop_decode_worker_state", "gauge", WORKER_STATE, FIG(STATE),
+	  .help = "1 for the worker's current state, 0 for the others." },
+	{ "gputop_decode_symbols_total", "counter", PER_WORKER, FIG(SYMBOLS_TOTAL) },
+	{ "gputop_decode_batches_total", "counter", PER_WORKER, FIG(BATCHES_TOTAL) },
+	{ "gputop_decode_lost_records_total", "counter", PER_WORKER, FIG(LOST_TOTAL) },
+	{ "gputop_decode_kernel_seconds_total", "counter", PER_WORKER, FIG(KERNEL_S_TOTAL) },
+	{ "gputop_decode_phase_seconds_total", "counter", WORKER_PHASE, FIG(PHASE_S_TOTAL) },
+	{ "gputop_decode_gap_kernel_seconds", "histogram", WORKER_GAPS, FIG(GAP_KERNEL_HIST) },
+	{ "gputop_decode_gap_batch_seconds", "histogram", WORKER_GAPS, FIG(GAP_BATCH_HIST) },
+	{ "gputop_decode_batch_overlap_seconds_total", "counter", PER_WORKER, FIG(BATCH_OVERLAP_S_TOTAL) },
+	{ "gputop_decode_profile_period_batches", "gauge", PER_WORKER, FIG(SAMPLE_EVERY) },
+	{ "gputop_decode_device_info", "gauge", DEVICE_INFO,
+	  .help = "The OpenCL device, by name and platform; always 1." },
+	{ "gputop_decode_workers", "gauge", PER_DEVICE, FIG(PROCS) },
+	{ "gputop_decode_device_symbols_total", "counter", PER_DEVICE, FIG(SYMBOLS_TOTAL) },
+	{ "gputop_decode_device_batches_total", "counter", PER_DEVICE, FIG(BATCHES_TOTAL) },
+	{ "gputop_decode_device_lost_records_total", "counter", PER_DEVICE, FIG(LOST_TOTAL) },
+	{ "gputop_decode_device_busy_seconds_total", "counter", PER_DEVICE, FIG(BUSY_S_TOTAL) },
+	{ "gputop_decode_device_idle_ratio", "gauge", DEVICE_IDLE, FIG(IDLE_HOST),
+	  .help = "Share of the latest window in which no kernel ran on the device, by cause (host, "
+	          "transfer, launch, wait, other); the causes add up to 1 - device busy." },
+	{ "gputop_decode_ceiling_symbols_per_second", "gauge", PER_DEVICE, FIG(CEILING),
+	  .help = "The device's ceiling in symbols per second, as measured by --calibrate or the c key." },
+	{ "gputop_decode_ceiling_4x_symbols_per_second", "gauge", PER_DEVICE, FIG(CEILING_4X) },
+	{ "gputop_decode_headroom_symbols_per_second", "gauge", PER_DEVICE, FIG(HEADROOM) },
+	{ "gputop_decode_window_seconds", "gauge", PER_RUN, FIG(WINDOW_S) },
+	{ "gputop_decode_window_end_timestamp_seconds", "gauge", PER_RUN, FIG(UNIX_S) },
+	{ "gputop_decode_window_observed", "gauge", PER_RUN, FIG(OBSERVED) },
+};
+
+static const char *family_help(const struct family *m)
+{
+	if (m->help)
+		return m->help;
+	return m->shape == PER_DEVICE && m->fig->help_device ? m->fig->help_device : m->fig->help;
+}
+
+/* A figure's value in Prometheus's base units: a rate in symbols per second. */
+static double base_units(const struct gd_figure *fig, double v)
+{
+	return fig->unit == GD_UNIT_RATE ? v * 1e6 : v;
+}
+
+/* Opens a worker's sample, NAME SUFFIX{ with its labels: its id, and its device as --device
+ * takes it, P:D. The caller adds labels of its own, then closes it (end_sample). The pid is
+ * gputop_decode_worker_info's alone, so a series is one worker's, whatever its process. */
+static void begin_worker(struct gd_text *t, const char *name, const char *suffix, const struct gd_fig_at *w)
+{
+	char id[16];
+	snprintf(id, sizeof(id), "%u", w->s->id);
+	text_printf(t, "%s%s{", name, suffix);
+	put_label(t, "worker", id, true);
+	put_label(t, "device", figure_text(GD_FIGURE(DEVICE), w), false);
+}
+
+/* Opens a device's sample, NAME{ with its label device, P:D; closed as a worker's. */
+static void begin_device(struct gd_text *t, const char *name, const struct gd_devframe *d)
+{
+	text_printf(t, "%s{", name);
+	put_label(t, "device", d->ref, true);
+}
+
+static void end_sample(struct gd_text *t, double v)
+{
+	text_printf(t, "}");
+	put_value(t, v);
+}
+
+/* One sample of a worker with one label of its own (none where they are NULL). */
+static void worker_sample(struct gd_text *t, const char *name, const char *suffix, const struct gd_fig_at *w,
+                          const char *label, const char *value, double v)
+{
+	begin_worker(t, name, suffix, w);
+	if (label && value)
+		put_label(t, label, value, false);
+	end_sample(t, v);
+}
+
+/* A worker's histogram: cumulative buckets at the fixed bounds (stats.h), +Inf, sum, count.
+ * Only where device times are measured (not under --profile off): no gap is measured there. */
+static int put_gaps(struct gd_text *t, const struct family *m, const struct gd_fig_at *w)
+{
+	const struct gd_gaps *g = figure_gaps(m->fig, w->s);
+	if (isnan(figure_value(GD_FIGURE(KERNEL_S_TOTAL), w)))
+		return 0;
+	uint64_t below = 0;
+	for (int i = 0; i <= GD_HIST_BOUNDS; i++) {
+		char le[32];
+		below += g->le[i];
+		if (i < GD_HIST_BOUNDS)
+			snprintf(le, sizeof(le), "%.15g", (double)stats_hist_bounds[i] * 1e-9);
+		else
+			snprintf(le, sizeof(le), "+Inf");
+		worker_sample(t, m->name, "_bucket", w, "le", le, (double)below);
+	}
+	worker_sample(t, m->name, "_sum", w, NULL, NULL, (double)g->sum_ns * 1e-9);
+	worker_sample(t, m->name, "_count", w, NULL, NULL, (double)g->n);
+	return GD_HIST_BOUNDS + 3;
+}
+
+/* The samples of one worker for family m; returns how many. */
+static int put_worker(struct gd_text *t, const struct family *m, const struct gd_fig_at *w)
+{
+	int n = 0;
+	switch (m->shape) {
+	case PER_WORKER: {
+		double v = base_units(m->fig, figure_value(m->fig, w));
+		if (!isfinite(v))
+			return 0; /* not measured: no sample */
+		worker_sample(t, m->name, "", w, NULL, NULL, v);
+		return 1;
+	}
+	case WORKER_INFO: {
+		char pid[16];
+		snprintf(pid, sizeof(pid), "%d", (int)w->s->pid);
+		begin_worker(t, m->name, "", w);
+		put_label(t, "pid", pid, false);
+		put_label(t, "source", figure_text(GD_FIGURE(SOURCE), w), false);
+		put_label(t, "command", figure_text(GD_FIGURE(COMMAND), w), false);
+		end_sample(t, 1);
+		return 1;
+	}
+	case WORKER_STATE:
+		for (int st = 0; st < GD_ST_COUNT; st++, n++)
+			worker_sample(t, m->name, "", w, "state", gd_state_name((enum gd_state)st),
+			              figure_value(m->fig, w) == st);
+		return n;
+	case WORKER_PHASE:
+		for (int p = 0; p < m->fig->n; p++) {
+			double v = figure_item(m->fig, w, p);
+			if (isfinite(v)) {
+				worker_sample(t, m->name, "", w, "phase", gd_phase_name((enum gd_phase)p), v);
+				n++;
+			}
+		}
+		return n;
+	case WORKER_GAPS:
+		return put_gaps(t, m, w);
+	default:
+		return 0;
+	}
+}
+
+/* The samples of a device family for device d of f; returns how many. */
+static int put_device(struct gd_text *t, const struct family *m, const struct gd_frame *f, int d,
+                      const struct gd_device *devs)
+{
+	const struct gd_fig_at at = { .f = f, .s = &f->devs[d].agg, .dev = &f->devs[d] };
+	int n = 0;
+	switch (m->shape) {
+	case PER_DEVICE: {
+		double v = base_units(m->fig, figure_value(m->fig, &at));
+		if (!isfinite(v))
+			return 0;
+		begin_device(t, m->name, at.dev);
+		end_sample(t, v);
+		return 1;
+	}
+	case DEVICE_IDLE:
+		for (int c = 0; c < GD_CAUSE_COUNT; c++) {
+			const struct gd_figure *cause = m->fig + c; /* the causes' figures, in order */
+			double v = figure_value(cause, &at);
+			if (!isfinite(v))
+				continue;
+			begin_device(t, m->name, at.dev);
+			/* the cause as the log names it, without its idle_ prefix */
+			put_label(t, "cause", cause->name + strlen("idle_"), false);
+			end_sample(t, v);
+			n++;
+		}
+		return n;
+	case DEVICE_INFO:
+		begin_device(t, m->name, at.dev);
+		put_label(t, "name", devs[d].name, false);
+		put_label(t, "platform", devs[d].platform_name, false);
+		end_sample(t, 1);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The samples of one family, f's workers on devs[0..f->ndevs); returns how many. */
+static int put_samples(struct gd_text *t, const struct family *m, const struct gd_frame *f,
+                       const struct gd_device *devs)
+{
+	int n = 0;
+	switch (m->shape) {
+	case PER_WORKER:
+	case WORKER_INFO:
+	case WORKER_STATE:
+	case WORKER_PHASE:
+	case WORKER_GAPS:
+		for (int i = 0; i < f->nworkers; i++)
+			n += put_worker(t, m, &(const struct gd_fig_at){ .f = f, .s = &f->workers[i] });
+		return n;
+	case PER_DEVICE:
+	case DEVICE_IDLE:
+	case DEVICE_INFO:
+		for (int d = 0; d < f->ndevs; d++)
+			n += put_device(t, m, f, d, devs);
+		return n;
+	case PER_RUN: {
+		double v = figure_value(m->fig, &(const struct gd_fig_at){ .f = f, .s = &f->agg });
+		if (!isfinite(v))
+			return 0;
+		text_printf(t, "%s", m->name);
+		put_value(t, v);
+		return 1;
+	}
+	case BUILD_INFO:
+		text_printf(t, "%s{", m->name);
+		put_label(t, "version", GD_VERSION, true);
+		put_label(t, "platform", f->ndevs > 0 ? devs[0].platform_name : "", false);
+		put_label(t, "driver", f->ndevs > 0 ? devs[0].driver : "", false);
+		end_sample(t, 1);
+		return 1;
+	}
+	return 0;
+}
+
+char *prom_render(const struct gd_frame *f, const struct gd_device *devs, size_t *len)
+{
+	struct gd_text t = { 0 }, family = { 0 };
+	text_printf(&t, "%s", "");
+	for (size_t i = 0; i < GD_ARRAY_LEN(families); i++) {
+		const struct family *m = &families[i];
+		family.n = 0;
+		if (put_samples(&family, m, f, devs) == 0)
+			continue; /* HELP and TYPE only over samples */
+		text_printf(&t, "# HELP %s %s\n# TYPE %s %s\n%s", m->name, family_help(m), m->name, m->type,
+		            family.p);
+	}
+	free(family.p);
+	*len = t.n;
+	return t.p;
+}

@@ -1,0 +1,401 @@
+/* sup_program.c: observing a program (-- COMMAND, doc/observe.md), two kinds of row of the
+ * supervisor (sup_impl.h): a copy of the command, started here in a process group of its own,
+ * and a process a copy started, found by the segment its first OpenCL call made. What they share
+ * here: the environment that loads the library into them and names the run, the sentinel that
+ * ends them after us, the discovery of their segments, the relay of a copy's output with its row
+ * id. Stops go to a copy's whole process group; pause is SIGSTOP and SIGCONT; no attach deadline
+ * and no stall (a program may wait on its host as long as it likes). A copy is reaped by its
+ * pid; a process a copy started is not our child, and /proc says when it has ended. */
+#include "sup_impl.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gputop/common.h"
+#include "gputop/observe_env.h"
+#include "gputop/proc.h"
+#include "gputop/rng.h"
+#include "sentinel.h"
+#include "spawn.h"
+
+/* NAME=VALUE, or NAME=VALUE:OLD where the variable is a list the program already has. */
+static void set_var(struct gd_sup *sup, int *n, const char *name, const char *value, bool list)
+{
+	const char *old = list ? getenv(name) : NULL;
+	snprintf(sup->envbuf[*n], sizeof(sup->envbuf[*n]), "%s=%s%s%s", name, value, old && *old ? ":" : "",
+	         old && *old ? old : "");
+	sup->env[*n] = sup->envbuf[*n];
+	++*n;
+}
+
+/* What an observed program finds in its environment: how to load the library, the run it belongs
+ * to (this supervisor and the token in its segments' names) and the profiling policy. */
+static void observe_env(struct gd_sup *sup)
+{
+	const struct gd_sup_config *c = &sup->c;
+	int n = 0;
+	char v[64];
+	sup->token = rng_entropy() | 1; /* never 0: the library takes 0 for "no token" */
+	snprintf(v, sizeof(v), GD_OBS_ENV_RUN_FMT, (int)sup->self, (unsigned long long)sup->token);
+	set_var(sup, &n, GD_OBS_ENV_RUN, v, false);
+	set_var(sup, &n, GD_OBS_ENV_PROFILE,
+	        gd_profile_names[c->work.profile < GD_PROF_COUNT ? c->work.profile : GD_PROF_SAMPLED], false);
+	if (c->work.sample_every) {
+		snprintf(v, sizeof(v), "%u", (unsigned)c->work.sample_every);
+		set_var(sup, &n, GD_OBS_ENV_EVERY, v, false);
+	}
+	if (c->via != GD_VIA_PRELOAD)
+		set_var(sup, &n, "OPENCL_LAYERS", c->observe_lib, true);
+	if (c->via != GD_VIA_LAYER)
+		set_var(sup, &n, "LD_PRELOAD", c->observe_lib, true);
+	sup->env[n] = NULL;
+}
+
+int sup_programs_start(struct gd_sup *sup, char *err, size_t errlen)
+{
+	if (!sup->c.command)
+		return 0;
+	observe_env(sup);
+	sup->sentinel = sentinel_start(sup->env[0], &sup->sentfd); /* GPUTOP_DECODE_OBSERVE=... */
+	if (sup->sentinel < 0) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* A copy's whole process group (what it started too), else the one process. */
+static void copy_signal(const struct sup_row *r, int sig)
+{
+	if (kill(-r->info.pid, sig) != 0)
+		kill(r->info.pid, sig);
+}
+
+static void process_signal(const struct sup_row *r, int sig)
+{
+	kill(r->info.pid, sig);
+}
+
+/* A program has no pause of its own. */
+static void observed_pause(const struct sup_row *r, bool pause)
+{
+	r->kind->signal(r, pause ? SIGSTOP : SIGCONT);
+}
+
+/* An observed row: its segment's name is known from its pid. */
+static struct sup_row *add_observed(struct gd_sup *sup, const struct sup_kind *k, pid_t pid)
+{
+	struct sup_row *r = sup_add_row(sup, k);
+	r->info.pid = pid;
+	r->info.observed = true;
+	r->info.alive = true;
+	r->info.state = GD_ST_NOCL;
+	r->gen = sup->token;
+	r->spawn_ns = now_ns();
+	seg_name_observed(r->shm, sizeof(r->shm), sup->self, sup->token, pid);
+	return r;
+}
+
+int sup_spawn_program(struct gd_sup *sup, char *err, size_t errlen)
+{
+	if (sup_live(sup) >= sup->c.max_procs) {
+		snprintf(err, errlen, "already %d processes (--max-procs)", sup->c.max_procs);
+		return -1;
+	}
+	int out[2];
+	if (pipe2(out, O_CLOEXEC) != 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	pid_t pid = spawn_program(sup->c.command, sup->env, out[1], err, errlen);
+	close(out[1]);
+	if (pid < 0) {
+		close(out[0]);
+		return -1;
+	}
+	fcntl(out[0], F_SETFL, O_NONBLOCK);
+	struct sup_row *r = add_observed(sup, &sup_kind_copy, pid);
+	r->info.copy = r->info.id;
+	r->outfd = out[0];
+	const char *name = strrchr(sup->c.command[0], '/');
+	str_copy(r->info.comm, sizeof(r->info.comm), name ? name + 1 : sup->c.command[0]);
+	if (sup->paused)
+		r->kind->pause(r, true);
+	return sup->n - 1;
+}
+
+int sup_programs_live(const struct gd_sup *sup)
+{
+	int n = 0;
+	for (int i = 0; i < sup->n; i++)
+		n += sup->rows[i].kind == &sup_kind_copy && sup->rows[i].info.alive;
+	return n;
+}
+
+/* Writes a copy's line of output where the programs' output goes, prefixed with its row id. */
+static void program_line(const struct gd_sup *sup, struct sup_row *r)
+{
+	char line[sizeof(r->outline) + 32];
+	int n = snprintf(line, sizeof(line), "[%u] %.*s\n", r->info.id, (int)r->outn, r->outline);
+	if (write_all(sup->c.program_out, line, (size_t)n, NULL) != 0) {
+		/* Nowhere to put it: the program's output is dropped, the run goes on. */
+	}
+	r->outn = 0;
+}
+
+/* Relays what a copy (and whatever it started) wrote, a line at a time; at its end, the rest. */
+static void copy_relay(const struct gd_sup *sup, struct sup_row *r, bool last)
+{
+	char buf[4096];
+	ssize_t n;
+	while (r->outfd >= 0 && (n = read(r->outfd, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] != '\n')
+				r->outline[r->outn++] = buf[i];
+			if (buf[i] == '\n' || r->outn == sizeof(r->outline))
+				program_line(sup, r);
+		}
+	}
+	if (last && r->outfd >= 0) {
+		if (r->outn)
+			program_line(sup, r);
+		close(r->outfd);
+		r->outfd = -1;
+	}
+}
+
+/* Whether a copy has published a batch through any process of its process group. */
+static bool copy_ready(const struct gd_sup *sup, const struct sup_row *r)
+{
+	for (int i = 0; i < sup->n; i++)
+		if (sup->rows[i].info.copy == r->info.id && sup->rows[i].view.batches > 0)
+			return true;
+	return false;
+}
+
+/* What a copy started and left running, at the run's end. */
+static void copy_leftovers(const struct sup_row *r)
+{
+	kill(-r->info.pid, SIGKILL);
+}
+
+/* The prefix of this run's observed segments' names, in /dev/shm; its length. */
+static int observed_prefix(const struct gd_sup *sup, char *buf, size_t n)
+{
+	return snprintf(buf, n, GD_SEG_PREFIX "%u.%d.o%016llx.", (unsigned)geteuid(), (int)sup->self,
+	                (unsigned long long)sup->token);
+}
+
+/* Every segment of this run's observed programs, rows or not (past --max-procs). */
+static void unlink_observed(const struct gd_sup *sup)
+{
+	DIR *d = opendir("/dev/shm");
+	if (!d)
+		return;
+	char prefix[96], name[400];
+	int plen = observed_prefix(sup, prefix, sizeof(prefix));
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (strncmp(e->d_name, prefix, (size_t)plen) == 0) {
+			snprintf(name, sizeof(name), "/%s", e->d_name);
+			shm_unlink(name);
+		}
+	closedir(d);
+}
+
+void sup_programs_end(struct gd_sup *sup)
+{
+	if (sup->c.command)
+		unlink_observed(sup);
+	sentinel_stop(sup->sentinel, sup->sentfd); /* what left the copies' groups, ended too */
+	sup->sentinel = 0;
+}
+
+static struct sup_row *by_pid(struct gd_sup *sup, pid_t pid)
+{
+	for (int i = 0; i < sup->n; i++)
+		if (sup->rows[i].info.observed && sup->rows[i].info.pid == pid)
+			return &sup->rows[i];
+	return NULL;
+}
+
+/* The copy whose process group pid is in (a copy leads its own, and what it starts stays in it
+ * unless it makes a group of its own); 0: none. */
+static unsigned copy_of(const struct gd_sup *sup, pid_t pid)
+{
+	pid_t group = getpgid(pid);
+	for (int i = 0; group > 0 && i < sup->n; i++)
+		if (sup->rows[i].kind == &sup_kind_copy && sup->rows[i].info.pid == group)
+			return sup->rows[i].info.id;
+	return 0;
+}
+
+/* Processes of the observed programs that made their first OpenCL call: a segment of this run
+ * (this supervisor, this run's token) names each. A copy's own joins its row; any other process
+ * (a child of a copy) gets a row of its own. */
+void sup_programs_discover(struct gd_sup *sup)
+{
+	if (!sup->c.command)
+		return;
+	DIR *d = opendir("/dev/shm");
+	if (!d)
+		return;
+	char prefix[96];
+	int plen = observed_prefix(sup, prefix, sizeof(prefix));
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, prefix, (size_t)plen) != 0)
+			continue;
+		char *end;
+		long pid = strtol(e->d_name + plen, &end, 10);
+		if (*end || pid <= 0 || pid > INT32_MAX || by_pid(sup, (pid_t)pid))
+			continue;
+		if (sup_live(sup) < sup->c.max_procs) {
+			struct sup_row *r = add_observed(sup, &sup_kind_process, (pid_t)pid);
+			r->info.copy = copy_of(sup, (pid_t)pid);
+		}
+	}
+	closedir(d);
+}
+
+/* A row the supervisor did not start cannot be waited for: it has ended when its pid no longer
+ * runs (or is a zombie, or is a younger process that took the pid). */
+static bool observed_gone(const struct sup_row *r)
+{
+	struct timespec since;
+	clock_gettime(CLOCK_REALTIME, &since);
+	return !proc_running_since(r->info.pid, &since);
+}
+
+/* Not our child: /proc says when it ends, and only its parent learns its status. */
+static void process_wait(const struct gd_sup *sup, struct sup_row *r, gd_record_fn on_record, void *ctx)
+{
+	if (r->info.alive && observed_gone(r)) {
+		sup_reaped(sup, r, r->kill_sent ? SIGKILL : 0, on_record, ctx);
+		r->info.exit_status = -1;
+	}
+}
+
+/* Killed, and not our child: gone within a second. */
+static void process_wait_killed(const struct gd_sup *sup, struct sup_row *r, gd_record_fn on_record,
+                                void *ctx)
+{
+	for (int tries = 0; tries < 100 && !observed_gone(r); tries++)
+		sleep_ns(GD_NS_PER_S / 100);
+	sup_reaped(sup, r, SIGKILL, on_record, ctx);
+	r->info.exit_status = -1;
+}
+
+/* An observed program's segment is mapped on both sides now: its name is needed no more, and
+ * gone it cannot outlive a program that dies by a signal, nor this run. */
+static void observed_attached(struct sup_row *r)
+{
+	shm_unlink(r->shm);
+}
+
+/* An observed process's device, once its segment names it: the run's device with the same
+ * P:D. A process on a device the run does not list (-d) stays on the run's first, and says so
+ * once: its kernels count in that device's figures. */
+static void observed_device(const struct gd_sup *sup, struct sup_row *r)
+{
+	if (r->dev_known || r->view.dev_platform < 0)
+		return;
+	r->dev_known = true;
+	for (int d = 0; d < sup->c.ndevs; d++)
+		if (sup->c.devs[d].platform == r->view.dev_platform &&
+		    sup->c.devs[d].index == r->view.dev_index) {
+			r->info.device = d;
+			return;
+		}
+	fprintf(stderr,
+	        GD_NAME ": process %u (pid %d) uses device %d:%d, which is not one of the run's devices "
+	                "(-d): it is counted on %d:%d\n",
+	        r->info.id, (int)r->info.pid, r->view.dev_platform, r->view.dev_index,
+	        sup->c.devs[0].platform, sup->c.devs[0].index);
+}
+
+/* What the library's header says beyond the totals: launches, its own counts, the path its
+ * calls were seen through, the command name and the device. */
+static void observed_viewed(const struct gd_sup *sup, struct sup_row *r)
+{
+	r->info.kernels = r->view.kernels;
+	r->info.obs = r->view.obs;
+	r->info.via = r->view.source;
+	if (r->view.comm[0])
+		str_copy(r->info.comm, sizeof(r->info.comm), r->view.comm);
+	observed_device(sup, r);
+}
+
+/* A program may wait on its host as long as it likes: never stalled. */
+static void observed_state(const struct gd_sup *sup, struct sup_row *r, int64_t now)
+{
+	(void)sup, (void)now;
+	enum gd_state *st = &r->info.state;
+	if (*st == GD_ST_EXITED && r->info.alive)
+		*st = GD_ST_RUNNING; /* its library is done, the process not yet */
+	if (*st == GD_ST_RUNNING && r->sigstopped)
+		*st = GD_ST_PAUSED;
+}
+
+/* An observed process's end: its status, kept (128 + the signal when killed); failed only when
+ * it says so (non-zero) or a signal not ours ended it. One that never made an OpenCL call keeps
+ * saying so. */
+static void observed_ended(struct sup_row *r, int status)
+{
+	if (!WIFEXITED(status)) {
+		r->info.exit_status = 128 + WTERMSIG(status);
+		if (r->info.state != GD_ST_FAILED)
+			sup_killed_by(r, WTERMSIG(status));
+		return;
+	}
+	r->info.exit_status = WEXITSTATUS(status);
+	if (WEXITSTATUS(status) != 0) {
+		snprintf(r->info.error, sizeof(r->info.error), "exited with status %d", WEXITSTATUS(status));
+		r->info.state = GD_ST_FAILED;
+	} else if (r->info.state != GD_ST_NOCL) {
+		r->info.state = GD_ST_EXITED;
+	}
+}
+
+const struct sup_kind sup_kind_copy = {
+	.unit = true,
+	.unattached = GD_ST_NOCL,
+	.signal = copy_signal,
+	.pause = observed_pause,
+	.ready = copy_ready,
+	.attached = observed_attached,
+	.viewed = observed_viewed,
+	.state = observed_state,
+	.ended = observed_ended,
+	.wait = sup_wait_child,
+	.wait_killed = sup_wait_child_killed,
+	.relay = copy_relay,
+	.leftovers = copy_leftovers,
+};
+
+const struct sup_kind sup_kind_process = {
+	.unit = false,
+	.unattached = GD_ST_NOCL,
+	.signal = process_signal,
+	.pause = observed_pause,
+	.attached = observed_attached,
+	.viewed = observed_viewed,
+	.state = observed_state,
+	.ended = observed_ended,
+	.wait = process_wait,
+	.wait_killed = process_wait_killed,
+};
