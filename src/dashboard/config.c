@@ -163,31 +163,73 @@ static int on_pair(void *user, const char *section, const char *name, const char
 	return fault(r, "unknown key '%.40s'", name);
 }
 
-/* Opens path for reading without ever waiting on it (a FIFO would block): a regular file of a
- * settings file's size. Returns the stream, or NULL with errno (ENOENT: no file) or why set. */
-static FILE *open_config(const char *path, char *why, size_t n)
+/* The longest line libinih reads whole: its line buffer holds the line, a '\r', the '\n' and
+ * the '\0' (ini.h). A longer line is cut there and its rest read as a line of its own, so text
+ * at the end of a comment would become a setting and every later line number would be off. */
+#define CONFIG_MAX_LINE (INI_MAX_LINE - 3)
+
+/* Reads path whole into a new NUL-terminated buffer (its length in *len) without ever waiting
+ * on it (a FIFO would block): a regular file of a settings file's size. Returns the buffer, or
+ * NULL with errno (ENOENT: no file) or why set. */
+static char *load_config(const char *path, size_t *len, char *why, size_t n)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	struct stat st;
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) != 0) {
+	if (fd < 0 || fstat(fd, &st) != 0) {
 		int e = errno;
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 		errno = e;
 		return NULL;
 	}
-	if (!S_ISREG(st.st_mode) || st.st_size > CONFIG_MAX_BYTES) {
-		snprintf(why, n, "%s",
-		         S_ISREG(st.st_mode) ? "too large for a settings file" : "not a regular file");
-		close(fd);
-		errno = EINVAL;
-		return NULL;
+	char *buf = NULL;
+	ssize_t got = 0;
+	*len = 0;
+	if (S_ISREG(st.st_mode) && st.st_size <= CONFIG_MAX_BYTES) {
+		buf = xmalloc(CONFIG_MAX_BYTES + 2);
+		/* Up to one byte past the limit: a file that grew since fstat is too large too. */
+		while (*len <= CONFIG_MAX_BYTES &&
+		       ((got = read(fd, buf + *len, CONFIG_MAX_BYTES + 1 - *len)) > 0 ||
+		        (got < 0 && errno == EINTR)))
+			*len += got > 0 ? (size_t)got : 0;
 	}
-	FILE *f = fdopen(fd, "r");
-	if (!f)
-		close(fd);
-	return f;
+	int e = errno;
+	close(fd);
+	if (buf && got == 0 && *len <= CONFIG_MAX_BYTES) {
+		buf[*len] = '\0';
+		return buf;
+	}
+	snprintf(why, n, "%s",
+	         !S_ISREG(st.st_mode) ? "not a regular file"
+	         : got < 0            ? strerror(e)
+	                              : "too large for a settings file");
+	free(buf);
+	errno = EINVAL;
+	return NULL;
+}
+
+/* The first line of text (len bytes) that the parser would not see as the file holds it: one
+ * longer than CONFIG_MAX_LINE (a '\r' before its '\n' aside), or one holding a NUL byte
+ * (the parser would stop there). Its number, with the fault in r, or 0. */
+static int check_lines(struct reader *r, const char *text, size_t len)
+{
+	int line = 1;
+	for (size_t start = 0; start < len; line++) {
+		const char *nl = memchr(text + start, '\n', len - start);
+		size_t end = nl ? (size_t)(nl - text) : len, n = end - start;
+		if (n && text[end - 1] == '\r')
+			n--;
+		if (memchr(text + start, '\0', end - start)) {
+			fault(r, "holds a NUL byte");
+			return line;
+		}
+		if (n > CONFIG_MAX_LINE) {
+			fault(r, "longer than %d bytes, the most a line may hold", CONFIG_MAX_LINE);
+			return line;
+		}
+		start = end + 1;
+	}
+	return 0;
 }
 
 int dashboard_settings_read(const char *path, double interval_min, double interval_max,
@@ -197,16 +239,20 @@ int dashboard_settings_read(const char *path, double interval_min, double interv
 	dashboard_settings_default(&r.s);
 	dashboard_settings_default(s);
 	err[0] = '\0';
-	FILE *f = open_config(path, r.why, sizeof(r.why));
-	if (!f && errno == ENOENT)
+	size_t len = 0;
+	char *text = load_config(path, &len, r.why, sizeof(r.why));
+	if (!text && errno == ENOENT)
 		return 0;
-	if (!f) {
+	if (!text) {
 		snprintf(err, errlen, "%s: %s; not used (defaults)", path,
 		         r.why[0] ? r.why : strerror(errno));
 		return -1;
 	}
-	int line = ini_parse_file(f, on_pair, &r); /* a key not in the file keeps its default */
-	fclose(f);
+	/* The bytes checked are the bytes parsed: the file is read once. */
+	int line = check_lines(&r, text, len);
+	if (line == 0)
+		line = ini_parse_string(text, on_pair, &r); /* a key not in the file keeps its default */
+	free(text);
 	if (line != 0) {
 		snprintf(err, errlen, "%s:%d: %s; not used (defaults), left as it is", path, line,
 		         r.why[0] ? r.why : "not KEY = VALUE or [SECTION]");

@@ -33,8 +33,9 @@ void collect_launch_limit(struct gd_collector *c, int d, int64_t ns);
 void collect_push(struct gd_collector *c, const struct gd_row_info *w, const struct gd_rec *r);
 /* Records of worker id still waiting for their window. */
 size_t collect_pending(const struct gd_collector *c, unsigned id);
-/* Forgets worker id (after the supervisor has forgotten it). */
-void collect_forget(struct gd_collector *c, unsigned id);
+/* Forgets worker w (after the supervisor has forgotten it), as w is then: its totals since the
+ * last reset stay in its device's aggregate and the overall one, its counts in the counters. */
+void collect_forget(struct gd_collector *c, const struct gd_row_info *w);
 /* Forgets everything measured so far and opens a new window at start; workers' totals count
  * again from their values in w[0..n). */
 void collect_reset(struct gd_collector *c, const struct gd_row_info *w, int n, int64_t start);

@@ -4,10 +4,14 @@
  * lines, points and rectangles, nothing a library would make shorter. */
 #include "report.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "measure/ceiling.h"
@@ -36,10 +40,11 @@ struct rec {
 };
 
 struct gd_report {
-	int fd;
+	int fd; /* -1: the page goes to a new file renamed over path (replace_file) */
 	bool own_fd;
-	char path[256], unit[16], device[256];
-	char *run_json;
+	mode_t mode; /* that new file's: 0644 less the umask, as the other outputs */
+	char unit[16], device[256];
+	char *path, *run_json;
 	double ceiling, ceiling_4x; /* NAN: not calibrated, not measured at 4x the size */
 	char diagnosis[512];
 	struct window *win;
@@ -60,7 +65,11 @@ struct gd_report *report_open(int fd, bool own_fd, const char *path, const struc
 	struct gd_report *r = xcalloc(1, sizeof(*r));
 	r->fd = fd;
 	r->own_fd = own_fd;
-	str_copy(r->path, sizeof(r->path), path);
+	r->path = xcalloc(1, strlen(path) + 1);
+	memcpy(r->path, path, strlen(path));
+	mode_t mask = umask(0);
+	umask(mask);
+	r->mode = 0644 & ~mask;
 	str_copy(r->unit, sizeof(r->unit), unit);
 	for (int d = 0, n = 0; d < ndev && n < (int)sizeof(r->device); d++)
 		n += snprintf(r->device + n, sizeof(r->device) - (size_t)n, "%s%s %s", d ? ", " : "",
@@ -143,22 +152,15 @@ static int report_sweep_row(void *self, const struct gd_sweep_row *row, char *er
 static void esc(struct gd_text *t, const char *s)
 {
 	for (; *s; s++) {
-		switch (*s) {
-		case '<':
-			text_printf(t, "&lt;");
-			break;
-		case '>':
-			text_printf(t, "&gt;");
-			break;
-		case '&':
-			text_printf(t, "&amp;");
-			break;
-		case '"':
-			text_printf(t, "&quot;");
-			break;
-		default:
+		const char *e = *s == '<'   ? "&lt;"
+		                : *s == '>' ? "&gt;"
+		                : *s == '&' ? "&amp;"
+		                : *s == '"' ? "&quot;"
+		                            : NULL;
+		if (e)
+			text_printf(t, "%s", e);
+		else
 			text_printf(t, "%c", *s);
-		}
 	}
 }
 
@@ -512,14 +514,49 @@ static void page(struct gd_report *r, struct gd_text *t)
 	text_printf(t, "</pre>\n</body>\n</html>\n");
 }
 
+/* Writes text to a new file beside r->path (a name nobody knows before it exists, made with
+ * O_EXCL), flushed to disk, then renamed over r->path: until the page is whole on disk the
+ * previous report stays as it was, whatever ends the run (SIGKILL) or fills the disk. 0, or the
+ * errno with the step that failed in *step; no temporary file is left after a failure. */
+static int replace_file(const struct gd_report *r, const char *text, size_t n, const char **step)
+{
+	char tmp[PATH_MAX];
+	const char *slash = strrchr(r->path, '/');
+	int dirlen = slash ? (int)(slash - r->path) + 1 : 0;
+	int len = snprintf(tmp, sizeof(tmp), "%.*s.gputop-decode-report.XXXXXX", dirlen, r->path);
+	*step = "create a file beside";
+	if (len < 0 || (size_t)len >= sizeof(tmp))
+		return ENAMETOOLONG;
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	int e = fchmod(fd, r->mode) != 0 ? errno : 0;
+	if (!e) {
+		*step = "write";
+		e = write_all(fd, text, n, NULL);
+	}
+	if (!e && fsync(fd) != 0)
+		e = errno;
+	if (close(fd) != 0 && !e)
+		e = errno;
+	if (!e) {
+		*step = "rename a file over";
+		e = rename(tmp, r->path) != 0 ? errno : 0;
+	}
+	if (e)
+		unlink(tmp);
+	return e;
+}
+
 static int report_close(void *self, char *why, size_t whylen)
 {
 	struct gd_report *r = self;
 	struct gd_text t = { 0 };
 	page(r, &t);
-	int rc = 0, e = write_all(r->fd, t.p, t.n, NULL);
+	const char *step = "write";
+	int rc = 0, e = r->fd < 0 ? replace_file(r, t.p, t.n, &step) : write_all(r->fd, t.p, t.n, NULL);
 	if (e) {
-		snprintf(why, whylen, "--report: cannot write '%s': %s", r->path, strerror(e));
+		snprintf(why, whylen, "--report: cannot %s '%s': %s", step, r->path, strerror(e));
 		rc = -1;
 	}
 	if (r->own_fd && close(r->fd) != 0 && !rc) {
@@ -527,6 +564,7 @@ static int report_close(void *self, char *why, size_t whylen)
 		rc = -1;
 	}
 	free(t.p);
+	free(r->path);
 	free(r->run_json);
 	free(r->win);
 	free(r->steps);

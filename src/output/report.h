@@ -12,8 +12,9 @@
 #include "gputop/outputs.h"
 
 struct gd_report;
-/* A report into fd (own: close it at the end), about devs; run_json is the run header's
- * options object (copied); unit the rate's unit. */
+/* A report about devs into fd (own: close it at the end), or, with fd -1, into a new file
+ * renamed over path once the page is whole on disk; run_json is the run header's options
+ * object (copied); unit the rate's unit. */
 struct gd_report *report_open(int fd, bool own_fd, const char *path, const struct gd_device *devs, int ndev,
                               const char *run_json, const char *unit);
 extern const struct gd_output_ops report_output;

@@ -150,6 +150,9 @@ static enum gd_open_result check_header(struct gd_reader *r, pid_t pid, uint64_t
 		snprintf(why, whylen, "segment belongs to pid %d, not to worker %d", (int)owner, (int)pid);
 	else {
 		r->cap = cap;
+		/* From here on the reader's own: a power of two whose ring lies inside the mapping. */
+		GD_ASSERT(r->cap == GD_RING_CAPACITY &&
+		          r->size >= GD_RING_OFFSET + (size_t)r->cap * sizeof(struct gd_rec));
 		return GD_OPEN_OK;
 	}
 	return GD_OPEN_REJECTED;
@@ -169,8 +172,9 @@ enum gd_open_result reader_open(struct gd_reader *r, const char *name, pid_t pid
 /* Copies record i into out; false if it was overwritten, torn or inconsistent. */
 static bool read_one(const struct gd_reader *r, uint64_t i, struct gd_rec *out)
 {
-	const uint64_t *src =
-	    (const uint64_t *)(r->base + GD_RING_OFFSET + (i & (r->cap - 1)) * sizeof(*out));
+	size_t slot = (size_t)(i & (r->cap - 1)) * sizeof(*out);
+	GD_ASSERT(GD_RING_OFFSET + slot + sizeof(*out) <= r->size);
+	const uint64_t *src = (const uint64_t *)(r->base + GD_RING_OFFSET + slot);
 	uint64_t *dst = (uint64_t *)out;
 	uint64_t want = 2 * i + 2;
 
@@ -189,6 +193,7 @@ int reader_poll(struct gd_reader *r, struct gd_rec *out, int max)
 {
 	if (!r->base)
 		return -1;
+	GD_ASSERT(r->cap == GD_RING_CAPACITY && max >= 0 && (out || max == 0));
 	sigjmp_buf jb;
 	if (sigsetjmp(jb, 1)) {
 		bus_jmp = NULL;
@@ -210,11 +215,14 @@ int reader_poll(struct gd_reader *r, struct gd_rec *out, int max)
 		r->lost += h - r->cursor - r->cap;
 		r->cursor = h - r->cap;
 	}
+	/* Whatever head the segment holds: at most one ring's worth ahead, never behind. */
+	GD_ASSERT(r->cursor <= h && h - r->cursor <= r->cap);
 	int n = 0;
 	while (r->cursor < h && n < max) {
-		if (read_one(r, r->cursor, &out[n]))
+		if (read_one(r, r->cursor, &out[n])) {
 			n++;
-		else
+			r->accepted++;
+		} else
 			r->lost++;
 		r->cursor++;
 	}
@@ -233,8 +241,9 @@ void reader_writer_died(struct gd_reader *r)
 	}
 	bus_jmp = &jb;
 	uint64_t h = LOAD(hdr(r)->head);
-	const uint64_t *seq =
-	    (const uint64_t *)(r->base + GD_RING_OFFSET + (h & (r->cap - 1)) * sizeof(struct gd_rec));
+	size_t slot = (size_t)(h & (r->cap - 1)) * sizeof(struct gd_rec);
+	GD_ASSERT(r->cap == GD_RING_CAPACITY && GD_RING_OFFSET + slot + sizeof(struct gd_rec) <= r->size);
+	const uint64_t *seq = (const uint64_t *)(r->base + GD_RING_OFFSET + slot);
 	/* Only when everything before it was read, and only once: the count stays exact. */
 	if (h == r->cursor && __atomic_load_n(seq, __ATOMIC_ACQUIRE) == 2 * h + 1) {
 		r->lost++;
@@ -256,6 +265,69 @@ static void copy_text(char *dst, const char *src, size_t n)
 	dst[i] = '\0';
 }
 
+/* What a header's totals may claim. A record is one batch, and one batch of either writer
+ * counts at most 2^32 launches (an observed library counts a batch's in 32 bits) and 2^48 items
+ * (2^27 per launch at most for a worker; an observed program's larger kernels fit too), so the
+ * totals are bounded by the records that account for them: those read, those lost, those
+ * published but not read yet (head; a head the poll will count as a leap adds none), and a
+ * ring's worth more for batches under way, whose launches an observed library counts as they are
+ * enqueued. The records carry no transfers or waits: a process makes at most 2^40 of each kind
+ * (about 12 days of nothing but calls at 1 us each), each transfer at most 2^40 bytes (the
+ * count read just after the bytes may lag them by the one transfer the bytes include). */
+#define PER_BATCH_KERNELS ((uint64_t)1 << 32)
+#define PER_BATCH_ITEMS   ((uint64_t)1 << 48)
+#define PROCESS_COMMANDS  ((uint64_t)1 << 40)
+#define TRANSFER_BYTES    ((uint64_t)1 << 40)
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* Total i as the header claims it, v: shown when it is no less than the one shown before and at
+ * most bound; otherwise the one shown before stays, and v counts as refused once (until the
+ * total is shown again, or another value is refused). */
+static uint64_t take_total(struct gd_reader *r, int i, uint64_t v, uint64_t bound)
+{
+	uint32_t bit = 1u << i;
+	if (v >= r->shown[i] && v <= bound) {
+		r->shown[i] = v;
+		r->refusing &= ~bit;
+	} else if (!(r->refusing & bit) || r->refused[i] != v) {
+		r->refusing |= bit;
+		r->refused[i] = v;
+		r->rejected++;
+		r->lost++;
+	}
+	return r->shown[i];
+}
+
+/* The header's totals into v, each bounded (see above). Bytes are loaded before their counts,
+ * and the head after the totals, as the writer stores them in the other order. */
+static void header_totals(struct gd_reader *r, const struct gd_seg_header *h, struct gd_seg_view *v)
+{
+	uint64_t batches = LOAD(h->batches), items = LOAD(h->items), kernels = LOAD(h->kernels);
+	uint64_t h2d_bytes = LOAD(h->obs.h2d_bytes), d2h_bytes = LOAD(h->obs.d2h_bytes);
+	uint64_t h2d_count = LOAD(h->obs.h2d_count), d2h_count = LOAD(h->obs.d2h_count);
+	uint64_t waits = LOAD(h->obs.waits);
+	uint64_t head = LOAD(h->head);
+	uint64_t unread = head >= r->cursor && head - r->cursor <= ((uint64_t)1 << 32) ? head - r->cursor : 0;
+	uint64_t recs = sat_add(sat_add(r->accepted, r->lost - r->rejected), sat_add(unread, r->cap));
+	v->batches = take_total(r, 0, batches, recs);
+	v->items = take_total(r, 1, items, sat_mul(recs, PER_BATCH_ITEMS));
+	v->kernels = take_total(r, 2, kernels, sat_mul(recs, PER_BATCH_KERNELS));
+	v->obs.h2d_count = take_total(r, 5, h2d_count, PROCESS_COMMANDS);
+	v->obs.d2h_count = take_total(r, 6, d2h_count, PROCESS_COMMANDS);
+	v->obs.waits = take_total(r, 7, waits, PROCESS_COMMANDS);
+	v->obs.h2d_bytes = take_total(r, 3, h2d_bytes, sat_mul(v->obs.h2d_count + 1, TRANSFER_BYTES));
+	v->obs.d2h_bytes = take_total(r, 4, d2h_bytes, sat_mul(v->obs.d2h_count + 1, TRANSFER_BYTES));
+}
+
 bool reader_view(struct gd_reader *r, struct gd_seg_view *v)
 {
 	if (!r->base)
@@ -273,16 +345,9 @@ bool reader_view(struct gd_reader *r, struct gd_seg_view *v)
 	v->timebase = tb < GD_TB_COUNT ? (enum gd_timebase)tb : GD_TB_NONE;
 	int64_t hb = LOAD(h->heartbeat_ns);
 	v->heartbeat_ns = hb > 0 ? hb : 0; /* the supervisor subtracts it from now: keep it sane */
-	v->batches = LOAD(h->batches);
-	v->items = LOAD(h->items);
-	v->kernels = LOAD(h->kernels);
+	header_totals(r, h, v);
 	uint32_t src = LOAD(h->source);
 	v->source = src < GD_SRC_COUNT ? (enum gd_seg_source)src : GD_SRC_WORKER;
-	v->obs = (struct gd_obs_totals){ .h2d_bytes = LOAD(h->obs.h2d_bytes),
-		                         .d2h_bytes = LOAD(h->obs.d2h_bytes),
-		                         .h2d_count = LOAD(h->obs.h2d_count),
-		                         .d2h_count = LOAD(h->obs.d2h_count),
-		                         .waits = LOAD(h->obs.waits) };
 	copy_text(v->comm, h->comm, sizeof(v->comm));
 	uint32_t od = LOAD(h->obs_device); /* any value names some P:D, both within 0..255 */
 	v->dev_platform = od ? (int)((od - 1) >> 8 & 0xffu) : -1;

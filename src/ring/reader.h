@@ -6,13 +6,23 @@
 #include "gputop/frame.h"
 #include "gputop/wire.h"
 
+/* The header's totals as reader_view bounds them: batches, items, kernels, then the five of
+ * struct gd_obs_totals in their order. */
+#define GD_HDR_TOTALS 8
+
 /* A reader of one segment: a plain struct, so its owner can embed it. */
 struct gd_reader {
 	unsigned char *base; /* the mapping; no descriptor is kept */
 	size_t size;
 	uint32_t cap;
-	uint64_t cursor; /* next record index to read */
-	uint64_t lost;   /* records that could not be read */
+	uint64_t cursor;   /* next record index to read */
+	uint64_t lost;     /* records that could not be read, and header totals refused */
+	uint64_t accepted; /* records read and handed over */
+	/* Header totals: each as last shown, and as last refused while refused (bit i of
+	 * refusing); how many refusals, each value refused once (also counted in lost). */
+	uint64_t shown[GD_HDR_TOTALS], refused[GD_HDR_TOTALS];
+	uint32_t refusing;
+	uint64_t rejected;
 };
 
 /* A validated copy of the header's changing part. */
@@ -46,7 +56,10 @@ int reader_poll(struct gd_reader *r, struct gd_rec *out, int max);
 /* Call once the writer is known dead, after the last poll: a record it was killed in the
  * middle of publishing (its entry says "being written" right at head) counts as lost. */
 void reader_writer_died(struct gd_reader *r);
-/* Reads and validates the header's changing fields; false if the segment is unreadable. */
+/* Reads and validates the header's changing fields; false if the segment is unreadable. A
+ * total is shown only when it is no less than the one shown before and within what the records
+ * can account for (reader.c: header_totals); otherwise the one shown before stays, and the value
+ * counts once in rejected and lost. */
 bool reader_view(struct gd_reader *r, struct gd_seg_view *v);
 void reader_close(struct gd_reader *r);
 

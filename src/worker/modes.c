@@ -208,6 +208,15 @@ static int konly_setup(struct gd_worker *w)
 		if (worker_write_inputs(w, b, true))
 			return -1;
 	}
+	/* A blocking write promises only that its host memory may be reused, not that the write
+	 * is done: a batch's kernels may run on another queue than its lane's plain one (the
+	 * profiling queue of a round), which nothing orders after the write. Finished here, every
+	 * input is on the device before any batch begins. */
+	for (int i = 0; i < w->nlanes; i++) {
+		cl_int rc = clFinish(worker_lane_queue(&w->lanes[i]));
+		if (rc != CL_SUCCESS)
+			return worker_fail(w, "clFinish", rc);
+	}
 	return w->wl->verify ? konly_verify(w) : 0;
 }
 

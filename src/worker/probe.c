@@ -115,41 +115,65 @@ static void probe_child(const struct gd_devspec *sel, const struct gd_kspec *k, 
 	_exit(0);
 }
 
-enum gd_probe_result device_probe(const struct gd_devspec *sel, const struct gd_kspec *k, struct gd_device *d,
-                                  int *n, char *err, size_t errlen)
+/* Why the probe could not start: call's errno, a descriptor or memory limit named as such. */
+static void start_failed(const char *call, char *err, size_t errlen)
 {
-	*n = 0;
+	int e = errno;
+	char cause[96];
+	const char *why = clx_limit_cause(e, cause, sizeof(cause));
+	snprintf(err, errlen, "cannot start the device probe: %s: %s", call, why ? why : strerror(e));
+}
+
+/* Forks the probe's child, which answers on the pipe whose reading end goes to *rfd. Its pid,
+ * or -1 with err set. */
+static pid_t probe_start(const struct gd_devspec *sel, const struct gd_kspec *k, int *rfd, char *err,
+                         size_t errlen)
+{
 	int fds[2];
 	if (pipe2(fds, O_CLOEXEC) != 0) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
-		return GD_PROBE_RUNTIME;
+		start_failed("pipe", err, errlen);
+		return -1;
 	}
 	/* A fork is safe here: no OpenCL runtime and no curses exist in this process yet. */
 	pid_t parent = getpid(), pid = fork();
 	if (pid < 0) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
+		start_failed("fork", err, errlen);
 		close(fds[0]);
 		close(fds[1]);
-		return GD_PROBE_RUNTIME;
+		return -1;
 	}
-	if (pid == 0)
+	if (pid == 0) {
+		close(fds[0]); /* a descriptor more for the runtime under a low ulimit -n */
 		probe_child(sel, k, fds[1], parent);
+	}
 	close(fds[1]);
+	*rfd = fds[0];
+	return pid;
+}
+
+enum gd_probe_result device_probe(const struct gd_devspec *sel, const struct gd_kspec *k, struct gd_device *d,
+                                  int *n, char *err, size_t errlen)
+{
+	*n = 0;
+	int rfd = -1;
+	pid_t pid = probe_start(sel, k, &rfd, err, errlen);
+	if (pid < 0)
+		return GD_PROBE_RUNTIME;
 	static struct probe_msg m;
 	memset(&m, 0, sizeof(m));
 	size_t got = 0;
 	while (got < sizeof(m) && !gd_quit_signal) {
-		struct pollfd p = { .fd = fds[0], .events = POLLIN };
+		struct pollfd p = { .fd = rfd, .events = POLLIN };
 		if (poll(&p, 1, PROBE_POLL_MS) <= 0)
 			continue; /* nothing yet, or a signal: look at the flag again */
-		ssize_t r = read(fds[0], (char *)&m + got, sizeof(m) - got);
+		ssize_t r = read(rfd, (char *)&m + got, sizeof(m) - got);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
 			break;
 		got += (size_t)r;
 	}
-	close(fds[0]);
+	close(rfd);
 	if (got != sizeof(m) && gd_quit_signal)
 		kill(pid, SIGKILL); /* asked to quit: the probe's answer is not wanted any more */
 	int status = 0;
@@ -201,7 +225,7 @@ static bool print_one(const struct clx_device *d, void *ctx)
 	return false;
 }
 
-int device_list(FILE *out)
+int device_list(FILE *out, char *err, size_t errlen)
 {
-	return clx_each_device(print_one, out, NULL, 0);
+	return clx_each_device(print_one, out, err, errlen);
 }

@@ -26,8 +26,9 @@ enum gd_probe_result {
  * user kernel that built with warnings ("" without). */
 enum gd_probe_result device_probe(const struct gd_devspec *sel, const struct gd_kspec *k, struct gd_device *d,
                                   int *n, char *err, size_t errlen);
-/* Prints one line per device ("P:D  type  name  (platform, version)"); returns the count.
- * This loads the OpenCL runtime into the calling process. */
-int device_list(FILE *out);
+/* Prints one line per device ("P:D  type  name  (platform, version)"); returns the count, and
+ * with none, err says why (as device_probe's GD_PROBE_RUNTIME does). This loads the OpenCL
+ * runtime into the calling process. */
+int device_list(FILE *out, char *err, size_t errlen);
 
 #endif

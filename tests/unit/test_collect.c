@@ -222,7 +222,7 @@ static void test_windows(void)
 	struct gd_rec r10 = batch(10, 4900, 4950, 5000, 5100, 5600, 500000);
 	collect_push(c, &w, &r10);
 	TAP_EQ_U(collect_pending(c, 1), 1, "one record waits");
-	collect_forget(c, 1);
+	collect_forget(c, &w);
 	TAP_EQ_U(collect_pending(c, 1), 0, "forgotten: nothing waits");
 	collect_push(c, &w, &r10);
 	collect_window(c, &w, 1, T0, T0 + 6000 * MS, &f);
@@ -480,7 +480,7 @@ static void test_counters(void)
 
 	/* Worker 1 ends and is forgotten; window 3 [2000, 3000): worker 2's batch 1, profiled,
 	 * kernel [2100, 2500). */
-	collect_forget(c, 1);
+	collect_forget(c, &w[0]);
 	struct gd_rec e1 = batch(1, 2000, 2050, 2100, 2500, 2550, 1000000);
 	collect_push(c, &w[1], &e1);
 	w[1].batches = 2, w[1].items = 2000000;
@@ -523,6 +523,104 @@ static void test_counters(void)
 	collect_free(c);
 }
 
+/* An aggregate's figures that only grow between resets (frame.h): its totals since the last reset
+ * (batches, items, lost) and its counters since the start, in that order. */
+#define AGG_COUNTS 6
+static void agg_counts(const struct gd_sample *s, uint64_t out[AGG_COUNTS])
+{
+	const uint64_t v[AGG_COUNTS] = { s->batches,     s->items,     s->lost,
+		                         s->tot.batches, s->tot.items, s->tot.lost };
+	memcpy(out, v, sizeof(v));
+}
+
+/* What an aggregate of device dev (-1: every device) should hold: the sums over every row it had,
+ * listed or forgotten, since the reset (base) and since the start. */
+static void agg_expected(const struct gd_row_info *rows, const struct gd_row_info *base, int n, int dev,
+                         uint64_t out[AGG_COUNTS])
+{
+	memset(out, 0, AGG_COUNTS * sizeof(*out));
+	for (int i = 0; i < n; i++) {
+		if (dev >= 0 && rows[i].device != dev)
+			continue;
+		out[0] += rows[i].batches - base[i].batches;
+		out[1] += rows[i].items - base[i].items;
+		out[2] += rows[i].lost - base[i].lost;
+		out[3] += rows[i].batches;
+		out[4] += rows[i].items;
+		out[5] += rows[i].lost;
+	}
+}
+
+/* Rows that end and are forgotten after their last frame, as the headless mode prunes them: in
+ * every window each aggregate (the run's, each device's) holds the sums over every row it had,
+ * the forgotten ones included, and none of its figures goes backwards; a reset starts the totals
+ * again from 0 (and a row forgotten after it keeps only what it counted since), not the
+ * counters. Records and counts as the supervisor would hand them over. */
+static void test_forgotten(void)
+{
+	struct gd_device devs[2] = { device(0, 0), device(0, 1) };
+	struct gd_collector *c = collect_new(T0, true, devs, 2);
+	struct gd_row_info rows[3] = { worker(1, 0), worker(2, 0), worker(3, 1) }, base[3], info[3];
+	memset(base, 0, sizeof(base));
+	bool listed[3] = { true, true, true };
+	struct gd_frame f;
+	memset(&f, 0, sizeof(f));
+	uint64_t prev[3][AGG_COUNTS] = { { 0 } }, got[AGG_COUNTS], want[AGG_COUNTS];
+	int equal = 0, sums = 0, rising = 0, windows = 7;
+	for (int k = 0; k < windows; k++) {
+		int n = 0;
+		for (int i = 0; i < 3; i++) {
+			if (!listed[i])
+				continue;
+			if (rows[i].alive) { /* a batch in window k [k s, k + 1 s), then its counts */
+				int64_t t = k * 1000 + 100 + 200 * i;
+				struct gd_rec r =
+				    batch(rows[i].batches, t, t + 10, t + 20, t + 60, t + 80, 1000);
+				collect_push(c, &rows[i], &r);
+				rows[i].batches++, rows[i].items += 1000, rows[i].lost += (uint64_t)i + 1;
+			}
+			info[n++] = rows[i];
+		}
+		collect_window(c, info, n, T0, T0 + (k + 1) * 1000 * MS, &f);
+		for (int d = -1; d < 2; d++) {
+			const struct gd_sample *a = d < 0 ? &f.agg : &f.devs[d].agg;
+			agg_counts(a, got);
+			agg_expected(rows, base, 3, d, want);
+			equal += memcmp(got, want, sizeof(got)) == 0;
+			for (int j = 0; j < AGG_COUNTS; j++) /* the totals start again at the reset */
+				rising += got[j] >= prev[d + 1][j] || (k == 4 && j < 3);
+			memcpy(prev[d + 1], got, sizeof(got));
+		}
+		sums += f.agg.batches == f.devs[0].agg.batches + f.devs[1].agg.batches;
+		if (k == 3) { /* the r key: every row listed counts from now on */
+			memcpy(base, rows, sizeof(base));
+			collect_reset(c, info, n, T0 + 4000 * MS);
+		}
+		if (k == 0 || k == 4) { /* a row ends: exited, its last counts */
+			int i = k == 0 ? 1 : 0;
+			rows[i].alive = rows[i].active = false;
+			rows[i].state = GD_ST_EXITED;
+			rows[i].lost++;
+		}
+		if (k == 1 || k == 5) { /* reported once as ended: forgotten, as session_prune does */
+			int i = k == 1 ? 1 : 0;
+			listed[i] = false;
+			collect_forget(c, &rows[i]);
+		}
+	}
+	TAP_EQ_U(equal, 3 * windows,
+	         "every window: each aggregate holds the sums over every row, forgotten ones included");
+	TAP_EQ_U(rising, 3 * windows * AGG_COUNTS,
+	         "no aggregate's totals or counters go backwards (the totals start again at the reset)");
+	TAP_EQ_U(sums, windows, "the run's totals are its devices'");
+	tap_ok(f.nworkers == 1 && f.agg.batches == 1 + 3 && f.agg.tot.batches == 5 + 1 + 7 &&
+	           f.devs[0].agg.batches == 1 && f.devs[0].agg.tot.batches == 5 + 1 &&
+	           f.devs[0].agg.lost == 2,
+	       "at the end: the forgotten rows' batches since the reset in the totals, all in the counters");
+	collect_frame_free(&f);
+	collect_free(c);
+}
+
 int main(void)
 {
 	test_windows();
@@ -531,5 +629,6 @@ int main(void)
 	test_lanes();
 	test_unmeasured();
 	test_counters();
+	test_forgotten();
 	return tap_done();
 }

@@ -1,7 +1,8 @@
 /* test_config.c: the dashboard's config file: written and read back the same, directories made,
  * no temporary file left; no file is not a fault; every faulty file is refused as a whole with
  * its line and the fault named, the defaults kept; what is not a regular file (a directory, a
- * FIFO, which must not block) is refused; a file that cannot be written leaves the old one. */
+ * FIFO, which must not block) is refused; a line longer than the parser's buffer, or one holding
+ * a NUL byte, is refused at its real line; a file that cannot be written leaves the old one. */
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -123,8 +124,62 @@ static void faults(void)
 		strcat(longline, " pid");
 	strcat(longline, "\n");
 	int rc = read_text(longline, &s, err, sizeof(err));
-	tap_ok(rc == -1 && same(&s, &def), "a line longer than the reader takes: refused, no crash (%s)",
-	       err);
+	tap_ok(rc == -1 && same(&s, &def) && strstr(err, ":2: longer than 197 bytes"),
+	       "a line longer than the reader takes: refused at its own line (%s)", err);
+}
+
+/* A line of n bytes: a comment that ends in "mouse = off", as the parser would read the rest
+ * of a cut line; or, with key, "mouse" padded with spaces before " = off". */
+static void line_of(char *buf, size_t n, bool key)
+{
+	static const char tail[] = "mouse = off";
+	memset(buf, key ? ' ' : 'x', n);
+	if (key)
+		memcpy(buf, "mouse", 5);
+	else
+		buf[0] = '#';
+	memcpy(buf + n - strlen(tail) + (key ? 5 : 0), tail + (key ? 5 : 0), strlen(tail) - (key ? 5 : 0));
+	buf[n] = '\0';
+}
+
+/* Lines longer than the parser's buffer are refused naming their real line, whatever their
+ * length past it; lines at the limit (197 bytes, a CR aside) are read whole. */
+static void long_lines(void)
+{
+	struct gd_dash_settings s, def;
+	dashboard_settings_default(&def);
+	char line[400], text[512], err[512];
+	for (size_t n = 198; n <= 212; n++) {
+		line_of(line, n, false);
+		snprintf(text, sizeof(text), "%s\n[dashboard]\n", line);
+		int rc1 = read_text(text, &s, err, sizeof(err));
+		bool first = rc1 == -1 && strstr(err, ":1: longer than 197 bytes") && same(&s, &def);
+		snprintf(text, sizeof(text), "[dashboard]\nsort = pid\n%s", line);
+		int rc3 = read_text(text, &s, err, sizeof(err));
+		if (!tap_ok(first && rc3 == -1 && strstr(err, ":3: longer than 197 bytes") &&
+		                same(&s, &def) && !strchr(err, '\n'),
+		            "a %zu-byte comment ending in 'mouse = off': refused at line 1 and at line 3", n))
+			printf("#   rc %d, %d: %s\n", rc1, rc3, err);
+	}
+	line_of(line, 197, false);
+	snprintf(text, sizeof(text), "%s\n[dashboard]\n%s\r\n", line, line);
+	tap_ok(read_text(text, &s, err, sizeof(err)) == 1 && s.mouse,
+	       "197-byte comments (one before a CR LF): read whole, the mouse stays on (%s)", err);
+	line_of(line, 197, true);
+	snprintf(text, sizeof(text), "[dashboard]\n%s\n", line);
+	tap_ok(read_text(text, &s, err, sizeof(err)) == 1 && !s.mouse,
+	       "a 197-byte 'mouse = off': read whole, the mouse off (%s)", err);
+	char path[128];
+	snprintf(path, sizeof(path), "%s/nul.ini", dir);
+	static const char nul[] = "[dashboard]\nsort = pid\0\nmouse = off\n";
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fwrite(nul, 1, sizeof(nul) - 1, f);
+		fclose(f);
+	}
+	tap_ok(dashboard_settings_read(path, 0.05, 60, &s, err, sizeof(err)) == -1 &&
+	           strstr(err, ":2: holds a NUL byte") && same(&s, &def),
+	       "a NUL byte: refused at its line, never read past (%s)", err);
 }
 
 static void not_files(void)
@@ -166,6 +221,7 @@ int main(void)
 		return 1;
 	round_trip();
 	faults();
+	long_lines();
 	not_files();
 	char cmd[96];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);

@@ -711,6 +711,126 @@ static void test_view(void)
 	teardown(s, rw);
 }
 
+/* The header's totals in the view, in the reader's order (GD_HDR_TOTALS). */
+static void view_totals(const struct gd_seg_view *v, uint64_t out[GD_HDR_TOTALS])
+{
+	const uint64_t t[GD_HDR_TOTALS] = { v->batches,       v->items,         v->kernels,
+		                            v->obs.h2d_bytes, v->obs.d2h_bytes, v->obs.h2d_count,
+		                            v->obs.d2h_count, v->obs.waits };
+	memcpy(out, t, sizeof(t));
+}
+
+/* What the view has shown so far: every total never below the one before nor above its bound. */
+struct totals_seen {
+	uint64_t prev[GD_HDR_TOTALS];
+	int views, steady;
+};
+
+/* Views the header and checks its totals against the ones before and the bounds, with recs the
+ * records that account for them (read, lost, unread, and a ring's worth under way). */
+static struct gd_seg_view view_checked(struct gd_reader *rd, struct totals_seen *seen, uint64_t recs)
+{
+	struct gd_seg_view v;
+	memset(&v, 0, sizeof(v));
+	uint64_t t[GD_HDR_TOTALS];
+	bool ok = reader_view(rd, &v);
+	view_totals(&v, t);
+	const uint64_t cmds = (uint64_t)1 << 40;
+	const uint64_t bound[GD_HDR_TOTALS] = {
+		recs, recs << 48, recs << 32, (t[5] + 1) << 40, (t[6] + 1) << 40, cmds, cmds, cmds
+	};
+	bool steady = ok;
+	for (int i = 0; i < GD_HDR_TOTALS; i++)
+		steady = steady && t[i] >= seen->prev[i] && t[i] <= bound[i];
+	memcpy(seen->prev, t, sizeof(t));
+	seen->views++;
+	seen->steady += steady;
+	return v;
+}
+
+/* Totals an observed program's header claims: never shown beyond what its records can account
+ * for, never going backwards; each refused value counted once, as rejected and as lost. */
+static void test_totals(void)
+{
+	const char *name;
+	unsigned char *rw;
+	struct gd_reader rd;
+	struct gd_seg *s = attached(&name, 5, &rw, &rd);
+	struct gd_seg_header *h = (struct gd_seg_header *)rw;
+	struct gd_rec out[8];
+	int n = reader_poll(&rd, out, 8);
+	uint64_t recs = 5 + GD_RING_CAPACITY; /* read, plus a ring's worth under way */
+	struct totals_seen seen = { { 0 }, 0, 0 };
+
+	/* A worker's own: its totals equal its records'. */
+	seg_add_totals(s, 5, 5000, 10);
+	struct gd_seg_view v = view_checked(&rd, &seen, recs);
+	tap_ok(n == 5 && v.batches == 5 && v.items == 5000 && v.kernels == 10 && rd.rejected == 0 &&
+	           rd.lost == 0,
+	       "a worker's totals, equal to its records', are shown as they are");
+
+	/* Every total UINT64_MAX: none shown, each counted once however often it is viewed. */
+	h->batches = h->items = h->kernels = UINT64_MAX;
+	h->obs = (struct gd_obs_totals){ UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX };
+	for (int i = 0; i < 3; i++)
+		v = view_checked(&rd, &seen, recs);
+	tap_ok(v.batches == 5 && v.items == 5000 && v.kernels == 10 && v.obs.waits == 0 &&
+	           v.obs.h2d_bytes == 0,
+	       "UINT64_MAX totals: the ones shown before stay");
+	tap_ok(rd.rejected == GD_HDR_TOTALS && rd.lost == GD_HDR_TOTALS,
+	       "each refused total counted once, as rejected and as lost (%llu)",
+	       (unsigned long long)rd.rejected);
+
+	/* Batches alternating between UINT64_MAX and a true value: never shown, counted each time. */
+	h->batches = 5, h->items = 5000, h->kernels = 10;
+	h->obs = (struct gd_obs_totals){ 0, 0, 0, 0, 0 };
+	view_checked(&rd, &seen, recs);
+	uint64_t before = rd.rejected, shown = 0;
+	for (int i = 0; i < 6; i++) {
+		h->batches = i % 2 ? 5 : UINT64_MAX;
+		shown += view_checked(&rd, &seen, recs).batches == 5;
+	}
+	tap_ok(shown == 6 && rd.rejected == before + 3,
+	       "batches alternating with UINT64_MAX: 5 throughout, 3 refusals");
+
+	/* Going backwards: refused. */
+	h->batches = 4, h->items = 4999;
+	v = view_checked(&rd, &seen, recs);
+	tap_ok(v.batches == 5 && v.items == 5000 && rd.rejected == before + 5,
+	       "totals going backwards: refused");
+
+	/* The bounds themselves: a ring's worth of batches beyond the records read, no more. */
+	h->batches = recs + 1;
+	uint64_t over = view_checked(&rd, &seen, recs).batches;
+	h->batches = recs;
+	uint64_t at = view_checked(&rd, &seen, recs).batches;
+	h->batches = recs - 1;
+	uint64_t back = view_checked(&rd, &seen, recs).batches;
+	tap_ok(over == 5 && at == recs && back == recs, "batches: %llu refused, %llu shown, then never less",
+	       (unsigned long long)(recs + 1), (unsigned long long)recs);
+	h->obs.h2d_count = 3;
+	h->obs.h2d_bytes = ((uint64_t)4 << 40) + 1;
+	h->obs.waits = ((uint64_t)1 << 40) + 1;
+	v = view_checked(&rd, &seen, recs);
+	h->obs.h2d_bytes = (uint64_t)4 << 40;
+	uint64_t bytes = view_checked(&rd, &seen, recs).obs.h2d_bytes;
+	tap_ok(v.obs.h2d_count == 3 && v.obs.h2d_bytes == 0 && v.obs.waits == 0 && bytes == (uint64_t)4 << 40,
+	       "transfers: at most 2^40 bytes each (and the one under way), at most 2^40 commands");
+
+	/* Records published but not read yet count, as the poll will read or lose them. */
+	for (int i = 5; i < 2000; i++) {
+		struct gd_rec r = good_rec((uint64_t)i);
+		seg_publish(s, &r);
+	}
+	h->batches = 2000;
+	tap_ok(view_checked(&rd, &seen, 2000 + GD_RING_CAPACITY).batches == 2000,
+	       "batches published but not read yet are accounted for");
+	tap_ok(seen.steady == seen.views, "in all %d views no total went backwards or past its bound",
+	       seen.views);
+	reader_close(&rd);
+	teardown(s, rw);
+}
+
 static uint64_t xorshift(uint64_t *x)
 {
 	*x ^= *x << 13;
@@ -861,6 +981,7 @@ int main(void)
 	test_truncated(0);
 	test_truncated(GD_RING_OFFSET + 100 * (off_t)sizeof(struct gd_rec));
 	test_view();
+	test_totals();
 	test_flipping();
 	test_truncate_race();
 	return tap_done();
