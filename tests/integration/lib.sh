@@ -9,7 +9,15 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 export POCL_CACHE_DIR="${POCL_CACHE_DIR:-/tmp/gputop-decode-pocl-cache}"
 TAP_N=0
 TAP_FAILED=0
-TMP=$(mktemp -d /tmp/gputop-decode-it.XXXXXX)
+# The test's own directory: in the one tests/run.sh made for this script (also its TMPDIR), else
+# in /tmp. Short names: the dashboard shows paths in it on one line of a 100-column terminal.
+if [ -n "${GPUTOP_TEST_TMPDIR:-}" ]; then
+	TMP=$(mktemp -d "$GPUTOP_TEST_TMPDIR/it.XXXXXX")
+else
+	TMP=$(mktemp -d /tmp/gputop-decode-it.XXXXXX)
+fi
+# The fixture programs (tests/fixtures/), built by `make fixtures` into the configuration's build.
+FIXTURES="$ROOT/${BUILD:-build/plain}/fixtures"
 # The dashboard's config file: the test's own, never the user's (a tmux server started later
 # passes it on to its panes).
 export XDG_CONFIG_HOME="$TMP/config"
@@ -44,6 +52,13 @@ tap_cleanup() {
 	rm -rf "$TMP"
 }
 
+# Tiers: a script with a "# tier: fast" line also runs in `make unit` (tests/run.sh --tier fast),
+# with GPUTOP_TEST_TIER=fast and no OpenCL platform visible. There the checks that need the
+# device are left out: with_device is false, and device_from_here ends the script (the checks
+# after it all need the device). Every check runs in `make test`.
+with_device() { [ "${GPUTOP_TEST_TIER:-}" != fast ]; }
+device_from_here() { with_device || exit 0; }
+
 UID_=$(id -u)
 SUPS=() # supervisors this script started with start
 
@@ -68,14 +83,60 @@ stop_started() {
 	done
 }
 
-# Segments of this uid in /dev/shm.
-segments() { ls /dev/shm 2>/dev/null | grep -c "^gputop-decode\.$(id -u)\." ; }
-# Segments that belong to supervisor pid $1.
-segments_of() { ls /dev/shm 2>/dev/null | grep -c "^gputop-decode\.$(id -u)\.$1\." ; }
+# Segments that belong to supervisor pid $1 (its workers' and its observed processes': the
+# names are /dev/shm/gputop-decode.<uid>.<supervisor pid>.*). Tests run side by side: each
+# counts only its own runs' segments and processes, never every one of the machine.
+segments_of() {
+	local f n=0
+	for f in /dev/shm/gputop-decode."$UID_"."$1".*; do
+		{ [ -e "$f" ] || [ -L "$f" ]; } && n=$((n + 1))
+	done
+	echo $n
+}
 # Live gputop-decode processes whose parent is $1 (zombies included).
 children_of() { ps -o pid= --ppid "$1" 2>/dev/null | wc -l; }
-# Worker processes of any supervisor (by their hidden argument).
-workers_running() { pgrep -f -- "gputop-decode --worker" | wc -l; }
+# Running processes of supervisor $1's observed programs, whatever their parent is now: each has
+# the run's GPUTOP_DECODE_OBSERVE=<supervisor pid>:<token> in its environment (zombies have none).
+observed_of() { grep -lz "^GPUTOP_DECODE_OBSERVE=$1:" /proc/[0-9]*/environ 2>/dev/null | wc -l; }
+
+# stop_when SECONDS PID COMMAND...: once the command succeeds (polled, at most SECONDS), SIGINT to
+# the run PID; RC is its exit status (a run that ended by itself keeps its own). Runs whose
+# checks need batches go on until the batches are there: a fixed duration would ask a loaded
+# machine to be fast enough.
+stop_when() {
+	local secs=$1 pid=$2
+	shift 2
+	wait_for "$secs" "$@"
+	kill -INT "$pid" 2>/dev/null
+	wait "$pid"
+	RC=$?
+}
+# batches_reach N LOG: a worker row of the log (CSV with every field, or JSONL) counts N batches
+# or more.
+batches_reach() {
+	awk -F, -v n="$1" '
+		/"kind":"worker"/ {
+			if (match($0, /"batches":[0-9]+/) && substr($0, RSTART + 10, RLENGTH - 10) + 0 >= n)
+				found = 1
+			next
+		}
+		$2 == "worker" && $8 + 0 >= n { found = 1 }
+		END { exit !found }' "$2" 2>/dev/null
+}
+
+# measured N LOG: N worker rows or more of the log (CSV with every field, or JSONL) with a rate
+# above 0 (a grep: the numbers are read the same under any locale).
+measured() {
+	local n
+	n=$(grep -csE '"kind":"worker".*"mbit_s":[0-9.]*[1-9]|^[0-9.]+,worker,([^,]*,){4}[0-9.]*[1-9]' "$2")
+	[ "${n:-0}" -ge "$1" ]
+}
+# windows_with_batches N LOG: N worker rows or more of the JSONL log saw batches complete.
+windows_with_batches() {
+	local n
+	n=$(grep -cs '"kind":"worker".*"window_batches":[1-9]' "$2")
+	[ "${n:-0}" -ge "$1" ]
+}
 
 # wait_for SECONDS COMMAND...: polls until the command succeeds (bounded: never a test of speed).
 wait_for() {

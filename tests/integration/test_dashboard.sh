@@ -2,6 +2,7 @@
 # test_dashboard.sh: the interactive dashboard in a real terminal (a private tmux server): the
 # header and rows, every action key, the help, resizing, and that quitting, SIGTERM, SIGHUP and
 # --duration restore the terminal and leave no worker process and no segment behind.
+# tier: fast, about 30 s
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/screen.sh"
 
@@ -52,6 +53,7 @@ check_clean_exit() { # check_clean_exit HOW
 "$BIN" -s 1000 </dev/null >"$TMP/nt.out" 2>"$TMP/nt.err"
 ok $([ $? -eq 2 ]; echo $?) "without a terminal: exit status 2"
 check "without a terminal: the message suggests --headless" grep -q -- --headless "$TMP/nt.err"
+device_from_here
 
 # ---- a terminal of 100x30 ----
 "${TM[@]}" new-session -d -x 100 -y 30 -s main "env PS1='$ ' bash --norc --noprofile"

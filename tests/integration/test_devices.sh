@@ -5,6 +5,7 @@
 # figures are their own workers', a sweep's per-device rows (repeated too), Prometheus
 # samples labelled by device, trace processes named with their device, observed programs on the
 # device they picked, and the dashboard's device lines in a real terminal (tmux).
+# tier: device, about 40 s
 . "$(dirname "$0")/lib.sh"
 CHECK="python3 $ROOT/tests/integration/check_log.py"
 ARGS=(--headless -s 5000 -l 2 -i 0.5 --profile full -f jsonl)
@@ -151,8 +152,7 @@ wait $pid
 
 # An observed program counts on the device it picked: two processes on 0:1 (its second
 # device), none on 0:0; with only 0:0 in the run, the tool says where they run instead.
-CNT="$TMP/cl_counts"
-cc -std=c11 -D_GNU_SOURCE -O2 -o "$CNT" "$ROOT/tests/observe/cl_counts.c" -lOpenCL -lpthread
+CNT="$FIXTURES/cl_counts" # make fixtures
 CL_COUNTS_DEVICE=1 "$BIN" --headless --device 0:0,0:1 -n 2 -i 0.5 --profile full -f jsonl \
 	-o "$TMP/obs.jsonl" -- "$CNT" 20 10 >/dev/null 2>"$TMP/obs.err"
 ok $? "-- COMMAND on two devices: exits 0"

@@ -4,6 +4,7 @@
 # those keys, in that order; --no-header drops the line of names; a sweep's log takes the sweep
 # rows' fields; a name that is no field exits 2 with one line naming it, nothing started and no
 # log created.
+# tier: fast, about 10 s
 . "$(dirname "$0")/lib.sh"
 ARGS=(-n 2 -s 5000 -l 2 -i 0.25)
 trap 'stop_started; tap_cleanup' EXIT
@@ -24,6 +25,28 @@ run() {
 csv_measured() { grep -qE '^[0-9.]+,aggregate,,,[0-9.]*[1-9][0-9.]*,[0-9.]+,' "$1"; }
 jsonl_measured() { grep -qE '"kind":"worker",.*"mbit_s":[0-9.]*[1-9]' "$1"; }
 
+# ---- A name that is no field: exit 2, one line naming it, nothing started ----
+refused() { # refused DESCRIPTION EXPECTED-TEXT ARGS...
+	local desc=$1 want=$2
+	shift 2
+	rm -f "$TMP/bad.log"
+	"$BIN" "$@" -o "$TMP/bad.log" >"$TMP/bad.out" 2>"$TMP/bad.err" &
+	local pid=$!
+	wait $pid
+	local rc=$?
+	[ $rc -eq 2 ] && [ "$(wc -l <"$TMP/bad.err")" -eq 1 ] && grep -qF -- "$want" "$TMP/bad.err" &&
+		[ ! -e "$TMP/bad.log" ] && [ ! -s "$TMP/bad.out" ] && [ "$(segments_of $pid)" -eq 0 ]
+	ok $? "$desc: exit 2, one line naming it, no log, no segment (status $rc)"
+	[ $rc -eq 2 ] || diag "$TMP/bad.err"
+}
+refused "--fields with an unknown name" "--fields: unknown field 'mbits'" --headless "${ARGS[@]}" --fields t_s,mbits
+refused "--fields with an empty name" "--fields: an empty field name" --headless "${ARGS[@]}" --fields t_s,,kind
+refused "--fields with a name twice" "--fields: field 'kind' is listed twice" --headless "${ARGS[@]}" \
+	--fields kind,t_s,kind
+refused "a sweep's --fields with a frame field" "--fields: unknown field 't_s'" \
+	--headless --sweep 1 -D 1 --fields procs,t_s
+
+device_from_here
 # ---- CSV: those columns, in that order ----
 COLS=t_s,kind,id,state,mbit_s,device_busy,window_s,error
 RUN_ARGS=(--fields "$COLS")
@@ -83,24 +106,3 @@ diag "$TMP/jsonl.out"
 ok $? "a sweep with --fields exits 0"
 check "its log: the header given, the run row, one sweep row" \
 	test "$(head -1 "$TMP/sw.csv")" = kind,procs,mbit_s -a "$(grep -c '^sweep,1,' "$TMP/sw.csv")" -eq 1
-
-# ---- A name that is no field: exit 2, one line naming it, nothing started ----
-refused() { # refused DESCRIPTION EXPECTED-TEXT ARGS...
-	local desc=$1 want=$2
-	shift 2
-	rm -f "$TMP/bad.log"
-	"$BIN" "$@" -o "$TMP/bad.log" >"$TMP/bad.out" 2>"$TMP/bad.err" &
-	local pid=$!
-	wait $pid
-	local rc=$?
-	[ $rc -eq 2 ] && [ "$(wc -l <"$TMP/bad.err")" -eq 1 ] && grep -qF -- "$want" "$TMP/bad.err" &&
-		[ ! -e "$TMP/bad.log" ] && [ ! -s "$TMP/bad.out" ] && [ "$(segments_of $pid)" -eq 0 ]
-	ok $? "$desc: exit 2, one line naming it, no log, no segment (status $rc)"
-	[ $rc -eq 2 ] || diag "$TMP/bad.err"
-}
-refused "--fields with an unknown name" "--fields: unknown field 'mbits'" --headless "${ARGS[@]}" --fields t_s,mbits
-refused "--fields with an empty name" "--fields: an empty field name" --headless "${ARGS[@]}" --fields t_s,,kind
-refused "--fields with a name twice" "--fields: field 'kind' is listed twice" --headless "${ARGS[@]}" \
-	--fields kind,t_s,kind
-refused "a sweep's --fields with a frame field" "--fields: unknown field 't_s'" \
-	--headless --sweep 1 -D 1 --fields procs,t_s

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_help.sh: --help and the man page describe the same command line: the same long options
 # (the internal --worker aside), and where both state an option's range, the same range.
+# tier: fast, about 1 s
 . "$(dirname "$0")/lib.sh"
 MAN="$ROOT/doc/gputop-decode.1"
 

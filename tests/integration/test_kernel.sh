@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
 # test_kernel.sh: the decode kernel on the real OpenCL device equals the double-precision CPU
 # reference (--verify) for f32 and f64 in every mode, and the check does catch a wrong kernel.
+# tier: device, about 10 s
 . "$(dirname "$0")/lib.sh"
 
-# verify DTYPE MODE: one worker with --verify until it has decoded a few batches.
+# verify DTYPE MODE: one worker with --verify until it has decoded a few batches (3), or failed
+# (bounded), then SIGINT; its status in RC.
 verify() {
-	"$BIN" --headless --verify -t "$1" -m "$2" -n 1 -s 30000 -l 3 -i 0.3 -D 1.5 -f jsonl \
-		-o "$TMP/v.jsonl" 2>"$TMP/v.err"
+	rm -f "$TMP/v.jsonl"
+	"$BIN" --headless --verify -t "$1" -m "$2" -n 1 -s 30000 -l 3 -i 0.3 -f jsonl \
+		-o "$TMP/v.jsonl" 2>"$TMP/v.err" &
+	stop_when 120 $! eval 'batches_reach 3 "$TMP/v.jsonl" || grep -qs "\"state\":\"failed\"" "$TMP/v.jsonl"'
 }
 
 for dtype in f32 f64; do
 	for mode in seed pipelined kernel-only; do
 		verify "$dtype" "$mode"
-		rc=$?
+		rc=$RC
 		python3 - "$TMP/v.jsonl" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
@@ -35,9 +39,11 @@ ok $? "--verify rejects a wrong kernel and says why"
 diag "$TMP/v.err"
 check "the failing worker is logged as failed" grep -q '"state":"failed"' "$TMP/v.jsonl"
 
-# Without --verify the same wrong kernel runs: the check is what caught it.
-GPUTOP_DECODE_KERNELS="$TMP/kernels" "$BIN" --headless -n 1 -s 30000 -l 3 -i 0.3 -D 1 -f jsonl -o "$TMP/nv.jsonl"
-check "without --verify the wrong kernel is not flagged" ! grep -q '"state":"failed"' "$TMP/nv.jsonl"
+# Without --verify the same wrong kernel runs: the check is what caught it (3 batches decoded).
+GPUTOP_DECODE_KERNELS="$TMP/kernels" "$BIN" --headless -n 1 -s 30000 -l 3 -i 0.3 -f jsonl -o "$TMP/nv.jsonl" &
+stop_when 120 $! batches_reach 3 "$TMP/nv.jsonl"
+check "without --verify the wrong kernel is not flagged" eval \
+	'batches_reach 3 "$TMP/nv.jsonl" && ! grep -q "\"state\":\"failed\"" "$TMP/nv.jsonl"'
 
 # No kernel source where it is looked for: nothing starts, and the error says where it looked.
 GPUTOP_DECODE_KERNELS="$TMP/nowhere" "$BIN" --headless -n 1 -i 0.2 -D 1 -o "$TMP/missing.csv" 2>"$TMP/missing.err"

@@ -9,6 +9,7 @@
 # selected row, x stops both; K asks first (n keeps, y kills); r with nothing contradicting it;
 # the selected worker's graphs; the event rows these actions log. Then a program that ignores
 # SIGTERM: x runs out of its grace and the key bar says so.
+# tier: device, about 25 s
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/screen.sh"
 
@@ -41,6 +42,7 @@ arrow_up='[▲^]'
 SHPID=$("${TM[@]}" display -p -t main '#{pane_pid}')
 keys "clear; nice -n 10 $BIN -n 6 -s 100000 -l 1 -i 0.2 -f jsonl -o $TMP/keys.jsonl; echo END=\$?" Enter
 see "the dashboard starts" 60 find_dash
+DASH=$DPID # its segments are named by its pid
 see "six worker rows, running" 90 rows_are running 6
 check "the header shows the sort, by id ascending" screen_has "sort: id $arrow_up "
 # Paused (they sleep) while only the screen is looked at: a loaded machine keeps its cores.
@@ -208,11 +210,12 @@ want = [("pause", None), ("interval-0.5", None), ("interval-1", None), ("interva
 assert ev == want, ev
 PY
 ok $? "the log has an event row for each interval change, signal, stop, kill, pause and reset, in order"
-check "no segment left" test "$(segments_of "$SHPID")" -eq 0
+check "no segment left" test -n "$DASH" -a "$(segments_of "${DASH:-0}")" -eq 0
 
 # ---- a stop that runs out of its grace: a program that ignores SIGTERM ----
 keys "clear; $BIN -n 2 -i 0.2 --no-config -- sh -c 'echo said-by-the-program; trap \"\" TERM; exec sleep 600'; echo END=\$?" Enter
 see "an observed program that ignores SIGTERM: two rows" 60 eval 'find_dash && rows_are "no CL" 2'
+DASH=$DPID
 keys o
 see "o: the programs' output, each line after its row's id" 10 \
 	eval 'screen_has "^The programs. output" && screen_has "^\\[1\\] said-by-the-program" && screen_has "^\\[2\\] said-by-the-program"'
@@ -225,3 +228,4 @@ see "  its row: exited, killed by SIGKILL" 10 screen_has "^> +1 +[0-9]+ +exited 
 keys q
 see "  q quits with status 0" 30 screen_has "^END=0\$"
 DPID=
+check "  no segment of it left" test -n "$DASH" -a "$(segments_of "${DASH:-0}")" -eq 0

@@ -5,6 +5,7 @@
 # whose worker is inside a long batch, a worker killed by a signal nobody here sent, ulimit -f,
 # -n and -v, a full or read-only /dev/shm, and a kernel source that is empty, a directory, or
 # does not build. Every wait is bounded (wait_for); nothing asserts on speed.
+# tier: device, about 20 s
 . "$(dirname "$0")/lib.sh"
 W=(-s 20000 -l 2 -i 0.2) # a small workload: the machine may be a loaded 2-core box
 

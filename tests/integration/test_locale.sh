@@ -2,6 +2,7 @@
 # test_locale.sh: numbers in every file format are the same under a comma-decimal locale:
 # de_DE.UTF-8 is generated into the test's directory (localedef), then the headless log, a
 # sweep's rows and the trace, and the dashboard's trace, are parsed as CSV and JSON.
+# tier: fast, about 15 s
 . "$(dirname "$0")/lib.sh"
 
 mkdir -p "$TMP/loc"
@@ -10,10 +11,13 @@ export LOCPATH="$TMP/loc"
 check "de_DE.UTF-8 is generated and writes a decimal comma" \
 	eval '[ "$(LC_ALL=de_DE.UTF-8 locale decimal_point)" = "," ]'
 export LC_ALL=de_DE.UTF-8
+device_from_here
 
 A=(-s 20000 -l 2 -i 0.5)
 "$BIN" --headless -n 1 -D 1.5 "${A[@]}" -f jsonl -o "$TMP/log.jsonl" --trace "$TMP/h.trace" 2>/dev/null
-"$BIN" --headless -n 1 -D 1.5 "${A[@]}" -o "$TMP/log.csv" 2>/dev/null
+# (until a window has a rate, bounded; then SIGINT)
+"$BIN" --headless -n 1 -D 300 "${A[@]}" -o "$TMP/log.csv" 2>/dev/null &
+stop_when 120 $! measured 1 "$TMP/log.csv"
 "$BIN" --sweep 1 -D 1 "${A[@]}" -f jsonl -o "$TMP/sweep.jsonl" >"$TMP/table" 2>/dev/null
 python3 - "$TMP" <<'PY'
 import csv, json, sys

@@ -6,12 +6,17 @@
 # the same observed or not; a PyOpenCL program of the question's structure, 1 and 2 copies, gives
 # 10 launches a batch and a rate within 10% of the one it prints; --sweep steps over copies.
 # Nothing is left behind.
+# tier: fast, about 40 s
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
-APP="$ROOT/tests/observe/seed_app.py"
-CNT="$TMP/cl_counts"
-cc -std=c11 -D_GNU_SOURCE -O2 -o "$CNT" "$ROOT/tests/observe/cl_counts.c" -lOpenCL -lpthread
-check "the C test program builds" test -x "$CNT"
+APP="$ROOT/tests/fixtures/seed_app.py"
+CNT="$FIXTURES/cl_counts" # make fixtures
+check "the C test program is built" test -x "$CNT"
+"$BIN" --headless --sweep 1x2 -D 1 -- "$CNT" 1 1 2>"$TMP/sweepq.err"
+check "--sweep 1x2 -- COMMAND: refused (status 2, one line naming the step)" \
+	test $? -eq 2 -a "$(wc -l <"$TMP/sweepq.err")" -eq 1 -a -n "$(grep "step 1x2: an observed program's queues are its own" "$TMP/sweepq.err")"
+
+device_from_here
 
 # observe NAME ARGS... -- COMMAND: a headless run logging to $TMP/NAME.log, the programs' output
 # (and the tool's messages) in $TMP/NAME.err.
@@ -192,16 +197,18 @@ kill -TERM $sup
 wait_for 20 gone $sup
 ok $? "SIGTERM ends the run"
 wait $sup 2>/dev/null
-wait_for 10 test "$(pgrep -f -- "$APP" | wc -l)" -eq 0
+wait_for 10 eval 'test "$(observed_of $sup)" -eq 0'
 ok $? "no process of the program is left"
 check "no segment is left" test "$(segments_of $sup)" -eq 0
 
 # A command that passes the check but cannot be executed (a directory): the exec's error comes
 # back through the child's report pipe as one line, the run fails, nothing is left.
-"$BIN" --headless -D 2 -i 0.5 -o "$TMP/dir.csv" -- "$TMP" 2>"$TMP/dir.err"
+"$BIN" --headless -D 2 -i 0.5 -o "$TMP/dir.csv" -- "$TMP" 2>"$TMP/dir.err" &
+sup=$!
+wait $sup
 check "a command exec refuses ends the run with status 1" test $? -eq 1
 check "  saying why in one line: $TMP: Permission denied" grep -qx "gputop-decode: $TMP: Permission denied" "$TMP/dir.err"
-check "  and leaving no segment" test "$(ls /dev/shm | grep -c "^gputop-decode\.$(id -u)\.")" -eq 0
+check "  and leaving no segment" test "$(segments_of $sup)" -eq 0
 
 # SIGKILL to the tool: nothing of it can act, yet its copy ends (it gets SIGTERM when the tool
 # dies), so do the children the copy forked (the sentinel finds them by the run's entry in their
@@ -211,15 +218,17 @@ sup=$!
 wait_for 60 eval '[ "$(grep -c ",running,.*,observed,cl_counts," "$TMP/kill.log")" -ge 2 ]'
 ok $? "a long C program with two children is observed"
 copy=$(pgrep -P $sup -x cl_counts)
+sentinel=$(pgrep -P $sup -x gputop-sentinel)
 check "  its copy runs, a child of the tool" test -n "$copy"
-check "  and so does its sentinel" test -n "$(pgrep -P $sup -x gputop-sentinel)"
+check "  and so does its sentinel" test -n "$sentinel"
 check "  and its two children, the tool's grandchildren" test "$(pgrep -P "${copy:-0}" | wc -l)" -eq 2
+check "  the run's processes: the copy and its two children" test "$(observed_of $sup)" -eq 3
 kill -KILL $sup
 wait $sup 2>/dev/null
 wait_for 10 gone "${copy:-0}"
 ok $? "SIGKILL of the tool: its copy of the program ends too"
-wait_for 15 eval '[ -z "$(pgrep -f "$CNT")" ]'
-ok $? "  and so do the children the copy started, and nothing of the tool is left"
+wait_for 15 eval '[ "$(observed_of $sup)" -eq 0 ] && gone "${sentinel:-0}"'
+ok $? "  and so do the children the copy started, and nothing of the tool is left (its sentinel neither)"
 check "  and no segment of the run is left" test "$(segments_of $sup)" -eq 0
 
 # --sweep over copies: each step runs that many copies of the command. A copy forks two
@@ -227,7 +236,9 @@ check "  and no segment of the run is left" test "$(segments_of $sup)" -eq 0
 # its children, and the waiting parent keeps no host core, so on two cores the first step's
 # prediction is its own rate (counting the parent's core would make it two thirds of it).
 "$BIN" --headless --sweep 1,2 -D 2 -i 0.5 -f jsonl -o "$TMP/sweep.log" -- "$CNT" 1000000 10 2 \
-	>"$TMP/sweep.out" 2>"$TMP/sweep.err"
+	>"$TMP/sweep.out" 2>"$TMP/sweep.err" &
+sup=$!
+wait $sup
 check "--sweep 1,2 -- COMMAND: the sweep ends with status 0" test $? -eq 0
 got=$("$PY" - "$TMP/sweep.log" <<'PYEOF'
 import json, sys
@@ -241,10 +252,7 @@ check "  a measured row for 1 and for 2 copies, the first step's prediction its 
 check "  the run header names the command observed" test "$("$PY" -c 'import json, sys; print(json.loads(open(sys.argv[1]).readline())["run"]["options"]["command"][1:])' "$TMP/sweep.log")" = "['1000000', '10', '2']"
 check "  the table has both steps" test "$(grep -cE '^ +[12] +1 +[0-9.]+ ' "$TMP/sweep.out")" -eq 2
 check "  no copy, child or segment is left" \
-	test -z "$(pgrep -f "$CNT")" -a "$(ls /dev/shm | grep -c "^gputop-decode\.$(id -u)\.")" -eq 0
-"$BIN" --headless --sweep 1x2 -D 1 -- "$CNT" 1 1 2>"$TMP/sweepq.err"
-check "--sweep 1x2 -- COMMAND: refused (status 2, one line naming the step)" \
-	test $? -eq 2 -a "$(wc -l <"$TMP/sweepq.err")" -eq 1 -a -n "$(grep "step 1x2: an observed program's queues are its own" "$TMP/sweepq.err")"
+	test "$(observed_of $sup)" -eq 0 -a "$(segments_of $sup)" -eq 0
 "$BIN" --headless --sweep 1 -D 2 -i 0.5 -o "$TMP/sweepnone.log" -- sleep 5 2>"$TMP/sweepnone.err" >/dev/null
 check "--sweep -- a program without OpenCL: status 1, saying no copy ran an OpenCL batch" \
 	test $? -eq 1 -a -n "$(grep "sweep: only 0 of 1 copies running OpenCL batches" "$TMP/sweepnone.err")"

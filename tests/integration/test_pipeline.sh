@@ -2,13 +2,22 @@
 # test_pipeline.sh: the pipelined worker with generation threads (--gen-threads): every batch
 # still checked against the CPU reference, generation shown per thread in the log and the trace,
 # and the option refused where it cannot apply. States and counts only.
+# tier: fast, about 10 s
 . "$(dirname "$0")/lib.sh"
 
+"$BIN" --headless -m seed --gen-threads 2 -D 1 >"$TMP/seed.out" 2>"$TMP/seed.err"
+ok $(($? == 2 ? 0 : 1)) "--gen-threads in seed mode: exit 2"
+check "  naming --gen-threads, on one line" eval '[ "$(wc -l <"$TMP/seed.err")" -eq 1 ] && grep -q -- "--gen-threads" "$TMP/seed.err"'
+
+device_from_here
+
 SMALL=(-s 20000 -l 2 -i 0.5)
+# Each run goes on until its worker has decoded 12 batches (bounded), then gets SIGINT.
 for t in 0 2; do
-	"$BIN" --headless -m pipelined --gen-threads $t -n 1 -D 2 "${SMALL[@]}" --verify -f jsonl \
-		-o "$TMP/g$t.jsonl" --trace "$TMP/g$t.trace" 2>"$TMP/g$t.err"
-	ok $? "--gen-threads $t --verify runs"
+	"$BIN" --headless -m pipelined --gen-threads $t -n 1 "${SMALL[@]}" --verify -f jsonl \
+		-o "$TMP/g$t.jsonl" --trace "$TMP/g$t.trace" 2>"$TMP/g$t.err" &
+	stop_when 120 $! batches_reach 12 "$TMP/g$t.jsonl"
+	ok $RC "--gen-threads $t --verify runs"
 	python3 - "$TMP/g$t.jsonl" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
@@ -33,8 +42,9 @@ ok $? "the trace puts each generation thread on a track of its own (gen 1, gen 2
 # Batches take the lanes in turn, whatever slot their inputs were generated in (3 lanes, 2
 # threads: 8 slots), so every lane keeps two in flight; every batch is profiled, so each has
 # its kernels in the trace, with its lane (from 1).
-"$BIN" --headless -m pipelined --gen-threads 2 --queues 3 --profile full -n 1 -D 1.5 "${SMALL[@]}" \
-	-o "$TMP/turn.csv" --trace "$TMP/turn.trace" 2>/dev/null
+"$BIN" --headless -m pipelined --gen-threads 2 --queues 3 --profile full -n 1 "${SMALL[@]}" \
+	-o "$TMP/turn.csv" --trace "$TMP/turn.trace" 2>/dev/null &
+stop_when 120 $! batches_reach 12 "$TMP/turn.csv"
 python3 - "$TMP/turn.trace" <<'PY'
 import json, sys
 k = [e["args"] for e in json.load(open(sys.argv[1])) if e.get("name") == "kernel"]
@@ -58,9 +68,6 @@ assert gen(sys.argv[2]) is None, gen(sys.argv[2])
 PY
 ok $? "the run header's gen-threads: the resolved share of the cores when pipelined, null in seed mode"
 
-"$BIN" --headless -m seed --gen-threads 2 -D 1 >"$TMP/seed.out" 2>"$TMP/seed.err"
-ok $(($? == 2 ? 0 : 1)) "--gen-threads in seed mode: exit 2"
-check "  naming --gen-threads, on one line" eval '[ "$(wc -l <"$TMP/seed.err")" -eq 1 ] && grep -q -- "--gen-threads" "$TMP/seed.err"'
 "$BIN" --headless -m pipelined --gen-threads 3 -n 2 -D 1 "${SMALL[@]}" -o "$TMP/last.csv" 2>/dev/null &
 pid=$!
 wait $pid

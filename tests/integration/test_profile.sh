@@ -2,24 +2,41 @@
 # test_profile.sh: the profiling policies (--profile full|sampled|off), queues per worker
 # (--queues, PxQ sweep steps) and the calibrated ceiling (--calibrate), on real workers. Bounds
 # and presence only: nothing here depends on how fast this machine is.
+# tier: fast, about 65 s
 . "$(dirname "$0")/lib.sh"
 
-SMALL=(-s 20000 -l 3 -i 0.5)
+"$BIN" --headless -m seed --queues 2 -D 1 >"$TMP/seedq.out" 2>"$TMP/seedq.err"
+ok $(($? == 2 ? 0 : 1)) "--queues 2 in seed mode: exit 2"
+check "  and one line naming --queues" eval '[ "$(wc -l <"$TMP/seedq.err")" -eq 1 ] && grep -q -- "--queues" "$TMP/seedq.err"'
 
-# has LOG KIND FIELD: every row of KIND (after the first; for workers, those of windows in
-# which batches completed) carries FIELD.
+device_from_here
+
+SMALL=(-s 20000 -l 3 -i 0.5)
+# The runs go on until their worker completed batches in 4 windows (bounded), then get SIGINT.
+# run_until LOG ARGS...: such a run of the tool, headless, its JSONL log in LOG; its status in RC.
+run_until() {
+	local log=$1
+	shift
+	"$BIN" --headless "$@" -f jsonl -o "$log" &
+	stop_when 120 $! windows_with_batches 4 "$log"
+}
+
+# has LOG KIND FIELD: every row of KIND of the windows in which batches completed, after the
+# first such window (it holds the start-up), carries FIELD. (Windows before the first batch
+# measure nothing; on a loaded machine there may be several.)
 has() {
 	python3 - "$@" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
-rows = [r for r in rows if r["kind"] == sys.argv[2] and r.get("window_batches", 1) > 0][1:]
+busy = sorted({r["t_s"] for r in rows if r["kind"] == "worker" and r.get("window_batches", 0) > 0})
+rows = [r for r in rows if r["kind"] == sys.argv[2] and r["t_s"] in busy[1:]]
 sys.exit(not rows or any(sys.argv[3] not in r for r in rows))
 PY
 }
 
 for p in full sampled off; do
-	"$BIN" --headless -m seed -n 1 -D 2.5 "${SMALL[@]}" --profile $p -f jsonl -o "$TMP/$p.jsonl" 2>"$TMP/$p.err"
-	ok $? "--profile $p runs"
+	run_until "$TMP/$p.jsonl" -m seed -n 1 "${SMALL[@]}" --profile $p 2>"$TMP/$p.err"
+	ok $RC "--profile $p runs"
 	check "--profile $p: every aggregate row names its policy" \
 		python3 -c "import json,sys; rows=[json.loads(l) for l in open(sys.argv[1])]; agg=[r for r in rows if r['kind']=='aggregate']; sys.exit(not agg or any(r['profile']!=sys.argv[2] for r in agg))" "$TMP/$p.jsonl" $p
 done
@@ -37,7 +54,7 @@ check "--profile off: the aggregate says no device time was mapped" \
 
 # Sampled 2 in 4 on kernel-only: estimated batches fill the windows like measured ones (the
 # comparison with full profiling is a measurement, not a test: bench/ and doc/PERFORMANCE.md).
-"$BIN" --headless -m kernel-only -n 1 -D 2.5 "${SMALL[@]}" --sample-every 4 -f jsonl -o "$TMP/ks.jsonl" 2>/dev/null
+run_until "$TMP/ks.jsonl" -m kernel-only -n 1 "${SMALL[@]}" --sample-every 4 2>/dev/null
 python3 - "$TMP/ks.jsonl" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])][2:]
@@ -55,7 +72,7 @@ ok $? "kernel-only, sampled 2 in 4: device busy in (0, 1] and kernel time in eve
 # and read a fifth of that). Over the run's windows with a batch, 0.1 allowed: the ceiling is
 # measured on this machine's CPU, which the rest of the machine's load moves.
 for m in pipelined kernel-only; do
-	"$BIN" --headless -m $m --queues 3 -n 1 -D 3 "${SMALL[@]}" --calibrate -f jsonl -o "$TMP/bound$m.jsonl" 2>/dev/null
+	run_until "$TMP/bound$m.jsonl" -m $m --queues 3 -n 1 "${SMALL[@]}" --calibrate 2>/dev/null
 	check "--mode $m --queues 3, sampled: device busy >= rate / ceiling" python3 - "$TMP/bound$m.jsonl" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
@@ -73,23 +90,20 @@ done
 
 # Queues: several in-order queues of one context, every batch still checked.
 for m in pipelined kernel-only; do
-	"$BIN" --headless -m $m --queues 3 -n 1 -D 2 "${SMALL[@]}" --verify -f jsonl -o "$TMP/q$m.jsonl" 2>"$TMP/q$m.err"
-	ok $? "--mode $m --queues 3 --verify runs"
+	run_until "$TMP/q$m.jsonl" -m $m --queues 3 -n 1 "${SMALL[@]}" --verify 2>"$TMP/q$m.err"
+	ok $RC "--mode $m --queues 3 --verify runs"
 	check "--mode $m --queues 3: batches complete and none failed" python3 -c "
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 w = [r for r in rows if r['kind'] == 'worker']
 sys.exit(not w or w[-1]['batches'] == 0 or any(r['state'] == 'failed' for r in w))" "$TMP/q$m.jsonl"
 done
-"$BIN" --headless -m seed --queues 2 -D 1 >"$TMP/seedq.out" 2>"$TMP/seedq.err"
-ok $(($? == 2 ? 0 : 1)) "--queues 2 in seed mode: exit 2"
-check "  and one line naming --queues" eval '[ "$(wc -l <"$TMP/seedq.err")" -eq 1 ] && grep -q -- "--queues" "$TMP/seedq.err"'
 
 # The calibrated ceiling on aggregate rows, and of_ceiling = mbit_s / ceiling. At 1000 symbols a
 # batch is short on any machine (under 10 ms at 0.1 Mbit/s), so the calibration measures 4x the
 # size as well.
-"$BIN" --headless -m kernel-only -n 1 -D 2 -s 1000 -l 2 -i 0.5 --calibrate -f jsonl -o "$TMP/cal.jsonl" 2>"$TMP/cal.err"
-ok $? "--calibrate runs before the workers"
+run_until "$TMP/cal.jsonl" -m kernel-only -n 1 -s 1000 -l 2 -i 0.5 --calibrate 2>"$TMP/cal.err"
+ok $RC "--calibrate runs before the workers"
 python3 - "$TMP/cal.jsonl" <<'PY'
 import json, sys
 agg = [json.loads(l) for l in open(sys.argv[1])]

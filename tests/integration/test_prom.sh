@@ -7,6 +7,7 @@
 # a live worker's pid, the build info the binary's version; a client that sends half a request
 # and stalls does not stop the windows; the dashboard serves and writes the same; bad --listen
 # and --prom-file values (a port in use too) exit 2 before anything starts.
+# tier: fast, about 40 s
 . "$(dirname "$0")/lib.sh"
 ARGS=(-s 5000 -l 2 -i 0.25)
 PROM_PID= STALL_PID=
@@ -39,9 +40,28 @@ promcheck() { # promcheck DESCRIPTION FILE
 	ok $? "$1"
 	diag "$TMP/promtool.out"
 }
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# The port the Prometheus server took (it listens on port 0: a port picked beforehand could be
+# taken meanwhile by a test running beside this one).
+prom_port() { sed -n 's/.*msg="Listening on" address=127\.0\.0\.1:\([0-9][0-9]*\).*/\1/p' "$TMP/prometheus.log" | head -1; }
 rows() { wc -l <"$1"; }
 more_rows() { [ "$(rows "$1")" -ge "$2" ]; }
+bad() { # bad DESCRIPTION EXPECTED-TEXT ARGS...
+	local desc=$1 want=$2
+	shift 2
+	rm -f "$TMP/bad.log"
+	"$BIN" --headless -n 1 -D 1 -o "$TMP/bad.log" "$@" >/dev/null 2>"$TMP/bad.err"
+	local rc=$?
+	[ $rc -eq 2 ] && [ "$(wc -l <"$TMP/bad.err")" -eq 1 ] && grep -q -- "$want" "$TMP/bad.err" &&
+		[ ! -e "$TMP/bad.log" ]
+	ok $? "$desc: exit 2, one line, no log created (status $rc)"
+	[ $rc -eq 2 ] || diag "$TMP/bad.err"
+}
+
+# ---- Bad --listen values, refused before the OpenCL device is used ----
+bad "--listen with a host name" "is not an IP address" --listen localhost:9400
+bad "--listen with port 65536" "the port is not a number" --listen 65536
+
+device_from_here
 
 # ---- Headless, both ways ----
 # Calibrated, so that the doc's query of the share of the ceiling has a ceiling to divide by.
@@ -52,7 +72,6 @@ PORT=$(port_of "$TMP/prom.err")
 
 # A real Prometheus server scrapes it from now on: the queries below want RANGE seconds of history.
 RANGE=20
-PPORT=$(free_port)
 cat >"$TMP/prometheus.yml" <<EOF
 global:
   scrape_interval: 1s
@@ -62,8 +81,10 @@ scrape_configs:
       - targets: ['127.0.0.1:$PORT']
 EOF
 prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/tsdb" \
-	--web.listen-address="127.0.0.1:$PPORT" >"$TMP/prometheus.log" 2>&1 &
+	--web.listen-address=127.0.0.1:0 >"$TMP/prometheus.log" 2>&1 &
 PROM_PID=$!
+wait_for 60 eval 'PPORT=$(prom_port); [ -n "$PPORT" ]'
+ok $? "the Prometheus server listens (port ${PPORT:-none})"
 
 wait_for 60 counted "$PORT" "$TMP/scrape.txt" 2
 ok $? "GET /metrics: a positive symbols counter for each of the 2 workers"
@@ -82,20 +103,7 @@ check "the gaps between batches are a histogram, up to +Inf" \
 check "one build info" test "$(grep -c '^gputop_decode_build_info{version="' "$TMP/m.prom")" -eq 1
 
 # Bad input while that run holds its port: nothing starts, nothing is written.
-bad() { # bad DESCRIPTION EXPECTED-TEXT ARGS...
-	local desc=$1 want=$2
-	shift 2
-	rm -f "$TMP/bad.log"
-	"$BIN" --headless -n 1 -D 1 -o "$TMP/bad.log" "$@" >/dev/null 2>"$TMP/bad.err"
-	local rc=$?
-	[ $rc -eq 2 ] && [ "$(wc -l <"$TMP/bad.err")" -eq 1 ] && grep -q -- "$want" "$TMP/bad.err" &&
-		[ ! -e "$TMP/bad.log" ]
-	ok $? "$desc: exit 2, one line, no log created (status $rc)"
-	[ $rc -eq 2 ] || diag "$TMP/bad.err"
-}
 bad "--listen on a port in use" "Address already in use" --listen "127.0.0.1:$PORT"
-bad "--listen with a host name" "is not an IP address" --listen localhost:9400
-bad "--listen with port 65536" "the port is not a number" --listen 65536
 bad "--prom-file in a missing directory" "No such file or directory" --prom-file "$TMP/none/m.prom"
 bad "--prom-file on a directory" "not a regular file" --prom-file "$TMP"
 bad "--prom-file on --output's file" "same file as --output" --prom-file "$TMP/bad.log"

@@ -4,6 +4,7 @@
 # nobody reads, a terminal stopped with Ctrl-S, signals while helper children run, files and
 # names planted by another uid, deaths hidden in sweeps, and inputs of every size. Every wait is
 # bounded; nothing asserts on speed.
+# tier: fast, about 55 s
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/screen.sh"
 W=(-s 20000 -l 2) # a small workload: the machine may be a loaded 2-core box
@@ -27,6 +28,26 @@ advances() {
 }
 # ended_within SECONDS PID: the process is gone within the bound.
 ended_within() { wait_for "$1" gone "$2"; }
+# bad2 DESCRIPTION PATTERN ARGS...: the command line is refused at once, status 2, one line.
+bad2() {
+	local desc=$1 pat=$2
+	shift 2
+	timeout 60 "$BIN" --headless -n 1 -s 1000 -l 1 -D 1 -o "$TMP/bad.log" "$@" >/dev/null 2>"$TMP/bad.err"
+	ok $([ $? -eq 2 ] && [ "$(wc -l <"$TMP/bad.err")" -eq 1 ] && grep -q -- "$pat" "$TMP/bad.err"; echo $?) \
+		"$desc: status 2, one line ($(head -c 160 "$TMP/bad.err"))"
+}
+
+# ---- refused before the OpenCL device is used: 6. --kernel that is no regular file; 13.
+# --listen on a broadcast or multicast address ----
+mkfifo "$TMP/k.fifo"
+bad2 "--kernel on a FIFO" "not a regular file (a FIFO)" --kernel "$TMP/k.fifo"
+bad2 "--kernel /dev/zero" "not a regular file (a device)" --kernel /dev/zero
+bad2 "--kernel on a directory" "not a regular file (a directory)" --kernel "$TMP"
+for a in 224.0.0.1:0 255.255.255.255:0 '[ff02::1]:0'; do
+	bad2 "--listen $a" "broadcast or multicast" --listen "$a"
+done
+
+device_from_here
 
 # ---- 3. no output stops observation or the answer to a signal ----
 # A log into a pipe nobody reads: observation goes on (the Prometheus file keeps counting),
@@ -218,19 +239,7 @@ for p in range(int(sys.argv[2]), int(sys.argv[2]) + 400):
 		"gputop-decode: --output: cannot open '$TMP/pub/log': a FIFO that nobody reads"
 fi
 
-# ---- 6. --kernel that is no regular file; 14. sizes the device or the convention cannot take ----
-# bad2 DESCRIPTION PATTERN ARGS...: the command line is refused at once, status 2, one line.
-bad2() {
-	local desc=$1 pat=$2
-	shift 2
-	timeout 60 "$BIN" --headless -n 1 -s 1000 -l 1 -D 1 -o "$TMP/bad.log" "$@" >/dev/null 2>"$TMP/bad.err"
-	ok $([ $? -eq 2 ] && [ "$(wc -l <"$TMP/bad.err")" -eq 1 ] && grep -q -- "$pat" "$TMP/bad.err"; echo $?) \
-		"$desc: status 2, one line ($(head -c 160 "$TMP/bad.err"))"
-}
-mkfifo "$TMP/k.fifo"
-bad2 "--kernel on a FIFO" "not a regular file (a FIFO)" --kernel "$TMP/k.fifo"
-bad2 "--kernel /dev/zero" "not a regular file (a device)" --kernel /dev/zero
-bad2 "--kernel on a directory" "not a regular file (a directory)" --kernel "$TMP"
+# ---- 14. sizes the device or the convention cannot take (6: at the top) ----
 printf 'kernel void t(global float *out, local float *tmp, uint n)\n{\n\tuint i = get_global_id(0);\n\ttmp[get_local_id(0)] = i;\n\tif (i < n)\n\t\tout[i] = tmp[get_local_id(0)];\n}\n' >"$TMP/local.cl"
 bad2 "local memory beyond the device's" "more than the device's" --kernel "$TMP/local.cl" --arg tmp=1073741824
 bad2 "a len: buffer smaller than N" "pass at least len:1000" --kernel "$ROOT/kernels/examples/saxpy.cl" \
@@ -336,7 +345,7 @@ kill -TERM "$SUP"
 wait "$SUP" 2>/dev/null
 ok $? "... and the run ends with status 0"
 
-# ---- 13. --listen: [::] is IPv6 only; broadcast and multicast refused ----
+# ---- 13. --listen: [::] is IPv6 only (broadcast and multicast refused: at the top) ----
 "$BIN" --headless "${W[@]}" -i 0.2 -n 0 -o /dev/null --listen '[::]:0' 2>"$TMP/v6.err" &
 SUP=$!
 SUPS+=("$SUP")
@@ -356,9 +365,6 @@ check "--listen [::]:0 serves IPv6 ($(tr '\n' ' ' <"$TMP/v6.out"))" grep -qx "::
 check "... and not IPv4" grep -qx "127.0.0.1 refused" "$TMP/v6.out"
 kill -TERM "$SUP"
 wait "$SUP" 2>/dev/null
-for a in 224.0.0.1:0 255.255.255.255:0 '[ff02::1]:0'; do
-	bad2 "--listen $a" "broadcast or multicast" --listen "$a"
-done
 "$BIN" --headless "${W[@]}" -n 1 --listen 127.0.0.1:0 -o "$TMP" >/dev/null 2>"$TMP/ann.err"
 ok $([ $? -eq 2 ] && ! grep -q "metrics on" "$TMP/ann.err"; echo $?) \
 	"a run refused for a later output error announces no server"

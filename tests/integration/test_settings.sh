@@ -4,6 +4,7 @@
 # the end (sort, interval, the columns chosen and ordered on the setup screen, F2), read at the
 # next start, an -i of the command line winning for its run only, a faulty file named with its
 # line and left alone, --no-config reading and writing nothing; headless runs never touch it.
+# tier: fast, about 5 s
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/screen.sh"
 
@@ -34,6 +35,13 @@ quit() {
 }
 arrow_down='[▼v]'
 arrow_up='[▲^]'
+
+"$BIN" --headless --no-config -n 0 -D 0.05 >/dev/null 2>"$TMP/nc.err"
+rc=$?
+check "--no-config is the dashboard's: refused with --headless (status 2)" \
+	eval '[ $rc -eq 2 ] && grep -q -- "--no-config: does not apply to --headless" "$TMP/nc.err"'
+
+device_from_here
 
 "${TM[@]}" new-session -d -x 100 -y 30 -s main "env PS1='$ ' LC_ALL=C.UTF-8 bash --norc --noprofile"
 SHPID=$("${TM[@]}" display -p -t main '#{pane_pid}')
@@ -112,10 +120,6 @@ check "  with the defaults, not the file's sort and interval" \
 	eval 'screen_has "sort: id $arrow_up " && screen_has "interval 1 s"'
 keys s
 check "  and leaves the file untouched" eval 'quit && cmp -s "$CONF" "$TMP/conf.2"'
-"$BIN" --headless --no-config -n 0 -D 0.05 >/dev/null 2>"$TMP/nc.err"
-rc=$?
-check "--no-config is the dashboard's: refused with --headless (status 2)" \
-	eval '[ $rc -eq 2 ] && grep -q -- "--no-config: does not apply to --headless" "$TMP/nc.err"'
 
 rm -rf "$XDG_CONFIG_HOME"
 "$BIN" --headless -n 0 -D 0.05 >/dev/null 2>&1

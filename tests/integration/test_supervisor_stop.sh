@@ -3,6 +3,7 @@
 # thousands of tiny batches, so that the ring overflows: the time it could not observe is one
 # window flagged unobserved, with its rates left out instead of zero and the lost records in
 # it; the windows after it follow the regular schedule again, none with an impossible rate.
+# tier: device, about 10 s
 . "$(dirname "$0")/lib.sh"
 
 LOG="$TMP/stop.jsonl"
@@ -16,19 +17,27 @@ wait_for 60 grep -qs '"window_batches":[1-9]' "$LOG"
 n=$(aggregates)
 wait_for 30 eval 'test "$(aggregates)" -ge $((n + 3))'
 ok $? "the worker runs and windows are logged"
-# Long enough for the ring (1024 records) to overflow at least 3 times at the rate seen so far:
-# normally the 3 s minimum; a slower machine stops longer (at most 15 s).
-stop_s=$(python3 - "$LOG" <<'PY'
-import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1])]
-rate = max([r.get("window_batches", 0) / 0.2 for r in rows if r["kind"] == "worker"][-3:] + [1])
-print(min(15, max(3, round(3 * 1024 / rate + 0.5))))
-PY
-)
+# Long enough for the ring (1024 records) to overflow at least 3 times: the stop lasts until the
+# worker has had the CPU time of 3 x 1024 batches at its rate per CPU second seen before (what a
+# loaded machine gives it, not the wall clock, decides), 3 s at least and 60 s at most.
+WPID=$(pgrep -P $pid -f -- --worker= | head -1)
+ticks() { sed -E 's/^.*\) //' "/proc/$WPID/stat" 2>/dev/null | awk '{ print $12 + $13 }'; } # utime + stime
+last_batches() { grep '"kind":"worker"' "$LOG" | tail -n 1 | sed -nE 's/.*"batches":([0-9]+).*/\1/p'; }
+b0=$(last_batches) c0=$(ticks) n=$(aggregates)
+wait_for 60 eval 'test "$(aggregates)" -ge $((n + 5)) -a "$(ticks)" -gt "$c0" -a "$(last_batches)" -gt "$b0"'
+b1=$(last_batches) c1=$(ticks)
+per=$((b1 > b0 ? b1 - b0 : 1))
+need=$(((3 * 1024 * (c1 - c0) + per - 1) / per)) # clock ticks of the worker for 3 ring-fulls
 mark=$(wc -l <"$LOG")
+s0=$(ticks)
+t0=$EPOCHREALTIME
 kill -STOP $pid
-sleep "$stop_s"
+sleep 3
+wait_for 57 eval 'test $(($(ticks) - s0)) -ge $need'
 kill -CONT $pid
+t1=$EPOCHREALTIME
+stop_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+echo "# $((b1 - b0)) batches in $((c1 - c0)) ticks of the worker before; stopped until $need ticks more"
 wait_for 30 eval 'test "$(aggregates $mark)" -ge 5'
 ok $? "after SIGCONT (stopped $stop_s s) the supervisor logs windows again"
 kill -TERM $pid

@@ -3,6 +3,7 @@
 # to --output in CSV and JSONL after the run header; a step that completes no batch is n/a,
 # never 0.00; with --repeat 3 every step runs three times, the log has each run and the
 # summaries, and the table shows the spread.
+# tier: device, about 25 s
 . "$(dirname "$0")/lib.sh"
 
 "$BIN" --sweep 1,2 -D 1 -i 0.25 -s 20000 -l 2 -o "$TMP/sweep.csv" >"$TMP/table" 2>"$TMP/err"

@@ -4,6 +4,7 @@
 # track never overlap without nesting and estimated device times say so, checked by
 # tools/check_trace.py (itself tested on made-up traces) over runs with several lanes; the file
 # stays valid when the run is stopped by a signal and when --trace-limit is reached.
+# tier: fast, about 20 s
 . "$(dirname "$0")/lib.sh"
 CHECK_TRACE="$ROOT/tools/check_trace.py"
 
@@ -51,8 +52,12 @@ JSON
 ok $? "check_trace.py passes a clean trace"
 diag "$TMP/good.out"
 
-"$BIN" --headless -n 2 -s 20000 -l 4 -i 0.5 -D 3 -f jsonl -o "$TMP/log.jsonl" --trace "$TMP/trace.json"
-ok $? "a traced 2-worker run exits 0"
+device_from_here
+
+# Until the workers completed batches in 10 windows (bounded), then SIGINT.
+"$BIN" --headless -n 2 -s 20000 -l 4 -i 0.5 -f jsonl -o "$TMP/log.jsonl" --trace "$TMP/trace.json" &
+stop_when 120 $! windows_with_batches 10 "$TMP/log.jsonl"
+ok $RC "a traced 2-worker run exits 0"
 
 python3 - "$TMP/trace.json" "$TMP/log.jsonl" >"$TMP/out" 2>&1 <<'PY'
 import json, sys
@@ -169,8 +174,13 @@ wait $pid
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMP/term.json"
 ok $? "the trace is valid JSON after SIGTERM"
 
-# The limit bounds the file and says so.
-"$BIN" --headless -n 1 -s 20000 -l 2 -i 0.2 -D 1.5 -o /dev/null --trace "$TMP/lim.json" --trace-limit 50
+# The limit bounds the file and says so: the run goes on until the note is in the file (bounded:
+# a loaded machine takes longer to reach 50 intervals), then is stopped by SIGTERM.
+"$BIN" --headless -n 1 -s 20000 -l 2 -i 0.2 -o /dev/null --trace "$TMP/lim.json" --trace-limit 50 &
+pid=$!
+wait_for 120 grep -qs 'trace limit reached' "$TMP/lim.json"
+kill -TERM $pid
+wait $pid
 python3 - "$TMP/lim.json" <<'PY'
 import json, sys
 ev = json.load(open(sys.argv[1]))

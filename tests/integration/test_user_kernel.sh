@@ -4,8 +4,37 @@
 # the trace work with it; a build error shows the log with the file's line numbers (status 1);
 # arguments that cannot be set up, a missing value, several kernels without --kernel-name and
 # --verify are refused (status 2), naming what to pass, before anything starts.
+# tier: fast, about 30 s
 . "$(dirname "$0")/lib.sh"
 EX="$ROOT/kernels/examples"
+
+# refused CODE PATTERN FILE ARGS...: exits with CODE, says PATTERN, and nothing started (the
+# log, opened last, was never created).
+refused() {
+	local code=$1 pat=$2 file=$3
+	shift 3
+	rm -f "$TMP/no.csv"
+	"$BIN" --headless --kernel "$file" -n 1 -s 100 -D 1 -o "$TMP/no.csv" "$@" 2>"$TMP/no.err"
+	local rc=$?
+	grep -q -- "$pat" "$TMP/no.err" && [ "$rc" -eq "$code" ] && [ ! -e "$TMP/no.csv" ]
+}
+
+check "--verify has no CPU check for a user kernel: status 2" refused 2 "--verify: has no CPU check" "$EX/gather.cl" --verify
+check "a missing file: status 2" refused 2 "--kernel: $TMP/none.cl: No such file" "$TMP/none.cl"
+
+device_from_here
+printf 'kernel void k(global float *out)\n{\n\tout[0] = 1.0f +;\n}\n' >"$TMP/bad.cl"
+check "a syntax error: status 1 and the build log at the file's line" refused 1 "$TMP/bad.cl:3:[0-9]*: .*expected" "$TMP/bad.cl"
+diag "$TMP/no.err"
+printf 'kernel void k(read_only image2d_t img, global float *o) { o[0] = 1; }\n' >"$TMP/img.cl"
+check "an image argument: status 2, named" refused 2 "argument 'img' (image2d_t).*global buffer" "$TMP/img.cl"
+printf 'typedef struct { float a, b; } pair;\nkernel void k(pair p, global float *o) { o[0] = p.a; }\n' >"$TMP/struct.cl"
+check "a struct argument: status 2, named" refused 2 "argument 'p' (pair).*struct" "$TMP/struct.cl"
+check "a scalar without a value: status 2, says what to pass" refused 2 "argument 'a' (float): no value: pass --arg a=VALUE" "$EX/saxpy.cl"
+check "an --arg that names no argument: status 2" refused 2 "--arg b: the kernel has no argument of that name (its arguments: x, y, a, n)" "$EX/saxpy.cl" --arg a=1 --arg b=2
+printf 'kernel void first(global float *o) { o[0] = 1; }\nkernel void second(global float *o) { o[0] = 2; }\n' >"$TMP/two.cl"
+check "several kernels without --kernel-name: status 2, listing them" refused 2 "has 2 kernels (first, second): choose one with --kernel-name" "$TMP/two.cl"
+check "a --kernel-name that is not there: status 2, listing them" refused 2 "no kernel 'third' (its kernels: first, second)" "$TMP/two.cl" --kernel-name third
 
 # run EXAMPLE MODE [ARGS...]: one worker, small sizes, a JSONL log in $TMP/run.jsonl, until
 # a window has a rate above zero (however slow the machine), then stopped with SIGTERM.
@@ -73,30 +102,5 @@ check "  and the ceiling, not scaled to 4x: a user kernel's arguments are planne
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert any(e.get("ph")=="X" and e["name"]=="kernel" for e in d)' "$TMP/t.json"
 ok $? "the trace parses and holds intervals"
 
-# refused CODE PATTERN FILE ARGS...: exits with CODE, says PATTERN, and nothing started (the
-# log, opened last, was never created).
-refused() {
-	local code=$1 pat=$2 file=$3
-	shift 3
-	rm -f "$TMP/no.csv"
-	"$BIN" --headless --kernel "$file" -n 1 -s 100 -D 1 -o "$TMP/no.csv" "$@" 2>"$TMP/no.err"
-	local rc=$?
-	grep -q -- "$pat" "$TMP/no.err" && [ "$rc" -eq "$code" ] && [ ! -e "$TMP/no.csv" ]
-}
-
-printf 'kernel void k(global float *out)\n{\n\tout[0] = 1.0f +;\n}\n' >"$TMP/bad.cl"
-check "a syntax error: status 1 and the build log at the file's line" refused 1 "$TMP/bad.cl:3:[0-9]*: .*expected" "$TMP/bad.cl"
-diag "$TMP/no.err"
-printf 'kernel void k(read_only image2d_t img, global float *o) { o[0] = 1; }\n' >"$TMP/img.cl"
-check "an image argument: status 2, named" refused 2 "argument 'img' (image2d_t).*global buffer" "$TMP/img.cl"
-printf 'typedef struct { float a, b; } pair;\nkernel void k(pair p, global float *o) { o[0] = p.a; }\n' >"$TMP/struct.cl"
-check "a struct argument: status 2, named" refused 2 "argument 'p' (pair).*struct" "$TMP/struct.cl"
-check "a scalar without a value: status 2, says what to pass" refused 2 "argument 'a' (float): no value: pass --arg a=VALUE" "$EX/saxpy.cl"
-check "an --arg that names no argument: status 2" refused 2 "--arg b: the kernel has no argument of that name (its arguments: x, y, a, n)" "$EX/saxpy.cl" --arg a=1 --arg b=2
-printf 'kernel void first(global float *o) { o[0] = 1; }\nkernel void second(global float *o) { o[0] = 2; }\n' >"$TMP/two.cl"
-check "several kernels without --kernel-name: status 2, listing them" refused 2 "has 2 kernels (first, second): choose one with --kernel-name" "$TMP/two.cl"
-check "a --kernel-name that is not there: status 2, listing them" refused 2 "no kernel 'third' (its kernels: first, second)" "$TMP/two.cl" --kernel-name third
-check "--verify has no CPU check for a user kernel: status 2" refused 2 "--verify: has no CPU check" "$EX/gather.cl" --verify
-check "a missing file: status 2" refused 2 "--kernel: $TMP/none.cl: No such file" "$TMP/none.cl"
 "$BIN" --headless --kernel "$TMP/two.cl" --kernel-name second -n 1 -s 100 -l 1 -i 0.3 -D 0.6 -f jsonl -o "$TMP/second.jsonl" 2>/dev/null
 check "--kernel-name picks one of several" grep -q '"kernel":"second"' "$TMP/second.jsonl"
