@@ -13,7 +13,7 @@
 
 #include "gputop/common.h"
 #include "gputop/sig.h"
-#include "spawn.h"
+#include "childspawn.h"
 
 struct gd_calibration {
 	pid_t pid; /* -1 once reaped */

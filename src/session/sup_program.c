@@ -25,7 +25,7 @@
 #include "gputop/proc.h"
 #include "gputop/rng.h"
 #include "sentinel.h"
-#include "spawn.h"
+#include "childspawn.h"
 
 /* NAME=VALUE, or NAME=VALUE:OLD where the variable is a list the program already has. */
 static void set_var(struct gd_sup *sup, int *n, const char *name, const char *value, bool list)

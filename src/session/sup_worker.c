@@ -1,5 +1,5 @@
 /* sup_worker.c: the worker, a row of the supervisor (sup_impl.h). A worker is started with
- * posix_spawn of this same binary (spawn.h: never a fork after OpenCL or curses own anything)
+ * posix_spawn of this same binary (childspawn.h: never a fork after OpenCL or curses own anything)
  * on one of the run's devices, dies with us (PR_SET_PDEATHSIG), is paused between batches by
  * SIGUSR1 and SIGUSR2, and is reaped by its pid. Its segment must appear in time, its heartbeat
  * must go on (else it is stalled), and its exit status says why it failed. */
@@ -14,7 +14,7 @@
 
 #include "gputop/common.h"
 #include "gputop/rng.h"
-#include "spawn.h"
+#include "childspawn.h"
 
 int sup_place(const int *active, int ndev)
 {

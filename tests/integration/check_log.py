@@ -321,7 +321,9 @@ def check(rows, procs):
     for w in last[1]:
         if w["symbols"] <= 0:
             fail("worker %s decoded nothing" % w["id"])
-        if w["state"] != "running":
+        # Alive to the end: running, or stalled (its heartbeat late on a starved host: a state
+        # that depends on the machine's load, not on the tool).
+        if w["state"] not in ("running", "stalled"):
             fail("worker %s is %s" % (w["id"], w["state"]))
     return wins
 

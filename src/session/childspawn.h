@@ -1,7 +1,7 @@
-/* spawn.h: starting a child of this binary, a worker or the calibration, from its spec: one
+/* childspawn.h: starting a child of this binary, a worker or the calibration, from its spec: one
  * command line (spec_child_argv) and one set-up for both. */
-#ifndef GPUTOP_SPAWN_H
-#define GPUTOP_SPAWN_H
+#ifndef GPUTOP_CHILDSPAWN_H
+#define GPUTOP_CHILDSPAWN_H
 
 #include <stddef.h>
 #include <sys/types.h>

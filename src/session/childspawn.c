@@ -1,6 +1,6 @@
-/* spawn.c: posix_spawn of a worker or the calibration, fork and exec of an observed program
- * (spawn.h). */
-#include "spawn.h"
+/* childspawn.c: posix_spawn of a worker or the calibration, fork and exec of an observed program
+ * (childspawn.h). */
+#include "childspawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
