@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "gputop/common.h"
@@ -152,6 +153,9 @@ static void run(enum gd_mode mode, int queues, enum gd_profile profile, int step
 	snprintf(name, sizeof(name), "/gputop-decode-test-konly-order.%d", (int)getpid());
 	struct gd_seg_info info = { .generation = 1, .id = 1, .dtype_bytes = 4 };
 	w->seg = seg_create(name, &info, err, sizeof(err));
+	/* Nobody opens it by name: unlinked at once, a test that crashes leaves nothing behind. */
+	if (w->seg)
+		shm_unlink(name);
 	int rc = w->seg ? clx_pick(-1, -1, &w->dev, err, sizeof(err)) : -1;
 	if (rc == 0 && (rc = worker_setup(w)) != 0)
 		str_copy(err, sizeof(err), w->err);
@@ -176,7 +180,7 @@ static void run(enum gd_mode mode, int queues, enum gd_profile profile, int step
 	}
 	worker_teardown(w);
 	if (w->seg)
-		seg_close(w->seg, true);
+		seg_close(w->seg, false);
 	free(w);
 }
 
