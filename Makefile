@@ -63,7 +63,7 @@ FIXTURE_SRCS := $(wildcard tests/fixtures/*.c)
 FIXTURES := $(FIXTURE_SRCS:tests/fixtures/%.c=$(BUILD)/fixtures/%)
 IT_SCRIPTS := $(sort $(wildcard tests/integration/test_*.sh))
 OBSLIB := libgputop-observe.so
-OBS_SRCS := $(sort $(wildcard src/observe/*.c)) src/ring/writer.c src/ring/wire.c src/common.c src/spec.c src/measure/timebase.c
+OBS_SRCS := $(sort $(wildcard src/observe/*.c)) src/ring/writer.c src/ring/wire.c src/common.c src/proc.c src/spec.c src/measure/timebase.c
 OBS_OBJS := $(OBS_SRCS:src/%.c=build/observe/%.o)
 OBS_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude -Isrc $(WARN) $(OPENCL_CFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden
 

@@ -1,7 +1,10 @@
-/* proc.c: process facts from /proc: start times, the executable's path. */
+/* proc.c: process facts from /proc: stat lines, start times, the executable's path. */
 #include "gputop/proc.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,32 +30,75 @@ static double boot_time(void)
 	return btime < 0 ? 0 : btime;
 }
 
-/* Start time of pid in seconds since the epoch, or -1 if it is not running (a zombie is not). */
-static double proc_start_time(pid_t pid)
+/* The fields of a stat line: comm may hold spaces and parentheses, so they resume after the
+ * last ')'. */
+static bool parse_stat(pid_t pid, char *buf, struct proc_stat *out)
+{
+	char *p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || !p[2])
+		return false;
+	out->pid = pid;
+	out->state = p[2];
+	/* state is field 3; ppid 4, pgrp 5; starttime 22. */
+	long long ppid, pgid;
+	if (sscanf(p + 3, "%lld %lld", &ppid, &pgid) != 2)
+		return false;
+	out->ppid = (pid_t)ppid;
+	out->pgid = (pid_t)pgid;
+	p += 2;
+	for (int field = 3; field < 22 && p; field++)
+		p = strchr(p + 1, ' ');
+	char *end;
+	if (!p || (out->start_ticks = strtoull(p, &end, 10), end == p))
+		return false;
+	return true;
+}
+
+bool proc_stat_read(pid_t pid, struct proc_stat *out)
 {
 	char path[64], buf[1024];
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
 	buf[n] = '\0';
-	/* comm may hold spaces and parentheses: fields resume after the last ')'. */
-	char *p = strrchr(buf, ')');
-	if (!p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X')
+	return parse_stat(pid, buf, out);
+}
+
+uint64_t proc_self_start_ticks(void)
+{
+	struct proc_stat st;
+	return proc_stat_read(getpid(), &st) ? st.start_ticks : 0;
+}
+
+size_t proc_scan(struct proc_stat *out, size_t max)
+{
+	DIR *d = opendir("/proc");
+	if (!d)
+		return 0;
+	size_t n = 0;
+	struct dirent *e;
+	while (n < max && (e = readdir(d))) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		if (*end == '\0' && pid > 0 && pid <= INT32_MAX && proc_stat_read((pid_t)pid, &out[n]))
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* Start time of pid in seconds since the epoch, or -1 if it is not running (a zombie is not). */
+static double proc_start_time(pid_t pid)
+{
+	struct proc_stat st;
+	if (!proc_stat_read(pid, &st) || st.state == 'Z' || st.state == 'X')
 		return -1;
-	/* After ")": state is field 3; starttime is field 22, so skip 19 fields. */
-	p++;
-	for (int field = 3; field < 22 && p; field++)
-		p = strchr(p + 1, ' ');
-	if (!p)
-		return -1;
-	char *end;
-	unsigned long long start = strtoull(p, &end, 10);
-	if (end == p)
-		return -1;
-	return boot_time() + (double)start / (double)sysconf(_SC_CLK_TCK);
+	return boot_time() + (double)st.start_ticks / (double)sysconf(_SC_CLK_TCK);
 }
 
 bool proc_running_since(pid_t pid, const struct timespec *since)

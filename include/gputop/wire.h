@@ -29,7 +29,7 @@
 #include <sys/types.h>
 
 #define GD_SEG_MAGIC     0x31524447u /* "GDR1" */
-#define GD_SEG_VERSION   2u
+#define GD_SEG_VERSION   3u
 #define GD_SEG_PREFIX    "gputop-decode."
 #define GD_RING_CAPACITY 1024u
 #define GD_RING_OFFSET   4096u /* the ring starts on its own page */
@@ -148,7 +148,8 @@ struct gd_seg_info {
 	uint32_t id;          /* the worker's id, from 1 */
 	uint32_t dtype_bytes; /* 4 or 8; 0 for an observed program */
 	enum gd_seg_source source;
-	char comm[16]; /* an observed program's command name; "" for a worker */
+	uint64_t start_ticks; /* the writer's start time, clock ticks since boot (proc.h); 0: unknown */
+	char comm[16];        /* an observed program's command name; "" for a worker */
 	char device[GD_DEV_LEN];
 };
 
@@ -178,6 +179,7 @@ struct gd_seg_header {
 	char comm[16];
 	char device[GD_DEV_LEN];
 	char error[GD_ERR_LEN]; /* written before state becomes FAILED */
+	uint64_t start_ticks;   /* the writer's start time: with pid, it names the process for good */
 };
 
 _Static_assert(sizeof(struct gd_seg_header) <= GD_RING_OFFSET, "the header fits before the ring");
@@ -192,9 +194,10 @@ void seg_name(char *buf, size_t n, pid_t supervisor, unsigned id, uint64_t gen);
  * then sizes and fills (seg_create). Nobody else can remove or replace it in /dev/shm (sticky).
  * 0, or -1 with errno (EEXIST: the name is taken, pick another generation). */
 int seg_reserve(const char *name);
-/* An observed program's: "/gputop-decode.<uid>.<supervisor pid>.o<token>.<pid>", the token (16 hex
- * digits) random, chosen by the supervisor and passed in the program's environment, so no other
- * user can predict the name; the header's generation holds the token too. */
-void seg_name_observed(char *buf, size_t n, pid_t supervisor, uint64_t token, pid_t pid);
+/* An observed process's: "/gputop-decode.<uid>.<supervisor pid>.o<nonce>.<pid>", the nonce (16 hex
+ * digits) random, drawn by that process for this segment, so no other user can predict the name.
+ * The run's token (chosen by the supervisor, passed in the program's environment) is in the header
+ * alone (its generation), which only the uid can read: a name another user lists says nothing of it. */
+void seg_name_observed(char *buf, size_t n, pid_t supervisor, uint64_t nonce, pid_t pid);
 
 #endif

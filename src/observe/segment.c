@@ -8,10 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "gputop/observe_env.h"
+#include "gputop/proc.h"
 #include "ring/writer.h"
 #include "recorder.h"
 
@@ -80,10 +82,15 @@ void obs_ensure_segment(void)
 	if (!obs.enabled)
 		return;
 	timebase_init(&obs.tb);
-	struct gd_seg_info info = { .generation = obs.token, .source = obs.source };
+	struct gd_seg_info info = { .generation = obs.token,
+		                    .source = obs.source,
+		                    .start_ticks = proc_self_start_ticks() };
 	prctl(PR_GET_NAME, info.comm);
 	char name[128], err[256];
-	seg_name_observed(name, sizeof(name), obs.sup, obs.token, obs.pid);
+	uint64_t nonce = 0;
+	if (getrandom(&nonce, sizeof(nonce), 0) != (ssize_t)sizeof(nonce))
+		nonce = (uint64_t)now_ns() ^ (uint64_t)obs.pid << 40; /* no entropy yet: still a fresh name */
+	seg_name_observed(name, sizeof(name), obs.sup, nonce, obs.pid);
 	if (!(obs.seg = seg_create(name, &info, err, sizeof(err)))) {
 		fprintf(stderr, GD_NAME " observe: %s (this process is not observed)\n", err);
 		obs.enabled = false;

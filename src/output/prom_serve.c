@@ -4,7 +4,7 @@
  * Threads: the session thread renders each window and only swaps the text in under `lock`;
  * it never does I/O here. libmicrohttpd answers every connection from its own polling thread,
  * which never blocks on a client (a slow or stalled one is dropped after GD_PROM_TIMEOUT_S idle
- * seconds, at most GD_PROM_CONNECTIONS at once) and copies the text under `lock`. The writer
+ * seconds, or gives way to a new one: conncut.h) and copies the text under `lock`. The writer
  * thread copies the newest text under `lock` and writes --prom-file without it: a file system
  * that stalls (a rename took seconds on a loaded machine) delays only the file, and windows
  * that close meanwhile are folded into the next write. Nobody holds `lock` across I/O, so
@@ -33,7 +33,7 @@
 #include "gputop/common.h"
 
 #define GD_PROM_CONNECTIONS 64 /* clients served at once, at most; more wait in the listen queue */
-#define GD_PROM_PER_IP      32 /* of them from one address: others always get in */
+#define GD_PROM_PER_IP      32 /* of them from one address: others always get in (conncut.h) */
 #define GD_PROM_TIMEOUT_S   5  /* a connection idle this long is closed */
 #define GD_PROM_LIFETIME_S  10 /* and any connection this old (conncut.c) */
 #define GD_PROM_FD_SPARE    16 /* descriptors kept for everything else of the run */
@@ -221,6 +221,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 {
 	struct gd_prom *p = cls;
 	(void)version, (void)upload, (void)upload_size, (void)state;
+	conncut_answering(p->cut, c);
 	static const char not_allowed[] = "only GET and HEAD\n", not_found[] = "not found: see /metrics\n";
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
 		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, not_allowed, sizeof(not_allowed) - 1);
@@ -299,7 +300,9 @@ static unsigned connection_limit(void)
 /* Binds --listen's address and starts libmicrohttpd's polling thread on it, with every signal
  * blocked (the flags the supervisor's handlers set belong to its own thread). No client holds
  * the server: connections are limited in all and per address, closed when idle, and cut at
- * an age bound however they trickle. */
+ * an age bound however they trickle; where the limits are reached, a new connection takes the
+ * place of the one that has waited longest for a request (conncut.h), so slow clients cannot
+ * lock out a scraper, from their address or any other, that sends its request at once. */
 static int serve(struct gd_prom *p, const struct gd_listen *l, char *err, size_t errlen)
 {
 	unsigned limit = connection_limit();
@@ -308,7 +311,7 @@ static int serve(struct gd_prom *p, const struct gd_listen *l, char *err, size_t
 		         l->text);
 		return -1;
 	}
-	if (!(p->cut = conncut_new(limit, GD_PROM_LIFETIME_S))) {
+	if (!(p->cut = conncut_new(limit, GD_PROM_PER_IP, GD_PROM_LIFETIME_S))) {
 		snprintf(err, errlen, "--listen %s: cannot start a thread", l->text);
 		return -1;
 	}
@@ -318,11 +321,13 @@ static int serve(struct gd_prom *p, const struct gd_listen *l, char *err, size_t
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	p->mhd = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, on_request, p,
+	/* The share per address is conncut's, not MHD_OPTION_PER_IP_CONNECTION_LIMIT, which would
+	 * refuse a connection over it before conncut could make room. */
+	p->mhd = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, conncut_admit, p->cut, on_request, p,
 	                          MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_CONNECTION_LIMIT,
-	                          limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)GD_PROM_PER_IP,
-	                          MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)GD_PROM_TIMEOUT_S,
-	                          MHD_OPTION_NOTIFY_CONNECTION, conncut_notify, p->cut, MHD_OPTION_END);
+	                          limit, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)GD_PROM_TIMEOUT_S,
+	                          MHD_OPTION_NOTIFY_CONNECTION, conncut_notify, p->cut,
+	                          MHD_OPTION_NOTIFY_COMPLETED, conncut_completed, p->cut, MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!p->mhd) {
 		close(fd);

@@ -348,6 +348,7 @@ bool reader_view(struct gd_reader *r, struct gd_seg_view *v)
 	header_totals(r, h, v);
 	uint32_t src = LOAD(h->source);
 	v->source = src < GD_SRC_COUNT ? (enum gd_seg_source)src : GD_SRC_WORKER;
+	v->start_ticks = LOAD(h->start_ticks);
 	copy_text(v->comm, h->comm, sizeof(v->comm));
 	uint32_t od = LOAD(h->obs_device); /* any value names some P:D, both within 0..255 */
 	v->dev_platform = od ? (int)((od - 1) >> 8 & 0xffu) : -1;

@@ -33,6 +33,7 @@ struct gd_seg_view {
 	uint64_t batches, items, kernels;
 	enum gd_seg_source source;
 	struct gd_obs_totals obs;
+	uint64_t start_ticks; /* the writer's start time (wire.h) */
 	char comm[16];
 	int dev_platform, dev_index; /* an observed program's device, P:D; -1: not known yet */
 	char error[GD_ERR_LEN];      /* empty unless state is failed */

@@ -188,8 +188,8 @@ void seg_name(char *buf, size_t n, pid_t supervisor, unsigned id, uint64_t gen)
 	         (unsigned long long)gen);
 }
 
-void seg_name_observed(char *buf, size_t n, pid_t supervisor, uint64_t token, pid_t pid)
+void seg_name_observed(char *buf, size_t n, pid_t supervisor, uint64_t nonce, pid_t pid)
 {
 	snprintf(buf, n, "/" GD_SEG_PREFIX "%u.%d.o%016llx.%d", (unsigned)geteuid(), (int)supervisor,
-	         (unsigned long long)token, (int)pid);
+	         (unsigned long long)nonce, (int)pid);
 }

@@ -40,6 +40,7 @@ static void seg_init_header(struct gd_seg *seg, const struct gd_seg_info *info)
 	h->pid = (int32_t)getpid();
 	h->id = info->id;
 	h->generation = info->generation;
+	h->start_ticks = info->start_ticks;
 	h->dtype_bytes = info->dtype_bytes;
 	h->source = (uint32_t)info->source;
 	str_copy(h->comm, sizeof(h->comm), info->comm);

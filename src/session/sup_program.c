@@ -27,44 +27,11 @@
 #include "sentinel.h"
 #include "childspawn.h"
 
-/* NAME=VALUE, or NAME=VALUE:OLD where the variable is a list the program already has. */
-static void set_var(struct gd_sup *sup, int *n, const char *name, const char *value, bool list)
-{
-	const char *old = list ? getenv(name) : NULL;
-	snprintf(sup->envbuf[*n], sizeof(sup->envbuf[*n]), "%s=%s%s%s", name, value, old && *old ? ":" : "",
-	         old && *old ? old : "");
-	sup->env[*n] = sup->envbuf[*n];
-	++*n;
-}
-
-/* What an observed program finds in its environment: how to load the library, the run it belongs
- * to (this supervisor and the token in its segments' names) and the profiling policy. */
-static void observe_env(struct gd_sup *sup)
-{
-	const struct gd_sup_config *c = &sup->c;
-	int n = 0;
-	char v[64];
-	sup->token = rng_entropy() | 1; /* never 0: the library takes 0 for "no token" */
-	snprintf(v, sizeof(v), GD_OBS_ENV_RUN_FMT, (int)sup->self, (unsigned long long)sup->token);
-	set_var(sup, &n, GD_OBS_ENV_RUN, v, false);
-	set_var(sup, &n, GD_OBS_ENV_PROFILE,
-	        gd_profile_names[c->work.profile < GD_PROF_COUNT ? c->work.profile : GD_PROF_SAMPLED], false);
-	if (c->work.sample_every) {
-		snprintf(v, sizeof(v), "%u", (unsigned)c->work.sample_every);
-		set_var(sup, &n, GD_OBS_ENV_EVERY, v, false);
-	}
-	if (c->via != GD_VIA_PRELOAD)
-		set_var(sup, &n, "OPENCL_LAYERS", c->observe_lib, true);
-	if (c->via != GD_VIA_LAYER)
-		set_var(sup, &n, "LD_PRELOAD", c->observe_lib, true);
-	sup->env[n] = NULL;
-}
-
 int sup_programs_start(struct gd_sup *sup, char *err, size_t errlen)
 {
 	if (!sup->c.command)
 		return 0;
-	observe_env(sup);
+	sup_env_build(sup);
 	sup->sentinel = sentinel_start(sup->env[0], &sup->sentfd); /* GPUTOP_DECODE_OBSERVE=... */
 	if (sup->sentinel < 0) {
 		snprintf(err, errlen, "fork: %s", strerror(errno));
@@ -80,19 +47,13 @@ static void copy_signal(const struct sup_row *r, int sig)
 		kill(r->info.pid, sig);
 }
 
-static void process_signal(const struct sup_row *r, int sig)
-{
-	kill(r->info.pid, sig);
-}
-
 /* A program has no pause of its own. */
-static void observed_pause(const struct sup_row *r, bool pause)
+void sup_observed_pause(const struct sup_row *r, bool pause)
 {
 	r->kind->signal(r, pause ? SIGSTOP : SIGCONT);
 }
 
-/* An observed row: its segment's name is known from its pid. */
-static struct sup_row *add_observed(struct gd_sup *sup, const struct sup_kind *k, pid_t pid)
+struct sup_row *sup_add_observed(struct gd_sup *sup, const struct sup_kind *k, pid_t pid)
 {
 	struct sup_row *r = sup_add_row(sup, k);
 	r->info.pid = pid;
@@ -101,8 +62,7 @@ static struct sup_row *add_observed(struct gd_sup *sup, const struct sup_kind *k
 	r->info.state = GD_ST_NOCL;
 	r->gen = sup->token;
 	r->spawn_ns = now_ns();
-	seg_name_observed(r->shm, sizeof(r->shm), sup->self, sup->token, pid);
-	return r;
+	return r; /* its segment's name is found in /dev/shm (sup_process.c) */
 }
 
 int sup_spawn_program(struct gd_sup *sup, char *err, size_t errlen)
@@ -123,7 +83,8 @@ int sup_spawn_program(struct gd_sup *sup, char *err, size_t errlen)
 		return -1;
 	}
 	fcntl(out[0], F_SETFL, O_NONBLOCK);
-	struct sup_row *r = add_observed(sup, &sup_kind_copy, pid);
+	struct sup_row *r = sup_add_observed(sup, &sup_kind_copy, pid);
+	sup_programs_report(sup, pid);
 	r->info.copy = r->info.id;
 	r->outfd = out[0];
 	const char *name = strrchr(sup->c.command[0], '/');
@@ -178,6 +139,21 @@ static void copy_relay(const struct gd_sup *sup, struct sup_row *r, bool last)
 	}
 }
 
+/* A copy that has made no segment yet: whether the library is in it at all, once a second. A
+ * reason goes on its row (and once to stderr); it never fails the copy. */
+static void copy_service(const struct gd_sup *sup, struct sup_row *r, int64_t now)
+{
+	if (r->attached || r->info.error[0] || now - r->looked_ns < GD_NS_PER_S)
+		return;
+	r->looked_ns = now;
+	char why[160];
+	sup_env_unobserved(sup, r->info.pid, why, sizeof(why));
+	if (!why[0])
+		return;
+	snprintf(r->info.error, sizeof(r->info.error), "not observed: %s", why);
+	fprintf(stderr, GD_NAME ": copy %u (pid %d) is not observed: %s\n", r->info.id, (int)r->info.pid, why);
+}
+
 /* Whether a copy has published a batch through any process of its process group. */
 static bool copy_ready(const struct gd_sup *sup, const struct sup_row *r)
 {
@@ -187,19 +163,6 @@ static bool copy_ready(const struct gd_sup *sup, const struct sup_row *r)
 	return false;
 }
 
-/* What a copy started and left running, at the run's end. */
-static void copy_leftovers(const struct sup_row *r)
-{
-	kill(-r->info.pid, SIGKILL);
-}
-
-/* The prefix of this run's observed segments' names, in /dev/shm; its length. */
-static int observed_prefix(const struct gd_sup *sup, char *buf, size_t n)
-{
-	return snprintf(buf, n, GD_SEG_PREFIX "%u.%d.o%016llx.", (unsigned)geteuid(), (int)sup->self,
-	                (unsigned long long)sup->token);
-}
-
 /* Every segment of this run's observed programs, rows or not (past --max-procs). */
 static void unlink_observed(const struct gd_sup *sup)
 {
@@ -207,7 +170,7 @@ static void unlink_observed(const struct gd_sup *sup)
 	if (!d)
 		return;
 	char prefix[96], name[400];
-	int plen = observed_prefix(sup, prefix, sizeof(prefix));
+	int plen = sup_observed_prefix(sup, prefix, sizeof(prefix));
 	struct dirent *e;
 	while ((e = readdir(d)))
 		if (strncmp(e->d_name, prefix, (size_t)plen) == 0) {
@@ -219,90 +182,21 @@ static void unlink_observed(const struct gd_sup *sup)
 
 void sup_programs_end(struct gd_sup *sup)
 {
+	sup_programs_sweep(sup);
+	if (sup->forged > 1) /* the first was said when it was found */
+		fprintf(stderr, GD_NAME ": ignored %u names in /dev/shm not made by this run's programs\n", sup->forged);
+	if (sup->unreported)
+		fprintf(stderr, GD_NAME ": %u processes of the program could not be told to the sentinel\n",
+		        sup->unreported);
 	if (sup->c.command)
 		unlink_observed(sup);
 	sentinel_stop(sup->sentinel, sup->sentfd); /* what left the copies' groups, ended too */
 	sup->sentinel = 0;
 }
 
-static struct sup_row *by_pid(struct gd_sup *sup, pid_t pid)
-{
-	for (int i = 0; i < sup->n; i++)
-		if (sup->rows[i].info.observed && sup->rows[i].info.pid == pid)
-			return &sup->rows[i];
-	return NULL;
-}
-
-/* The copy whose process group pid is in (a copy leads its own, and what it starts stays in it
- * unless it makes a group of its own); 0: none. */
-static unsigned copy_of(const struct gd_sup *sup, pid_t pid)
-{
-	pid_t group = getpgid(pid);
-	for (int i = 0; group > 0 && i < sup->n; i++)
-		if (sup->rows[i].kind == &sup_kind_copy && sup->rows[i].info.pid == group)
-			return sup->rows[i].info.id;
-	return 0;
-}
-
-/* Processes of the observed programs that made their first OpenCL call: a segment of this run
- * (this supervisor, this run's token) names each. A copy's own joins its row; any other process
- * (a child of a copy) gets a row of its own. */
-void sup_programs_discover(struct gd_sup *sup)
-{
-	if (!sup->c.command)
-		return;
-	DIR *d = opendir("/dev/shm");
-	if (!d)
-		return;
-	char prefix[96];
-	int plen = observed_prefix(sup, prefix, sizeof(prefix));
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (strncmp(e->d_name, prefix, (size_t)plen) != 0)
-			continue;
-		char *end;
-		long pid = strtol(e->d_name + plen, &end, 10);
-		if (*end || pid <= 0 || pid > INT32_MAX || by_pid(sup, (pid_t)pid))
-			continue;
-		if (sup_live(sup) < sup->c.max_procs) {
-			struct sup_row *r = add_observed(sup, &sup_kind_process, (pid_t)pid);
-			r->info.copy = copy_of(sup, (pid_t)pid);
-		}
-	}
-	closedir(d);
-}
-
-/* A row the supervisor did not start cannot be waited for: it has ended when its pid no longer
- * runs (or is a zombie, or is a younger process that took the pid). */
-static bool observed_gone(const struct sup_row *r)
-{
-	struct timespec since;
-	clock_gettime(CLOCK_REALTIME, &since);
-	return !proc_running_since(r->info.pid, &since);
-}
-
-/* Not our child: /proc says when it ends, and only its parent learns its status. */
-static void process_wait(const struct gd_sup *sup, struct sup_row *r, gd_record_fn on_record, void *ctx)
-{
-	if (r->info.alive && observed_gone(r)) {
-		sup_reaped(sup, r, r->kill_sent ? SIGKILL : 0, on_record, ctx);
-		r->info.exit_status = -1;
-	}
-}
-
-/* Killed, and not our child: gone within a second. */
-static void process_wait_killed(const struct gd_sup *sup, struct sup_row *r, gd_record_fn on_record,
-                                void *ctx)
-{
-	for (int tries = 0; tries < 100 && !observed_gone(r); tries++)
-		sleep_ns(GD_NS_PER_S / 100);
-	sup_reaped(sup, r, SIGKILL, on_record, ctx);
-	r->info.exit_status = -1;
-}
-
 /* An observed program's segment is mapped on both sides now: its name is needed no more, and
  * gone it cannot outlive a program that dies by a signal, nor this run. */
-static void observed_attached(struct sup_row *r)
+void sup_observed_attached(struct sup_row *r)
 {
 	shm_unlink(r->shm);
 }
@@ -330,10 +224,15 @@ static void observed_device(const struct gd_sup *sup, struct sup_row *r)
 
 /* What the library's header says beyond the totals: launches, its own counts, the path its
  * calls were seen through, the command name and the device. */
-static void observed_viewed(const struct gd_sup *sup, struct sup_row *r)
+void sup_observed_viewed(const struct gd_sup *sup, struct sup_row *r)
 {
-	r->info.kernels = r->view.kernels;
+	r->info.kernels = r->before.kernels + r->view.kernels;
 	r->info.obs = r->view.obs;
+	r->info.obs.h2d_bytes += r->before.obs.h2d_bytes;
+	r->info.obs.d2h_bytes += r->before.obs.d2h_bytes;
+	r->info.obs.h2d_count += r->before.obs.h2d_count;
+	r->info.obs.d2h_count += r->before.obs.d2h_count;
+	r->info.obs.waits += r->before.obs.waits;
 	r->info.via = r->view.source;
 	if (r->view.comm[0])
 		str_copy(r->info.comm, sizeof(r->info.comm), r->view.comm);
@@ -341,7 +240,7 @@ static void observed_viewed(const struct gd_sup *sup, struct sup_row *r)
 }
 
 /* A program may wait on its host as long as it likes: never stalled. */
-static void observed_state(const struct gd_sup *sup, struct sup_row *r, int64_t now)
+void sup_observed_state(const struct gd_sup *sup, struct sup_row *r, int64_t now)
 {
 	(void)sup, (void)now;
 	enum gd_state *st = &r->info.state;
@@ -354,7 +253,7 @@ static void observed_state(const struct gd_sup *sup, struct sup_row *r, int64_t 
 /* An observed process's end: its status, kept (128 + the signal when killed); failed only when
  * it says so (non-zero) or a signal not ours ended it. One that never made an OpenCL call keeps
  * saying so. */
-static void observed_ended(struct sup_row *r, int status)
+void sup_observed_ended(struct sup_row *r, int status)
 {
 	if (!WIFEXITED(status)) {
 		r->info.exit_status = 128 + WTERMSIG(status);
@@ -373,29 +272,17 @@ static void observed_ended(struct sup_row *r, int status)
 
 const struct sup_kind sup_kind_copy = {
 	.unit = true,
+	.child = true,
 	.unattached = GD_ST_NOCL,
 	.signal = copy_signal,
-	.pause = observed_pause,
+	.pause = sup_observed_pause,
 	.ready = copy_ready,
-	.attached = observed_attached,
-	.viewed = observed_viewed,
-	.state = observed_state,
-	.ended = observed_ended,
+	.service = copy_service,
+	.attached = sup_observed_attached,
+	.viewed = sup_observed_viewed,
+	.state = sup_observed_state,
+	.ended = sup_observed_ended,
 	.wait = sup_wait_child,
 	.wait_killed = sup_wait_child_killed,
 	.relay = copy_relay,
-	.leftovers = copy_leftovers,
-};
-
-const struct sup_kind sup_kind_process = {
-	.unit = false,
-	.unattached = GD_ST_NOCL,
-	.signal = process_signal,
-	.pause = observed_pause,
-	.attached = observed_attached,
-	.viewed = observed_viewed,
-	.state = observed_state,
-	.ended = observed_ended,
-	.wait = process_wait,
-	.wait_killed = process_wait_killed,
 };

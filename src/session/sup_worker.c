@@ -155,6 +155,7 @@ static void worker_ended(struct sup_row *r, int status)
 
 const struct sup_kind sup_kind_worker = {
 	.unit = true,
+	.child = true,
 	.unattached = GD_ST_STARTING,
 	.signal = worker_signal,
 	.pause = worker_pause,

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/pidfd.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -85,6 +87,10 @@ struct gd_sup *sup_new(const struct gd_sup_config *c, char *err, size_t errlen)
 		free(sup);
 		return NULL;
 	}
+	/* The family of an observed program is re-parented to us, not to init, when a parent of it
+	 * ends: then its parent chain proves it ours (sup_process.c). */
+	if (c->command)
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
 	sig_handle(SIGCHLD, on_child, SA_NOCLDSTOP); /* no SA_RESTART: a child's end wakes the loop */
 	seg_sweep_stale();
 	return sup;
@@ -199,6 +205,7 @@ struct sup_row *sup_add_row(struct gd_sup *sup, const struct sup_kind *k)
 	memset(r, 0, sizeof(*r));
 	r->kind = k;
 	r->outfd = -1;
+	r->pidfd = -1;
 	r->info.exit_status = -1;
 	r->info.id = ++sup->next_id;
 	return r;
@@ -283,7 +290,9 @@ int sup_signal(struct gd_sup *sup, int i, int sig)
 		sup_stop(sup, i, sig == SIGKILL); /* so that its end counts as ours */
 		return 0;
 	}
-	if (kill(r->info.pid, sig) != 0)
+	/* Our child's pid is ours until we reap it; any other process is named by its pidfd. */
+	int rc = r->kind->child ? kill(r->info.pid, sig) : r->pidfd >= 0 ? pidfd_send_signal(r->pidfd, sig, NULL, 0) : -1;
+	if (rc != 0)
 		return -1;
 	/* Known at once; waitpid confirms it, and reports stops and continues by anyone else. */
 	if (sig == SIGSTOP)
@@ -321,25 +330,48 @@ static void drain(const struct gd_sup *sup, struct sup_row *r, gd_record_fn on_r
 	while ((n = reader_poll(&r->rd, buf, (int)GD_ARRAY_LEN(buf))) > 0)
 		for (int i = 0; i < n; i++)
 			on_record(ctx, &r->info, &buf[i]);
-	r->info.lost = r->rd.lost;
+	r->info.lost = r->lost_before + r->rd.lost;
 	if (n < 0 || !reader_view(&r->rd, &r->view)) {
 		/* Truncated under us: keep what was read, stop reading, end the process. */
 		sup_fail_row(r, "", "shared-memory segment became unreadable");
 		detach(r);
 		if (r->info.alive)
-			kill(r->info.pid, SIGKILL);
+			r->kind->signal(r, SIGKILL);
 		return;
 	}
-	r->info.batches = r->view.batches;
-	r->info.items = r->view.items;
+	r->info.batches = r->before.batches + r->view.batches;
+	r->info.items = r->before.items + r->view.items;
 	r->info.timebase = r->view.timebase;
 	if (r->kind->viewed)
 		r->kind->viewed(sup, r);
 }
 
+void sup_swap_segment(const struct gd_sup *sup, struct sup_row *r, const struct gd_reader *rd, const char *name,
+                      gd_record_fn on_record, void *ctx)
+{
+	drain(sup, r, on_record, ctx);
+	reader_writer_died(&r->rd); /* its image is gone: a record it was writing is lost */
+	r->lost_before += r->rd.lost;
+	r->before.batches += r->view.batches;
+	r->before.items += r->view.items;
+	r->before.kernels += r->view.kernels;
+	r->before.obs.h2d_bytes += r->view.obs.h2d_bytes;
+	r->before.obs.d2h_bytes += r->view.obs.d2h_bytes;
+	r->before.obs.h2d_count += r->view.obs.h2d_count;
+	r->before.obs.d2h_count += r->view.obs.d2h_count;
+	r->before.obs.waits += r->view.obs.waits;
+	reader_close(&r->rd);
+	r->rd = *rd;
+	str_copy(r->shm, sizeof(r->shm), name);
+	r->kind->attached(r);
+	drain(sup, r, on_record, ctx);
+}
+
 static void try_attach(struct sup_row *r)
 {
 	char why[160];
+	if (!r->shm[0])
+		return; /* an observed program's: its name is not known before it made it */
 	switch (reader_open(&r->rd, r->shm, r->info.pid, r->gen, why, sizeof(why))) {
 	case GD_OPEN_OK:
 		r->attached = true;
@@ -401,12 +433,17 @@ void sup_reaped(const struct gd_sup *sup, struct sup_row *r, int status, gd_reco
 	if (r->attached) {
 		drain(sup, r, on_record, ctx);
 		reader_writer_died(&r->rd); /* killed mid-publish: that record is lost */
-		r->info.lost = r->rd.lost;
+		r->info.lost = r->lost_before + r->rd.lost;
 	}
 	update_state(sup, r, now_ns());
 	detach(r);
-	shm_unlink(r->shm);
+	if (r->shm[0])
+		shm_unlink(r->shm);
 	r->kind->ended(r, status);
+	if (r->pidfd >= 0) {
+		close(r->pidfd);
+		r->pidfd = -1;
+	}
 }
 
 /* What waitpid says of a live child: stopped, continued, or ended (reaped). Only its own pid:
@@ -434,9 +471,10 @@ void sup_wait_child_killed(const struct gd_sup *sup, struct sup_row *r, gd_recor
 
 void sup_service(struct gd_sup *sup, int64_t now, gd_record_fn on_record, void *ctx)
 {
-	sup_programs_discover(sup);
+	sup_programs_discover(sup, on_record, ctx);
 	for (int i = 0; i < sup->n; i++)
 		sup->rows[i].kind->wait(sup, &sup->rows[i], on_record, ctx);
+	sup_programs_service(sup, now);
 	relay_stderr(sup);
 	for (int i = 0; i < sup->n; i++) {
 		struct sup_row *r = &sup->rows[i];
@@ -491,11 +529,9 @@ void sup_reap_all(struct gd_sup *sup, int64_t grace_ns, gd_record_fn on_record, 
 		r->kill_sent = true;
 		r->kind->wait_killed(sup, r, on_record, ctx);
 	}
-	for (int i = 0; i < sup->n; i++) {
-		if (sup->rows[i].kind->leftovers)
-			sup->rows[i].kind->leftovers(&sup->rows[i]);
-		shm_unlink(sup->rows[i].shm); /* idempotent: ENOENT when already gone */
-	}
+	for (int i = 0; i < sup->n; i++)
+		if (sup->rows[i].shm[0])
+			shm_unlink(sup->rows[i].shm); /* idempotent: ENOENT when already gone */
 	sup_programs_end(sup);
 	if (sup->errw >= 0) {
 		close(sup->errw); /* then the pipe ends once every worker has gone */
@@ -518,6 +554,7 @@ void sup_free(struct gd_sup *sup)
 			close(sup->rows[i].outfd);
 	}
 	sentinel_stop(sup->sentinel, sup->sentfd); /* reap_all not run: after an error */
+	free(sup->scan);
 	if (sup->errw >= 0)
 		close(sup->errw);
 	close(sup->errr);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "gputop/common.h"
+#include "gputop/proc.h"
 #include "gputop/sig.h"
 #include "worker_impl.h"
 
@@ -142,7 +143,8 @@ int worker_main(const struct gd_workload *wl, struct gd_devref dev, const struct
 
 	struct gd_seg_info info = { .generation = wa->gen,
 		                    .id = wa->id,
-		                    .dtype_bytes = gd_dtype_info(clx_child_dtype(w.k->dtype))->bytes };
+		                    .dtype_bytes = gd_dtype_info(clx_child_dtype(w.k->dtype))->bytes,
+		                    .start_ticks = proc_self_start_ticks() };
 	str_copy(info.device, sizeof(info.device), w.dev.info.name);
 	pthread_mutex_lock(&seg_lock);
 	w.seg = seg_create(wa->shm, &info, msg, sizeof(msg));

@@ -1,7 +1,7 @@
 /* test_prom.c: the Prometheus exposition. The exact text of a synthetic frame (a running worker,
  * a failed one with unmeasured numbers, a device name that needs escaping; then two devices,
  * each with its own figures), the real libmicrohttpd server on a loopback port (GET /metrics,
- * 404, 405, a port in use, a stalled client that does not hold up another), and --prom-file
+ * 404, 405, a port in use, 40 stalled clients that do not hold up another), and --prom-file
  * (replaced whole, no temporary file left, bad paths refused, a failed write reported at
  * close). Frames reach the exporter through its output interface (prom_output). */
 #include <arpa/inet.h>
@@ -480,22 +480,24 @@ static void test_server(void)
 	          body, sizeof(body));
 	TAP_EQ_U(st, 405, "POST: 405");
 
-	/* A client that sends half a request and stalls holds up neither another client nor an
-	 * update. */
-	int stall = socket(AF_INET, SOCK_STREAM, 0);
+	/* 40 stalled clients, over an address's share (32): one gives way to another from there. */
+	int stall[40], stalled = 0;
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	bool stalled =
-	    connect(stall, (struct sockaddr *)&a, sizeof(a)) == 0 && write(stall, "GET /met", 8) == 8;
+	for (int i = 0; i < 40; i++) {
+		stall[i] = socket(AF_INET, SOCK_STREAM, 0);
+		stalled += connect(stall[i], (struct sockaddr *)&a, sizeof(a)) == 0 &&
+		           write(stall[i], "GET /met", 8) == 8;
+	}
 	f.workers[0].tot.items = 6000000;
 	frame_to(p, &f);
 	st = http(port, get, body, sizeof(body));
-	tap_ok(stalled && st == 200 && strstr(body, "} 6000000\n"),
-	       "with a stalled client connected, another gets the updated text");
-	close(stall);
+	tap_ok(stalled == 40 && st == 200 && strstr(body, "} 6000000\n"),
+	       "with 40 stalled clients connected, another from their address gets the updated text");
+	for (int i = 0; i < 40; i++)
+		close(stall[i]);
 
-	char err2[256];
-	char spec[32];
+	char err2[256], spec[32];
 	snprintf(spec, sizeof(spec), "127.0.0.1:%u", port);
 	struct gd_prom *q = open_listen(port, spec, err2, sizeof(err2));
 	if (!tap_ok(!q && strstr(err2, "--listen 127.0.0.1:") && strstr(err2, strerror(EADDRINUSE)),
