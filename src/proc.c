@@ -40,15 +40,15 @@ static bool parse_stat(pid_t pid, char *buf, struct proc_stat *out)
 	out->pid = pid;
 	out->state = p[2];
 	/* state is field 3; ppid 4, pgrp 5; starttime 22. */
-	long long ppid, pgid;
-	if (sscanf(p + 3, "%lld %lld", &ppid, &pgid) != 2)
+	char *end;
+	long ppid = strtol(p + 3, &end, 10), pgid = end > p + 3 ? strtol(end, &end, 10) : 0;
+	if (*end != ' ')
 		return false;
 	out->ppid = (pid_t)ppid;
 	out->pgid = (pid_t)pgid;
 	p += 2;
 	for (int field = 3; field < 22 && p; field++)
 		p = strchr(p + 1, ' ');
-	char *end;
 	if (!p || (out->start_ticks = strtoull(p, &end, 10), end == p))
 		return false;
 	return true;

@@ -456,7 +456,7 @@ static int scan_family(struct act *a)
  * grace while any member lives. Returns whether its last scan found nobody. */
 static bool term_round(void)
 {
-	int64_t end = clock_ms(CLOCK_MONOTONIC) + SESSION_STOP_GRACE_S * 1000;
+	int64_t end = clock_ms(CLOCK_MONOTONIC) + (int64_t)SESSION_STOP_GRACE_S * 1000;
 	struct act a = { .sig = SIGTERM };
 	for (;;) {
 		uint64_t t = ticks_now();
@@ -508,7 +508,7 @@ static _Noreturn void sentinel_main(int rfd)
 	syscall(SYS_close_range, 1U, ~0U, 0U);
 	take_reports();
 	int empty = term_round() ? 1 : 0;
-	int64_t end = clock_ms(CLOCK_MONOTONIC) + KILL_S * 1000;
+	int64_t end = clock_ms(CLOCK_MONOTONIC) + (int64_t)KILL_S * 1000;
 	while (empty < 2 && clock_ms(CLOCK_MONOTONIC) < end) {
 		nap_ms(ROUND_NAP_MS);
 		empty = kill_round() ? 0 : empty + 1;

@@ -70,7 +70,7 @@ struct gd_sup {
 	struct proc_stat *scan; /* the latest reading of /proc, and its room */
 	size_t scan_cap;
 	int64_t scan_ns; /* when the family was last looked for */
-	char *env[8]; /* observed programs: the variables added to their environment */
+	char *env[8];    /* observed programs: the variables added to their environment */
 	char envbuf[8][4200];
 };
 
@@ -121,8 +121,8 @@ void sup_reaped(const struct gd_sup *sup, struct sup_row *r, int status, gd_reco
 void sup_killed_by(struct sup_row *r, int sig);
 /* r reads the segment rd (checked, at name) from now on: the last records of the one before
  * are handed over, its totals kept in r->before. */
-void sup_swap_segment(const struct gd_sup *sup, struct sup_row *r, const struct gd_reader *rd, const char *name,
-                      gd_record_fn on_record, void *ctx);
+void sup_swap_segment(const struct gd_sup *sup, struct sup_row *r, const struct gd_reader *rd,
+                      const char *name, gd_record_fn on_record, void *ctx);
 /* The wait and wait_killed of a row that is our child: waitpid on its pid. */
 void sup_wait_child(const struct gd_sup *sup, struct sup_row *r, gd_record_fn on_record, void *ctx);
 void sup_wait_child_killed(const struct gd_sup *sup, struct sup_row *r, gd_record_fn on_record, void *ctx);

@@ -28,9 +28,9 @@
 #include "gputop/proc.h"
 #include "sentinel.h"
 
-#define CHAIN_MAX 256                         /* parent links followed, at most */
-#define SCAN_NS   (GD_NS_PER_S)               /* the family is looked for this often */
-#define SWEEP_NS  (3 * GD_NS_PER_S)           /* the end's sweep gives up after this */
+#define CHAIN_MAX 256               /* parent links followed, at most */
+#define SCAN_NS   (GD_NS_PER_S)     /* the family is looked for this often */
+#define SWEEP_NS  (3 * GD_NS_PER_S) /* the end's sweep gives up after this */
 
 /* The prefix of this run's observed segments' names, in /dev/shm; its length. */
 int sup_observed_prefix(const struct gd_sup *sup, char *buf, size_t n)
@@ -50,7 +50,8 @@ static struct sup_row *by_pid(struct gd_sup *sup, pid_t pid)
 static bool is_copy(const struct gd_sup *sup, pid_t pid)
 {
 	for (int i = 0; i < sup->n; i++)
-		if (sup->rows[i].kind == &sup_kind_copy && sup->rows[i].info.alive && sup->rows[i].info.pid == pid)
+		if (sup->rows[i].kind == &sup_kind_copy && sup->rows[i].info.alive &&
+		    sup->rows[i].info.pid == pid)
 			return true;
 	return false;
 }
@@ -102,7 +103,8 @@ static void forged(struct gd_sup *sup, const char *name, const char *why)
 		return;
 	sup->forged_names[sup->forged++ % GD_ARRAY_LEN(sup->forged_names)] = h;
 	if (sup->forged == 1)
-		fprintf(stderr, GD_NAME ": ignored /dev/shm%s: %s (not made by this run's programs)\n", name, why);
+		fprintf(stderr, GD_NAME ": ignored /dev/shm%s: %s (not made by this run's programs)\n", name,
+		        why);
 }
 
 static void report(struct gd_sup *sup, pid_t pid, uint64_t start)
@@ -143,8 +145,8 @@ static unsigned copy_of(const struct gd_sup *sup, pid_t pgid)
 /* The segment at name, checked: our uid and mode (the reader's), the run's token, pid, and the
  * start time st says (when the process is alive). OK, NOTYET (initialising: look again), or
  * REJECTED with why. */
-static enum gd_open_result checked_open(struct gd_sup *sup, struct gd_reader *rd, const char *name,
-                                        pid_t pid, const struct proc_stat *st, char *why, size_t n)
+static enum gd_open_result checked_open(struct gd_sup *sup, struct gd_reader *rd, const char *name, pid_t pid,
+                                        const struct proc_stat *st, char *why, size_t n)
 {
 	enum gd_open_result rc = reader_open(rd, name, pid, sup->token, why, n);
 	if (rc != GD_OPEN_OK)
@@ -196,7 +198,8 @@ static void discover(struct gd_sup *sup, const char *name, pid_t pid)
 
 /* A new segment of a process whose row has read another: it ran exec, and the library in its
  * new image made it. The row reads the new one from now on; the old image's totals are kept. */
-static void reimage(struct gd_sup *sup, struct sup_row *r, const char *name, gd_record_fn on_record, void *ctx)
+static void reimage(struct gd_sup *sup, struct sup_row *r, const char *name, gd_record_fn on_record,
+                    void *ctx)
 {
 	struct proc_stat st;
 	bool alive = proc_stat_read(r->info.pid, &st) && st.state != 'Z';
@@ -213,7 +216,8 @@ static void reimage(struct gd_sup *sup, struct sup_row *r, const char *name, gd_
 	}
 	sup_swap_segment(sup, r, &rd, name, on_record, ctx);
 	r->images++;
-	fprintf(stderr, GD_NAME ": process %u (pid %d) ran exec: its new image (%s) is observed, its totals go on\n",
+	fprintf(stderr,
+	        GD_NAME ": process %u (pid %d) ran exec: its new image (%s) is observed, its totals go on\n",
 	        r->info.id, (int)r->info.pid, r->view.comm[0] ? r->view.comm : "?");
 }
 
@@ -227,7 +231,8 @@ static pid_t name_pid(const char *rest)
 		return 0;
 	char *end;
 	long pid = strtol(rest + 17, &end, 10);
-	return *end == '\0' && pid > 0 && pid <= INT32_MAX && rest[17] != '+' && rest[17] != '-' ? (pid_t)pid : 0;
+	return *end == '\0' && pid > 0 && pid <= INT32_MAX && rest[17] != '+' && rest[17] != '-' ? (pid_t)pid
+	                                                                                         : 0;
 }
 
 /* Whether a row reads (or is to read) the segment at name. */
@@ -240,7 +245,8 @@ static bool name_known(const struct gd_sup *sup, const char *name)
 }
 
 /* One name of this run's prefix in /dev/shm. */
-static void found_name(struct gd_sup *sup, const char *name, const char *rest, gd_record_fn on_record, void *ctx)
+static void found_name(struct gd_sup *sup, const char *name, const char *rest, gd_record_fn on_record,
+                       void *ctx)
 {
 	if (name_known(sup, name))
 		return;
@@ -292,7 +298,8 @@ static void reap_adopted(const struct gd_sup *sup)
 		if (!proc_stat_read(si.si_pid, &st) || !adopted(sup, &st) || is_copy(sup, st.pid))
 			return;
 		for (int i = 0; i < sup->n; i++)
-			if (sup->rows[i].info.alive && sup->rows[i].info.pid == st.pid && sup->rows[i].kind->unit)
+			if (sup->rows[i].info.alive && sup->rows[i].info.pid == st.pid &&
+			    sup->rows[i].kind->unit)
 				return;
 		waitpid(si.si_pid, NULL, WNOHANG);
 	}
@@ -343,7 +350,8 @@ static size_t family_now(struct gd_sup *sup)
 	size_t n = scan_all(sup), k = 0;
 	for (size_t i = 0; i < n; i++)
 		if (sup->scan[i].state != 'Z' && family_in_scan(sup, n, &sup->scan[i]))
-			sup->scan[k++] = sup->scan[i]; /* k <= i: the chains read above are not needed again */
+			sup->scan[k++] =
+			    sup->scan[i]; /* k <= i: the chains read above are not needed again */
 	return k;
 }
 

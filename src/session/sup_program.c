@@ -151,7 +151,8 @@ static void copy_service(const struct gd_sup *sup, struct sup_row *r, int64_t no
 	if (!why[0])
 		return;
 	snprintf(r->info.error, sizeof(r->info.error), "not observed: %s", why);
-	fprintf(stderr, GD_NAME ": copy %u (pid %d) is not observed: %s\n", r->info.id, (int)r->info.pid, why);
+	fprintf(stderr, GD_NAME ": copy %u (pid %d) is not observed: %s\n", r->info.id, (int)r->info.pid,
+	        why);
 }
 
 /* Whether a copy has published a batch through any process of its process group. */
@@ -184,7 +185,8 @@ void sup_programs_end(struct gd_sup *sup)
 {
 	sup_programs_sweep(sup);
 	if (sup->forged > 1) /* the first was said when it was found */
-		fprintf(stderr, GD_NAME ": ignored %u names in /dev/shm not made by this run's programs\n", sup->forged);
+		fprintf(stderr, GD_NAME ": ignored %u names in /dev/shm not made by this run's programs\n",
+		        sup->forged);
 	if (sup->unreported)
 		fprintf(stderr, GD_NAME ": %u processes of the program could not be told to the sentinel\n",
 		        sup->unreported);

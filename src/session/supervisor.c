@@ -291,7 +291,9 @@ int sup_signal(struct gd_sup *sup, int i, int sig)
 		return 0;
 	}
 	/* Our child's pid is ours until we reap it; any other process is named by its pidfd. */
-	int rc = r->kind->child ? kill(r->info.pid, sig) : r->pidfd >= 0 ? pidfd_send_signal(r->pidfd, sig, NULL, 0) : -1;
+	int rc = r->kind->child  ? kill(r->info.pid, sig)
+	         : r->pidfd >= 0 ? pidfd_send_signal(r->pidfd, sig, NULL, 0)
+	                         : -1;
 	if (rc != 0)
 		return -1;
 	/* Known at once; waitpid confirms it, and reports stops and continues by anyone else. */
@@ -346,8 +348,8 @@ static void drain(const struct gd_sup *sup, struct sup_row *r, gd_record_fn on_r
 		r->kind->viewed(sup, r);
 }
 
-void sup_swap_segment(const struct gd_sup *sup, struct sup_row *r, const struct gd_reader *rd, const char *name,
-                      gd_record_fn on_record, void *ctx)
+void sup_swap_segment(const struct gd_sup *sup, struct sup_row *r, const struct gd_reader *rd,
+                      const char *name, gd_record_fn on_record, void *ctx)
 {
 	drain(sup, r, on_record, ctx);
 	reader_writer_died(&r->rd); /* its image is gone: a record it was writing is lost */
