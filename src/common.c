@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,15 +121,17 @@ void text_printf(struct gd_text *t, const char *fmt, ...)
 	va_end(ap);
 }
 
-size_t utf8_seq(const char *p)
+/* The length of the UTF-8 sequence at s, of the left bytes there are, 0 when none is valid. */
+static size_t utf8_len(const unsigned char *s, size_t left)
 {
-	const unsigned char *s = (const unsigned char *)p;
 	if (s[0] < 0x80)
 		return 1;
 	size_t n = s[0] >= 0xc2 && s[0] <= 0xdf   ? 2
 	           : s[0] >= 0xe0 && s[0] <= 0xef ? 3
 	           : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4
 	                                          : 0;
+	if (n > left)
+		return 0;
 	for (size_t i = 1; i < n; i++)
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
@@ -139,16 +142,45 @@ size_t utf8_seq(const char *p)
 	return n;
 }
 
+size_t utf8_seq(const char *p)
+{
+	/* A NUL is no continuation byte: the check stops at it. */
+	return utf8_len((const unsigned char *)p, 4);
+}
+
+/* A control character of n bytes at s: C0 and DEL (1 byte), C1 (U+0080..U+009F, 2). */
+static bool is_control(const unsigned char *s, size_t n)
+{
+	return (n == 1 && (s[0] < 0x20 || s[0] == 0x7f)) || (n == 2 && s[0] == 0xc2 && s[1] < 0xa0);
+}
+
+size_t gd_clean_text(char *dst, size_t n, const char *src, size_t len)
+{
+	if (n == 0)
+		return 0;
+	const unsigned char *s = (const unsigned char *)src;
+	size_t o = 0;
+	for (size_t i = 0; i < len;) {
+		size_t k = utf8_len(s + i, len - i);
+		bool keep = k > 0 && !is_control(s + i, k);
+		size_t w = keep ? k : 1;
+		if (o + w >= n) /* room for the terminator; a character goes whole or not at all */
+			break;
+		if (keep)
+			memmove(dst + o, src + i, k); /* dst may be src, never ahead of it */
+		else
+			dst[o] = '?';
+		o += w;
+		i += k ? k : 1;
+	}
+	dst[o] = '\0';
+	return o;
+}
+
 void text_clean(char *s)
 {
-	while (*s) {
-		size_t n = utf8_seq(s);
-		if (n == 0 || (unsigned char)*s < 0x20 || *s == 0x7f) {
-			*s++ = '?';
-			continue;
-		}
-		s += n;
-	}
+	size_t len = strlen(s);
+	gd_clean_text(s, len + 1, s, len);
 }
 
 void text_json_string(struct gd_text *t, const char *s)
@@ -168,6 +200,28 @@ void text_json_string(struct gd_text *t, const char *s)
 		s += n ? n : 1;
 	}
 	text_printf(t, "\"");
+}
+
+void text_json_clean(struct gd_text *t, const char *s)
+{
+	size_t len = strlen(s);
+	char *c = xmalloc(len + 1);
+	gd_clean_text(c, len + 1, s, len);
+	text_json_string(t, c);
+	free(c);
+}
+
+void gd_say(const char *fmt, ...)
+{
+	char line[8192];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	text_clean(line);
+	fprintf(stderr, GD_NAME ": %s\n", line);
 }
 
 int write_all(int fd, const void *buf, size_t n, size_t *written)

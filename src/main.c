@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,22 +29,22 @@
 #include "gputop/wire.h"
 #include "worker/worker.h"
 
-/* One line on standard error, whatever the values it echoes hold (a newline or a tab in a
- * name, a CR or a stray byte in a path): text_clean'ed. */
-__attribute__((format(printf, 1, 2))) static void say_line(const char *fmt, ...)
+/* A text of several lines (a compiler's log) on standard error, each line cleaned on its own
+ * (gd_clean_text), so that the lines stay lines and nothing in them acts on the terminal. */
+static void say_lines(const char *text)
 {
-	char line[8192];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	text_clean(line);
-	fprintf(stderr, GD_NAME ": %s\n", line);
+	while (*text) {
+		size_t len = strcspn(text, "\n");
+		char line[1024];
+		gd_clean_text(line, sizeof(line), text, len);
+		fprintf(stderr, "%s\n", line);
+		text += len + (text[len] == '\n');
+	}
 }
 
 static int usage_error(const char *msg)
 {
-	say_line("%s", msg);
+	gd_say("%s", msg);
 	return GD_EXIT_USAGE;
 }
 
@@ -123,8 +122,10 @@ static int resolve_devices(struct gd_opts *o, struct gd_device *dev, int *n)
 	const struct gd_kspec k = opts_kspec(o);
 	switch (device_probe(&o->devices, &k, dev, n, err, sizeof(err))) {
 	case GD_PROBE_OK:
-		if (err[0] && o->kernel && o->role == GD_ROLE_HEADLESS) /* the dashboard would hide it */
-			fprintf(stderr, GD_NAME ": --kernel %s builds with warnings:\n%s\n", o->kernel, err);
+		if (err[0] && o->kernel && o->role == GD_ROLE_HEADLESS) { /* the dashboard would hide it */
+			gd_say("--kernel %s builds with warnings:", o->kernel);
+			say_lines(err);
+		}
 		break;
 	case GD_PROBE_INTERRUPTED:
 		return GD_EXIT_OK; /* main sees the quit signal */
@@ -133,7 +134,7 @@ static int resolve_devices(struct gd_opts *o, struct gd_device *dev, int *n)
 		return usage_error(err);
 	case GD_PROBE_RUNTIME:
 	case GD_PROBE_KERNEL:
-		fprintf(stderr, GD_NAME ": %s\n", err);
+		gd_say("%s", err);
 		return GD_EXIT_FAIL;
 	}
 	bool fp64 = true;
@@ -385,14 +386,14 @@ static int run_role(const struct gd_opts *o, const struct gd_dashboard_config *d
 	if (o->command) {
 		char err[PATH_MAX + 128];
 		if (observe_lib(lib, sizeof(lib), err, sizeof(err))) {
-			fprintf(stderr, GD_NAME ": %s\n", err);
+			gd_say("%s", err);
 			return GD_EXIT_FAIL;
 		}
-		fprintf(stderr, GD_NAME ": observing %s through %s (%s)\n", o->command[0],
-		        o->via == GD_VIA_LAYER     ? "the OpenCL loader layer"
-		        : o->via == GD_VIA_PRELOAD ? "LD_PRELOAD"
-		                                   : "the OpenCL loader layer and LD_PRELOAD",
-		        lib);
+		gd_say("observing %s through %s (%s)", o->command[0],
+		       o->via == GD_VIA_LAYER     ? "the OpenCL loader layer"
+		       : o->via == GD_VIA_PRELOAD ? "LD_PRELOAD"
+		                                  : "the OpenCL loader layer and LD_PRELOAD",
+		       lib);
 	}
 	if (o->role == GD_ROLE_DASHBOARD) {
 		struct gd_dashboard_config dc = *d;
@@ -403,7 +404,7 @@ static int run_role(const struct gd_opts *o, const struct gd_dashboard_config *d
 		int rc = dashboard_run(&c, &dc, outs);
 		if (c.program_out != STDERR_FILENO) {
 			close(c.program_out);
-			fprintf(stderr, GD_NAME ": the programs' output is in %s\n", logpath);
+			gd_say("the programs' output is in %s", logpath);
 		}
 		return rc;
 	}
@@ -442,7 +443,7 @@ static int run_simple_role(const struct gd_opts *o)
 	case GD_ROLE_LIST: {
 		char why[1024] = "";
 		if (device_list(stdout, why, sizeof(why)) == 0) {
-			fprintf(stderr, GD_NAME ": no OpenCL device found: %s\n", why);
+			gd_say("no OpenCL device found: %s", why);
 			return GD_EXIT_FAIL;
 		}
 		return GD_EXIT_OK;
@@ -493,8 +494,8 @@ int main(int argc, char **argv)
 		return usage_error(err);
 	if (o.kernel && o.role == GD_ROLE_HEADLESS) {
 		const struct gd_kspec k = opts_kspec(&o);
-		say_line("kernel %s of %s, rates in %s; arguments: %s", kspec_name(&k), o.kernel,
-		         kspec_rate_unit(&k), dev[0].kargs);
+		gd_say("kernel %s of %s, rates in %s; arguments: %s", kspec_name(&k), o.kernel,
+		       kspec_rate_unit(&k), dev[0].kargs);
 	}
 	status = run_role(&o, &dash, dev, ndev, &outs);
 	if (outputs_close(&outs))

@@ -61,12 +61,25 @@ void text_printf(struct gd_text *t, const char *fmt, ...) __attribute__((format(
 /* The length of the UTF-8 sequence s starts with (1 for ASCII, up to 4), 0 when s starts with
  * no valid one (a stray byte, an overlong form, a surrogate). s[0] is not NUL. */
 size_t utf8_seq(const char *s);
-/* Text from outside made safe for every output, in place: each byte of invalid UTF-8 and each
- * control character (a newline, a CR, an escape) becomes '?'. */
+/* The one way text from outside (a command line, a program's output, a file, the runtime's
+ * names) reaches any output or screen, so that it reads the same in each and no control
+ * character ever acts on a terminal. A NUL among the len bytes is a control character too; a
+ * character that does not fit whole in dst is left out with everything after it; dst may be src
+ * (the text never grows). */
+/* Copies at most len bytes of src into dst (size n, always terminated) as text safe for any output:
+ * valid UTF-8 kept, control characters (C0, DEL, C1) and invalid bytes each become one '?'. */
+size_t gd_clean_text(char *dst, size_t n, const char *src, size_t len);
+/* gd_clean_text in place, up to the terminator. */
 void text_clean(char *s);
 /* s as a JSON string, quoted: quotes and backslashes escaped, control characters as \uXXXX,
  * bytes that are no UTF-8 as U+FFFD, so the result is always valid JSON. */
 void text_json_string(struct gd_text *t, const char *s);
+/* s cleaned (gd_clean_text), then as a JSON string: what every JSON output writes for text from
+ * outside, so a name reads the same in the JSON as in the CSV and on the screen. */
+void text_json_clean(struct gd_text *t, const char *s);
+/* One message on standard error after GD_NAME ": ", cleaned (gd_clean_text) into one line,
+ * whatever the values it echoes hold (a newline, an escape, a stray byte). */
+void gd_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void text_vprintf(struct gd_text *t, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 /* Writes buf[0..n) to fd, going on after a short write or EINTR: 0, or the errno that stopped

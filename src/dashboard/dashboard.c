@@ -169,7 +169,7 @@ static void settings_save(const struct ui *u)
 	if (d->existed && settings_same(&now, &d->settings))
 		return;
 	if (dashboard_settings_write(d->config, &now, err, sizeof(err)))
-		fprintf(stderr, GD_NAME ": %s\n", err);
+		gd_say("%s", err);
 }
 
 static void ui_free(struct ui *u)
@@ -191,7 +191,7 @@ int dashboard_run(const struct gd_session_config *c, const struct gd_dashboard_c
 	settings_apply(u, &d->settings);
 	if (ui_begin(u)) {
 		ui_end(u);
-		fprintf(stderr, GD_NAME ": %s\n", u->fatal);
+		gd_say("%s", u->fatal);
 		ui_free(u);
 		return GD_EXIT_USAGE;
 	}
@@ -216,10 +216,10 @@ int dashboard_run(const struct gd_session_config *c, const struct gd_dashboard_c
 	}
 	ui_end(u); /* the terminal first: everything after this may print */
 	if (d->notice)
-		fprintf(stderr, GD_NAME ": %s\n", d->notice);
+		gd_say("%s", d->notice);
 	settings_save(u);
 	if (u->fatal[0])
-		fprintf(stderr, GD_NAME ": %s\n", u->fatal);
+		gd_say("%s", u->fatal);
 	session_stop(u->s);
 	ui_free(u);
 	return status;

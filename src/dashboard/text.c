@@ -1,16 +1,21 @@
-/* text.c: writing text into a window, clipped to its line where curses would wrap. */
+/* text.c: writing text into a window, cleaned, clipped to its line where curses would wrap. */
 #include <stdarg.h>
 #include <string.h>
 
 #include "ui.h"
 
+/* Every text of every screen comes here, and is cleaned (gd_clean_text) on its way: a name or a
+ * line from outside shows as the log has it, and no control character reaches curses, which
+ * would act on a CR, a backspace or a tab (moving the cursor over what is drawn already). */
 void ui_put(WINDOW *w, int y, int x, attr_t a, const char *s)
 {
 	int room = getmaxx(w) - x;
 	if (room <= 0 || y < 0 || y >= getmaxy(w) || x < 0)
 		return;
+	char clean[4096]; /* a screen line's worth: 4 bytes a cell at most, on 1000 columns */
+	gd_clean_text(clean, sizeof(clean), s, strlen(s));
 	wattrset(w, a);
-	mvwaddnstr(w, y, x, s, room);
+	mvwaddnstr(w, y, x, clean, room);
 	wattrset(w, A_NORMAL);
 }
 

@@ -33,8 +33,7 @@ static void report_failures(const struct gd_frame *f, struct reported *r)
 	for (int i = 0; i < f->nworkers; i++) {
 		const struct gd_sample *w = &f->workers[i];
 		if (w->state == GD_ST_FAILED && !was_reported(r, w->id))
-			fprintf(stderr, GD_NAME ": worker %u (pid %d) failed: %s\n", w->id, (int)w->pid,
-			        w->error);
+			gd_say("worker %u (pid %d) failed: %s", w->id, (int)w->pid, w->error);
 	}
 }
 
@@ -45,7 +44,7 @@ int headless_run(const struct gd_session_config *c, struct gd_outputs *outs)
 	if (!s && gd_quit_signal)
 		return GD_EXIT_OK; /* stopped before the run began (a --calibrate), as asked */
 	if (!s) {
-		fprintf(stderr, GD_NAME ": %s\n", err);
+		gd_say("%s", err);
 		return GD_EXIT_FAIL;
 	}
 	struct reported reported = { 0 };
@@ -59,14 +58,14 @@ int headless_run(const struct gd_session_config *c, struct gd_outputs *outs)
 		}
 		report_failures(f, &reported);
 		if (*session_error(s)) {
-			fprintf(stderr, GD_NAME ": %s\n", session_error(s));
+			gd_say("%s", session_error(s));
 			status = GD_EXIT_FAIL;
 			break;
 		}
 		/* Nothing starts workers after the first ones here: once every one failed, the
 		 * run can measure nothing more, and must not end as if it had. */
 		if (c->procs > 0 && reported.n >= (size_t)c->procs) {
-			fprintf(stderr, GD_NAME ": every worker failed (%d of %d)\n", c->procs, c->procs);
+			gd_say("every worker failed (%d of %d)", c->procs, c->procs);
 			status = GD_EXIT_FAIL;
 			break;
 		}

@@ -266,7 +266,7 @@ static bool log_row(struct sweep *w, const struct gd_sweep_row *r)
 	char err[512];
 	if (!w->log_ok || !outputs_sweep_row(w->outs, r, err, sizeof(err)))
 		return w->log_ok;
-	fprintf(stderr, GD_NAME ": %s\n", err);
+	gd_say("%s", err);
 	return w->log_ok = false;
 }
 
@@ -291,8 +291,7 @@ static int run_one(struct sweep *w, char *err, size_t errlen)
 		snprintf(rate, sizeof(rate), "not measured (no batch completed)");
 	else
 		snprintf(rate, sizeof(rate), "%.2f %s", r->rate, w->unit);
-	fprintf(stderr, GD_NAME ": sweep %d/%d: %dx%d%s, %s\n", w->done + 1, w->total, st->procs, r->queues,
-	        of, rate);
+	gd_say("sweep %d/%d: %dx%d%s, %s", w->done + 1, w->total, st->procs, r->queues, of, rate);
 	for (int k = 0; k < w->per; k++) {
 		struct gd_sweep_row *rk = r + (size_t)k * (size_t)w->total;
 		rk->rep = pass + 1;
@@ -335,7 +334,7 @@ int headless_sweep(const struct gd_session_config *c, const struct gd_sweep_conf
 	if (!s && gd_quit_signal)
 		return GD_EXIT_OK; /* stopped before the first step, as asked */
 	if (!s) {
-		fprintf(stderr, GD_NAME ": %s\n", err);
+		gd_say("%s", err);
 		return GD_EXIT_FAIL;
 	}
 	struct sweep w = { .sw = sw,
@@ -353,7 +352,7 @@ int headless_sweep(const struct gd_session_config *c, const struct gd_sweep_conf
 	for (; w.done < w.total && w.log_ok; w.done++)
 		if (run_one(&w, err, sizeof(err))) {
 			if (!gd_quit_signal)
-				fprintf(stderr, GD_NAME ": %s\n", err);
+				gd_say("%s", err);
 			/* Interrupted: the steps measured so far are the result (RELIABILITY.md). */
 			status = gd_quit_signal ? GD_EXIT_OK : GD_EXIT_FAIL;
 			break;
@@ -361,8 +360,13 @@ int headless_sweep(const struct gd_session_config *c, const struct gd_sweep_conf
 	int nsteps = summarise_repeats(&w);
 	if (!w.log_ok)
 		status = GD_EXIT_FAIL;
-	if (c->work.kernel.source)
-		printf("kernel %s of %s\n", kspec_name(&c->work.kernel), c->work.kernel.source);
+	if (c->work.kernel.source) { /* names from the command line: cleaned, as everywhere */
+		char line[8192];
+		snprintf(line, sizeof(line), "kernel %s of %s", kspec_name(&c->work.kernel),
+		         c->work.kernel.source);
+		text_clean(line);
+		printf("%s\n", line);
+	}
 	struct gd_ceiling ceiling = *session_ceiling(s, -1);
 	sweep_print(stdout, w.rows, nsteps * w.per, w.runs, w.unit, &ceiling);
 	fflush(stdout);

@@ -167,7 +167,7 @@ void opts_json(const struct gd_opts *o, struct gd_text *j)
 		text_printf(j, "%s\"%s\":", sep, d->name);
 		sep = ",";
 		if (kind == GD_VAL_TEXT)
-			text_json_string(j, val);
+			text_json_clean(j, val);
 		else
 			text_printf(j, "%s", kind == GD_VAL_NONE ? "null" : val);
 	}
@@ -175,7 +175,7 @@ void opts_json(const struct gd_opts *o, struct gd_text *j)
 		text_printf(j, "%s\"command\":[", sep);
 		for (char *const *a = o->command; *a; a++) {
 			text_printf(j, "%s", a == o->command ? "" : ",");
-			text_json_string(j, *a);
+			text_json_clean(j, *a);
 		}
 		text_printf(j, "]");
 	}

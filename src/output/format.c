@@ -1,6 +1,7 @@
 /* format.c: CSV and JSON lines: how a row of fields is printed. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
@@ -12,6 +13,23 @@ static void csv_quoted(struct gd_text *b, const char *s)
 	for (; *s; s++)
 		text_printf(b, *s == '"' ? "\"\"" : "%c", *s);
 	text_printf(b, "\"");
+}
+
+/* A text field, which may come from outside (a command name, an error, a kernel's name):
+ * cleaned (gd_clean_text) first, so that the log is UTF-8 with no control character in any
+ * format; then a JSON string, or a CSV cell in quotes where it holds a separator or a quote. */
+static void put_string(struct gd_text *b, const char *s, bool json)
+{
+	size_t len = strlen(s);
+	char *c = xmalloc(len + 1);
+	gd_clean_text(c, len + 1, s, len);
+	if (json)
+		text_json_string(b, c);
+	else if (strpbrk(c, ",\""))
+		csv_quoted(b, c);
+	else
+		text_printf(b, "%s", c);
+	free(c);
 }
 
 static void put_value(struct gd_text *b, const struct field *t, const struct value *v, bool json)
@@ -27,13 +45,8 @@ static void put_value(struct gd_text *b, const struct field *t, const struct val
 	case PRINT_FIXED:
 		text_printf(b, "%.*f", t->prec, v->num);
 		break;
-	case PRINT_STRING: /* a CSV cell in quotes where it holds a separator, a quote or a line end */
-		if (json)
-			text_json_string(b, v->str ? v->str : "");
-		else if (v->str && strpbrk(v->str, ",\"\r\n"))
-			csv_quoted(b, v->str);
-		else
-			text_printf(b, "%s", v->str ? v->str : "");
+	case PRINT_STRING:
+		put_string(b, v->str ? v->str : "", json);
 		break;
 	case PRINT_BOOL: /* JSON true or false, CSV 1 or 0 */
 		text_printf(b, "%s", v->num != 0 ? (json ? "true" : "1") : (json ? "false" : "0"));

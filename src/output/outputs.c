@@ -258,7 +258,7 @@ int outputs_close(struct gd_outputs *l)
 	for (int i = 0; l && i < l->n; i++) {
 		char why[512];
 		if (l->out[i].ops->close(l->out[i].self, why, sizeof(why)) != 0) {
-			fprintf(stderr, GD_NAME ": %s\n", why);
+			gd_say("%s", why);
 			rc = -1;
 		}
 	}

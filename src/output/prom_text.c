@@ -11,22 +11,18 @@
 #include "measure/figures.h"
 #include "prom.h"
 
+/* A label's value, which may come from outside (a command name, a device's name): cleaned
+ * (gd_clean_text), as in every output, then escaped as the exposition asks. */
 static void put_label(struct gd_text *t, const char *name, const char *v, bool first)
 {
+	size_t len = strlen(v);
+	char *c = xmalloc(len + 1);
+	gd_clean_text(c, len + 1, v, len);
 	text_printf(t, "%s%s=\"", first ? "" : ",", name);
-	while (*v) {
-		size_t n = utf8_seq(v);
-		if (*v == '\\' || *v == '"')
-			text_printf(t, "\\%c", *v);
-		else if (*v == '\n')
-			text_printf(t, "\\n");
-		else if (n == 0 || (unsigned char)*v < 0x20) /* the exposition is UTF-8 text */
-			text_printf(t, "\xef\xbf\xbd");
-		else
-			text_printf(t, "%.*s", (int)n, v);
-		v += n ? n : 1;
-	}
+	for (const char *p = c; *p; p++)
+		text_printf(t, *p == '\\' || *p == '"' ? "\\%c" : "%c", *p);
 	text_printf(t, "\"");
+	free(c);
 }
 
 /* Whole values as integers (counters read exactly), others with 15 significant digits; the

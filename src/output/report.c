@@ -149,9 +149,13 @@ static int report_sweep_row(void *self, const struct gd_sweep_row *row, char *er
 
 /* ---- the page ---- */
 
-static void esc(struct gd_text *t, const char *s)
+/* Text on the page: cleaned (gd_clean_text), as in every output, then escaped for HTML. */
+static void esc(struct gd_text *t, const char *text)
 {
-	for (; *s; s++) {
+	size_t len = strlen(text);
+	char *c = xmalloc(len + 1);
+	gd_clean_text(c, len + 1, text, len);
+	for (const char *s = c; *s; s++) {
 		const char *e = *s == '<'   ? "&lt;"
 		                : *s == '>' ? "&gt;"
 		                : *s == '&' ? "&amp;"
@@ -162,6 +166,7 @@ static void esc(struct gd_text *t, const char *s)
 		else
 			text_printf(t, "%c", *s);
 	}
+	free(c);
 }
 
 /* A CSV text as a link to itself: a data: URI, percent-encoded. */

@@ -228,13 +228,13 @@ static void run_json(struct gd_text *j, const struct gd_device *devs, int ndev, 
 	text_printf(j, "{");
 	for (size_t i = 0; i < GD_ARRAY_LEN(facts); i++) {
 		text_printf(j, "%s\"%s\":", i ? "," : "", facts[i].key);
-		text_json_string(j, facts[i].val);
+		text_json_clean(j, facts[i].val);
 	}
 	text_printf(j, ",\"gpu\":%s,\"fp64\":%s,\"devices\":[", dev->gpu ? "true" : "false",
 	            dev->fp64 ? "true" : "false");
 	for (int i = 0; i < ndev; i++) { /* the facts above are the first one's */
 		text_printf(j, "%s{\"device\":\"%s\",\"name\":", i ? "," : "", devs[i].ref);
-		text_json_string(j, devs[i].name);
+		text_json_clean(j, devs[i].name);
 		text_printf(j, "}");
 	}
 	text_printf(j, "],\"options\":%s}", options);

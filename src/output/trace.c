@@ -182,8 +182,8 @@ static struct named *worker_tracks(struct gd_trace *t, const struct gd_row_info 
 		         w->comm, device);
 	else
 		snprintf(name, sizeof(name), "worker %u (pid %d, device %s)", worker, (int)w->pid, device);
-	struct gd_text json = { 0 }; /* a command name is the program's: escaped */
-	text_json_string(&json, name);
+	struct gd_text json = { 0 }; /* a command name is the program's: cleaned, then escaped */
+	text_json_clean(&json, name);
 	line(t, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"args\":{\"name\":%s}},\n", worker,
 	     json.p);
 	free(json.p);

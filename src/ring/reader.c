@@ -260,9 +260,10 @@ static void copy_text(char *dst, const char *src, size_t n)
 		char c = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
 		if (c == '\0')
 			break;
-		dst[i] = (c >= 0x20 && c < 0x7f) ? c : '?';
+		dst[i] = c;
 	}
 	dst[i] = '\0';
+	text_clean(dst); /* as every text from outside: valid UTF-8 kept, the rest '?' */
 }
 
 /* What a header's totals may claim. A record is one batch, and one batch of either writer

@@ -88,7 +88,8 @@ int sup_spawn_program(struct gd_sup *sup, char *err, size_t errlen)
 	r->info.copy = r->info.id;
 	r->outfd = out[0];
 	const char *name = strrchr(sup->c.command[0], '/');
-	str_copy(r->info.comm, sizeof(r->info.comm), name ? name + 1 : sup->c.command[0]);
+	name = name ? name + 1 : sup->c.command[0];
+	gd_clean_text(r->info.comm, sizeof(r->info.comm), name, strlen(name));
 	if (sup->paused)
 		r->kind->pause(r, true);
 	return sup->n - 1;
@@ -105,8 +106,9 @@ int sup_programs_live(const struct gd_sup *sup)
 /* Writes a copy's line of output where the programs' output goes, prefixed with its row id. */
 static void program_line(const struct gd_sup *sup, struct sup_row *r)
 {
-	char line[sizeof(r->outline) + 32];
-	int n = snprintf(line, sizeof(line), "[%u] %.*s\n", r->info.id, (int)r->outn, r->outline);
+	char clean[sizeof(r->outline) + 1], line[sizeof(clean) + 32];
+	gd_clean_text(clean, sizeof(clean), r->outline, r->outn);
+	int n = snprintf(line, sizeof(line), "[%u] %s\n", r->info.id, clean);
 	if (write_all(sup->c.program_out, line, (size_t)n, NULL) != 0) {
 		/* Nowhere to put it: the program's output is dropped, the run goes on. */
 	}
@@ -237,7 +239,7 @@ void sup_observed_viewed(const struct gd_sup *sup, struct sup_row *r)
 	r->info.obs.waits += r->before.obs.waits;
 	r->info.via = r->view.source;
 	if (r->view.comm[0])
-		str_copy(r->info.comm, sizeof(r->info.comm), r->view.comm);
+		gd_clean_text(r->info.comm, sizeof(r->info.comm), r->view.comm, strlen(r->view.comm));
 	observed_device(sup, r);
 }
 

@@ -218,7 +218,9 @@ struct sup_row *sup_add_row(struct gd_sup *sup, const struct sup_kind *k)
  * off the screen and replays it at exit. */
 static void relay_line(struct gd_sup *sup)
 {
-	fprintf(stderr, GD_NAME ": from a worker: %.*s\n", (int)sup->errn, sup->errline);
+	char clean[sizeof(sup->errline) + 1];
+	gd_clean_text(clean, sizeof(clean), sup->errline, sup->errn);
+	fprintf(stderr, GD_NAME ": from a worker: %s\n", clean);
 	sup->errn = 0;
 }
 
@@ -236,7 +238,7 @@ static void relay_stderr(struct gd_sup *sup)
 			char c = buf[i];
 			bool end = c == '\n' || sup->errn == sizeof(sup->errline) - 1;
 			if (c != '\n')
-				sup->errline[sup->errn++] = (unsigned char)c < 0x20 && c != '\t' ? '?' : c;
+				sup->errline[sup->errn++] = c;
 			if (end)
 				relay_line(sup);
 		}

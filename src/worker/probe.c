@@ -219,9 +219,12 @@ enum gd_probe_result device_probe(const struct gd_devspec *sel, const struct gd_
 
 static bool print_one(const struct clx_device *d, void *ctx)
 {
-	const struct gd_device *i = &d->info;
-	fprintf(ctx, "%s  %-3s  %s  (%s, %s%s)\n", i->ref, i->gpu ? "GPU" : "CPU", i->name, i->platform_name,
-	        i->version, i->fp64 ? ", fp64" : "");
+	struct gd_device i = d->info; /* the driver's text, cleaned as every text from outside */
+	text_clean(i.name);
+	text_clean(i.platform_name);
+	text_clean(i.version);
+	fprintf(ctx, "%s  %-3s  %s  (%s, %s%s)\n", i.ref, i.gpu ? "GPU" : "CPU", i.name, i.platform_name, i.version,
+	        i.fp64 ? ", fp64" : "");
 	return false;
 }
 

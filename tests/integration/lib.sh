@@ -21,7 +21,11 @@ FIXTURES="$ROOT/${BUILD:-build/plain}/fixtures"
 # The dashboard's config file: the test's own, never the user's (a tmux server started later
 # passes it on to its panes).
 export XDG_CONFIG_HOME="$TMP/config"
-trap 'tap_cleanup' EXIT
+# on_exit CMD: runs CMD when the script's own shell exits. A background subshell that a signal
+# ends before it runs exec (a `sleep &` killed at once) would run a plain EXIT trap too, and
+# remove the directory or the tmux server the script is still using.
+on_exit() { trap "[ \"\$BASHPID\" = $$ ] && { $1; }" EXIT; }
+on_exit tap_cleanup
 
 ok() { # ok CONDITION-STATUS DESCRIPTION
 	TAP_N=$((TAP_N + 1))

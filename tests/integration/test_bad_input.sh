@@ -9,7 +9,7 @@
 UID_=$(id -u)
 OUT="$TMP/out" # every file a bad command line names lives here: it must stay empty
 mkdir -p "$OUT"
-trap 'kill $(jobs -p) 2>/dev/null; tap_cleanup' EXIT
+on_exit 'kill $(jobs -p) 2>/dev/null; tap_cleanup'
 
 # workers_of PID: worker processes started by supervisor PID (found by their segment name).
 workers_of() { pgrep -cf -- "--worker=/gputop-decode\.$UID_\.$1\."; }

@@ -14,7 +14,7 @@ dash_cleanup() {
 	"${TM[@]}" kill-server >/dev/null 2>&1
 	tap_cleanup
 }
-trap dash_cleanup EXIT
+on_exit dash_cleanup
 
 # The worker pids of the dashboard now, kept to check later that they are gone.
 remember_kids() { KIDS=$(ps -o pid= --ppid "$DPID" 2>/dev/null | tr '\n' ' '); }

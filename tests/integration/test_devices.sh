@@ -176,7 +176,7 @@ check "  a program on a device the run does not list: the tool says so" \
 # The dashboard in a real terminal: one line per device heading its workers, + on the device
 # with the fewest, q ends it all.
 . "$(dirname "$0")/screen.sh"
-trap '"${TM[@]}" kill-server >/dev/null 2>&1; tap_cleanup' EXIT
+on_exit '"${TM[@]}" kill-server >/dev/null 2>&1; tap_cleanup'
 "${TM[@]}" new-session -d -x 120 -y 30 -s main "env PS1='$ ' LC_ALL=C.UTF-8 POCL_DEVICES='$POCL_DEVICES' bash --norc --noprofile"
 SHPID=$("${TM[@]}" display -p -t main '#{pane_pid}')
 keys "clear; $BIN -n 3 --device all -s 5000 -l 2 -i 0.5 -f jsonl -o $TMP/dash.jsonl; echo END=\$?" Enter

@@ -32,8 +32,7 @@ cleanup_user() {
 	pkill -9 -u "$OTHER" 2>/dev/null
 	userdel -f "$OTHER" 2>/dev/null
 }
-# Only the script's own shell cleans up (a background subshell may run the trap as it ends).
-trap '[ "$BASHPID" = "$$" ] && { cleanup_user; tap_cleanup; }' EXIT
+on_exit 'cleanup_user; tap_cleanup'
 
 # --- names planted in /dev/shm ---
 useradd -M -s /bin/sh "$OTHER" 2>/dev/null

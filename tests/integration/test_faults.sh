@@ -22,7 +22,7 @@ cleanup() {
 	[ -n "${SLEEPER:-}" ] && kill "$SLEEPER" 2>/dev/null
 	tap_cleanup
 }
-trap cleanup EXIT
+on_exit cleanup
 
 # worker_list SUP: "pid slot segment" for each live worker of SUP.
 worker_list() {

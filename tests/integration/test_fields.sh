@@ -7,7 +7,7 @@
 # tier: fast, about 10 s
 . "$(dirname "$0")/lib.sh"
 ARGS=(-n 2 -s 5000 -l 2 -i 0.25)
-trap 'stop_started; tap_cleanup' EXIT
+on_exit 'stop_started; tap_cleanup'
 
 # run NAME CONDITION...: a headless run (lib.sh's start) until the condition holds of its log
 # (bounded), then SIGINT; ok when it exits 0.

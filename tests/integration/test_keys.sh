@@ -21,7 +21,7 @@ keys_cleanup() {
 	"${TM[@]}" kill-server >/dev/null 2>&1
 	tap_cleanup
 }
-trap keys_cleanup EXIT
+on_exit keys_cleanup
 trap "exit 143" TERM INT # a timeout still ends the dashboard and its workers
 
 # The pid on worker id $1's row; the kernel's state letter of a process (T: stopped).

@@ -13,7 +13,7 @@ cleanup() {
 	stop_started
 	tap_cleanup
 }
-trap cleanup EXIT
+on_exit cleanup
 
 # worker_of SUP: "pid segment-name" of SUP's first worker, once it has been exec'd.
 worker_of() {

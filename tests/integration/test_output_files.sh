@@ -16,7 +16,7 @@ files_cleanup() {
 	stop_started
 	tap_cleanup
 }
-trap files_cleanup EXIT
+on_exit files_cleanup
 
 # whole FILE: a page from its doctype to its last line.
 whole() { head -c 15 "$1" | grep -q '^<!DOCTYPE html>' && [ "$(tail -n 1 "$1")" = "</html>" ]; }

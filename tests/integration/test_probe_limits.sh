@@ -13,7 +13,7 @@ cleanup() {
 	stop_started
 	tap_cleanup
 }
-trap cleanup EXIT
+on_exit cleanup
 
 # refused NAME ARGS...: a headless run that should be refused at start, in the background with
 # its pid as $SUP (for segments_of and workers_of), and, where strace exists, every program it

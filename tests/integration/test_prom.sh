@@ -19,7 +19,7 @@ prom_cleanup() {
 	"${TM[@]}" kill-server >/dev/null 2>&1
 	tap_cleanup
 }
-trap prom_cleanup EXIT
+on_exit prom_cleanup
 
 # The port a run announced on standard error ("metrics on http://127.0.0.1:PORT/metrics").
 port_of() { sed -n 's|.*metrics on http://127\.0\.0\.1:\([0-9]*\)/metrics$|\1|p' "$1" | head -1; }

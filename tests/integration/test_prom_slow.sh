@@ -15,7 +15,7 @@ slow_cleanup() {
 	stop_started
 	tap_cleanup
 }
-trap slow_cleanup EXIT
+on_exit slow_cleanup
 
 port_of() { sed -n 's|.*metrics on http://127\.0\.0\.1:\([0-9]*\)/metrics$|\1|p' "$1" | head -1; }
 announced() { [ -n "$(port_of "$1")" ]; }

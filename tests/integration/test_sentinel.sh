@@ -30,7 +30,7 @@ sent_cleanup() {
 	[ -n "$OTHER" ] && userdel "$OTHER" 2>/dev/null
 	tap_cleanup
 }
-trap sent_cleanup EXIT
+on_exit sent_cleanup
 
 # observe NAME MODE DIR [PREFIX...]: the tool observing `hopper MODE DIR/NAME.pid` under a
 # subreaper, through PREFIX (a command that execs the rest: setpriv); its log DIR/NAME.log, its

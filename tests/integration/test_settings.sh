@@ -16,7 +16,7 @@ settings_cleanup() {
 	"${TM[@]}" kill-server >/dev/null 2>&1
 	tap_cleanup
 }
-trap settings_cleanup EXIT
+on_exit settings_cleanup
 trap "exit 143" TERM INT
 
 # launch ARGS...: the dashboard with no workers; its standard error goes to $TMP/err<run>.

@@ -12,7 +12,7 @@ aggregates() { tail -n +$((${1:-0} + 1)) "$LOG" 2>/dev/null | grep -c '"kind":"a
 
 "$BIN" --headless -m kernel-only -n 1 -s 1000 -l 1 -i 0.2 -f jsonl -o "$LOG" 2>"$TMP/stop.err" &
 pid=$!
-trap 'kill -CONT $pid 2>/dev/null; kill -TERM $pid 2>/dev/null; tap_cleanup' EXIT
+on_exit 'kill -CONT $pid 2>/dev/null; kill -TERM $pid 2>/dev/null; tap_cleanup'
 wait_for 60 grep -qs '"window_batches":[1-9]' "$LOG"
 n=$(aggregates)
 wait_for 30 eval 'test "$(aggregates)" -ge $((n + 3))'
