@@ -62,6 +62,9 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 FIXTURE_SRCS := $(wildcard tests/fixtures/*.c)
 FIXTURES := $(FIXTURE_SRCS:tests/fixtures/%.c=$(BUILD)/fixtures/%)
 IT_SCRIPTS := $(sort $(wildcard tests/integration/test_*.sh))
+# The fake libnvidia-ml.so.1 the tests name through GPUTOP_DECODE_NVML (tests/fake/fake_nvml.c):
+# whole, as an older driver's, and lacking a function every sample needs.
+FAKE_NVML := $(BUILD)/fake/nvml-full.so $(BUILD)/fake/nvml-old.so $(BUILD)/fake/nvml-nosym.so
 OBSLIB := libgputop-observe.so
 OBS_SRCS := $(sort $(wildcard src/observe/*.c)) src/ring/writer.c src/ring/wire.c src/common.c src/proc.c src/spec.c src/measure/timebase.c
 OBS_OBJS := $(OBS_SRCS:src/%.c=build/observe/%.o)
@@ -131,22 +134,32 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB) tests/unit/tap.h $(OBJ_STAMP)
 test: deps
 	@$(MAKE) --no-print-directory check
 
-check: $(BIN) $(OBSLIB) $(UNIT_BINS) $(FIXTURES)
+check: $(BIN) $(OBSLIB) $(UNIT_BINS) $(FIXTURES) $(FAKE_NVML)
 	@BUILD=$(BUILD) SANITIZER=$(SANITIZER) tests/run.sh $(UNIT_BINS) $(IT_SCRIPTS)
 
 # The fast tier, no OpenCL device needed by the scripts: the unit binaries and the integration
 # scripts tagged "# tier: fast", up to where they need the device (tests/run.sh --tier fast).
-unit: $(BIN) $(OBSLIB) $(UNIT_BINS) $(FIXTURES)
+unit: $(BIN) $(OBSLIB) $(UNIT_BINS) $(FIXTURES) $(FAKE_NVML)
 	@BUILD=$(BUILD) SANITIZER=$(SANITIZER) tests/run.sh --tier fast $(UNIT_BINS) $(IT_SCRIPTS)
 
 # The fixtures are plain OpenCL programs, never sanitized: libgputop-observe.so, which is not
 # either, loads into them (doc/observe.md).
-fixtures: $(FIXTURES)
+fixtures: $(FIXTURES) $(FAKE_NVML)
 
 $(BUILD)/fixtures/%: tests/fixtures/%.c $(OBJ_STAMP)
 	@mkdir -p $(@D)
 	$(call say,CC,$<)
 	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(OPENCL_CFLAGS) $(CFLAGS) -o $@ $< $(OPENCL_LIBS) -lpthread
+
+# The fake libnvidia-ml.so.1 (FAKE_NVML, with the fixtures above), never sanitized, as the real
+# library is not.
+FAKE_DEFS_old := -DFAKE_OLD
+FAKE_DEFS_nosym := -DFAKE_LACKS_UTIL
+
+$(BUILD)/fake/nvml-%.so: tests/fake/fake_nvml.c $(OBJ_STAMP)
+	@mkdir -p $(@D)
+	$(call say,CC,$@)
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -fPIC -shared -fvisibility=hidden $(FAKE_DEFS_$*) -o $@ $<
 
 # `make bench GPU=P:D` adds, on a GPU machine, the table of every arrangement against the ceiling.
 bench: $(BIN) $(BUILD)/bench/ref_loop $(BUILD)/bench/seed_replica $(BUILD)/bench/bench_core

@@ -38,7 +38,7 @@ import sys
 # of a lower rank. Folders on one line are peers of the same rank.
 LAYERS = [
     ["base"],
-    ["ring"],
+    ["ring", "vendor"],
     ["measure"],
     ["worker", "observe"],
     ["session"],

@@ -33,6 +33,12 @@ struct gd_device {
 	char version[96]; /* CL_DEVICE_VERSION */
 	char driver[96];  /* CL_DRIVER_VERSION */
 	bool gpu, fp64;
+	/* Who the device is to its vendor's library (src/vendor/): its PCI address
+	 * "domain:bus:device.function" in hex ("" where OpenCL does not say), and its UUID where
+	 * the device has cl_khr_device_uuid. */
+	char pci[32];
+	unsigned char uuid[16];
+	bool has_uuid;
 	/* Filled by device_probe: the kernel the run measures and how its arguments are set up. */
 	char kernel[256]; /* KA_NAME_LEN */
 	char kargs[1024]; /* "x: in float[N] normal, each batch, y: out float[N], a: float=2" */

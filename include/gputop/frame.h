@@ -102,6 +102,24 @@ struct gd_idle {
 		{ NAN, NAN, NAN, NAN, NAN }, NAN \
 	}
 
+/* The diagnosis' verdict, judged over the last GD_VERDICT_SPAN_S of measured windows with
+ * hysteresis (diagnose.h: diagnose_span_add), so that it changes when the situation does and
+ * not from one window to the next. */
+enum gd_verdict_kind {
+	GD_VERDICT_NONE,    /* nothing measured yet */
+	GD_VERDICT_CEILING, /* the device busy all the time: no cause is worth a lever */
+	GD_VERDICT_IDLE,    /* the device idles: cause names the largest cause's lever */
+};
+struct gd_verdict {
+	enum gd_verdict_kind kind;
+	enum gd_cause cause; /* GD_VERDICT_IDLE: the cause whose lever it names; GD_CAUSE_COUNT: none */
+	double busy;         /* device busy over the span, time-weighted; NAN with kind NONE */
+	struct gd_idle idle; /* the device's idle time by cause over the span */
+	double span_s;       /* the measured time it rests on */
+	double last_s;       /* t_s of the latest measured window in it */
+	double since_s;      /* t_s when kind or cause last changed */
+};
+
 /* The phases of a batch, as the log's breakdown has them (gen_us, h2d_us, kernel_us, d2h_us,
  * queue_wait_us, other_us). */
 enum gd_phase {
@@ -184,6 +202,12 @@ struct gd_devframe {
 	double ceiling;        /* its calibrated ceiling, Mbit/s; NAN: not calibrated */
 	double of_ceiling;     /* agg.rate / ceiling */
 	double ceiling_4x;     /* its ceiling at GD_CEILING_LARGER times the size; NAN: not measured */
+	/* What the device's vendor library says of the window (src/vendor/), NAN where no library
+	 * answers for the device or it does not measure the value: the share of time the driver
+	 * calls busy (nvidia-smi's utilization.gpu), the SMs' activity and occupancy (GPM), and the
+	 * device memory every process holds, at the window's end. */
+	double driver_util, sm_active, sm_occupancy, mem_used_bytes;
+	bool host_cpu; /* the host's CPU: its kernels share the cores with the host work */
 };
 
 struct gd_frame {
@@ -204,6 +228,10 @@ struct gd_frame {
 	double ceiling;          /* Mbit/s measured by --calibrate; NAN: not calibrated */
 	double of_ceiling;       /* agg.rate / ceiling; NAN: not calibrated */
 	double ceiling_4x;       /* the devices' ceilings at the larger size, summed; NAN: not measured */
+	/* The vendor's figures (gd_devframe); with several devices, the shares' mean and the
+	 * memory's sum, NAN unless every device has the value. */
+	double driver_util, sm_active, sm_occupancy, mem_used_bytes;
+	struct gd_verdict verdict; /* over the last windows, the aggregate's (diagnose.h) */
 	int nworkers, capworkers;
 	struct gd_sample *workers;
 	int ndevs; /* the run's devices: one aggregate each, in the order of the device list */

@@ -62,6 +62,7 @@ struct gd_sweep_row {
 	double batch_units;          /* one batch's worth, in the rate's unit; NAN: no batch */
 	double idle[GD_CAUSE_COUNT]; /* the device's idle share by cause, means over the windows */
 	struct gd_spread rate_spread, speedup_spread; /* summary: over the runs */
+	bool host_cpu;   /* its device (every device, for "all") is the host's CPU */
 	char device[24]; /* "all" for a step's row; "P:D" for one device's share of it (runs */
 	                 /* with two or more devices add one such row per device after each step) */
 };

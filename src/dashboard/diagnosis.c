@@ -230,14 +230,15 @@ static int draw_causes(const struct ui *u, WINDOW *w, int y, const struct gd_fra
 /* What more processes and one pipelined process would reach, from the figures per process. */
 static int draw_prediction(const struct ui *u, WINDOW *w, int y, const struct gd_frame *f, const char *unit)
 {
-	int cores = (int)sysconf(_SC_NPROCESSORS_ONLN), procs = f->procs;
+	int cores = (int)sysconf(_SC_NPROCESSORS_ONLN), procs = diagnose_procs(f);
 	ui_put(w, y++, 0, ui_attr(u, UI_P_HEAD),
 	       "Prediction from the figures per process (models in doc/fields.md)");
-	if (procs < 1 || isnan(f->agg.rate) || isnan(f->device_busy) || f->agg.rate <= 0) {
+	struct gd_prediction one;
+	if (procs < 1 || diagnose_frame_predict(f, cores, procs + 1, &one) != 0) {
 		ui_put(w, y, 0, ui_attr(u, UI_P_DIM), "  not measured in this window");
 		return y + 1;
 	}
-	double cores_used = ui_frame_cores(f), gen_us = 0, batches = 0;
+	double gen_us = 0, batches = 0;
 	int with_gen = 0;
 	for (int i = 0; i < f->nworkers; i++) {
 		const struct gd_sample *s = &f->workers[i];
@@ -251,9 +252,11 @@ static int draw_prediction(const struct ui *u, WINDOW *w, int y, const struct gd
 	int ns[3] = { procs + 1, 2 * procs, 1 << 20 };
 	const char *what[3] = { "one more process", "twice the processes", "as many as help" };
 	for (int k = 0; k < 3; k++) {
-		double p = diagnose_predict(r1, b1, cores_used / procs, cores, ns[k]);
-		ui_putf(w, y++, 0, A_NORMAL, "  %-22s about %.1f %s (now %.1f with %d)", what[k], p, unit,
-		        f->agg.rate, procs);
+		struct gd_prediction p;
+		char text[320];
+		diagnose_frame_predict(f, cores, ns[k], &p);
+		diagnose_predict_text(text, sizeof(text), &p, unit);
+		ui_putf(w, y++, 0, A_NORMAL, "  %-22s %s", what[k], text);
 	}
 	double per_batch = batches > 0 ? f->agg.rate * f->window_s / batches : NAN;
 	double p = diagnose_predict_pipelined(r1, b1, with_gen ? gen_us / with_gen : NAN, per_batch, cores);

@@ -7,6 +7,7 @@
 
 #include "gputop/common.h"
 #include "headless.h"
+#include "measure/diagnose.h"
 #include "measure/stats.h"
 #include "sweep.h"
 
@@ -66,11 +67,14 @@ static void predicted_note(FILE *out, const struct gd_sweep_row *rows, int n)
 		const struct gd_sweep_row *r = &rows[i];
 		if (strcmp(r->device, "all") != 0 || !(r->rate < 0.8 * r->predicted))
 			continue;
+		char why[200];
+		diagnose_shortfall(why, sizeof(why), r->host_cpu, (int)sysconf(_SC_NPROCESSORS_ONLN),
+		                   r->queue_wait_us);
 		fprintf(
 		    out,
 		    "from %dx%d the rate is %.0f%% of the prediction: filling idle time no longer explains "
-		    "it (queue wait %.0f us: contexts taking turns)\n",
-		    r->procs, r->queues, 100 * r->rate / r->predicted, r->queue_wait_us);
+		    "it (%s)\n",
+		    r->procs, r->queues, 100 * r->rate / r->predicted, why);
 		return;
 	}
 }

@@ -233,12 +233,16 @@ static int measure(struct gd_session *s, double step_s, const struct gd_step *st
 	row[0].procs = st->procs;
 	row[0].queues = step_queues(s, st);
 	str_copy(row[0].device, sizeof(row[0].device), "all");
+	row[0].host_cpu = true;
+	for (int d = 0; d < session_ndevs(s); d++)
+		row[0].host_cpu = row[0].host_cpu && !session_device(s, d)->gpu;
 	step_row(&all, t, session_ceiling(s, -1)->rate, &row[0]);
 	for (int d = 0; session_ndevs(s) > 1 && d < session_ndevs(s); d++) {
 		struct gd_sweep_row *r = &row[stride * (size_t)(1 + d)];
 		r->procs = session_active_on(s, d);
 		r->queues = row[0].queues;
 		str_copy(r->device, sizeof(r->device), session_device(s, d)->ref);
+		r->host_cpu = !session_device(s, d)->gpu;
 		step_row(&dev[d], t, session_ceiling(s, d)->rate, r);
 	}
 	return 0;

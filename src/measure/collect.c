@@ -35,6 +35,8 @@ struct gd_collector {
 	int ndev;
 	char refs[GD_DEVICES_MAX][8];         /* each device's "P:D", copied into every frame */
 	bool sliced[GD_DEVICES_MAX];          /* a GPU: contexts of separate processes take turns */
+	bool host_cpu[GD_DEVICES_MAX];        /* not a GPU: the host's CPU (gd_devframe.host_cpu) */
+	struct gd_span span;                  /* the verdict's last windows (diagnose.h) */
 	int64_t launch_limit[GD_DEVICES_MAX]; /* collect_launch_limit; 0: none */
 	struct gd_idle *idle;                 /* scratch: one device's workers' diagnoses */
 	size_t capidle;
@@ -70,7 +72,9 @@ struct gd_collector *collect_new(int64_t start, bool profiled, const struct gd_d
 	for (int d = 0; d < c->ndev && d < ndev; d++) {
 		str_copy(c->refs[d], sizeof(c->refs[d]), devs[d].ref);
 		c->sliced[d] = devs[d].gpu;
+		c->host_cpu[d] = !devs[d].gpu;
 	}
+	diagnose_span_reset(&c->span);
 	for (int d = 0; d < GD_DEVICES_MAX; d++)
 		counters_init(&c->devtot[d], profiled);
 	return c;
@@ -160,6 +164,7 @@ void collect_reset(struct gd_collector *c, const struct gd_row_info *info, int n
 		cw->last_kend = 0;
 	}
 	memset(c->gone, 0, sizeof(c->gone));
+	diagnose_span_reset(&c->span);
 	c->start = start;
 }
 
@@ -374,11 +379,13 @@ static void frame_begin(const struct gd_collector *c, struct gd_frame *f, int n)
 		df->agg.device = d;
 		str_copy(df->ref, sizeof(df->ref), c->refs[d]);
 		df->ceiling = df->of_ceiling = df->ceiling_4x = NAN;
+		df->host_cpu = c->host_cpu[d];
 		add_to(&df->agg, &c->gone[d]);
 		add_to(&f->agg, &c->gone[d]);
 	}
 	f->nworkers = n;
 	f->procs = 0;
+	f->verdict = c->span.v;
 	f->timebase = GD_TB_NONE;
 }
 
@@ -513,6 +520,7 @@ void collect_window(struct gd_collector *c, const struct gd_row_info *info, int 
 	frame_counters(c, f);
 	f->t_s = (double)(b - t0) / 1e9;
 	f->window_s = (double)(b - a) / 1e9;
+	diagnose_span_add(&c->span, f);
 	f->observed = true;
 	c->start = b;
 }

@@ -408,6 +408,31 @@ const struct gd_figure gd_figures[GD_FIG_COUNT] = {
 	                                "larger batches are the lever.",
 	                        .scope = GD_SCOPE_AGGREGATES,
 	                        DEVICE(ceiling_4x) },
+	[GD_FIG_DRIVER_UTIL] = { .name = "driver_util",
+	                         .unit = GD_UNIT_SHARE,
+	                         .help = "Share of time the driver calls the device busy, as nvidia-smi's "
+	                                 "utilization.gpu: any kernel running in its sample period, of any "
+	                                 "process. Empty where no vendor library answers.",
+	                         .scope = GD_SCOPE_AGGREGATES,
+	                         DEVICE(driver_util) },
+	[GD_FIG_SM_ACTIVE] = { .name = "sm_active",
+	                       .unit = GD_UNIT_SHARE,
+	                       .help = "Share of the SMs' time with work on them over the window, by the "
+	                               "driver's GPM counters (Hopper and later).",
+	                       .scope = GD_SCOPE_AGGREGATES,
+	                       DEVICE(sm_active) },
+	[GD_FIG_SM_OCCUPANCY] = { .name = "sm_occupancy",
+	                          .unit = GD_UNIT_SHARE,
+	                          .help = "Warps resident on the SMs over the most they hold, over the "
+	                                  "window, by the driver's GPM counters (Hopper and later).",
+	                          .scope = GD_SCOPE_AGGREGATES,
+	                          DEVICE(sm_occupancy) },
+	[GD_FIG_MEM_USED_BYTES] = { .name = "mem_used_bytes",
+	                            .unit = GD_UNIT_BYTES,
+	                            .help = "Device memory in use by every process, as the driver says at "
+	                                    "the window's end.",
+	                            .scope = GD_SCOPE_AGGREGATES,
+	                            DEVICE(mem_used_bytes) },
 	[GD_FIG_SYMBOLS_TOTAL] = { .name = "symbols_total",
 	                           .unit = GD_UNIT_SYMBOLS,
 	                           .help = "Symbols decoded by the worker since it started (one symbol is "

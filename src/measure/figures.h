@@ -80,6 +80,10 @@ enum gd_fig {
 	GD_FIG_CEILING,
 	GD_FIG_OF_CEILING,
 	GD_FIG_CEILING_4X,
+	GD_FIG_DRIVER_UTIL, /* the device's vendor library (src/vendor/) */
+	GD_FIG_SM_ACTIVE,
+	GD_FIG_SM_OCCUPANCY,
+	GD_FIG_MEM_USED_BYTES,
 	/* Counters since the tool started, never reset (gd_counters). */
 	GD_FIG_SYMBOLS_TOTAL,
 	GD_FIG_BATCHES_TOTAL,

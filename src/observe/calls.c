@@ -1,9 +1,10 @@
 /* calls.c: the recording function of each wrapped OpenCL entry point (entry_points.h lists
  * them), shared by the layer and the LD_PRELOAD front ends. Each passes the program's arguments
  * on unchanged but for two additions: the profiling property on queues it creates (hidden again
- * from clGetCommandQueueInfo), and an event on commands of a profiled batch where the program
- * asked for none (released by the recorder). What the call returns, errors included, is
- * returned as it came. */
+ * from clGetCommandQueueInfo and clGetEventProfilingInfo), and an event on commands of a
+ * profiled batch where the program asked for none (released by the recorder). What the call
+ * returns, errors included, is returned as it came, but for the two answers that would show the
+ * additions: an added queue's profiling, and the recorder's references in an event's count. */
 #include <string.h>
 
 #include "gputop/common.h"
@@ -23,7 +24,7 @@ cl_command_queue obs_create_queue(const cl_icd_dispatch *nx, cl_context ctx, cl_
 		add = false;
 	}
 	if (q) {
-		obs_queue_created(q, add, NULL, 0);
+		obs_queue_created(q, add, (props & CL_QUEUE_PROFILING_ENABLE) != 0, NULL, 0);
 		obs_queue_device(nx, dev);
 	}
 	if (err)
@@ -59,6 +60,15 @@ static bool add_profiling(const cl_queue_properties *props, cl_queue_properties 
 	return true;
 }
 
+/* Whether the program's property list asks for profiling itself. */
+static bool profiles(const cl_queue_properties *props)
+{
+	for (size_t i = 0; props && props[i]; i += 2)
+		if (props[i] == CL_QUEUE_PROPERTIES && (props[i + 1] & CL_QUEUE_PROFILING_ENABLE))
+			return true;
+	return false;
+}
+
 cl_command_queue obs_create_queue_props(const cl_icd_dispatch *nx, cl_context ctx, cl_device_id dev,
                                         const cl_queue_properties *props, cl_int *err)
 {
@@ -72,7 +82,7 @@ cl_command_queue obs_create_queue_props(const cl_icd_dispatch *nx, cl_context ct
 		add = false;
 	}
 	if (q) {
-		obs_queue_created(q, add, props, props ? n + 1 : 0);
+		obs_queue_created(q, add, profiles(props), props, props ? n + 1 : 0);
 		obs_queue_device(nx, dev);
 	}
 	if (err)
@@ -80,8 +90,12 @@ cl_command_queue obs_create_queue_props(const cl_icd_dispatch *nx, cl_context ct
 	return q;
 }
 
+/* A waited batch is published before the release, while its events can still be read: the
+ * recorder's references to them then no longer hold the queue, so the count read next is the
+ * program's and the runtime's alone. */
 cl_int obs_release_queue(const cl_icd_dispatch *nx, cl_command_queue q)
 {
+	obs_queue_releasing(nx, q);
 	cl_uint refs = 0;
 	if (nx->clGetCommandQueueInfo(q, CL_QUEUE_REFERENCE_COUNT, sizeof(refs), &refs, NULL) != CL_SUCCESS)
 		refs = 0;
@@ -146,7 +160,7 @@ static void cmd_end(const struct cmd *c, const cl_icd_dispatch *nx, cl_command_q
 	cl_event kept = NULL;
 	if (c->keep && rc == CL_SUCCESS)
 		kept = !c->ev ? c->mine : nx->clRetainEvent(*c->ev) == CL_SUCCESS ? *c->ev : NULL;
-	obs_cmd_end(nx, q, kind, amount, kept, rc);
+	obs_cmd_end(nx, q, kind, amount, kept, c->ev != NULL, rc);
 }
 
 cl_int obs_ndrange(const cl_icd_dispatch *nx, cl_command_queue q, cl_kernel k, cl_uint dim, const size_t *off,
@@ -272,4 +286,25 @@ cl_int obs_wait_events(const cl_icd_dispatch *nx, cl_uint n, const cl_event *lis
 			nq++;
 	obs_wait(qs, nq);
 	return rc;
+}
+
+/* An event's reference count without the recorder's references (obs_event_refcount). */
+cl_int obs_event_info(const cl_icd_dispatch *nx, cl_event e, cl_event_info what, size_t size, void *value,
+                      size_t *size_ret)
+{
+	if (what == CL_EVENT_REFERENCE_COUNT)
+		return obs_event_refcount(nx, e, size, value, size_ret);
+	return nx->clGetEventInfo(e, what, size, value, size_ret);
+}
+
+/* An event of a queue whose profiling the library added answers as on a queue without it. Any
+ * other event, and an invalid one (whose queue cannot be read), goes on as it is. */
+cl_int obs_event_profiling(const cl_icd_dispatch *nx, cl_event e, cl_profiling_info what, size_t size,
+                           void *value, size_t *size_ret)
+{
+	cl_command_queue q = NULL;
+	if (nx->clGetEventInfo(e, CL_EVENT_COMMAND_QUEUE, sizeof(cl_command_queue), &q, NULL) == CL_SUCCESS &&
+	    obs_queue_hidden(q, NULL, 0, NULL))
+		return CL_PROFILING_INFO_NOT_AVAILABLE;
+	return nx->clGetEventProfilingInfo(e, what, size, value, size_ret);
 }

@@ -50,5 +50,9 @@ OBS_ENTRY(void *, clEnqueueMapBuffer, obs_map, NULL,
 OBS_ENTRY(cl_int, clFinish, obs_finish, CL_INVALID_COMMAND_QUEUE, (cl_command_queue q), (q))
 OBS_ENTRY(cl_int, clWaitForEvents, obs_wait_events, CL_INVALID_EVENT, (cl_uint n, const cl_event *list),
           (n, list))
+OBS_ENTRY(cl_int, clGetEventInfo, obs_event_info, CL_INVALID_EVENT,
+          (cl_event e, cl_event_info w, size_t s, void *v, size_t *r), (e, w, s, v, r))
+OBS_ENTRY(cl_int, clGetEventProfilingInfo, obs_event_profiling, CL_INVALID_EVENT,
+          (cl_event e, cl_profiling_info w, size_t s, void *v, size_t *r), (e, w, s, v, r))
 
 #undef OBS_ENTRY

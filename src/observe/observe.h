@@ -28,15 +28,20 @@ bool obs_wants_profiling(void);
 /* The path the calls come through; the layer, once initialised, takes over from LD_PRELOAD. */
 void obs_set_source(enum gd_seg_source src);
 /* A queue the program created; added: the profiling property is ours, hidden from the program;
+ * own: the program asked for profiling itself (every batch of the queue is then read);
  * props[0..nprops) what the program passed (nprops 0: none, or clCreateCommandQueue). */
-void obs_queue_created(cl_command_queue q, bool added, const cl_queue_properties *props, size_t nprops);
+void obs_queue_created(cl_command_queue q, bool added, bool own, const cl_queue_properties *props,
+                       size_t nprops);
 /* The device of a queue the program created: the process's device (P:D, as --list-devices
  * numbers it) is its first queue's, found by queries alone and written to the segment once. */
 void obs_queue_device(const cl_icd_dispatch *nx, cl_device_id dev);
+/* The program is about to release a reference to q: a batch that has waited is published now,
+ * its device times read (after its last wait its commands are complete). */
+void obs_queue_releasing(const cl_icd_dispatch *nx, cl_command_queue q);
 /* The program's last reference to q has gone: its batch is published, the queue forgotten. */
 void obs_queue_released(const cl_icd_dispatch *nx, cl_command_queue q);
 /* For clGetCommandQueueInfo: whether the profiling property of q is ours, and the properties
- * the program passed (*props NULL: it passed none). */
+ * the program passed (*nprops 0: it passed none); props NULL: only whether it is ours. */
 bool obs_queue_hidden(cl_command_queue q, cl_queue_properties *props, size_t max, size_t *nprops);
 
 /* Before a command of kind on q: ends the queue's batch where this command starts the next one
@@ -44,10 +49,13 @@ bool obs_queue_hidden(cl_command_queue q, cl_queue_properties *props, size_t max
  * kept, for the batch's device times. */
 bool obs_cmd_begin(const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind kind);
 /* After it: the counts (work-items of a kernel, bytes of a transfer) and, where kept, its event,
- * which the recorder owns from here on (an event it added, or its own reference to the
+ * which the recorder owns from here on (an event it added, or, theirs, its own reference to the
  * program's). Nothing is counted when rc is an error. */
 void obs_cmd_end(const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind kind, uint64_t amount,
-                 cl_event ev, cl_int rc);
+                 cl_event ev, bool theirs, cl_int rc);
+/* clGetEventInfo's CL_EVENT_REFERENCE_COUNT of the program's event e, less the references the
+ * recorder holds on it: the count the program would read alone. */
+cl_int obs_event_refcount(const cl_icd_dispatch *nx, cl_event e, size_t size, void *value, size_t *size_ret);
 /* A host wait on the queues qs[0..n) has returned: their batches may end here. */
 void obs_wait(const cl_command_queue *qs, size_t n);
 

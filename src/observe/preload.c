@@ -39,8 +39,6 @@ static void resolve(void)
 	/* Used by the recorder itself. */
 	RESOLVE(clRetainEvent);
 	RESOLVE(clReleaseEvent);
-	RESOLVE(clGetEventInfo);
-	RESOLVE(clGetEventProfilingInfo);
 }
 
 /* The next definitions, or NULL where the entry point has none (no libOpenCL loaded): the

@@ -1,6 +1,7 @@
 /* publish.c: a queue's finished batch as a record in the process's segment: its counts, and
  * its device times, read from the events of a profiled batch and mapped onto the host clock, or
  * estimated from the queue's last profiled batch (--profile sampled). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ring/writer.h"
@@ -60,6 +61,30 @@ static bool batch_times(const cl_icd_dispatch *nx, const struct obs_queue *oq, i
 	return *last_end > 0;
 }
 
+static int by_start(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+	return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* kv[0..*n) in order of START, overlapping intervals joined: on an out-of-order queue commands
+ * start in another order than they were enqueued, and run at once. The record holds the times
+ * the device was busy with the batch's kernels (their union); its launch count stays. */
+static void kernels_union(int64_t (*kv)[2], uint32_t *n)
+{
+	qsort(kv, *n, sizeof(kv[0]), by_start);
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < *n; i++) {
+		if (m && kv[i][0] < kv[m - 1][1]) {
+			kv[m - 1][1] = kv[i][1] > kv[m - 1][1] ? kv[i][1] : kv[m - 1][1];
+			continue;
+		}
+		kv[m][0] = kv[i][0];
+		kv[m++][1] = kv[i][1];
+	}
+	*n = m;
+}
+
 static void map_span(int64_t span[2])
 {
 	span[0] = timebase_map(&obs.tb, span[0]);
@@ -76,6 +101,7 @@ static bool measure(const cl_icd_dispatch *nx, struct obs_queue *oq, struct gd_r
 	if (!batch_times(nx, oq, kv, &nk, h2d, d2h, &r->qwait_ns, &last_end))
 		return false;
 	timebase_observe(&obs.tb, r->t_end, last_end);
+	kernels_union(kv, &nk);
 	for (uint32_t k = 0; k < nk; k++) {
 		kv[k][0] = timebase_map(&obs.tb, kv[k][0]);
 		kv[k][1] = timebase_map(&obs.tb, kv[k][1]);
@@ -161,7 +187,7 @@ void obs_close_batch(const cl_icd_dispatch *nx, struct obs_queue *oq)
 	r.t_gen = oq->t_first;
 	r.t_end = oq->t_wait;
 	r.flags = oq->lane << GD_REC_LANE_BIT | oq->thread << GD_REC_THREAD_BIT;
-	r.sample_every = obs.policy == GD_PROF_SAMPLED ? obs.every : 0;
+	r.sample_every = obs.policy != GD_PROF_SAMPLED ? 0 : oq->own ? 1 : obs.every; /* own: all read */
 	r.share_ppm = GD_SHARE_NONE;
 	if (!nx || !oq->profiled || !measure(nx, oq, &r))
 		estimate(oq, &r);

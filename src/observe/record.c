@@ -46,13 +46,15 @@ static struct obs_queue *get_queue(cl_command_queue q)
 	return oq ? oq : add_queue(q);
 }
 
-void obs_queue_created(cl_command_queue q, bool added, const cl_queue_properties *props, size_t nprops)
+void obs_queue_created(cl_command_queue q, bool added, bool own, const cl_queue_properties *props,
+                       size_t nprops)
 {
 	pthread_mutex_lock(&obs.mu);
 	obs_ensure_segment();
 	if (obs.enabled) {
 		struct obs_queue *oq = get_queue(q);
 		oq->hidden = added;
+		oq->own = own;
 		oq->nprops = nprops < OBS_PROPS_MAX ? nprops : OBS_PROPS_MAX;
 		if (props)
 			memcpy(oq->props, props, oq->nprops * sizeof(*props));
@@ -98,6 +100,15 @@ void obs_queue_device(const cl_icd_dispatch *nx, cl_device_id dev)
 	pthread_mutex_unlock(&obs.mu);
 }
 
+void obs_queue_releasing(const cl_icd_dispatch *nx, cl_command_queue q)
+{
+	pthread_mutex_lock(&obs.mu);
+	struct obs_queue *oq = obs.enabled ? find_queue(q) : NULL;
+	if (oq && oq->waited)
+		obs_close_batch(nx, oq);
+	pthread_mutex_unlock(&obs.mu);
+}
+
 void obs_queue_released(const cl_icd_dispatch *nx, cl_command_queue q)
 {
 	pthread_mutex_lock(&obs.mu);
@@ -116,7 +127,7 @@ bool obs_queue_hidden(cl_command_queue q, cl_queue_properties *props, size_t max
 	pthread_mutex_lock(&obs.mu);
 	struct obs_queue *oq = obs.enabled ? find_queue(q) : NULL;
 	bool hidden = oq && oq->hidden;
-	if (hidden) {
+	if (hidden && props) {
 		*nprops = oq->nprops < max ? oq->nprops : max;
 		memcpy(props, oq->props, *nprops * sizeof(*props));
 	}
@@ -141,7 +152,9 @@ static unsigned obs_thread(void)
 }
 
 /* Opens q's batch: profiled under --profile full, or the first of each queue and then one in
- * every obs.every under sampled; never where the queue cannot give device times. */
+ * every obs.every under sampled; never where the queue cannot give device times. A queue the
+ * program made with profiling has every batch profiled, under any policy (off included): its
+ * runtime times every command already, and the recorder only reads the times (doc/observe.md). */
 static void open_batch(struct obs_queue *oq, int64_t now)
 {
 	oq->open = true;
@@ -151,8 +164,8 @@ static void open_batch(struct obs_queue *oq, int64_t now)
 	oq->thread = obs_thread();
 	oq->kernels = oq->items = 0;
 	oq->nev = 0;
-	oq->profiled = oq->hidden && (obs.policy == GD_PROF_FULL ||
-	                              (obs.policy == GD_PROF_SAMPLED && oq->started % obs.every == 0));
+	bool sampled = obs.policy == GD_PROF_SAMPLED && oq->started % obs.every == 0;
+	oq->profiled = oq->own || (oq->hidden && (obs.policy == GD_PROF_FULL || sampled));
 	oq->started++;
 }
 
@@ -176,17 +189,17 @@ bool obs_cmd_begin(const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind 
 	return keep;
 }
 
-static void keep_event(struct obs_queue *oq, cl_event e, enum obs_kind kind)
+static void keep_event(struct obs_queue *oq, cl_event e, enum obs_kind kind, bool theirs)
 {
 	if (oq->nev == oq->capev) {
 		oq->capev = oq->capev ? 2 * oq->capev : 16;
 		oq->ev = xreallocarray(oq->ev, oq->capev, sizeof(*oq->ev));
 	}
-	oq->ev[oq->nev++] = (struct obs_ev){ .e = e, .kind = kind };
+	oq->ev[oq->nev++] = (struct obs_ev){ .e = e, .kind = kind, .theirs = theirs };
 }
 
 void obs_cmd_end(const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind kind, uint64_t amount,
-                 cl_event ev, cl_int rc)
+                 cl_event ev, bool theirs, cl_int rc)
 {
 	pthread_mutex_lock(&obs.mu);
 	struct obs_queue *oq = obs.enabled ? find_queue(q) : NULL;
@@ -202,13 +215,39 @@ void obs_cmd_end(const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind ki
 			seg_set_obs_totals(obs.seg, &obs.tot);
 		}
 		if (ev && oq->open && oq->profiled)
-			keep_event(oq, ev, kind);
+			keep_event(oq, ev, kind, theirs);
 		else if (ev)
 			nx->clReleaseEvent(ev);
 	} else if (ev) {
 		nx->clReleaseEvent(ev);
 	}
 	pthread_mutex_unlock(&obs.mu);
+}
+
+/* The references the recorder holds on the program's event e: one per command that event is
+ * kept for (a program may pass one cl_event variable to several enqueues, each its own event;
+ * the same handle twice only once the first is freed and reused). Called with obs.mu held. */
+static cl_uint refs_held(cl_event e)
+{
+	cl_uint n = 0;
+	for (size_t i = 0; i < obs.nq; i++)
+		for (size_t j = 0; j < obs.qs[i].nev; j++)
+			n += obs.qs[i].ev[j].theirs && obs.qs[i].ev[j].e == e;
+	return n;
+}
+
+/* The count is read under obs.mu, the lock the recorder releases its references under, so the
+ * count and the references subtracted from it are of one moment. The query does not block. */
+cl_int obs_event_refcount(const cl_icd_dispatch *nx, cl_event e, size_t size, void *value, size_t *size_ret)
+{
+	pthread_mutex_lock(&obs.mu);
+	cl_int rc = nx->clGetEventInfo(e, CL_EVENT_REFERENCE_COUNT, size, value, size_ret);
+	if (rc == CL_SUCCESS && obs.enabled && value && size >= sizeof(cl_uint)) {
+		cl_uint held = refs_held(e), *count = value;
+		*count -= *count > held ? held : 0;
+	}
+	pthread_mutex_unlock(&obs.mu);
+	return rc;
 }
 
 /* ---- waits ---- */

@@ -17,10 +17,12 @@
 #define OBS_PROPS_MAX 32                 /* queue properties kept for CL_QUEUE_PROPERTIES_ARRAY */
 #define OBS_SETTLE_NS (GD_NS_PER_S / 20) /* a waited batch with nothing after it is published then */
 
-/* An event the recorder keeps for a profiled batch, and what its command moved. */
+/* An event the recorder keeps for a profiled batch, and what its command moved; theirs: a
+ * reference of the recorder's own to the program's event (else an event only it holds). */
 struct obs_ev {
 	cl_event e;
 	enum obs_kind kind;
+	bool theirs;
 };
 
 /* A profiled batch's device times relative to its end, reused for the batches after it. */
@@ -35,6 +37,7 @@ struct obs_template {
 struct obs_queue {
 	cl_command_queue q;
 	bool hidden; /* CL_QUEUE_PROFILING_ENABLE is ours */
+	bool own;    /* the program asked for it: every batch is read, whatever the policy */
 	cl_queue_properties props[OBS_PROPS_MAX];
 	size_t nprops;
 	unsigned lane;

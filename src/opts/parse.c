@@ -137,8 +137,9 @@ static int check_applies(struct parser *p, const struct gd_opts *o)
 }
 
 /* -- COMMAND runs copies of a program instead of workers: --observe-via needs it; the worker's
- * own loop (--kernel, --verify) does not go with it, and a sweep's steps count copies, whose
- * queues are the program's own. */
+ * own loop (--kernel, --verify) does not go with it, nor its ceiling (--calibrate measures the
+ * decode kernel, which says nothing of another program's work), and a sweep's steps count
+ * copies, whose queues are the program's own. */
 static int check_command(struct parser *p, const struct gd_opts *o)
 {
 	size_t via = (size_t)(opts_find("observe-via") - opts_defs);
@@ -149,6 +150,11 @@ static int check_command(struct parser *p, const struct gd_opts *o)
 	if (o->command && (o->kernel || o->verify)) {
 		p->opt = o->kernel ? "--kernel" : "--verify";
 		return parser_fail(p, "does not apply to an observed program (-- COMMAND)");
+	}
+	if (o->command && o->calibrate) {
+		p->opt = "--calibrate";
+		return parser_fail(p, "does not apply to an observed program (-- COMMAND): the ceiling it "
+		                      "measures is the decode kernel's, not the program's");
 	}
 	for (int i = 0; o->command && i < o->nsweep; i++)
 		if (o->sweep[i].queues) {

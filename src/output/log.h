@@ -148,6 +148,10 @@ enum frame_field {
 	F_DEVICE_BUSY_METHOD,
 	F_WINDOW_BATCHES,
 	F_ERROR,
+	F_DRIVER_UTIL, /* the vendor library's (src/vendor/): empty where none answers */
+	F_SM_ACTIVE,
+	F_SM_OCCUPANCY,
+	F_MEM_USED_BYTES,
 	F_COUNT
 };
 

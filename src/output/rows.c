@@ -72,6 +72,10 @@ const struct field frame_fields[F_COUNT] = {
 	[F_DEVICE_BUSY_METHOD] = { FIG(DEVICE_BUSY_METHOD), .print = PRINT_STRING, .jsonl_only = true },
 	[F_WINDOW_BATCHES] = { FIG(WINDOW_BATCHES), .print = PRINT_INT, .jsonl_only = true },
 	[F_ERROR] = { FIG(ERROR), .print = PRINT_STRING, .jsonl_only = true },
+	[F_DRIVER_UTIL] = { FIG(DRIVER_UTIL), .print = PRINT_FIXED, .prec = 4, .jsonl_only = true },
+	[F_SM_ACTIVE] = { FIG(SM_ACTIVE), .print = PRINT_FIXED, .prec = 4, .jsonl_only = true },
+	[F_SM_OCCUPANCY] = { FIG(SM_OCCUPANCY), .print = PRINT_FIXED, .prec = 4, .jsonl_only = true },
+	[F_MEM_USED_BYTES] = { FIG(MEM_USED_BYTES), .print = PRINT_INT, .jsonl_only = true },
 };
 _Static_assert(GD_ARRAY_LEN(frame_fields) == F_COUNT, "one entry per frame field");
 _Static_assert(F_COUNT <= GD_FIELDS_MAX, "--fields can list every frame field");

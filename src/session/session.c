@@ -12,6 +12,7 @@
 #include "gputop/common.h"
 #include "gputop/outputs.h"
 #include "measure/collect.h"
+#include "vendor/vendor.h"
 #include "calibrate.h"
 #include "supervisor.h"
 
@@ -44,6 +45,7 @@ struct gd_session {
 	bool calib_paused;                          /* the rows were paused for it */
 	char message[256];                          /* how the latest calibration ended, until taken */
 	char error[256];                            /* an output that failed: the run cannot go on */
+	struct gd_vsource *vendor[GD_DEVICES_MAX];  /* each device's vendor library; NULL: none */
 };
 
 static void on_record(void *ctx, const struct gd_row_info *w, const struct gd_rec *r)
@@ -94,6 +96,11 @@ static int calibrate_now(struct gd_session *s, char *err, size_t errlen)
 
 int session_calibrate(struct gd_session *s, char *err, size_t errlen)
 {
+	if (s->c.command) {
+		snprintf(err, errlen,
+		         "no calibration of an observed program: the ceiling is the decode kernel's");
+		return -1;
+	}
 	if (s->calib) {
 		snprintf(err, errlen, "a calibration is already running");
 		return -1;
@@ -182,6 +189,16 @@ static struct gd_sup *start_supervisor(const struct gd_session_config *c, char *
 	return sup_new(&sc, err, errlen);
 }
 
+/* Each device's vendor source, sampled once so that the first window has GPM's figures too. */
+static void open_vendors(struct gd_session *s)
+{
+	struct gd_vendor_sample v;
+	for (int d = 0; d < s->c.ndevs; d++) {
+		s->vendor[d] = vendor_open(&s->c.devs[d]);
+		vendor_sample(s->vendor[d], &v);
+	}
+}
+
 struct gd_session *session_start(const struct gd_session_config *c, struct gd_outputs *outs, char *err,
                                  size_t errlen)
 {
@@ -198,6 +215,7 @@ struct gd_session *session_start(const struct gd_session_config *c, struct gd_ou
 		session_stop(s);
 		return NULL;
 	}
+	open_vendors(s);
 	s->t0 = now_ns();
 	outputs_start(outs, s->t0);
 	s->col = collect_new(s->t0, c->work.profile != GD_PROF_OFF, s->c.devs, s->c.ndevs);
@@ -226,6 +244,8 @@ void session_stop(struct gd_session *s)
 		sup_free(s->sup);
 	}
 	collect_frame_free(&s->frame);
+	for (int d = 0; d < s->c.ndevs; d++)
+		vendor_close(s->vendor[d]);
 	free(s->info);
 	free(s);
 }
@@ -328,6 +348,7 @@ static void close_window(struct gd_session *s, int64_t b)
 		collect_window(s->col, s->info, n, s->t0, b, f);
 	s->unobserved = false;
 	complete_frame(s, f, b);
+	vendor_fill(s->vendor, f);
 	s->win_start = b;
 	s->win_end = b + s->interval;
 }
@@ -381,6 +402,7 @@ void session_restart_clock(struct gd_session *s, int64_t now)
 	n = snapshot(s);
 	collect_blank(s->col, s->info, n, s->t0, now, &s->frame);
 	complete_frame(s, &s->frame, now);
+	vendor_fill(NULL, &s->frame);
 	s->unobserved = false;
 	s->win_start = now;
 	s->win_end = now + s->interval;

@@ -2,6 +2,7 @@
  * each in turn, the one a run asks for (clx.h). */
 #include "clx.h"
 
+#include <CL/cl_ext.h>
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -17,6 +18,10 @@
 #include "gputop/common.h"
 
 #define CLX_PLATFORM_NOT_FOUND_KHR (-1001) /* cl_khr_icd: the ICD loader found no platform */
+/* cl_nv_device_attribute_query's PCI address, which no Khronos header declares. */
+#define CLX_PCI_BUS_ID_NV    0x4008
+#define CLX_PCI_SLOT_ID_NV   0x4009
+#define CLX_PCI_DOMAIN_ID_NV 0x400A
 
 #define E(x) [-(x)] = #x
 static const char *const err_names[] = {
@@ -156,6 +161,28 @@ static void platform_text(cl_platform_id p, cl_uint param, char *out, size_t len
 	info_text(&q, out, len);
 }
 
+/* Who the device is to its vendor's library: its PCI address from cl_khr_pci_bus_info, else
+ * from NVIDIA's own queries (the slot holds device << 3 | function; the domain is 0 on drivers
+ * without its query), and its UUID from cl_khr_device_uuid. Each is left empty where the
+ * device does not answer. */
+static void fill_identity(cl_device_id dev, struct gd_device *info)
+{
+	cl_device_pci_bus_info_khr pci;
+	cl_uint bus = 0, slot = 0, domain = 0;
+	if (clGetDeviceInfo(dev, CL_DEVICE_PCI_BUS_INFO_KHR, sizeof(pci), &pci, NULL) == CL_SUCCESS)
+		snprintf(info->pci, sizeof(info->pci), "%04x:%02x:%02x.%x", pci.pci_domain, pci.pci_bus,
+		         pci.pci_device, pci.pci_function);
+	else if (clGetDeviceInfo(dev, CLX_PCI_BUS_ID_NV, sizeof(bus), &bus, NULL) == CL_SUCCESS &&
+	         clGetDeviceInfo(dev, CLX_PCI_SLOT_ID_NV, sizeof(slot), &slot, NULL) == CL_SUCCESS) {
+		if (clGetDeviceInfo(dev, CLX_PCI_DOMAIN_ID_NV, sizeof(domain), &domain, NULL) != CL_SUCCESS)
+			domain = 0;
+		snprintf(info->pci, sizeof(info->pci), "%04x:%02x:%02x.%x", domain, bus & 0xff,
+		         (slot >> 3) & 0x1f, slot & 7);
+	}
+	info->has_uuid =
+	    clGetDeviceInfo(dev, CL_DEVICE_UUID_KHR, sizeof(info->uuid), info->uuid, NULL) == CL_SUCCESS;
+}
+
 static void fill(struct clx_device *d, cl_platform_id p, cl_device_id dev, int pi, int di)
 {
 	memset(d, 0, sizeof(*d));
@@ -175,6 +202,7 @@ static void fill(struct clx_device *d, cl_platform_id p, cl_device_id dev, int p
 	platform_text(p, CL_PLATFORM_NAME, info->platform_name, sizeof(info->platform_name));
 	info->gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
 	info->fp64 = fp != 0;
+	fill_identity(dev, info);
 }
 
 const char *clx_limit_cause(int e, char *buf, size_t len)

@@ -154,6 +154,7 @@ bad "unknown option" --wor=x,1,1,1
 bad "--worker" --worker="/gputop-decode.$UID_.$$.1.0000000000000001,1,1,$$"
 bad "--worker" --worker="/x,1,1,$$"
 bad "unknown option" --measure
+bad "--calibrate: does not apply to an observed program" --headless --calibrate -- true
 bad "--calibrate-child" --calibrate-child
 rm -f /dev/shm/gputop-decode."$UID_".$$.* /dev/shm/x # where a wrongly accepted worker left one
 

@@ -110,6 +110,11 @@ static void write_frames(struct gd_sink *s)
 		                  .ceiling = NAN,
 		                  .of_ceiling = NAN,
 		                  .ceiling_4x = NAN };
+	/* No vendor library answers for these devices (src/vendor/). */
+	f.driver_util = f.sm_active = f.sm_occupancy = f.mem_used_bytes = NAN;
+	for (int d = 0; d < 2; d++)
+		f.devs[d].driver_util = f.devs[d].sm_active = f.devs[d].sm_occupancy =
+		    f.devs[d].mem_used_bytes = NAN;
 	sink_frame(s, &f);
 	f.ndevs = 1; /* one device: no device rows */
 	f.agg.bd = unmeasured;
