@@ -50,8 +50,6 @@ extern const struct gd_vendor gd_vendor_nvml; /* NVIDIA: libnvidia-ml.so.1 (nvml
 
 /* A device's source: the first vendor that answers for d, or NULL (absent). */
 struct gd_vsource *vendor_open(const struct gd_device *d);
-/* Its vendor's name ("NVIDIA"), or "" for NULL. */
-const char *vendor_name(const struct gd_vsource *s);
 /* The window's values; every one NAN for NULL. */
 void vendor_sample(struct gd_vsource *s, struct gd_vendor_sample *out);
 /* As struct gd_vendor's procs; -1 for NULL. */

@@ -69,7 +69,7 @@ static void test_pure(void)
 	struct gd_vendor_sample s;
 	struct gd_vendor_proc p[2];
 	vendor_sample(NULL, &s);
-	tap_ok(all_nan(&s) && vendor_procs(NULL, p, 2) == -1 && strcmp(vendor_name(NULL), "") == 0,
+	tap_ok(all_nan(&s) && vendor_procs(NULL, p, 2) == -1,
 	       "an absent source measures nothing and knows no processes");
 	vendor_close(NULL);
 }
@@ -105,7 +105,7 @@ static void test_match(void)
 	d.has_uuid = true;
 	use("full", "uuid=GPU-00112233-4455-6677-8899-AABBCCDDEEFF pci=0000:99:00.0 util=1 mem=1/2");
 	struct gd_vsource *s = vendor_open(&d);
-	tap_ok(s && strcmp(vendor_name(s), "NVIDIA") == 0, "matched by its UUID");
+	tap_ok(s != NULL, "matched by its UUID");
 	vendor_close(s);
 	use("full", "uuid=GPU-ffffffff-4455-6677-8899-aabbccddeeff pci=0000:17:00.0 util=1 mem=1/2");
 	s = vendor_open(&d);
