@@ -282,6 +282,9 @@ static int open_outputs(const struct gd_opts *o, const struct gd_device *dev, in
 	if (ilog >= 0) {
 		struct gd_sink *sink = sink_new(out[ilog].fd, out[ilog].own, o->format);
 		sink_set_columns(sink, &o->fields, !o->no_header);
+		/* A headless log's reader that has what it wanted (`| head`) ends the run; the
+		 * dashboard's user decides when the dashboard ends. */
+		sink_set_reader_ends_run(sink, o->role != GD_ROLE_DASHBOARD);
 		sink_run(sink, dev, ndev, options.p,
 		         o->nsweep > 0); /* every log opens with the run's facts */
 		sink_set_kernel(sink, kspec_name(&k), kspec_rate_unit(&k));
@@ -414,6 +417,23 @@ static int run_role(const struct gd_opts *o, const struct gd_dashboard_config *d
 	return headless_sweep(&c, &sw, outs);
 }
 
+/* --help-fields, or --fields help (opts_parse makes it the help role). */
+static bool fields_help_asked(const struct gd_opts *o)
+{
+	return opts_given(o, "help-fields") || (o->fields_text && strcmp(o->fields_text, "help") == 0);
+}
+
+/* The fields --fields picks from, with their units: the sweep rows' with --sweep. */
+static int fields_help(const struct gd_opts *o)
+{
+	struct gd_text t = { 0 };
+	const struct gd_kspec k = opts_kspec(o);
+	sink_fields_help(&t, o->nsweep > 0, kspec_rate_unit(&k));
+	fputs(t.p, stdout);
+	free(t.p);
+	return GD_EXIT_OK;
+}
+
 /* The roles that start nothing of their own: help, version, the listing, and the children the
  * supervisor starts. Returns the exit status, or -1 for the dashboard and headless roles. */
 static int run_simple_role(const struct gd_opts *o)
@@ -422,6 +442,8 @@ static int run_simple_role(const struct gd_opts *o)
 	const struct gd_devref dev = { .platform = o->platform, .index = o->device };
 	switch (o->role) {
 	case GD_ROLE_HELP:
+		if (fields_help_asked(o))
+			return fields_help(o);
 		fputs(opts_usage(), stdout);
 		return GD_EXIT_OK;
 	case GD_ROLE_VERSION:

@@ -5,7 +5,9 @@
 
 #include <signal.h>
 
-extern volatile sig_atomic_t gd_quit_signal; /* SIGINT, SIGTERM, SIGHUP or SIGQUIT received: which */
+/* SIGINT, SIGTERM, SIGHUP or SIGQUIT received: which; or SIGPIPE, set by the headless log's
+ * writer when the reader of its pipe has gone (the run ends quietly, as asked). */
+extern volatile sig_atomic_t gd_quit_signal;
 
 /* Sets sig's disposition: handler (or SIG_IGN, SIG_DFL) with sigaction's flags (SA_RESTART,
  * SA_NOCLDSTOP, ...) and nothing more blocked while it runs. */

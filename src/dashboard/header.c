@@ -108,8 +108,26 @@ double ui_frame_cores(const struct gd_frame *f)
 	return cores;
 }
 
+/* Whether every row that could work is paused (p, or STOP to each): the device idles because
+ * we stopped it, which is no verdict on the program. */
+static bool all_paused(const struct gd_frame *f)
+{
+	int paused = 0;
+	for (int i = 0; i < f->nworkers; i++) {
+		enum gd_state st = f->workers[i].state;
+		if (st == GD_ST_RUNNING || st == GD_ST_STARTING || st == GD_ST_STALLED)
+			return false;
+		paused += st == GD_ST_PAUSED;
+	}
+	return paused > 0;
+}
+
 void ui_diagnosis_words(const struct gd_frame *f, const char *unit, char *buf, size_t n)
 {
+	if (all_paused(f)) {
+		snprintf(buf, n, "paused (p resumes): stopped processes leave the device idle");
+		return;
+	}
 	diagnose_words(buf, n, f, ui_frame_cores(f), (int)sysconf(_SC_NPROCESSORS_ONLN), unit);
 }
 
@@ -124,21 +142,38 @@ static void diagnosis_line(const struct ui *u, WINDOW *w, const struct gd_frame 
 	ui_put_words(w, 1, 0, getmaxx(w), A_NORMAL, line);
 }
 
+/* Device busy beside what the driver calls busy (nvidia-smi's utilization), where a vendor
+ * library answers for every device: the gap is what the union of kernel intervals corrects.
+ * Empty where none answers (PoCL), so the line is as it was. */
+static void driver_piece(char *buf, size_t n, const struct gd_frame *f, bool measured)
+{
+	buf[0] = '\0';
+	if (!measured || isnan(f->driver_util))
+		return;
+	if (isnan(f->device_busy))
+		snprintf(buf, n, "driver says %.0f%% busy", 100 * f->driver_util);
+	else
+		snprintf(buf, n, "busy %.0f%% (driver says %.0f%%)", 100 * f->device_busy,
+		         100 * f->driver_util);
+}
+
 void ui_draw_summary(struct ui *u, WINDOW *w)
 {
 	const struct gd_frame *f = session_frame(u->s);
 	const char *unit = kspec_rate_unit(&session_workload(u->s)->kernel);
 	double ceiling = session_ceiling(u->s, -1)->rate;
-	char p[6][96];
+	char p[7][96];
 	/* Before the first frame nothing is measured. */
 	bool measured = ui_measured(u);
 	chart_capacity(p[0], sizeof(p[0]), measured ? f->agg.rate : NAN, measured ? f->headroom : NAN,
 	               ceiling, measured ? f->of_ceiling : NAN, unit);
-	snprintf(p[1], sizeof(p[1]), "workers %d/%d", session_live(u->s), u->max_procs);
-	snprintf(p[2], sizeof(p[2]), "lost %llu", (unsigned long long)f->agg.lost);
-	snprintf(p[3], sizeof(p[3]), "profile %s", gd_profile_name(session_workload(u->s)->profile));
-	snprintf(p[4], sizeof(p[4]), "timebase %s", gd_timebase_name(f->timebase));
-	snprintf(p[5], sizeof(p[5]), "%s", f->busy_from_sum ? "busy: sum of workers (no clock mapping)" : "");
-	ui_pieces(w, 0, 0, getmaxx(w), A_NORMAL, p, 6);
+	/* The driver's word second, before what a narrow terminal leaves out */
+	driver_piece(p[1], sizeof(p[1]), f, measured);
+	snprintf(p[2], sizeof(p[2]), "workers %d/%d", session_live(u->s), u->max_procs);
+	snprintf(p[3], sizeof(p[3]), "lost %llu", (unsigned long long)f->agg.lost);
+	snprintf(p[4], sizeof(p[4]), "profile %s", gd_profile_name(session_workload(u->s)->profile));
+	snprintf(p[5], sizeof(p[5]), "timebase %s", gd_timebase_name(f->timebase));
+	snprintf(p[6], sizeof(p[6]), "%s", f->busy_from_sum ? "busy: sum of workers (no clock mapping)" : "");
+	ui_pieces(w, 0, 0, getmaxx(w), A_NORMAL, p, 7);
 	diagnosis_line(u, w, f, unit);
 }

@@ -323,6 +323,10 @@ const struct gd_optdef opts_defs[] = {
 	  .role = GD_ROLE_WORKER },
 	{ .name = "calibrate-child", .kind = GD_OPT_ROLE, .role = GD_ROLE_CALIBRATE },
 	{ .name = "help", .letter = 'h', .kind = GD_OPT_ROLE, .role = GD_ROLE_HELP, .help = "this text" },
+	{ .name = "help-fields",
+	  .kind = GD_OPT_ROLE,
+	  .role = GD_ROLE_HELP,
+	  .help = "the log's fields with their units (with --sweep, the sweep rows'), as --fields help" },
 	{ .name = "version", .letter = 'V', .kind = GD_OPT_ROLE, .role = GD_ROLE_VERSION, .help = "version" },
 };
 

@@ -339,6 +339,9 @@ int opts_parse(int argc, char **argv, struct gd_opts *o, char *err, size_t errle
 		return parser_fail(&p, "unexpected argument (see --help)");
 	}
 	o->given = p.given;
+	/* --fields help asks for the list of fields, as --help-fields does: nothing runs. */
+	if (o->role == GD_ROLE_NONE && o->fields_text && strcmp(o->fields_text, "help") == 0)
+		o->role = GD_ROLE_HELP;
 	if (o->role != GD_ROLE_NONE)
 		return 0; /* help, version or an internal role: nothing else applies */
 	settle_role(&p, o);

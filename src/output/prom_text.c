@@ -99,6 +99,15 @@ static const struct family families[] = {
 	  .help = "The device's ceiling in symbols per second, as measured by --calibrate or the c key." },
 	{ "gputop_decode_ceiling_4x_symbols_per_second", "gauge", PER_DEVICE, FIG(CEILING_4X) },
 	{ "gputop_decode_headroom_symbols_per_second", "gauge", PER_DEVICE, FIG(HEADROOM) },
+	/* What the device's vendor library says (src/vendor/), beside the union above: samples only
+	 * where a library answers for the device. The driver keeps no counter of these: each is
+	 * its own share of the window, or the memory at its end. */
+	{ "gputop_decode_driver_utilization_ratio", "gauge", PER_DEVICE, FIG(DRIVER_UTIL),
+	  .help = "Share of the latest window the driver calls the device busy, as nvidia-smi's "
+	          "utilization.gpu: any kernel of any process running in its sample period." },
+	{ "gputop_decode_sm_active_ratio", "gauge", PER_DEVICE, FIG(SM_ACTIVE) },
+	{ "gputop_decode_sm_occupancy_ratio", "gauge", PER_DEVICE, FIG(SM_OCCUPANCY) },
+	{ "gputop_decode_memory_used_bytes", "gauge", PER_DEVICE, FIG(MEM_USED_BYTES) },
 	{ "gputop_decode_window_seconds", "gauge", PER_RUN, FIG(WINDOW_S) },
 	{ "gputop_decode_window_end_timestamp_seconds", "gauge", PER_RUN, FIG(UNIX_S) },
 	{ "gputop_decode_window_observed", "gauge", PER_RUN, FIG(OBSERVED) },

@@ -47,6 +47,8 @@ struct gd_report {
 	char *path, *run_json;
 	double ceiling, ceiling_4x; /* NAN: not calibrated, not measured at 4x the size */
 	char diagnosis[512];
+	double drv_busy, drv_util; /* sums over the windows where the driver answered, drv_n */
+	int drv_n;
 	struct window *win;
 	size_t nwin, capwin;
 	struct gd_sweep_row *steps;
@@ -115,6 +117,11 @@ static int report_frame(void *self, const struct gd_frame *f, char *err, size_t 
 	w->rate = f->agg.rate;
 	w->busy = f->device_busy;
 	memcpy(w->idle, f->agg.idle.share, sizeof(w->idle));
+	if (!isnan(f->driver_util) && !isnan(f->device_busy)) {
+		r->drv_busy += f->device_busy;
+		r->drv_util += f->driver_util;
+		r->drv_n++;
+	}
 	if (!isnan(f->ceiling))
 		r->ceiling = f->ceiling;
 	if (!isnan(f->ceiling_4x))
@@ -381,6 +388,13 @@ static void breakdown(struct gd_report *r, struct gd_text *t)
 		text_printf(t, " <span class=\"sw\" style=\"background:%s\"></span>%s", cause_colour[c],
 		            diagnose_name((enum gd_cause)c));
 	text_printf(t, "</p>\n");
+	if (r->drv_n) /* the same windows on both sides: the gap is what the union corrects */
+		text_printf(
+		    t,
+		    "<p class=\"driver\">Over the %d windows the driver answered: device busy %.0f%%, "
+		    "the driver's utilization %.0f%% (as nvidia-smi shows it: a sample period in "
+		    "which any kernel of any process ran counts as busy whole).</p>\n",
+		    r->drv_n, 100 * r->drv_busy / r->drv_n, 100 * r->drv_util / r->drv_n);
 	data_link(t, csv.p, "breakdown.csv");
 	free(csv.p);
 }

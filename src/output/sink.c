@@ -3,6 +3,7 @@
 #include "sink.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "gputop/common.h"
+#include "gputop/sig.h"
 #include "log.h"
 #include "outq.h"
 
@@ -21,6 +23,8 @@ struct gd_sink {
 	bool own_fd, started;  /* started: the CSV header is in the buffer or written */
 	bool sweep;            /* a sweep's log: the run header and sweep rows, no frames */
 	bool header;           /* CSV: the line of the columns' names opens the log */
+	bool reader_ends_run;  /* a reader that closes the pipe ends the run (sink_set_reader_ends_run) */
+	bool reader_gone;      /* ... and did: nothing more is written, and no error said */
 	struct gd_fields cols; /* the columns chosen (--fields); n == 0: every field */
 	struct gd_outq *q;     /* a pipe, socket or terminal: written by the queue's thread */
 	const struct log_format *fmt;
@@ -95,6 +99,107 @@ int sink_fields_parse(const char *list, bool sweep, struct gd_fields *out, char 
 	}
 }
 
+/* ---- --fields help: the list of fields ---- */
+
+/* What the log's own fields and the sweep rows' fields are (a frame row's figure says its own,
+ * measure/figures.c): a name absent here has no line of help, which test_opts catches. */
+static const struct own_help {
+	const char *name;
+	bool sweep;
+	const char *unit, *help;
+} own_help[] = {
+	{ "kind", false, "", "What the row is: run, worker, device, aggregate or event." },
+	{ "run", false, "JSON", "The run header's object: version, host, devices, options." },
+	{ "kernel", false, "", "The kernel the run measures: decode, or the --kernel file's." },
+	{ "rate_unit", false, "", "The unit of the rates: Mbit/s, or Mitem/s with --kernel." },
+	{ "procs", true, "count", "The step's workers (copies of the program with -- COMMAND)." },
+	{ "queues", true, "count", "The step's queues per worker." },
+	{ "mbit_s", true, "rate", "The step's rate; in a summary the mean over the runs." },
+	{ "speedup", true, "ratio", "The rate over the first step's in the same pass." },
+	{ "device_busy", true, "0..1", "The step's device busy share; a summary's mean." },
+	{ "gap_batch_us", true, "us", "The step's mean idle gap before a batch; a summary's mean." },
+	{ "headroom", true, "rate", "mbit_s / device_busy: the rate at 100% busy, an estimate." },
+	{ "of_ceiling", true, "0..", "mbit_s / the calibrated ceiling; empty without --calibrate." },
+	{ "runs", true, "count", "The runs a summary is over (--repeat)." },
+	{ "rep", true, "", "Which pass a repeat row is, from 1." },
+	{ "mbit_s_min", true, "rate", "The least rate over the runs." },
+	{ "mbit_s_max", true, "rate", "The greatest rate over the runs." },
+	{ "mbit_s_sd", true, "rate", "The rates' sample standard deviation; empty with one run." },
+	{ "speedup_min", true, "ratio", "The least speedup over the runs." },
+	{ "speedup_max", true, "ratio", "The greatest speedup over the runs." },
+	{ "speedup_sd", true, "ratio", "The speedups' sample standard deviation." },
+	{ "within_spread", true, "",
+	  "1 when the step differs from the one above by less than their spread." },
+	{ "kind", true, "", "What the row is: run, repeat or sweep." },
+	{ "run", true, "JSON", "The run header's object: version, host, devices, options." },
+	{ "kernel", true, "", "The kernel the run measures: decode, or the --kernel file's." },
+	{ "rate_unit", true, "", "The unit of the rates: Mbit/s, or Mitem/s with --kernel." },
+	{ "queue_wait_us", true, "us", "The mean queue wait over the step's batches." },
+	{ "device", true, "", "The step's device, P:D as --list-devices numbers it." },
+	{ "predicted_mbit_s", true, "rate",
+	  "What the step's processes would reach filling idle time alone (doc/fields.md)." },
+};
+
+static const char *const unit_names[] = {
+	[GD_UNIT_NONE] = "",       [GD_UNIT_RATE] = "rate",  [GD_UNIT_SYMBOLS] = "symbols",
+	[GD_UNIT_COUNT] = "count", [GD_UNIT_SHARE] = "0..1", [GD_UNIT_THREADS] = "threads",
+	[GD_UNIT_US] = "us",       [GD_UNIT_S] = "s",        [GD_UNIT_BYTES] = "bytes",
+};
+
+/* The field's unit and help: its figure's, else its entry in own_help; false where none. */
+static bool help_of(const struct field *t, bool sweep, const char **unit, const char **help)
+{
+	if (t->fig) {
+		*unit = t->fig->unit < GD_ARRAY_LEN(unit_names) ? unit_names[t->fig->unit] : "";
+		*help = t->fig->help;
+		return *help != NULL;
+	}
+	for (size_t i = 0; i < GD_ARRAY_LEN(own_help); i++)
+		if (own_help[i].sweep == sweep && strcmp(own_help[i].name, t->name) == 0) {
+			*unit = own_help[i].unit;
+			*help = own_help[i].help;
+			return true;
+		}
+	return false;
+}
+
+/* The rows of a frame that carry t, in words. */
+static const char *rows_of(const struct field *t)
+{
+	unsigned r = field_rows(t);
+	if (r == ROW_BOTH)
+		return "all";
+	if (r == ROW_WORKER)
+		return "worker";
+	return r & ROW_AGG ? (r & ROW_WORKER ? "all" : "aggregate") : "run";
+}
+
+void sink_fields_help(struct gd_text *t, bool sweep, const char *rate_unit)
+{
+	size_t n;
+	const struct field *tab = table_of(sweep, &n);
+	text_printf(t,
+	            "The %s rows' fields, for --fields LIST (in CSV column order; doc/fields.md "
+	            "says more):\n",
+	            sweep ? "sweep" : "log");
+	if (sweep)
+		text_printf(t, "%-20s %-8s %s\n", "FIELD", "UNIT", "WHAT IT IS");
+	else
+		text_printf(t, "%-20s %-8s %-9s %s\n", "FIELD", "UNIT", "ROWS", "WHAT IT IS");
+	for (size_t i = 0; i < n; i++) {
+		const char *unit = "", *help = "";
+		if (!help_of(&tab[i], sweep, &unit, &help))
+			help = "(no help)";
+		if (strcmp(unit, "rate") == 0)
+			unit = rate_unit;
+		if (sweep)
+			text_printf(t, "%-20s %-8s %s\n", field_name(&tab[i]), unit, help);
+		else
+			text_printf(t, "%-20s %-8s %-9s %s%s\n", field_name(&tab[i]), unit, rows_of(&tab[i]),
+			            help, tab[i].jsonl_only ? " (JSONL only)" : "");
+	}
+}
+
 void sink_set_kernel(struct gd_sink *s, const char *name, const char *unit)
 {
 	if (s)
@@ -117,19 +222,43 @@ static void cut_partial_line(const struct gd_sink *s, size_t written)
 		lseek(s->fd, end - (off_t)(written - keep), SEEK_SET);
 }
 
+void sink_set_reader_ends_run(struct gd_sink *s, bool on)
+{
+	if (s)
+		s->reader_ends_run = on;
+}
+
+/* A reader that closed its end of the pipe (head(1) has the lines it wanted) chose to stop
+ * reading: no error. The log ends there and, where the sink was told so, the run with it, as
+ * a quit signal ends it: workers and programs stopped and reaped, exit status 0. */
+static bool reader_left(struct gd_sink *s, int e)
+{
+	if (e != EPIPE || !s->reader_ends_run)
+		return false;
+	s->reader_gone = true;
+	gd_quit_signal = SIGPIPE;
+	return true;
+}
+
 /* Lines are built whole, then written in one write(2) each: a reader of the file, or a kill
  * at any moment, never sees half a line from us except on a short write, which is cut back. */
 static int flush(struct gd_sink *s)
 {
+	if (s->reader_gone) {
+		s->b.n = 0;
+		return 0;
+	}
 	if (s->q) {
 		int qe = outq_put(s->q, s->b.p, s->b.n);
 		s->b.n = 0;
-		if (qe)
+		if (qe && !reader_left(s, qe))
 			snprintf(s->err, sizeof(s->err), "writing the log: %s", strerror(qe));
-		return qe ? -1 : 0;
+		return qe && !s->reader_gone ? -1 : 0;
 	}
 	size_t off;
 	int e = write_all(s->fd, s->b.p, s->b.n, &off);
+	if (e && reader_left(s, e))
+		e = 0;
 	if (e) {
 		snprintf(s->err, sizeof(s->err), "writing the log: %s",
 		         e == EIO ? "short write" : strerror(e));
@@ -283,6 +412,10 @@ int sink_close(struct gd_sink *s, char *why, size_t whylen)
 	}
 	uint64_t lost = 0;
 	int qe = s->q ? outq_close(s->q, SINK_DRAIN_NS, &lost) : 0;
+	if (qe && reader_left(s, qe))
+		qe = 0;
+	if (s->reader_gone)
+		lost = 0; /* the lines after the reader left were not wanted */
 	if (rc == 0 && qe && qe != EAGAIN) {
 		snprintf(why, whylen, "writing the log: %s", strerror(qe));
 		rc = -1;

@@ -13,11 +13,18 @@
 #include "gputop/settings.h"
 
 struct gd_sink;
+struct gd_text;
 
 /* Pure: the comma-separated field names of list ("t_s,kind,mbit_s"), of the sweep rows' table
  * when sweep is set, else of the frame rows', into *out. Returns 0, or -1 with one line in err
  * naming the field that is unknown, empty or listed twice. */
 int sink_fields_parse(const char *list, bool sweep, struct gd_fields *out, char *err, size_t errlen);
+
+/* The list of fields that --fields picks from, the sweep rows' when sweep is set, one line
+ * each: name, unit (rate_unit for a rate: Mbit/s, or Mitem/s with --kernel), the rows that
+ * carry it and what it is, from the figure registry (measure/figures.c) and the log's tables
+ * (rows.c). Appended to t. */
+void sink_fields_help(struct gd_text *t, bool sweep, const char *rate_unit);
 
 /* The log as one of the run's outputs (outputs.h): frames (but in a sweep's log, which holds
  * its sweep rows alone), events and sweep rows; a row that cannot be written fails the run
@@ -35,6 +42,10 @@ void sink_set_columns(struct gd_sink *s, const struct gd_fields *f, bool header)
  * resolved) as the log's first row, a sweep log's when sweep is set; it is written with the
  * next row, or by sink_close. Call once, before any row. NULL s: nothing. */
 void sink_run(struct gd_sink *s, const struct gd_device *devs, int ndev, const char *options, bool sweep);
+/* Whether a reader that closes the log's pipe (EPIPE: `| head`) ends the run: then the log ends
+ * quietly, no error, and gd_quit_signal is set (to SIGPIPE) so that the run stops as on a quit
+ * signal. Off until set: the error is the run's. NULL s: nothing. */
+void sink_set_reader_ends_run(struct gd_sink *s, bool on);
 /* The kernel the run measures and the unit of its rates (kspec_name, kspec_rate_unit),
  * written in every aggregate and sweep row; "decode" and "Mbit/s" until set. The strings
  * must outlive s. NULL s is fine. */

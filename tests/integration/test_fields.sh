@@ -3,8 +3,9 @@
 # named, in their order (a JSONL-only field too), every row as many cells; a JSONL log only
 # those keys, in that order; --no-header drops the line of names; a sweep's log takes the sweep
 # rows' fields; a name that is no field exits 2 with one line naming it, nothing started and no
-# log created.
-# tier: fast, about 10 s
+# log created. --fields help and --help-fields list every field with its unit and help; a log
+# piped into head ends the run with status 0, nothing on stderr, no process or segment left.
+# tier: fast, about 12 s
 . "$(dirname "$0")/lib.sh"
 ARGS=(-n 2 -s 5000 -l 2 -i 0.25)
 on_exit 'stop_started; tap_cleanup'
@@ -46,7 +47,55 @@ refused "--fields with a name twice" "--fields: field 'kind' is listed twice" --
 refused "a sweep's --fields with a frame field" "--fields: unknown field 't_s'" \
 	--headless --sweep 1 -D 1 --fields procs,t_s
 
+# ---- --fields help and --help-fields: every field with its unit and help, nothing run ----
+"$BIN" --headless "${ARGS[@]}" --fields help >"$TMP/help.out" 2>"$TMP/help.err"
+ok $? "--fields help (with a run's options) exits 0"
+check "  nothing on standard error" test ! -s "$TMP/help.err"
+"$BIN" --help-fields >"$TMP/help2.out" 2>&1
+check "--help-fields prints the same list" cmp -s "$TMP/help.out" "$TMP/help2.out"
+"$BIN" --help-fields --sweep 1,2 >"$TMP/help_sw.out" 2>&1
+python3 - "$TMP/help.out" "$TMP/help_sw.out" >"$TMP/help.py" 2>&1 <<'PY'
+import re, sys
+def fields(path):
+    lines = open(path).read().splitlines()
+    assert lines[1].split()[:2] == ["FIELD", "UNIT"], lines[1]
+    return {l.split()[0]: l for l in lines[2:]}
+log, sweep = fields(sys.argv[1]), fields(sys.argv[2])
+assert not [l for l in list(log.values()) + list(sweep.values()) if "(no help)" in l]
+assert re.match(r"t_s +s +all +End of the window", log["t_s"]), log["t_s"]
+assert re.match(r"mbit_s +Mbit/s +all ", log["mbit_s"]), log["mbit_s"]
+assert re.match(r"kernel_busy +0\.\.1 +worker ", log["kernel_busy"])
+assert log["window_s"].endswith("(JSONL only)") and log["kind"].split()[1] == "all"
+assert "speedup" in sweep and "t_s" not in sweep and "speedup" not in log
+print(len(log), "log fields,", len(sweep), "sweep fields")
+PY
+ok $? "every field has its help, units as the registry says; --sweep lists the sweep rows'"
+diag "$TMP/help.py"
+
 device_from_here
+# ---- A log piped into head: the reader leaving ends the run, quietly ----
+# head -2 takes the CSV header and the run row, then closes the pipe: the next frame's write
+# meets EPIPE. -D bounds a run that would not end.
+"$BIN" --headless "${ARGS[@]}" -D 60 > >(head -2 >"$TMP/head.out") 2>"$TMP/head.err" &
+HP=$!
+SUPS+=("$HP")
+wait $HP
+rc=$?
+check "a log piped into head ends with status 0 (status $rc)" test $rc -eq 0
+check "  nothing on standard error" test ! -s "$TMP/head.err"
+diag "$TMP/head.err"
+check "  no worker and no segment left" test "$(workers_of $HP)" -eq 0 -a "$(segments_of $HP)" -eq 0
+want=$(sed -n '3,$p' "$TMP/help.out" | grep -v '(JSONL only)$' | awk '{ print $1 }' | paste -sd,)
+check "  its header, every CSV field, in --fields help's order" test "$(head -1 "$TMP/head.out")" = "$want"
+"$BIN" --headless -i 0.25 -D 60 -- sleep 60 > >(head -1 >/dev/null) 2>"$TMP/heado.err" &
+HP=$!
+SUPS+=("$HP")
+wait $HP
+rc=$?
+check "observing a program: the same, status 0 (status $rc), no line but the 'observing' one" \
+	test $rc -eq 0 -a "$(grep -vc '^gputop-decode: observing sleep' "$TMP/heado.err")" -eq 0
+check "  the program is stopped, no segment left" test "$(observed_of $HP)" -eq 0 -a "$(segments_of $HP)" -eq 0
+
 # ---- CSV: those columns, in that order ----
 COLS=t_s,kind,id,state,mbit_s,device_busy,window_s,error
 RUN_ARGS=(--fields "$COLS")

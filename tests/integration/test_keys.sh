@@ -4,7 +4,7 @@
 # STOP and CONT show in its state and in the process); Home, End and PgDn; the sort by s, < >,
 # F6 and I, shown in the header, the selection following its worker; the mouse (a click on a
 # column's head sorts, again reverses, a click on a row selects); [ and ] step the interval and
-# come back to 1 s; n/a (no unit) in paused rows; the table at
+# come back to 1 s; n/a (no unit) in paused rows, the summary "paused"; the table at
 # 80x24, 140x45 and 200x50 with no heading cut; Space tags two workers, > stays on a tagged
 # selected row, x stops both; K asks first (n keeps, y kills); r with nothing contradicting it;
 # the selected worker's graphs; the event rows these actions log. Then a program that ignores
@@ -50,6 +50,8 @@ keys p
 see "p: six paused rows" 60 rows_are paused 6
 see "  paused rows say n/a for Mbit/s and kbusy%, never 0.00, with no unit after it" 60 \
 	rows_are "paused +n/a +[0-9]+ +n/a " 6
+see "  the summary says paused, no idle verdict on stopped workers" 60 \
+	eval 'screen_has "^paused \(p resumes\)" && ! screen_has "idle: other"'
 
 # ---- help: F1 and ?, Esc closes ----
 for k in F1 '?'; do

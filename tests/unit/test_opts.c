@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gputop/opts.h"
+#include "output/sink.h"
 #include "tap.h"
 
 #define MAXARGS 40
@@ -751,6 +752,41 @@ static void test_json(void)
 	free(j.p);
 }
 
+/* --fields help and --help-fields ask for the list of fields, whatever else the line asks; the
+ * list gives every field a help line, and its names are the ones --fields takes. */
+static void test_fields_help(void)
+{
+	struct gd_opts o;
+	char err[256];
+	tap_ok(parse("--headless -n 2 --fields help", &o, err, sizeof(err)) == 0 && o.role == GD_ROLE_HELP,
+	       "--fields help is the help role, with a run's options (%s)", err);
+	tap_ok(parse("--help-fields --sweep 1,2", &o, err, sizeof(err)) == 0 && o.role == GD_ROLE_HELP &&
+	           opts_given(&o, "help-fields") && o.nsweep == 2,
+	       "--help-fields too, --sweep kept for the sweep rows' list (%s)", err);
+	tap_ok(parse("--headless --fields help,t_s", &o, err, sizeof(err)) != 0 &&
+	           strstr(err, "unknown field 'help'"),
+	       "help among other names is no field: %s", err);
+	for (int sweep = 0; sweep < 2; sweep++) {
+		struct gd_text t = { 0 }, names = { 0 };
+		sink_fields_help(&t, sweep, "Mbit/s");
+		int lines = 0, unhelped = 0;
+		char *save = NULL;
+		for (char *l = strtok_r(t.p, "\n", &save); l; l = strtok_r(NULL, "\n", &save), lines++) {
+			if (lines < 2)
+				continue; /* the title and the heads */
+			text_printf(&names, "%s%.*s", names.n ? "," : "", (int)strcspn(l, " "), l);
+			unhelped += strstr(l, "(no help)") != NULL || strlen(l) < 40;
+		}
+		struct gd_fields f;
+		int rc = names.p ? sink_fields_parse(names.p, sweep, &f, err, sizeof(err)) : -1;
+		tap_ok(lines > 20 && unhelped == 0 && rc == 0 && f.n == lines - 2,
+		       "the %s fields' list: %d fields, each with help, each a --fields name (%s)",
+		       sweep ? "sweep" : "log", lines - 2, rc ? err : "ok");
+		free(t.p);
+		free(names.p);
+	}
+}
+
 int main(void)
 {
 	test_bad();
@@ -758,6 +794,7 @@ int main(void)
 	test_applies();
 	test_internal();
 	test_defaults();
+	test_fields_help();
 	test_good();
 	test_generator();
 	test_child_roundtrip();
