@@ -26,6 +26,27 @@ export XDG_CONFIG_HOME="$TMP/config"
 # remove the directory or the tmux server the script is still using.
 on_exit() { trap "[ \"\$BASHPID\" = $$ ] && { $1; }" EXIT; }
 on_exit tap_cleanup
+# add_user NAME ARGS...: useradd, tried again while another script holds the lock on /etc/passwd
+# (scripts run side by side; useradd exits 10 then).
+add_user() {
+	local i
+	for i in $(seq 50); do
+		useradd "$@" 2>/dev/null && return 0
+		[ $? -eq 10 ] || return 1
+		sleep 0.2
+	done
+	return 1
+}
+# del_user NAME: userdel -f, tried again the same way.
+del_user() {
+	local i
+	for i in $(seq 50); do
+		userdel -f "$1" 2>/dev/null && return 0
+		[ $? -eq 10 ] || return 1
+		sleep 0.2
+	done
+	return 1
+}
 
 ok() { # ok CONDITION-STATUS DESCRIPTION
 	TAP_N=$((TAP_N + 1))

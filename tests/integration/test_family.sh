@@ -30,12 +30,12 @@ has_row() { [ -s "$1" ] && grep -q "\"kind\":\"worker\".*$2" "$1"; }
 OTHER=gdfam$$
 cleanup_user() {
 	pkill -9 -u "$OTHER" 2>/dev/null
-	userdel -f "$OTHER" 2>/dev/null
+	del_user "$OTHER"
 }
 on_exit 'cleanup_user; tap_cleanup'
 
 # --- names planted in /dev/shm ---
-useradd -M -s /bin/sh "$OTHER" 2>/dev/null
+add_user -M -s /bin/sh "$OTHER"
 check "a second user for the test exists" test -n "$(id -u "$OTHER" 2>/dev/null)"
 sleep 300 &
 mine=$!

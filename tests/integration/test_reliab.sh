@@ -174,10 +174,10 @@ check "... its table holds the step it measured" grep -qE '^ +1 +1 ' "$TMP/int.t
 OTHER=
 if [ "$(id -u)" -eq 0 ] && command -v useradd >/dev/null && command -v setpriv >/dev/null; then
 	OTHER=gdrel$$
-	useradd -M -N -s /usr/sbin/nologin "$OTHER" 2>/dev/null || OTHER=
+	add_user -M -N -s /usr/sbin/nologin "$OTHER" || OTHER=
 fi
 other_cleanup() { # the other user only ever runs in the foreground: nothing of it is left
-	[ -n "$OTHER" ] && userdel "$OTHER" 2>/dev/null
+	[ -n "$OTHER" ] && del_user "$OTHER"
 	rel_cleanup
 }
 on_exit other_cleanup

@@ -27,7 +27,7 @@ sent_cleanup() {
 		kill -KILL "$r" 2>/dev/null
 	done
 	wait 2>/dev/null
-	[ -n "$OTHER" ] && userdel "$OTHER" 2>/dev/null
+	[ -n "$OTHER" ] && del_user "$OTHER"
 	tap_cleanup
 }
 on_exit sent_cleanup
@@ -82,7 +82,7 @@ done
 # ---- an ordinary user's run: what hides its environment from that user ----
 if [ "$(id -u)" -eq 0 ] && command -v useradd >/dev/null && command -v setpriv >/dev/null; then
 	OTHER=gdsent$$
-	useradd -M -N -s /usr/sbin/nologin "$OTHER" 2>/dev/null || OTHER=
+	add_user -M -N -s /usr/sbin/nologin "$OTHER" || OTHER=
 fi
 if [ -z "$OTHER" ]; then
 	ok 0 "# SKIP an ordinary user's run: not root, or no useradd/setpriv"
