@@ -160,6 +160,9 @@ void sup_observed_ended(struct sup_row *r, int status);
 /* ---- sup_process.c: the family of the copies ---- */
 /* The prefix of this run's observed segments' names in /dev/shm; its length. */
 int sup_observed_prefix(const struct gd_sup *sup, char *buf, size_t n);
+/* Calls fn with each name of this run's prefix in /dev/shm ("/..."), and the rest after it. */
+void sup_observed_names(const struct gd_sup *sup, void (*fn)(void *arg, const char *name, const char *rest),
+                        void *arg);
 /* Finds the processes that made their first OpenCL call (rows of their own) and the new images
  * of those that ran exec; counts and ignores names not of the family. */
 void sup_programs_discover(struct gd_sup *sup, gd_record_fn on_record, void *ctx);

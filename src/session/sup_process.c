@@ -160,6 +160,17 @@ static enum gd_open_result checked_open(struct gd_sup *sup, struct gd_reader *rd
 	return GD_OPEN_OK;
 }
 
+/* checked_open, where a rejected segment is a forged name: true once rd is open. */
+static bool proven_open(struct gd_sup *sup, struct gd_reader *rd, const char *name, pid_t pid,
+                        const struct proc_stat *st)
+{
+	char why[160];
+	enum gd_open_result rc = checked_open(sup, rd, name, pid, st, why, sizeof(why));
+	if (rc == GD_OPEN_REJECTED)
+		forged(sup, name, why);
+	return rc == GD_OPEN_OK;
+}
+
 /* A process of the family that made its first OpenCL call: a row of its own, its segment read
  * from now on. One that has ended already (its segment outlived it) is proven by the token
  * alone, and only read: there is nothing to signal. */
@@ -174,16 +185,8 @@ static void discover(struct gd_sup *sup, const char *name, pid_t pid)
 		return;
 	}
 	struct gd_reader rd;
-	char why[160];
-	switch (checked_open(sup, &rd, name, pid, alive ? &st : NULL, why, sizeof(why))) {
-	case GD_OPEN_NOTYET:
+	if (!proven_open(sup, &rd, name, pid, alive ? &st : NULL))
 		return;
-	case GD_OPEN_REJECTED:
-		forged(sup, name, why);
-		return;
-	case GD_OPEN_OK:
-		break;
-	}
 	struct sup_row *r = sup_add_observed(sup, &sup_kind_process, pid);
 	str_copy(r->shm, sizeof(r->shm), name);
 	r->pidfd = alive ? pidfd_of(&st) : -1;
@@ -204,16 +207,8 @@ static void reimage(struct gd_sup *sup, struct sup_row *r, const char *name, gd_
 	struct proc_stat st;
 	bool alive = proc_stat_read(r->info.pid, &st) && st.state != 'Z';
 	struct gd_reader rd;
-	char why[160];
-	switch (checked_open(sup, &rd, name, r->info.pid, alive ? &st : NULL, why, sizeof(why))) {
-	case GD_OPEN_NOTYET:
+	if (!proven_open(sup, &rd, name, r->info.pid, alive ? &st : NULL))
 		return;
-	case GD_OPEN_REJECTED:
-		forged(sup, name, why);
-		return;
-	case GD_OPEN_OK:
-		break;
-	}
 	sup_swap_segment(sup, r, &rd, name, on_record, ctx);
 	r->images++;
 	fprintf(stderr,
@@ -265,10 +260,9 @@ static void found_name(struct gd_sup *sup, const char *name, const char *rest, g
 	/* else a row that has not read its first segment yet: that one comes first */
 }
 
-void sup_programs_discover(struct gd_sup *sup, gd_record_fn on_record, void *ctx)
+void sup_observed_names(const struct gd_sup *sup, void (*fn)(void *arg, const char *name, const char *rest),
+                        void *arg)
 {
-	if (!sup->c.command)
-		return;
 	DIR *d = opendir("/dev/shm");
 	if (!d)
 		return;
@@ -278,9 +272,28 @@ void sup_programs_discover(struct gd_sup *sup, gd_record_fn on_record, void *ctx
 	while ((e = readdir(d)))
 		if (strncmp(e->d_name, prefix, (size_t)plen) == 0) {
 			snprintf(name, sizeof(name), "/%s", e->d_name);
-			found_name(sup, name, e->d_name + plen, on_record, ctx);
+			fn(arg, name, e->d_name + plen);
 		}
 	closedir(d);
+}
+
+struct discovery {
+	struct gd_sup *sup;
+	gd_record_fn on_record;
+	void *ctx;
+};
+
+static void discover_name(void *arg, const char *name, const char *rest)
+{
+	struct discovery *d = arg;
+	found_name(d->sup, name, rest, d->on_record, d->ctx);
+}
+
+void sup_programs_discover(struct gd_sup *sup, gd_record_fn on_record, void *ctx)
+{
+	struct discovery d = { sup, on_record, ctx };
+	if (sup->c.command)
+		sup_observed_names(sup, discover_name, &d);
 }
 
 /* ---- the family as a whole: adopted orphans, the sentinel's list, the end ---- */

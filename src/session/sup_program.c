@@ -8,7 +8,6 @@
  * pid; a process a copy started is not our child, and /proc says when it has ended. */
 #include "sup_impl.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -166,21 +165,10 @@ static bool copy_ready(const struct gd_sup *sup, const struct sup_row *r)
 	return false;
 }
 
-/* Every segment of this run's observed programs, rows or not (past --max-procs). */
-static void unlink_observed(const struct gd_sup *sup)
+static void unlink_name(void *arg, const char *name, const char *rest)
 {
-	DIR *d = opendir("/dev/shm");
-	if (!d)
-		return;
-	char prefix[96], name[400];
-	int plen = sup_observed_prefix(sup, prefix, sizeof(prefix));
-	struct dirent *e;
-	while ((e = readdir(d)))
-		if (strncmp(e->d_name, prefix, (size_t)plen) == 0) {
-			snprintf(name, sizeof(name), "/%s", e->d_name);
-			shm_unlink(name);
-		}
-	closedir(d);
+	(void)arg, (void)rest;
+	shm_unlink(name);
 }
 
 void sup_programs_end(struct gd_sup *sup)
@@ -192,8 +180,8 @@ void sup_programs_end(struct gd_sup *sup)
 	if (sup->unreported)
 		fprintf(stderr, GD_NAME ": %u processes of the program could not be told to the sentinel\n",
 		        sup->unreported);
-	if (sup->c.command)
-		unlink_observed(sup);
+	if (sup->c.command) /* every segment of theirs, rows or not (past --max-procs) */
+		sup_observed_names(sup, unlink_name, NULL);
 	sentinel_stop(sup->sentinel, sup->sentfd); /* what left the copies' groups, ended too */
 	sup->sentinel = 0;
 }
