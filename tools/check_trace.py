@@ -17,7 +17,14 @@ Problems:
   unmatched   an E without an open B, or a B never ended
   estimated   a device slice of an estimated record without "estimated": true in its args,
               or an "estimated" arg that is not a JSON boolean
+  unmarked    an estimate drawn like a measurement: a device slice with "estimated": true on
+              a track that holds measured device slices too, or named like a measured one
+              without a "cname" of its own (Perfetto colours a slice by its name, Chrome's
+              viewer by its cname); or a device slice on a track, or with a name, that says
+              "estimated" while its args do not
   no-batch    a device slice without args.batch (its record cannot be told)
+  counter     a counter event (ph "C") whose args are not an object of numbers
+  instant     an instant event (ph "i" or "I") whose scope "s" is not g, p or t
 
 Device slices are those whose category ("cat", a comma-separated list) names a device
 command: h2d (write), kernel or d2h (read); everything else (host, generate) is a host slice.
@@ -27,7 +34,8 @@ batches not profiled under --profile sampled) with "estimated": true and leaves 
 measured ones; so a record is estimated when any of its device slices says so, and then every
 one of them must. (Which records were estimated is the writer's knowledge: a trace in which
 no slice of an estimated record says so cannot be told from a measured one. The integration
-test checks that --profile full marks none and --profile sampled marks some.)
+test checks that --profile full marks none and --profile sampled marks some.) gputop-decode
+draws estimates apart: on tracks named "..., estimated", as "kernel (estimated)" slices, grey.
 """
 import json
 import sys
@@ -54,6 +62,46 @@ def load(path):
     return [e for e in data if isinstance(e, dict)]
 
 
+def check_other(e, problems):
+    """Counters and instant events: what a viewer needs to draw them."""
+    ph = e.get("ph")
+    if ph == "C":
+        args = e.get("args")
+        if not isinstance(args, dict) or not args or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in args.values()):
+            problems.append(("counter", "pid %s: counter %r at ts %s has args %r, not numbers" %
+                             (e.get("pid"), e.get("name"), e.get("ts"), args)))
+    elif ph in ("i", "I") and e.get("s", "t") not in ("g", "p", "t"):
+        problems.append(("instant", "instant %r at ts %s has scope %r, not g, p or t" %
+                         (e.get("name"), e.get("ts"), e.get("s"))))
+
+
+def check_marked(slices, names, where, label, problems):
+    """Estimated device slices drawn apart from measured ones: a track and a colour of their own."""
+    measured_names = set()
+    measured_tracks = set()
+    for key, lst in slices.items():
+        for _, _, e in lst:
+            if is_device(e) and (e.get("args") or {}).get("estimated") is not True:
+                measured_names.add(e.get("name"))
+                measured_tracks.add(key)
+    for key, lst in slices.items():
+        for _, _, e in lst:
+            if not is_device(e):
+                continue
+            est = (e.get("args") or {}).get("estimated") is True
+            if est and key in measured_tracks:
+                problems.append(("unmarked", "%s: estimated %s shares its track with measured slices" %
+                                 (where(key), label(e))))
+            elif est and e.get("name") in measured_names and "cname" not in e:
+                problems.append(("unmarked", "%s: estimated %s is named like a measured slice, without a "
+                                 "cname: drawn in the same colour" % (where(key), label(e))))
+            says = "estimated" in str(names.get(key, "")) or "estimated" in str(e.get("name", ""))
+            if says and not est:
+                problems.append(("unmarked", "%s: %s is on an estimated track or named so, without "
+                                 "\"estimated\": true" % (where(key), label(e))))
+
+
 def check(events):
     """(problems, stats): problems a list of (kind, text)."""
     problems = []
@@ -75,6 +123,7 @@ def check(events):
     open_b = {}  # track -> [B events]
     for e in events:
         ph = e.get("ph")
+        check_other(e, problems)
         if ph not in ("X", "B", "E"):
             continue
         key = (e.get("pid"), e.get("tid"))
@@ -117,6 +166,8 @@ def check(events):
                                   top[0] / 1000, top[1] / 1000)))
                 continue
             stack.append((s, end, e))
+
+    check_marked(slices, names, where, label, problems)
 
     records = {}  # (pid, batch) -> [(track, event)]
     ndev = nest = 0

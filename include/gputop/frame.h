@@ -62,6 +62,7 @@ extern const int64_t stats_hist_bounds[GD_HIST_BOUNDS]; /* ns: 1 us to 1 s in st
 struct gd_breakdown {
 	double gen_us;                               /* mean; NAN without batches */
 	double h2d_us, kernel_us, d2h_us;            /* means; NAN without device times */
+	double copy_us;                              /* mean copies and fills on the device; as h2d */
 	double queue_wait_us, other_us;              /* means; NAN without device times */
 	double overlap_us;                           /* mean excess of the phases over the wall time */
 	double gap_kernel_us, gap_batch_us;          /* means; NAN when not measured */
@@ -76,7 +77,8 @@ struct gd_breakdown {
 /* A breakdown with nothing measured: what stats_breakdown gives for no batches. */
 #define GD_BREAKDOWN_NONE                                                                                    \
 	{                                                                                                    \
-		.gen_us = NAN, .h2d_us = NAN, .kernel_us = NAN, .d2h_us = NAN, .queue_wait_us = NAN,         \
+		.gen_us = NAN, .h2d_us = NAN, .kernel_us = NAN, .d2h_us = NAN, .copy_us = NAN,               \
+		.queue_wait_us = NAN,                                                                        \
 		.other_us = NAN, .overlap_us = NAN, .gap_kernel_us = NAN, .gap_batch_us = NAN,               \
 		.launch_gap_us = NAN, .late_gap_us = NAN, .batch_overlap_us = NAN, .gap_kernel_p50_us = NAN, \
 		.gap_kernel_p99_us = NAN, .gap_batch_p50_us = NAN, .gap_batch_p99_us = NAN                   \
@@ -87,6 +89,7 @@ enum gd_cause {
 	GD_CAUSE_TRANSFER, /* blocking transfers */
 	GD_CAUSE_LAUNCH,   /* gaps between consecutive kernels of one batch */
 	GD_CAUSE_WAIT,     /* waiting while another context had the device */
+	GD_CAUSE_COPY,     /* copies and fills on the device: busy, but running no kernel */
 	GD_CAUSE_OTHER,
 	GD_CAUSE_COUNT
 };
@@ -97,10 +100,11 @@ struct gd_idle {
 	double hidden; /* a worker's: the share of its idle time other processes filled; NAN: n/a */
 };
 
-#define GD_IDLE_NONE                             \
-	{                                        \
-		{ NAN, NAN, NAN, NAN, NAN }, NAN \
+#define GD_IDLE_NONE                                  \
+	{                                             \
+		{ NAN, NAN, NAN, NAN, NAN, NAN }, NAN \
 	}
+_Static_assert(GD_CAUSE_COUNT == 6, "GD_IDLE_NONE names every cause");
 
 /* The diagnosis' verdict, judged over the last GD_VERDICT_SPAN_S of measured windows with
  * hysteresis (diagnose.h: diagnose_span_add), so that it changes when the situation does and
@@ -121,13 +125,14 @@ struct gd_verdict {
 };
 
 /* The phases of a batch, as the log's breakdown has them (gen_us, h2d_us, kernel_us, d2h_us,
- * queue_wait_us, other_us). */
+ * queue_wait_us, copy_us, other_us). */
 enum gd_phase {
 	GD_PHASE_GEN,
 	GD_PHASE_H2D,
 	GD_PHASE_KERNEL,
 	GD_PHASE_D2H,
 	GD_PHASE_QUEUE_WAIT,
+	GD_PHASE_COPY,
 	GD_PHASE_OTHER,
 	GD_PHASE_COUNT
 };
@@ -149,11 +154,13 @@ struct gd_gaps {
 struct gd_counters {
 	uint64_t batches, items, lost;
 	double kernel_s; /* a worker's: kernel_busy x the window's length, summed */
+	double transfer_s, copy_s; /* a worker's: transfer_busy, copy_busy x the window's length, summed */
 	double busy_s;   /* a device's: device_busy x the window's length, summed */
-	/* A worker's: each batch counts the mean of its phase (the log's gen_us ... other_us) over
-	 * its window; a window without a measurement of a phase (--profile sampled, no profiled
-	 * batch) passes its batches on to the next window that has one. */
+	/* A worker's: each batch's measured time in each phase (the log's gen_us ... other_us),
+	 * summed: generation for every batch, the device's phases for the batches whose device
+	 * times were measured (profiled, not estimated), which phase_batches counts. */
 	double phase_s[GD_PHASE_COUNT];
+	uint64_t phase_batches;
 	struct gd_gaps kgap, bgap; /* a worker's gaps between kernels, and between batches */
 	int64_t bover_ns;          /* overlap with earlier batches, over the batches of bgap */
 };
@@ -167,6 +174,10 @@ struct gd_sample {
 	uint64_t batches, items; /* totals since start (or the last reset) */
 	uint64_t win_batches;    /* batches completed in the window */
 	double kernel_busy;      /* 0..1; NAN as rate, or without device times */
+	/* 0..1, as kernel_busy: the share of the window its transfers to and from the host ran, and
+	 * its copies and fills on the device (observed programs; 0 for a worker's copies: none). */
+	double transfer_busy, copy_busy;
+	double commands_s; /* an observed process's commands of every kind completed per second; NAN */
 	double gen_busy;         /* threads kept busy generating inputs: generation time / window */
 	struct gd_breakdown bd;  /* gaps and breakdown, NAN where not measured */
 	struct gd_idle idle;     /* its idle time by cause: a worker's own, an aggregate's device's */
@@ -181,12 +192,31 @@ struct gd_sample {
 	bool observed;
 	enum gd_seg_source via;
 	char comm[16];
+	unsigned copy; /* the copy whose process group it is in (gd_row_info); 0: none */
 	uint64_t kernels;
 	struct gd_obs_totals obs;
 	int exit_status; /* -1: n/a */
 	char error[GD_ERR_LEN];
 	struct gd_counters tot; /* workers and devices: since the start, never reset */
+	/* A worker's or observed process's entry in its device driver's list of processes
+	 * (src/vendor/); listed false (a frame zeroed): not listed, or no vendor library answers. */
+	struct gd_drvproc {
+		bool listed;
+		double mem_bytes; /* device memory it holds; NAN: not reported */
+		double sm;        /* 0..1: the driver's sampled SM share; NAN: not sampled */
+	} drv;
 };
+
+/* A process on a device that the driver lists and the tool did not start: outside the lens.
+ * Its kernels are never in device_busy or any aggregate; the driver's figures are all there is. */
+struct gd_outside {
+	pid_t pid;
+	int device;       /* index into the run's devices */
+	char comm[16];    /* from /proc/PID/comm, cleaned (gd_clean_text); "" where it ended */
+	double mem_bytes; /* NAN: not reported */
+	double sm;        /* 0..1, as gd_drvproc's */
+};
+#define GD_OUTSIDE_MAX 32 /* outside rows in a frame; the rest are counted (noutside_more) */
 
 /* One device's aggregate in a window: its workers only. */
 struct gd_devframe {
@@ -207,6 +237,7 @@ struct gd_devframe {
 	 * calls busy (nvidia-smi's utilization.gpu), the SMs' activity and occupancy (GPM), and the
 	 * device memory every process holds, at the window's end. */
 	double driver_util, sm_active, sm_occupancy, mem_used_bytes;
+	bool listed;   /* its vendor library lists the processes on it: memory and outside rows */
 	bool host_cpu; /* the host's CPU: its kernels share the cores with the host work */
 };
 
@@ -236,6 +267,10 @@ struct gd_frame {
 	struct gd_sample *workers;
 	int ndevs; /* the run's devices: one aggregate each, in the order of the device list */
 	struct gd_devframe devs[GD_DEVICES_MAX];
+	/* The processes on the devices that the tool did not start, by device, as the drivers
+	 * list them at the window's end (src/vendor/); none where no library lists them. */
+	int noutside, noutside_more;
+	struct gd_outside outside[GD_OUTSIDE_MAX];
 };
 
 void collect_frame_free(struct gd_frame *f);

@@ -13,7 +13,7 @@ enum gd_format { GD_FMT_CSV, GD_FMT_JSONL, GD_FMT_COUNT };
 
 /* The log's columns (--fields): fields of one table, in the order given; n == 0: every field,
  * in the log's own order. */
-#define GD_FIELDS_MAX 64
+#define GD_FIELDS_MAX 128 /* room for the fields to come: an id is an unsigned char */
 struct gd_fields {
 	int n;
 	bool sweep; /* of the sweep rows' table; else the frame rows' */

@@ -29,11 +29,12 @@
 #include <sys/types.h>
 
 #define GD_SEG_MAGIC     0x31524447u /* "GDR1" */
-#define GD_SEG_VERSION   3u
+#define GD_SEG_VERSION   4u
 #define GD_SEG_PREFIX    "gputop-decode."
 #define GD_RING_CAPACITY 1024u
 #define GD_RING_OFFSET   4096u /* the ring starts on its own page */
 #define GD_REC_KMAX      16    /* kernel intervals kept per record */
+#define GD_REC_LAUNCHES_MAX (1u << 24) /* launches in one record (an observed batch may hold many) */
 #define GD_ERR_LEN       200
 #define GD_DEV_LEN       120
 #define GD_SHARE_NONE    UINT32_MAX /* gd_rec.share_ppm: not measured */
@@ -65,7 +66,12 @@ struct gd_obs_totals {
 	uint64_t h2d_bytes, d2h_bytes; /* bytes written to and read (or mapped) from the device */
 	uint64_t h2d_count, d2h_count; /* the commands that moved them */
 	uint64_t waits;                /* host waits: clFinish, clWaitForEvents, blocking commands */
+	uint64_t commands;             /* every command enqueued, of any kind but markers and barriers */
+	uint64_t copy_bytes;           /* bytes copied or filled on the device (buffers, images, SVM) */
+	uint64_t copy_count;           /* the commands that did */
 };
+/* to += add, field by field: an exec'd process's totals go on from its old image's. */
+void gd_obs_totals_add(struct gd_obs_totals *to, const struct gd_obs_totals *add);
 
 /* How device timestamps were mapped onto the host's CLOCK_MONOTONIC. */
 enum gd_timebase {
@@ -80,8 +86,9 @@ const char *gd_timebase_name(enum gd_timebase t);
 struct gd_rec {
 	uint64_t seq;
 	uint64_t batch;        /* index of the batch within its worker, from 0 */
-	uint32_t items;        /* items of one launch (decode: input values decoded) */
-	uint32_t kernels;      /* launches in the batch */
+	uint32_t items;        /* items of one launch (decode: input values decoded); an observed
+	                        * batch's work items, up to UINT32_MAX */
+	uint32_t kernels;      /* launches in the batch, up to GD_REC_LAUNCHES_MAX */
 	uint32_t nkiv;         /* kernel intervals stored, <= GD_REC_KMAX */
 	uint32_t flags;        /* GD_REC_* */
 	int64_t t_begin;       /* host: batch starts (generation begins) */
@@ -97,14 +104,22 @@ struct gd_rec {
 	uint32_t share_ppm;    /* the observer's measured share, parts per million; GD_SHARE_NONE */
 	/* Kernel intervals [start, end) as offsets from kbase, in units of 2^shift ns (shift in
 	 * flags: GD_REC_SHIFT; 0 while the batch's kernels span less than 2^32 ns). With more than
-	 * GD_REC_KMAX launches, consecutive kernels are grouped and each entry spans its group.
+	 * GD_REC_KMAX launches, consecutive kernels are grouped, parted at the widest gaps; an entry
+	 * starts at its group's first START and lasts the group's summed kernel time, so a gap inside
+	 * a group is never drawn or counted as busy.
 	 * Read them with gd_rec_kiv, write them with gd_rec_set_kernels: nothing else. */
 	uint32_t kiv[GD_REC_KMAX][2];
+	/* An observed program's batch (zero for a worker): the device span of its copies and fills
+	 * (0, 0 when there was none), their summed END - START, and its commands of every kind. */
+	int64_t copy[2];
+	int64_t copy_ns;
+	uint32_t commands;
+	uint32_t reserved; /* 0 */
 };
 
 enum {
 	GD_REC_DEVTIME = 1u << 0,    /* device timestamps present and mapped */
-	GD_REC_GROUPED = 1u << 1,    /* kiv entries span groups of kernels */
+	GD_REC_GROUPED = 1u << 1,    /* kiv entries stand for groups of kernels */
 	GD_REC_ESTIMATED = 1u << 2,  /* not profiled (--profile sampled): the device times are the
 	                              * latest profiled batch's, moved to end where this one ended */
 	GD_REC_PER_LAUNCH = 1u << 3, /* items counts one launch's items (a user kernel): the
@@ -184,7 +199,7 @@ struct gd_seg_header {
 
 _Static_assert(sizeof(struct gd_seg_header) <= GD_RING_OFFSET, "the header fits before the ring");
 _Static_assert(sizeof(struct gd_rec) % 8 == 0, "records are copied as 64-bit words");
-_Static_assert(sizeof(struct gd_rec) == 256, "a record is 256 bytes");
+_Static_assert(sizeof(struct gd_rec) == 288, "a record is 288 bytes");
 _Static_assert((GD_RING_CAPACITY & (GD_RING_CAPACITY - 1)) == 0, "capacity is a power of two");
 
 /* Segment names: "/gputop-decode.<uid>.<supervisor pid>.<worker id>.<generation>". */

@@ -149,6 +149,13 @@ static const struct ui_col cols[] = {
 	  .rank = 19,
 	  .kind = UI_K_F,
 	  .prec = 1 },
+	{ .name = "mem",
+	  .head = "MEM",
+	  .desc = "device memory, as the driver says",
+	  FIG(MEM_USED_BYTES),
+	  .width = 7,
+	  .rank = 8,
+	  .kind = UI_K_BYTES },
 };
 _Static_assert(GD_ARRAY_LEN(cols) == UI_NCOLS, "UI_NCOLS counts the columns");
 
@@ -167,6 +174,20 @@ const char *ui_est(double v, const struct gd_sample *s)
 	return !isnan(v) && sample_estimated(s) ? "~" : "";
 }
 
+/* Bytes in at most 6 cells: 512K, 1.5G, 80.0G. */
+void ui_bytes(char *text, size_t n, double v)
+{
+	static const char units[] = "KMGTP";
+	if (isnan(v)) {
+		snprintf(text, n, "n/a");
+		return;
+	}
+	int u = 0;
+	for (v /= 1024; v >= 1000 && u < (int)sizeof(units) - 2; v /= 1024)
+		u++;
+	snprintf(text, n, v < 10 ? "%.1f%c" : "%.0f%c", v, units[u]);
+}
+
 double ui_col_value(const struct ui_col *c, const struct gd_sample *s, char *text, size_t n)
 {
 	const struct gd_fig_at at = { .s = s };
@@ -181,6 +202,10 @@ double ui_col_value(const struct ui_col *c, const struct gd_sample *s, char *tex
 	case UI_K_STATE:
 		if (text) /* the long name of an observed row without OpenCL calls is in its bar's place */
 			snprintf(text, n, "%s", v == GD_ST_NOCL ? "no CL" : figure_text(c->fig, &at));
+		return v;
+	case UI_K_BYTES:
+		if (text)
+			ui_bytes(text, n, v);
 		return v;
 	case UI_K_F:
 	case UI_K_PCT:
@@ -200,6 +225,15 @@ bool ui_col_desc(int i)
 {
 	enum ui_kind k = cols[i].kind;
 	return k != UI_K_ID && k != UI_K_PID && k != UI_K_STATE;
+}
+
+bool ui_vendor_lists(const struct ui *u)
+{
+	const struct gd_frame *f = session_frame(u->s);
+	for (int d = 0; d < f->ndevs; d++)
+		if (f->devs[d].listed)
+			return true;
+	return false;
 }
 
 /* Whether column c applies to the run at all: the generation threads are the pipelined
@@ -245,7 +279,7 @@ int ui_col_x(const struct ui *u, int width, int xs[UI_NCOLS])
 	for (int k = 0; k < UI_NCOLS; k++) {
 		int i = u->table.colorder[k];
 		xs[i] = -1;
-		if (!u->table.colon[i])
+		if (!u->table.colon[i] || (cols[i].kind == UI_K_BYTES && !ui_vendor_lists(u)))
 			continue;
 		lc[n] = (struct layout_col){ .width = cols[i].width,
 			                     .rank = col_applies(u, &cols[i]) ? cols[i].rank : UI_RANK_NA };

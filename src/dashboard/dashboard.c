@@ -12,9 +12,8 @@
 #include "gputop/sig.h"
 #include "ui.h"
 
-#define UI_ENDED_KEEP 8                  /* ended workers stay listed until there are more than this */
-#define UI_CLOCK_NS   GD_NS_PER_S        /* the elapsed clock is redrawn at least this often */
-#define UI_NOTICE_NS  (10 * GD_NS_PER_S) /* a faulty config file's notice stays this long */
+#define UI_CLOCK_NS  GD_NS_PER_S        /* the elapsed clock is redrawn at least this often */
+#define UI_NOTICE_NS (10 * GD_NS_PER_S) /* a faulty config file's notice stays this long */
 
 /* Stops that ran out of their grace since the last look: the key bar says so. */
 static void grace_kills(struct ui *u)
@@ -40,8 +39,7 @@ static void on_frame(struct ui *u, const struct gd_frame *f)
 	if (!f->observed)
 		ui_message(u, "%.1f s not observed (the dashboard was stopped): no figures for it",
 		           f->window_s);
-	if (session_nrows(u->s) - session_live(u->s) > UI_ENDED_KEEP)
-		session_prune(u->s); /* they were shown; the next frame drops them */
+	ui_prune_ended(u);
 	u->dirty = true;
 }
 
@@ -73,12 +71,64 @@ static bool term_writable(void)
 	return poll(&p, 1, 0) == 1 && (p.revents & POLLOUT);
 }
 
+/* Whether a copy of the observed program is alive. */
+static bool copies_live(const struct ui *u)
+{
+	for (int i = 0; i < session_nrows(u->s); i++) {
+		struct gd_row_info w = session_row(u->s, i);
+		if (w.alive && w.copy == w.id)
+			return true;
+	}
+	return false;
+}
+
+/* "program exited (status 0)", or with several copies each one's status. */
+static void end_text(struct ui *u)
+{
+	char st[96] = "";
+	int n = 0, len = 0;
+	for (int i = 0; i < session_nrows(u->s) && len < (int)sizeof(st) - 16; i++) {
+		struct gd_row_info w = session_row(u->s, i);
+		if (w.copy != w.id || w.exit_status < 0)
+			continue;
+		len += snprintf(st + len, sizeof(st) - (size_t)len, "%s%d", n++ ? ", " : "", w.exit_status);
+	}
+	snprintf(u->end_text, sizeof(u->end_text), "%s exited (status%s %s)", n > 1 ? "programs" : "program",
+	         n > 1 ? "es" : "", n ? st : "unknown");
+}
+
+/* Whether the loop goes on after the run's last window: observing a program that has ended
+ * (not a --duration that ran out), the screen keeps its last frame until q. */
+static bool hold_last_frame(struct ui *u, int64_t now)
+{
+	if (u->ended)
+		return true;
+	if (!u->observing || copies_live(u))
+		return false;
+	u->ended = now;
+	end_text(u);
+	u->dirty = true;
+	return true;
+}
+
+/* How long to wait for a key: until the session's next poll, or, once the program has ended,
+ * until the next redraw of a screen that no longer changes by itself. */
+static int key_wait_ms(const struct ui *u)
+{
+	int64_t wait = u->ended ? UI_CLOCK_NS : session_wait(u->s, now_ns());
+	return (int)((wait + 999999) / 1000000);
+}
+
 static void loop(struct ui *u)
 {
 	bool quit = false;
-	while (!quit && !u->fatal[0] && !gd_quit_signal && !session_done(u->s)) {
+	while (!quit && !u->fatal[0] && !gd_quit_signal) {
 		int64_t now = now_ns();
-		poll_session(u, now);
+		if (session_done(u->s) && !hold_last_frame(u, now))
+			break;
+		u->now = now;
+		if (!u->ended)
+			poll_session(u, now);
 		if (ui_windows(u)) {
 			snprintf(u->fatal, sizeof(u->fatal), "cannot create curses windows (%dx%d)", COLS,
 			         LINES);
@@ -92,8 +142,7 @@ static void loop(struct ui *u)
 			ui_draw(u, now);
 		}
 		/* Never block on the workers: wait for a key at most until the next poll is due. */
-		int64_t wait = session_wait(u->s, now_ns());
-		timeout((int)((wait + 999999) / 1000000));
+		timeout(key_wait_ms(u));
 		int ch = getch();
 		if (ch == ERR)
 			continue;
@@ -187,6 +236,7 @@ int dashboard_run(const struct gd_session_config *c, const struct gd_dashboard_c
 	u->outs = outs;
 	u->max_procs = c->max_procs;
 	u->progout.path = d->program_log;
+	u->observing = c->command != NULL;
 	u->conf = d;
 	settings_apply(u, &d->settings);
 	if (ui_begin(u)) {

@@ -1,6 +1,7 @@
 /* graphs.c: the history graphs: the aggregate's rate and device busy, and the selected
  * worker's rate and kernel busy, each with its label on the left. */
 #include <math.h>
+#include <string.h>
 #include <wchar.h>
 
 #include "ui.h"
@@ -63,6 +64,43 @@ static void graph(struct ui *u, WINDOW *w, const struct layout_rect *g, int rows
 	wattrset(w, A_NORMAL);
 }
 
+/* Where the text on line y of w ends, looking left from x. */
+static int text_end(WINDOW *w, int y, int x)
+{
+	while (x > 0 && (mvwinch(w, y, x - 1) & A_CHARTEXT) == ' ')
+		x--;
+	return x;
+}
+
+/* The y axis just left of graph g (rows tall): a tick at its top, its foot and, from five rows,
+ * its middle, each labelled with its value where the label's text leaves room (top: the
+ * graph's top, in the graph's own digits; pct: a share, top 100%). Drawn after the label. */
+static void axis(struct ui *u, WINDOW *w, const struct layout_rect *g, int rows, double top, bool pct)
+{
+	int x = g->x - getbegx(w) - 1;
+	if (x < 2 || rows < 2)
+		return;
+	for (int r = 0; r < rows; r++) {
+		bool tick = r == 0 || r == rows - 1 || (rows >= 5 && r == rows / 2);
+		wattrset(w, ui_attr(u, UI_P_DIM));
+		mvwaddch(w, r, x, tick ? ACS_RTEE : ACS_VLINE);
+		wattrset(w, A_NORMAL);
+		if (!tick || isnan(top))
+			continue;
+		double v = r == 0 ? top : r == rows - 1 ? 0 : top * (rows - 1 - r) / (rows - 1);
+		char t[16];
+		if (pct)
+			snprintf(t, sizeof(t), "%.0f%%", 100 * v);
+		else if (v == 0)
+			snprintf(t, sizeof(t), "0");
+		else
+			chart_num(t, sizeof(t), 7, v, v < 10 ? 2 : 1);
+		int len = (int)strlen(t);
+		if (text_end(w, r, x) + 1 < x - len)
+			ui_put(w, r, x - len, ui_attr(u, UI_P_DIM), t);
+	}
+}
+
 /* The unit after a percentage v of sample s: ~ in the blank before it where v rests partly on
  * estimated device times; none after n/a. */
 static const char *pct_unit(double v, const struct gd_sample *s)
@@ -83,9 +121,13 @@ void ui_draw_tput(struct ui *u, WINDOW *w)
 	uint64_t per = per_column(u, l->tput_graph.w);
 	double max = columns(u, &u->graphs.rate, l->tput_graph.w, per);
 	char now[32];
-	chart_num(now, sizeof(now), 10, u->graphs.rate.n ? f->agg.rate : NAN, 2);
+	double rate = u->graphs.rate.n ? f->agg.rate : NAN, last = NAN;
+	if (isnan(rate) && u->graphs.rate.n) /* a window without a batch: the latest, dimmed */
+		last = ui_agg_last(u, f, false);
+	chart_num(now, sizeof(now), 10, isnan(last) ? rate : last, 2);
 	const char *unit = rate_unit(u);
-	ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "%-7s%9s", unit, now);
+	ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "%-7s", unit);
+	ui_putf(w, 0, 7, isnan(last) ? ui_attr(u, UI_P_HEAD) : ui_attr(u, UI_P_DIM), "%9s", now);
 	if (rows > 1)
 		graph_top(w, 1, 0, "graph top", max, unit);
 	else
@@ -94,6 +136,7 @@ void ui_draw_tput(struct ui *u, WINDOW *w)
 	if (rows > 2)
 		ui_putf(w, rows - 1, 0, ui_attr(u, UI_P_DIM), "last %.1f min",
 		        (double)per * l->tput_graph.w * session_interval(u->s) / 60);
+	axis(u, w, &l->tput_graph, rows, max, false);
 }
 
 void ui_draw_worker(struct ui *u, WINDOW *w, const struct layout_rect *g, bool busy)
@@ -113,24 +156,34 @@ void ui_draw_worker(struct ui *u, WINDOW *w, const struct layout_rect *g, bool b
 	const struct chart_hist *series = !h ? &none : busy ? &h->busy : &h->rate;
 	uint64_t per = per_column(u, g->w);
 	double max = columns(u, series, g->w, per);
-	/* As its row shows them: n/a where it is not at work. */
-	double kbusy = h ? ui_cell(u, ui_col_find("kbusy%"), s, NULL, 0) : NAN;
-	double rate = h ? ui_cell(u, ui_col_find("rate"), s, NULL, 0) : NAN;
+	/* As its row shows them: n/a where it is not at work, its latest dimmed while a batch is
+	 * under way that has not completed in the window. */
+	const struct gd_sample *last = h ? ui_last_measured(u, s) : NULL, *at = s;
+	double v = h ? ui_cell(u, ui_col_find(busy ? "kbusy%" : "rate"), s, NULL, 0) : NAN;
+	if (isnan(v) && last && !isnan(ui_cell(u, ui_col_find(busy ? "kbusy%" : "rate"), last, NULL, 0)))
+		at = last;
+	else
+		last = NULL;
+	if (at != s)
+		v = ui_cell(u, ui_col_find(busy ? "kbusy%" : "rate"), at, NULL, 0);
+	attr_t a = last ? ui_attr(u, UI_P_DIM) : ui_attr(u, UI_P_HEAD);
 	char now[32];
 	if (busy) {
-		chart_num(now, sizeof(now), 7, 100 * kbusy, 1);
-		ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "worker %u kbusy %6s%s", s->id, now,
-		        pct_unit(kbusy, s));
+		chart_num(now, sizeof(now), 7, 100 * v, 1);
+		ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "worker %u kbusy", s->id);
+		ui_putf(w, 0, getcurx(w) + 1, a, "%6s%s", now, pct_unit(v, at));
 		if (g->h > 1)
 			ui_put(w, 1, 0, A_NORMAL, "its kernels' device time");
 	} else {
-		chart_num(now, sizeof(now), 10, rate, 2);
+		chart_num(now, sizeof(now), 10, v, 2);
 		const char *unit = rate_unit(u);
-		ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "worker %u %s %9s", s->id, unit, now);
+		ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "worker %u %s", s->id, unit);
+		ui_putf(w, 0, getcurx(w) + 1, a, "%9s", now);
 		if (g->h > 1)
 			graph_top(w, 1, 0, "graph top", max, unit);
 	}
 	graph(u, w, g, g->h, busy ? 1.0 : max, busy ? UI_P_BUSY : UI_P_TPUT);
+	axis(u, w, g, g->h, busy ? 1.0 : max, busy);
 }
 
 void ui_draw_busy(struct ui *u, WINDOW *w)
@@ -139,17 +192,25 @@ void ui_draw_busy(struct ui *u, WINDOW *w)
 	int rows = l->part[LAYOUT_BUSY].h;
 	const struct gd_frame *f = session_frame(u->s);
 	columns(u, &u->graphs.busy, l->busy_graph.w, per_column(u, l->busy_graph.w));
-	double busy = u->graphs.busy.n ? f->device_busy : NAN;
+	double busy = u->graphs.busy.n ? f->device_busy : NAN, last = NAN;
+	if (isnan(busy) && u->graphs.busy.n) /* a window without a batch: the latest, dimmed */
+		last = ui_agg_last(u, f, true);
+	if (!isnan(last))
+		busy = last;
 	char b[16], idle[16];
 	chart_num(b, sizeof(b), 7, 100 * busy, 1);
 	chart_num(idle, sizeof(idle), 7, 100 * (1 - busy), 1);
-	const char *unit = pct_unit(busy, &f->agg);
-	ui_putf(w, 0, 0, ui_attr(u, UI_P_HEAD), "busy %6s%s", b, unit);
-	ui_putf(w, 0, 15, A_NORMAL, "idle %6s%s", idle, unit);
+	const char *unit = isnan(last) ? pct_unit(busy, &f->agg) : " %";
+	attr_t dim = ui_attr(u, UI_P_DIM);
+	ui_put(w, 0, 0, ui_attr(u, UI_P_HEAD), "busy");
+	ui_putf(w, 0, 5, isnan(last) ? ui_attr(u, UI_P_HEAD) : dim, "%6s%s", b, unit);
+	ui_put(w, 0, 15, A_NORMAL, "idle");
+	ui_putf(w, 0, 20, isnan(last) ? A_NORMAL : dim, "%6s%s", idle, unit);
 	if (rows > 1)
 		ui_put(w, 1, 0, A_NORMAL,
 		       f->busy_from_sum      ? "sum of workers, capped"
 		       : f->busy_per_context ? "union per context, summed"
 		                             : "union of kernel intervals");
 	graph(u, w, &l->busy_graph, rows, 1.0, UI_P_BUSY);
+	axis(u, w, &l->busy_graph, rows, 1.0, true);
 }

@@ -72,7 +72,7 @@ void ui_draw_header(struct ui *u, WINDOW *w, int64_t now)
 {
 	bool paused = session_paused(u->s);
 	char clock[32], right[64], dev[160], sort[64], p[6][96];
-	clock_text(clock, sizeof(clock), now - session_t0(u->s));
+	clock_text(clock, sizeof(clock), (u->ended ? u->ended : now) - session_t0(u->s));
 	snprintf(right, sizeof(right), "%selapsed %s", paused ? "PAUSED  " : "", clock);
 	snprintf(sort, sizeof(sort), "sort: %s ", ui_col_head(u, u->table.sort));
 	/* Right to left: the clock, the sort with its arrow (one cell, pointing the way values grow
@@ -157,23 +157,42 @@ static void driver_piece(char *buf, size_t n, const struct gd_frame *f, bool mea
 		         100 * f->driver_util);
 }
 
+/* Where the workers' batches take longer than the interval (the default size on a CPU device
+ * takes about a second), windows go by without one: their figures are the latest, dimmed. A hint
+ * says so and what to change; empty otherwise, and for an observed program, whose batches are
+ * its own. */
+static void slow_piece(const struct ui *u, char *buf, size_t n, int width)
+{
+	double batch = ui_batch_s(u), iv = session_interval(u->s);
+	buf[0] = '\0';
+	if (session_workload(u->s)->kernel.observed || isnan(batch) || batch <= iv)
+		return;
+	bool cpu = session_ndevs(u->s) == 1 && !session_device(u->s, 0)->gpu;
+	if (width >= 140)
+		snprintf(buf, n, "slow: a batch takes ~%.1f s%s, over the %g s interval (-s smaller, or ])",
+		         batch, cpu ? " on this CPU device" : "", iv);
+	else
+		snprintf(buf, n, "slow: ~%.1f s a batch (-s smaller)", batch);
+}
+
 void ui_draw_summary(struct ui *u, WINDOW *w)
 {
 	const struct gd_frame *f = session_frame(u->s);
 	const char *unit = kspec_rate_unit(&session_workload(u->s)->kernel);
 	double ceiling = session_ceiling(u->s, -1)->rate;
-	char p[7][96];
+	char p[8][96];
 	/* Before the first frame nothing is measured. */
 	bool measured = ui_measured(u);
 	chart_capacity(p[0], sizeof(p[0]), measured ? f->agg.rate : NAN, measured ? f->headroom : NAN,
 	               ceiling, measured ? f->of_ceiling : NAN, unit);
 	/* The driver's word second, before what a narrow terminal leaves out */
 	driver_piece(p[1], sizeof(p[1]), f, measured);
-	snprintf(p[2], sizeof(p[2]), "workers %d/%d", session_live(u->s), u->max_procs);
-	snprintf(p[3], sizeof(p[3]), "lost %llu", (unsigned long long)f->agg.lost);
-	snprintf(p[4], sizeof(p[4]), "profile %s", gd_profile_name(session_workload(u->s)->profile));
-	snprintf(p[5], sizeof(p[5]), "timebase %s", gd_timebase_name(f->timebase));
-	snprintf(p[6], sizeof(p[6]), "%s", f->busy_from_sum ? "busy: sum of workers (no clock mapping)" : "");
-	ui_pieces(w, 0, 0, getmaxx(w), A_NORMAL, p, 7);
+	slow_piece(u, p[2], sizeof(p[2]), getmaxx(w));
+	snprintf(p[3], sizeof(p[3]), "workers %d/%d", session_live(u->s), u->max_procs);
+	snprintf(p[4], sizeof(p[4]), "lost %llu", (unsigned long long)f->agg.lost);
+	snprintf(p[5], sizeof(p[5]), "profile %s", gd_profile_name(session_workload(u->s)->profile));
+	snprintf(p[6], sizeof(p[6]), "timebase %s", gd_timebase_name(f->timebase));
+	snprintf(p[7], sizeof(p[7]), "%s", f->busy_from_sum ? "busy: sum of workers (no clock mapping)" : "");
+	ui_pieces(w, 0, 0, getmaxx(w), A_NORMAL, p, 8);
 	diagnosis_line(u, w, f, unit);
 }

@@ -60,13 +60,15 @@ const struct ui_key ui_keys[] = {
 	  .bar = "+",
 	  .word = "more",
 	  .help = "start one more worker",
-	  .act = ui_act_spawn },
+	  .act = ui_act_spawn,
+	  .run = true },
 	{ .keys = { '-' },
 	  .label = "-",
 	  .bar = "-",
 	  .word = "fewer",
 	  .help = "stop the newest worker (it finishes its batch; " GRACE ")",
-	  .act = ui_act_stop_newest },
+	  .act = ui_act_stop_newest,
+	  .run = true },
 	{ .keys = { KEY_UP, KEY_DOWN },
 	  .label = "Up Down",
 	  .bar = "Up/Dn",
@@ -93,19 +95,22 @@ const struct ui_key ui_keys[] = {
 	  .bar = "x",
 	  .word = "stop",
 	  .help = "stop the tagged, else the selected (graceful; " GRACE ")",
-	  .act = ui_act_stop },
+	  .act = ui_act_stop,
+	  .run = true },
 	{ .keys = { 'k', KEY_F(9) },
 	  .label = "k F9",
 	  .bar = "k",
 	  .word = "signal",
 	  .help = "a menu: TERM, KILL, STOP or CONT to the tagged, else the selected",
-	  .act = ui_act_signal_menu },
+	  .act = ui_act_signal_menu,
+	  .run = true },
 	{ .keys = { 'K' },
 	  .label = "K",
 	  .bar = "K",
 	  .word = "kill",
 	  .help = "SIGKILL to the tagged, else the selected, once confirmed (y/n)",
-	  .act = ui_act_kill },
+	  .act = ui_act_kill,
+	  .run = true },
 	{ .keys = { 's' },
 	  .label = "s",
 	  .bar = "s",
@@ -132,17 +137,20 @@ const struct ui_key ui_keys[] = {
 	  .bar = "[]",
 	  .word = "interval",
 	  .help = "interval a step down or up: 0.05 0.1 0.2 0.5 1 2 5 10 20 30 60 s",
-	  .act = ui_act_interval },
+	  .act = ui_act_interval,
+	  .run = true },
 	{ .keys = { 'p' },
 	  .label = "p",
 	  .bar = "p",
 	  .word = "pause",
 	  .help = "pause or resume every worker",
-	  .act = ui_act_pause },
+	  .act = ui_act_pause,
+	  .run = true },
 	{ .keys = { 'c' },
 	  .label = "c",
 	  .help = "calibrate: pause the workers, measure the device's ceiling, resume",
-	  .act = ui_act_calibrate },
+	  .act = ui_act_calibrate,
+	  .run = true },
 	{ .keys = { 'd' },
 	  .label = "d",
 	  .bar = "d",
@@ -153,12 +161,17 @@ const struct ui_key ui_keys[] = {
 	  .label = "o",
 	  .help = "the observed programs' output, its last lines (o or Esc closes)",
 	  .act = ui_act_progout },
+	{ .keys = { 'e' },
+	  .label = "e",
+	  .help = "keep the ended rows in the table, or let them leave 10 s after they end",
+	  .act = ui_act_keep_ended },
 	{ .keys = { 'r' },
 	  .label = "r",
 	  .bar = "r",
 	  .word = "reset",
 	  .help = "reset statistics and history (figures again after an interval)",
-	  .act = ui_act_reset },
+	  .act = ui_act_reset,
+	  .run = true },
 	{ .keys = { UI_KEY_ESC },
 	  .label = "Esc",
 	  .help = "close the help or a menu (n too, in a menu)",
@@ -187,8 +200,14 @@ ui_reaction ui_key(struct ui *u, int ch)
 		return UI_R_DRAW;
 	}
 	for (int i = 0; i < ui_nkeys; i++)
-		for (int j = 0; j < 4 && ui_keys[i].keys[j]; j++)
-			if (ui_keys[i].keys[j] == ch)
-				return ui_keys[i].act(u, ch);
+		for (int j = 0; j < 4 && ui_keys[i].keys[j]; j++) {
+			if (ui_keys[i].keys[j] != ch)
+				continue;
+			if (ui_keys[i].run && u->ended) { /* the screen is a record now */
+				ui_message(u, "%s: nothing left to act on; q quits", u->end_text);
+				return UI_R_DRAW;
+			}
+			return ui_keys[i].act(u, ch);
+		}
 	return UI_R_DRAW;
 }

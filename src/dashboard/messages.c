@@ -16,12 +16,28 @@ void ui_message(struct ui *u, const char *fmt, ...)
 	u->msg.until = now_ns() + UI_MSG_NS;
 }
 
+/* After the observed program's end, in the key bar's place: how it ended, where its output
+ * is (the file too where the line has room) and how to quit. */
+static void draw_ended(struct ui *u, WINDOW *w)
+{
+	char line[sizeof(u->end_text) + 128];
+	const char *path = u->progout.path;
+	snprintf(line, sizeof(line), "%s; o its output (in %s); q quits", u->end_text, path ? path : "");
+	if (!path || (int)strlen(line) > getmaxx(w))
+		snprintf(line, sizeof(line), "%s;%s q quits", u->end_text, path ? " o its output;" : "");
+	ui_put_words(w, 0, 0, getmaxx(w), ui_attr(u, UI_P_WARN) | A_BOLD, line);
+}
+
 /* The key table's entries with a bar name, in its order, as many as fit: the last one (quit)
  * always. */
 void ui_draw_keybar(struct ui *u, WINDOW *w, int64_t now)
 {
 	if (now < u->msg.until) {
 		ui_put_words(w, 0, 0, getmaxx(w), ui_attr(u, UI_P_WARN), u->msg.text);
+		return;
+	}
+	if (u->ended) {
+		draw_ended(u, w);
 		return;
 	}
 	int x = 0, last = -1;

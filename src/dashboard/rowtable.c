@@ -28,7 +28,7 @@ static bool before(const struct ui *u, const struct gd_sample *a, const struct g
 }
 
 /* The table's order for the current frame: an insertion sort, stable and in place (the live
- * workers, GD_PROCS_MAX at most, and the few ended ones still listed). */
+ * workers, GD_PROCS_MAX at most, and the ended ones that have not left yet). */
 static void sort_rows(struct ui *u)
 {
 	const struct gd_frame *f = session_frame(u->s);
@@ -37,18 +37,43 @@ static void sort_rows(struct ui *u)
 		t->caporder = f->nworkers + 16;
 		t->order = xreallocarray(t->order, (size_t)t->caporder, sizeof(*t->order));
 	}
+	int n = 0;
 	for (int i = 0; i < f->nworkers; i++) {
-		int v = i, j = i;
+		if (ui_row_left(u, &f->workers[i]))
+			continue;
+		int v = i, j = n++;
 		for (; j > 0 && before(u, &f->workers[v], &f->workers[t->order[j - 1]]); j--)
 			t->order[j] = t->order[j - 1];
 		t->order[j] = v;
 	}
+	t->nshown = n;
 }
 
 /* The sample on display row r (rows as sorted by the last sort_rows). */
 static const struct gd_sample *row(const struct ui *u, int r)
 {
 	return &session_frame(u->s)->workers[u->table.order[r]];
+}
+
+/* Whether a row has work to show: an OpenCL call or a batch. */
+static bool has_work(const struct gd_sample *s)
+{
+	return s->state != GD_ST_NOCL && (s->batches > 0 || s->kernels > 0);
+}
+
+/* Until the user chooses a row, the selection leaves a row without OpenCL calls (an observed
+ * program's parent has nothing to graph) for the first row with work. */
+static void select_work(struct ui *u)
+{
+	struct ui_table *t = &u->table;
+	if (t->sel_chosen || t->nshown == 0 || row(u, t->sel)->state != GD_ST_NOCL)
+		return;
+	for (int r = 0; r < t->nshown; r++)
+		if (has_work(row(u, r))) {
+			t->sel = r;
+			t->sel_id = row(u, r)->id;
+			return;
+		}
 }
 
 /* The table line of the worker at position p of the order (headings before it counted). */
@@ -60,14 +85,17 @@ static int line_of(const struct ui *u, int p)
 int ui_nlines(const struct ui *u)
 {
 	const struct gd_frame *f = session_frame(u->s);
-	return f->nworkers + (grouped(u) ? f->ndevs : 0);
+	int n = 0;
+	for (int i = 0; i < f->nworkers; i++)
+		n += !ui_row_left(u, &f->workers[i]);
+	return n + (grouped(u) ? f->ndevs : 0) + f->noutside; /* outside rows last */
 }
 
 void ui_follow(struct ui *u)
 {
 	struct ui_table *t = &u->table;
-	int n = session_frame(u->s)->nworkers;
 	sort_rows(u);
+	int n = t->nshown;
 	for (int r = 0; r < n; r++)
 		if (row(u, r)->id == t->sel_id)
 			t->sel = r;
@@ -76,6 +104,7 @@ void ui_follow(struct ui *u)
 	if (t->sel < 0)
 		t->sel = 0;
 	t->sel_id = n ? row(u, t->sel)->id : 0;
+	select_work(u);
 	int rows = u->term.lay.table_rows > 0 ? u->term.lay.table_rows : 1, nl = ui_nlines(u);
 	int line = n ? line_of(u, t->sel) : 0;
 	if (line < t->top)
@@ -90,11 +119,12 @@ void ui_move(struct ui *u, int by)
 {
 	struct ui_table *t = &u->table;
 	ui_follow(u);
-	int n = session_frame(u->s)->nworkers;
+	int n = t->nshown;
 	if (n == 0)
 		return;
 	t->sel = t->sel + by < 0 ? 0 : t->sel + by >= n ? n - 1 : t->sel + by;
 	t->sel_id = row(u, t->sel)->id;
+	t->sel_chosen = true;
 }
 
 /* ---- drawing ---- */
@@ -136,6 +166,20 @@ static void draw_bar(struct ui *u, WINDOW *w, int y, int x, int width, attr_t ba
 	}
 }
 
+/* For a row whose window has no breakdown while a batch is under way: its latest sample
+ * with one, drawn dimmed; else NULL. */
+static const struct gd_sample *last_bar(const struct ui *u, const struct gd_sample *s)
+{
+	double v[NSEGS];
+	int cells[NSEGS];
+	const struct gd_sample *last = ui_last_measured(u, s);
+	if (!last)
+		return NULL;
+	for (int i = 0; i < NSEGS; i++)
+		memcpy(&v[i], (const char *)&last->bd + segs[i].off, sizeof(double));
+	return chart_split(v, NSEGS, 1, cells) ? last : NULL;
+}
+
 /* One worker's row. Column 0: > when selected; column 1: * when tagged; the selected row is
  * drawn in reverse video. */
 static void draw_row(struct ui *u, WINDOW *w, int y, const struct gd_sample *s, bool sel)
@@ -162,12 +206,16 @@ static void draw_row(struct ui *u, WINDOW *w, int y, const struct gd_sample *s, 
 			ui_put_words(w, y, xs[i] + 1, getmaxx(w), base | ui_attr(u, UI_P_BAD), s->error);
 			return;
 		}
-		ui_cell(u, i, s, cell, sizeof(cell));
+		double v = ui_cell(u, i, s, cell, sizeof(cell));
+		attr_t a = base;
+		const struct gd_sample *last = isnan(v) ? ui_last_measured(u, s) : NULL;
+		if (last && !isnan(ui_cell(u, i, last, cell, sizeof(cell))))
+			a |= ui_attr(u, UI_P_DIM); /* a batch under way: its latest figure, dimmed */
 		if (c->kind == UI_K_STATE)
 			ui_putf(w, y, xs[i] + 1, base | ui_attr(u, ui_state_pair(s->state)), "%-*s",
 			        c->width - 1, cell);
 		else
-			ui_putf(w, y, xs[i], base, "%*s", c->width - 1, cell);
+			ui_putf(w, y, xs[i], a, "%*s", c->width - 1, cell);
 	}
 	int bw = getmaxx(w) - bar;
 	if (!u->table.bar)
@@ -176,8 +224,41 @@ static void draw_row(struct ui *u, WINDOW *w, int y, const struct gd_sample *s, 
 		ui_put_words(w, y, bar, getmaxx(w), base | ui_attr(u, UI_P_DIM), s->error);
 	else if (s->state == GD_ST_NOCL)
 		ui_put_words(w, y, bar, getmaxx(w), base | ui_attr(u, UI_P_DIM), gd_state_name(s->state));
+	else if (bw >= 3 && last_bar(u, s))
+		draw_bar(u, w, y, bar, bw, base | ui_attr(u, UI_P_DIM), &last_bar(u, s)->bd);
 	else if (bw >= 3)
 		draw_bar(u, w, y, bar, bw, base, &s->bd);
+}
+
+/* A process the driver lists that the tool did not start (gd_outside): dimmed, never
+ * selected, its pid, "outside" as its state, its memory, and in the bar's place its command,
+ * device and the driver's SM share ("python3 0:0 SM 40%"); the tool measures nothing of it. */
+static void draw_outside(struct ui *u, WINDOW *w, int y, const struct gd_outside *o)
+{
+	int xs[UI_NCOLS];
+	int bar = ui_col_x(u, getmaxx(w), xs);
+	attr_t a = ui_attr(u, UI_P_DIM);
+	for (int i = 0; i < UI_NCOLS; i++) {
+		const struct ui_col *c = ui_col(i);
+		char cell[32] = "";
+		if (xs[i] < 0)
+			continue;
+		if (c->kind == UI_K_PID)
+			snprintf(cell, sizeof(cell), "%d", (int)o->pid);
+		else if (c->kind == UI_K_BYTES)
+			ui_bytes(cell, sizeof(cell), o->mem_bytes);
+		if (c->kind == UI_K_STATE)
+			ui_putf(w, y, xs[i] + 1, a, "%-*s", c->width - 1, "outside");
+		else if (cell[0])
+			ui_putf(w, y, xs[i], a, "%*s", c->width - 1, cell);
+	}
+	char text[128], sm[16] = "n/a";
+	if (!isnan(o->sm))
+		snprintf(sm, sizeof(sm), "%.0f%%", 100 * o->sm);
+	snprintf(text, sizeof(text), "%s %s SM %s", o->comm[0] ? o->comm : "?",
+	         frame_device_ref(session_frame(u->s), o->device), sm);
+	if (u->table.bar)
+		ui_put_words(w, y, bar, getmaxx(w), a, text);
 }
 
 /* A device's line heading its group: P:D and name, its rate, busy (~ when its workers' device
@@ -210,6 +291,15 @@ static const char *bar_head(int room)
 	return room >= (int)sizeof(legend) - 1 ? legend : room >= (int)sizeof(word) - 1 ? word : "";
 }
 
+/* Column i's head at x; the sort column's in a colour of its own, as htop marks it (the header
+ * names it with the arrow of its direction). */
+static void draw_head(struct ui *u, WINDOW *w, int x, int i)
+{
+	const struct ui_col *c = ui_col(i);
+	attr_t a = ui_attr(u, i == u->table.sort ? UI_P_SORT : UI_P_COLS);
+	ui_putf(w, 0, x, a, c->kind == UI_K_STATE ? " %-*s" : "%*s", c->width - 1, ui_col_head(u, i));
+}
+
 /* The column heads, the breakdown's legend, and which lines are shown when not all fit: that
  * note takes the end of the line after the columns ("rows 1-9 of 20", else "1-9/20", else
  * nothing), and the bar's heading what is left before it. */
@@ -221,9 +311,7 @@ static void draw_heads(struct ui *u, WINDOW *w)
 	mvwhline(w, 0, 0, ' ', width);
 	for (int i = 0; i < UI_NCOLS; i++)
 		if (xs[i] >= 0)
-			ui_putf(w, 0, xs[i], ui_attr(u, UI_P_COLS),
-			        ui_col(i)->kind == UI_K_STATE ? " %-*s" : "%*s", ui_col(i)->width - 1,
-			        ui_col_head(u, i));
+			draw_head(u, w, xs[i], i);
 	int rows = u->term.lay.table_rows, nl = ui_nlines(u);
 	char more[48] = "";
 	if (nl > rows)
@@ -245,7 +333,8 @@ void ui_draw_table(struct ui *u, WINDOW *w)
 	ui_follow(u);
 	draw_heads(u, w);
 	int rows = u->term.lay.table_rows, top = u->table.top;
-	if (f->nworkers == 0 && !grouped(u))
+	int shown = u->table.nshown;
+	if (shown == 0 && !grouped(u))
 		ui_put(w, 1, 1, ui_attr(u, UI_P_DIM),
 		       ui_measured(u) ? "no workers: press + to start one"
 		                      : "waiting for the first interval");
@@ -257,10 +346,13 @@ void ui_draw_table(struct ui *u, WINDOW *w)
 				draw_device(u, w, 1 + line - top, d);
 			line++;
 		}
-		for (; p < f->nworkers && (!grouped(u) || row(u, p)->device == d); p++, line++)
+		for (; p < shown && (!grouped(u) || row(u, p)->device == d); p++, line++)
 			if (line >= top && line < top + rows)
 				draw_row(u, w, 1 + line - top, row(u, p), p == u->table.sel);
 	}
+	for (int i = 0; i < f->noutside; i++, line++)
+		if (line >= top && line < top + rows)
+			draw_outside(u, w, 1 + line - top, &f->outside[i]);
 }
 
 int ui_row_at(const struct ui *u, int y)
@@ -271,7 +363,7 @@ int ui_row_at(const struct ui *u, int y)
 		return -1;
 	for (int d = 0; d < (grouped(u) ? f->ndevs : 1); d++) {
 		line += grouped(u); /* the device's heading */
-		for (; p < f->nworkers && (!grouped(u) || row(u, p)->device == d); p++, line++)
+		for (; p < u->table.nshown && (!grouped(u) || row(u, p)->device == d); p++, line++)
 			if (line == want)
 				return p;
 	}
@@ -280,8 +372,9 @@ int ui_row_at(const struct ui *u, int y)
 
 void ui_select(struct ui *u, int p)
 {
-	if (p < 0 || p >= session_frame(u->s)->nworkers)
+	if (p < 0 || p >= u->table.nshown)
 		return;
 	u->table.sel = p;
 	u->table.sel_id = row(u, p)->id;
+	u->table.sel_chosen = true;
 }

@@ -43,6 +43,7 @@ int ui_begin(struct ui *u)
 {
 	setlocale(LC_CTYPE, ""); /* characters only: numbers in the log and trace stay "C" */
 	u->term.utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+	ui_text_utf8(u->term.utf8);
 	capture_stderr(&u->term);
 	/* newterm, not initscr: an unusable TERM is reported instead of ending the process. */
 	if (!(u->term.scr = newterm(NULL, stdout, stdin))) {

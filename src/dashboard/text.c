@@ -4,18 +4,59 @@
 
 #include "ui.h"
 
+static bool utf8;
+
+void ui_text_utf8(bool on)
+{
+	utf8 = on;
+}
+
+/* The cells of the first n bytes of s: one a character (UTF-8), wide ones aside. */
+static int cells(const char *s, int n)
+{
+	int c = 0;
+	for (int i = 0; i < n && s[i]; i++)
+		c += ((unsigned char)s[i] & 0xc0) != 0x80;
+	return c;
+}
+
+/* The bytes of s that fill at most room cells, never half a character. */
+static int bytes_of(const char *s, int room)
+{
+	int i = 0, c = 0;
+	for (; s[i]; i++) {
+		if (((unsigned char)s[i] & 0xc0) != 0x80 && c++ == room)
+			break;
+	}
+	return i;
+}
+
+/* The first n bytes of s, then the mark that more was there: the reader is never left to
+ * take a cut word for a whole one. */
+static void put_cut(WINDOW *w, int y, int x, const char *s, int n)
+{
+	const char *mark = utf8 ? "\u2026" : "...";
+	mvwaddnstr(w, y, x, s, n);
+	waddstr(w, mark);
+}
+
 /* Every text of every screen comes here, and is cleaned (gd_clean_text) on its way: a name or a
  * line from outside shows as the log has it, and no control character reaches curses, which
- * would act on a CR, a backspace or a tab (moving the cursor over what is drawn already). */
+ * would act on a CR, a backspace or a tab (moving the cursor over what is drawn already). Text
+ * longer than its line ends in an ellipsis at the line's end. */
 void ui_put(WINDOW *w, int y, int x, attr_t a, const char *s)
 {
-	int room = getmaxx(w) - x;
+	int room = getmaxx(w) - x, mark = utf8 ? 1 : 3;
 	if (room <= 0 || y < 0 || y >= getmaxy(w) || x < 0)
 		return;
 	char clean[4096]; /* a screen line's worth: 4 bytes a cell at most, on 1000 columns */
 	gd_clean_text(clean, sizeof(clean), s, strlen(s));
+	int len = (int)strlen(clean);
 	wattrset(w, a);
-	mvwaddnstr(w, y, x, clean, room);
+	if (cells(clean, len) > room && room > mark)
+		put_cut(w, y, x, clean, bytes_of(clean, room - mark));
+	else
+		mvwaddnstr(w, y, x, clean, bytes_of(clean, room));
 	wattrset(w, A_NORMAL);
 }
 
@@ -65,7 +106,23 @@ int ui_words(const char *s, int room)
 
 void ui_put_words(WINDOW *w, int y, int x, int limit, attr_t a, const char *s)
 {
-	int len = ui_words(s, (limit < getmaxx(w) ? limit : getmaxx(w)) - x);
-	if (len > 0)
-		ui_putf(w, y, x, a, "%.*s", len, s);
+	int room = (limit < getmaxx(w) ? limit : getmaxx(w)) - x, mark = utf8 ? 1 : 3;
+	int all = (int)strlen(s);
+	if (room <= 0 || y < 0 || y >= getmaxy(w) || x < 0)
+		return;
+	if (cells(s, all) <= room) {
+		ui_put(w, y, x, a, s);
+		return;
+	}
+	if (room <= mark)
+		return;
+	/* The words that fit before the mark, else as much of the first as fits. */
+	int len = ui_words(s, room - mark);
+	if (len == 0)
+		len = bytes_of(s, room - mark);
+	char clean[4096];
+	gd_clean_text(clean, sizeof(clean), s, (size_t)len);
+	wattrset(w, a);
+	put_cut(w, y, x, clean, (int)strlen(clean));
+	wattrset(w, A_NORMAL);
 }

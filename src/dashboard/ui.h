@@ -25,7 +25,7 @@ struct gd_outputs;
 
 #define UI_GRAPH_MAXW 1024 /* graph columns drawn at most */
 #define UI_KEY_ESC    27
-#define UI_NCOLS      18 /* the worker table's columns (columns.c), the breakdown bar apart */
+#define UI_NCOLS      19 /* the worker table's columns (columns.c), the breakdown bar apart */
 
 /* What a key's handler asks of the loop, as bits (htop's Htop_Reaction): a handler changes
  * only struct ui and the session, and says what follows. */
@@ -49,6 +49,7 @@ enum ui_pair {
 	UI_P_DIM,
 	UI_P_KEY,
 	UI_P_COLS,
+	UI_P_SORT, /* the sort column's head */
 	UI_P_SEG_GEN,
 	UI_P_SEG_H2D,
 	UI_P_SEG_KERNEL,
@@ -65,6 +66,11 @@ enum ui_pair {
 struct ui_whist {
 	unsigned id;
 	struct chart_hist rate, busy; /* its rate and kernel busy (0..1) */
+	struct gd_sample last;        /* its latest sample with a batch completed in the window */
+	bool has_last;
+	double run_s;      /* time it was at work, over the windows seen, and ... */
+	uint64_t run_bats; /* ... the batches it completed then: its time a batch */
+	int64_t ended;     /* when it was first seen ended (host ns); 0: not ended */
 };
 
 struct ui;
@@ -104,6 +110,9 @@ struct ui_term {
  * columns (setup.c, F2) and the tags (tags.c). */
 struct ui_table {
 	unsigned sel_id;        /* selected worker, by id: rows come and go */
+	bool sel_chosen;        /* the user chose it; until then a row with work is selected */
+	bool keep_ended;        /* ended rows stay in the table (e); else they leave UI_ENDED_S after */
+	int nshown;             /* the rows in order: the frame's, less those that left */
 	int sel, top;           /* selected worker (a position in order) and first visible table line */
 	int sort;               /* the column rows are sorted by (an index of ui_col) */
 	bool sort_desc;         /* largest first */
@@ -164,7 +173,11 @@ struct ui {
 	unsigned grace_kills; /* the supervisor's count of stops that ran out of their grace, seen */
 	bool dirty;           /* the screen changed since it was last drawn */
 	int64_t last_draw;
-	char fatal[256]; /* why the run ends in failure; the loop stops once it is set */
+	int64_t now;        /* the time of the latest update: ended rows leave by it */
+	bool observing;     /* -- COMMAND: the run ends with the program, and the screen stays */
+	int64_t ended;      /* when the observed program ended (host ns); 0: it runs */
+	char end_text[128]; /* "program exited (status N)" */
+	char fatal[256];    /* why the run ends in failure; the loop stops once it is set */
 	struct ui_term term;
 	struct ui_table table;
 	struct ui_graphs graphs;
@@ -187,12 +200,14 @@ void ui_put_right(WINDOW *w, int y, attr_t a, const char *s);
 /* How many bytes of s are its words that fit in room cells: all of s, or up to the last blank
  * before room, blanks trimmed; 0 when its first word does not fit. */
 int ui_words(const char *s, int room);
-/* s from x, as many of its words as fit before limit (the line's end at most): no word cut. A
- * first word longer than the room is left out too. */
+/* s from x, as many of its words as fit before limit (the line's end at most), then an
+ * ellipsis where words were left out: no word cut without one. */
 void ui_put_words(WINDOW *w, int y, int x, int limit, attr_t a, const char *s);
 /* Writes pieces left to right, two spaces apart, leaving out those that no longer fit
  * before limit: a field is shown whole or not at all. */
 void ui_pieces(WINDOW *w, int y, int x, int limit, attr_t a, char pieces[][96], int n);
+/* Whether the terminal takes UTF-8: text cut short ends in an ellipsis, else in "...". */
+void ui_text_utf8(bool utf8);
 
 /* ---- messages.c: the last line ---- */
 /* A message in the key bar's place for a few seconds. */
@@ -201,7 +216,9 @@ void ui_draw_keybar(struct ui *u, WINDOW *w, int64_t now);
 
 /* ---- columns.c: the worker table's columns ---- */
 
-enum ui_kind { UI_K_ID, UI_K_PID, UI_K_STATE, UI_K_F, UI_K_PCT, UI_K_U64 };
+/* UI_K_BYTES: the driver's figure of memory, shown only where a vendor library lists the
+ * processes on some device (src/vendor/). */
+enum ui_kind { UI_K_ID, UI_K_PID, UI_K_STATE, UI_K_F, UI_K_PCT, UI_K_U64, UI_K_BYTES };
 
 struct gd_figure;
 
@@ -239,6 +256,11 @@ bool ui_col_desc(int i);
 /* x of each column (by index) shown on a table width cells wide, -1 where it is hidden (F2)
  * or left out for room; returns where the breakdown bar starts. */
 int ui_col_x(const struct ui *u, int width, int xs[UI_NCOLS]);
+/* Whether a vendor library lists the processes on some device: the MEM column and the outside
+ * rows are shown. */
+bool ui_vendor_lists(const struct ui *u);
+/* Bytes in at most 6 cells ("512K", "1.5G"); "n/a" for NAN. */
+void ui_bytes(char *text, size_t n, double v);
 /* "~" after a figure v of device times that rest partly on estimated ones (sample_estimated
  * of s, the sample they come from; --profile sampled), else "" (also for n/a). */
 const char *ui_est(double v, const struct gd_sample *s);
@@ -273,6 +295,25 @@ void ui_history_clear(struct ui *u);
 void ui_history_free(struct ui *u);
 /* Whether a frame has come since the start or the last reset: before it nothing is measured. */
 bool ui_measured(const struct ui *u);
+/* For a row at work whose window completed no batch (a batch longer than the interval): its
+ * latest sample that had one, whose figures are shown dimmed in place of n/a; else NULL. */
+const struct gd_sample *ui_last_measured(const struct ui *u, const struct gd_sample *s);
+/* The aggregate's latest measured rate (busy false) or device busy, for a window of f without
+ * a batch while a row is at work; NAN otherwise. */
+double ui_agg_last(const struct ui *u, const struct gd_frame *f, bool busy);
+/* The longest time a batch of the rows at work, seconds (window time at work over batches
+ * completed); NAN before any row completed two. */
+double ui_batch_s(const struct ui *u);
+/* ---- ended.c: ended rows leaving the table ---- */
+/* Whether row s has left the table: ended UI_ENDED_S ago or more, unless e keeps them (and
+ * never after the observed program ended: the last frame stays whole). */
+bool ui_row_left(const struct ui *u, const struct gd_sample *s);
+/* Forgets the ended rows once every one of them has left the table (or, kept, once there are
+ * more than UI_ENDED_KEEP): the next frame no longer lists them. */
+void ui_prune_ended(struct ui *u);
+ui_act_fn ui_act_keep_ended;
+/* Whether a row in state st has batches under way (running, stopping, stalled). */
+bool ui_at_work(enum gd_state st);
 
 /* ---- graphs.c ---- */
 void ui_draw_tput(struct ui *u, WINDOW *w);
@@ -327,6 +368,7 @@ struct ui_key {
 	const char *word;
 	const char *help;
 	ui_act_fn *act;
+	bool run; /* acts on the run: refused once the observed program has ended */
 };
 extern const struct ui_key ui_keys[];
 extern const int ui_nkeys;

@@ -12,6 +12,7 @@
 #include "headless.h"
 #include "gputop/outputs.h"
 #include "gputop/sig.h"
+#include "output/trace.h"
 #include "sweep.h"
 
 #define WARM_UP_NS (120 * GD_NS_PER_S) /* every worker of a step has published by then */
@@ -91,6 +92,11 @@ static int warm_up(struct gd_session *s, int n, char *err, size_t errlen)
 	return 0;
 }
 
+static int host_cores(void)
+{
+	return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 /* One step's sums over its windows: the whole run's, or one device's. rated: the windows whose
  * rate was measured (a window in which no batch completed measured none). */
 struct step_acc {
@@ -99,11 +105,12 @@ struct step_acc {
 	int rated;
 };
 
-/* Window f's figures into a: agg holds the workers' sums, busy their device busy; the means
- * over batches come from the workers on device dev (-1: every worker). A window with no rate
- * completed no batch: it adds no items, and its busy share (not seen) counts in no mean. */
+/* Window f's figures into a: agg holds the workers' sums, busy their device busy, cores the
+ * host cores they kept busy (NAN: not counted); the means over batches come from the workers
+ * on device dev (-1: every worker). A window with no rate completed no batch: it adds no
+ * items, and its busy share (not seen) counts in no mean. */
 static void step_add(struct step_acc *a, const struct gd_frame *f, const struct gd_sample *agg, double busy,
-                     int dev)
+                     int dev, double cores)
 {
 	if (!isnan(agg->rate)) {
 		a->items += agg->rate * f->window_s;
@@ -118,15 +125,10 @@ static void step_add(struct step_acc *a, const struct gd_frame *f, const struct 
 			a->idle[c] += agg->idle.share[c] * f->window_s;
 		a->idlet += f->window_s;
 	}
-	double cores = 0;
 	for (int i = 0; i < f->nworkers; i++) {
 		const struct gd_sample *w = &f->workers[i];
 		if (dev >= 0 && w->device != dev)
 			continue;
-		/* A running row's own thread, or its generation threads' busy share; an ended row, or
-		 * a copy's process that never ran a batch (a parent that only waits), keeps none. */
-		if (w->state == GD_ST_RUNNING && !isnan(w->gen_busy))
-			cores += w->gen_busy > 1 ? w->gen_busy : 1;
 		if (!isnan(w->bd.gap_batch_us)) {
 			a->gap += w->bd.gap_batch_us * (double)w->win_batches;
 			a->gapw += (double)w->win_batches;
@@ -141,7 +143,7 @@ static void step_add(struct step_acc *a, const struct gd_frame *f, const struct 
 			a->qww += (double)w->win_batches;
 		}
 	}
-	if (cores > 0) {
+	if (cores > 0) { /* NAN: not counted */
 		a->cores += cores * f->window_s;
 		a->corest += f->window_s;
 	}
@@ -173,7 +175,7 @@ static void predict(const struct gd_sweep_row *first, struct gd_sweep_row *r)
 	if (first->queues != r->queues || first->procs < 1)
 		return;
 	double n = first->procs;
-	int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	int cores = host_cores();
 	r->predicted =
 	    diagnose_predict(first->rate / n, first->device_busy / n, first->cores / n, cores, r->procs);
 	r->pipelined = diagnose_predict_pipelined(first->rate / n, first->device_busy / n, first->gen_us,
@@ -226,9 +228,11 @@ static int measure(struct gd_session *s, double step_s, const struct gd_step *st
 		if (!f->observed)
 			continue; /* the supervisor was stopped: the step's figures rest on the rest */
 		t += f->window_s;
-		step_add(&all, f, &f->agg, f->device_busy, -1);
+		/* The host cores as the dashboard counts them (on a CPU device the kernels' too); only
+		 * the step's row predicts from them, not a device's share. */
+		step_add(&all, f, &f->agg, f->device_busy, -1, diagnose_cores_used(f, host_cores()));
 		for (int d = 0; d < f->ndevs; d++)
-			step_add(&dev[d], f, &f->devs[d].agg, f->devs[d].device_busy, d);
+			step_add(&dev[d], f, &f->devs[d].agg, f->devs[d].device_busy, d, NAN);
 	}
 	row[0].procs = st->procs;
 	row[0].queues = step_queues(s, st);
@@ -281,6 +285,8 @@ static int run_one(struct sweep *w, char *err, size_t errlen)
 	int pass = w->done / w->steps, i = w->done % w->steps;
 	const struct gd_step *st = &w->sw->steps[i];
 	struct gd_sweep_row *r = &w->run[(size_t)i * (size_t)w->runs + (size_t)pass];
+	trace_mark(w->outs, now_ns(), "step %d: %d %s x %d queues, run %d", i + 1, st->procs,
+	           copies(w->s) ? "copies" : "processes", step_queues(w->s, st), pass + 1);
 	if (set_workers(w->s, st->procs, step_queues(w->s, st), err, errlen) ||
 	    warm_up(w->s, st->procs, err, errlen) ||
 	    measure(w->s, w->sw->step_s, st, r, (size_t)w->total, err, errlen))

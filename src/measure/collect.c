@@ -22,7 +22,6 @@ struct col_worker {
 	bool last_profiled;               /* the previous batch's times were measured, not estimated */
 	uint64_t base_batches, base_items, base_lost; /* baselines of the last reset */
 	struct gd_counters tot;                       /* since it started, never reset */
-	uint64_t carry[GD_PHASE_COUNT];               /* batches whose phase no window has measured yet */
 };
 
 struct gd_collector {
@@ -48,8 +47,8 @@ struct gd_collector {
 
 const char *gd_phase_name(enum gd_phase p)
 {
-	static const char *const names[GD_PHASE_COUNT] = { "gen", "h2d",        "kernel",
-		                                           "d2h", "queue_wait", "other" };
+	static const char *const names[GD_PHASE_COUNT] = { "gen",        "h2d",  "kernel", "d2h",
+		                                           "queue_wait", "copy", "other" };
 	return p < GD_PHASE_COUNT ? names[p] : "?";
 }
 
@@ -58,7 +57,7 @@ const char *gd_phase_name(enum gd_phase p)
 static void counters_init(struct gd_counters *t, bool profiled)
 {
 	memset(t, 0, sizeof(*t));
-	t->kernel_s = t->busy_s = profiled ? 0 : NAN;
+	t->kernel_s = t->busy_s = t->transfer_s = t->copy_s = profiled ? 0 : NAN;
 	for (int p = 0; p < GD_PHASE_COUNT; p++)
 		t->phase_s[p] = p == GD_PHASE_GEN || profiled ? 0 : NAN;
 }
@@ -193,28 +192,30 @@ static void gaps_add(struct gd_gaps *g, const struct gd_hist *h, int64_t sum_ns)
 }
 
 /* The window's figures of a worker into its counters: its busy time where kernel_busy was
- * measured, each phase's mean times the batches it stands for, the gaps. */
-static void count_window(struct col_worker *cw, const struct gd_batch_acc *acc, int64_t busy,
+ * measured, each batch's measured phase times (not a window's mean: an exact sum, which
+ * phase_batches divides), the gaps. */
+static void count_window(struct col_worker *cw, const struct gd_batch_acc *acc, int64_t busy, double win_s,
                          const struct gd_sample *s)
 {
 	struct gd_counters *t = &cw->tot;
-	if (!isnan(s->kernel_busy))
-		t->kernel_s += (double)busy / 1e9;
-	const double mean_us[GD_PHASE_COUNT] = {
-		[GD_PHASE_GEN] = s->bd.gen_us,
-		[GD_PHASE_H2D] = s->bd.h2d_us,
-		[GD_PHASE_KERNEL] = s->bd.kernel_us,
-		[GD_PHASE_D2H] = s->bd.d2h_us,
-		[GD_PHASE_QUEUE_WAIT] = s->bd.queue_wait_us,
-		[GD_PHASE_OTHER] = s->bd.other_us,
+	double *const secs[] = { &t->kernel_s, &t->transfer_s, &t->copy_s };
+	const double add[] = { (double)busy / 1e9, s->transfer_busy * win_s, s->copy_busy * win_s };
+	const double share[] = { s->kernel_busy, s->transfer_busy, s->copy_busy };
+	for (size_t i = 0; i < GD_ARRAY_LEN(secs); i++)
+		if (!isnan(share[i])) /* a queue the program profiles is read under --profile off too */
+			*secs[i] = (isnan(*secs[i]) ? 0 : *secs[i]) + add[i];
+	/* Generation is the host's, timed for every batch; the device's phases for the acc->ndev
+	 * batches profiled (an estimated batch's are another batch's, so they do not count). */
+	const int64_t ns[GD_PHASE_COUNT] = {
+		[GD_PHASE_GEN] = acc->gen,          [GD_PHASE_H2D] = acc->h2d,
+		[GD_PHASE_KERNEL] = acc->kernel,    [GD_PHASE_D2H] = acc->d2h,
+		[GD_PHASE_QUEUE_WAIT] = acc->qwait, [GD_PHASE_COPY] = acc->copy,
+		[GD_PHASE_OTHER] = acc->other,
 	};
-	for (int p = 0; p < GD_PHASE_COUNT; p++) {
-		cw->carry[p] += acc->n;
-		if (isnan(mean_us[p]) || isnan(t->phase_s[p]))
-			continue;
-		t->phase_s[p] += mean_us[p] * 1e-6 * (double)cw->carry[p];
-		cw->carry[p] = 0;
-	}
+	for (int p = 0; p < GD_PHASE_COUNT; p++)
+		if (!isnan(t->phase_s[p])) /* NAN: not measured in this run (--profile off) */
+			t->phase_s[p] += (double)ns[p] / 1e9;
+	t->phase_batches += acc->ndev;
 	gaps_add(&t->kgap, &acc->kgap, acc->kgap_sum);
 	gaps_add(&t->bgap, &acc->bgap, acc->bgap_sum);
 	t->bover_ns += acc->bover_sum;
@@ -237,6 +238,7 @@ static void worker_totals(struct gd_collector *c, struct col_worker *cw, const s
 	out->observed = info->observed;
 	out->via = info->via;
 	str_copy(out->comm, sizeof(out->comm), info->comm);
+	out->copy = info->copy;
 	out->kernels = info->kernels;
 	out->obs = info->obs;
 	out->exit_status = info->exit_status;
@@ -262,12 +264,14 @@ static int64_t worker_sample(struct gd_collector *c, struct col_worker *cw, cons
 	struct gd_batch_acc acc;
 	memset(&acc, 0, sizeof(acc));
 	acc.launch_limit = c->launch_limit[dev_of(c, info)];
-	int64_t busy = 0;
+	int64_t busy = 0, xfer = 0, copy = 0;
 	size_t keep = 0, first = *niv;
-	uint64_t devrecs = 0, estimated = 0;
+	uint64_t devrecs = 0, estimated = 0, commands = 0;
 	for (size_t i = 0; i < cw->npend; i++) {
 		const struct gd_rec *r = &cw->pend[i];
 		busy += stats_rec_busy(r, a, b);
+		xfer += stats_rec_transfer(r, a, b);
+		copy += stats_rec_copy(r, a, b);
 		stats_rec_intervals(r, &c->iv, niv, &c->capiv);
 		/* Its device times count here when it completed in the window (the breakdown) or
 		 * its kernels ran in it (busy). */
@@ -285,6 +289,7 @@ static int64_t worker_sample(struct gd_collector *c, struct col_worker *cw, cons
 		 * batch can end after the previous one). */
 		bool consecutive = cw->last_kend && cw->last_profiled && r->batch == cw->last_batch + 1;
 		stats_batch_add(&acc, r, consecutive ? cw->last_kend : 0);
+		commands += r->commands;
 		int64_t kend = gd_rec_kernel_end(r);
 		cw->last_kend = consecutive && cw->last_kend > kend ? cw->last_kend : kend;
 		cw->last_batch = r->batch;
@@ -303,11 +308,18 @@ static int64_t worker_sample(struct gd_collector *c, struct col_worker *cw, cons
 	out->win_estimated = estimated;
 	out->gen_busy = (double)acc.gen / (double)(b - a);
 	out->rate = (double)acc.items / win / 1e6;
-	out->kernel_busy = c->profiled ? (double)busy / (double)(b - a) : NAN;
+	/* Device times are measured under --profile full or sampled, and for a queue an observed
+	 * program made with profiling itself under off too. */
+	bool devtimes = c->profiled || devrecs;
+	out->kernel_busy = devtimes ? (double)busy / (double)(b - a) : NAN;
+	out->transfer_busy = devtimes ? (double)xfer / (double)(b - a) : NAN;
+	out->copy_busy = devtimes ? (double)copy / (double)(b - a) : NAN;
+	out->commands_s = info->observed ? (double)commands / win : NAN;
 	if (!acc.n && working(info->state)) /* no batch completed: not measured */
-		out->rate = out->kernel_busy = out->gen_busy = NAN;
+		out->rate = out->kernel_busy = out->gen_busy = out->transfer_busy = out->copy_busy =
+		    out->commands_s = NAN;
 	stats_breakdown(&acc, &out->bd);
-	count_window(cw, &acc, busy, out);
+	count_window(cw, &acc, busy, win, out);
 	out->tot = cw->tot;
 	stats_batch_merge(all, &acc);
 	return busy;
@@ -331,7 +343,7 @@ static void worker_gap(struct gd_collector *c, struct col_worker *cw, const stru
 	out->win_batches = 0;
 	out->win_devrecs = out->win_estimated = 0;
 	out->rate = NAN;
-	out->kernel_busy = NAN;
+	out->kernel_busy = out->transfer_busy = out->copy_busy = out->commands_s = NAN;
 	out->gen_busy = NAN;
 	out->bd = (struct gd_breakdown)GD_BREAKDOWN_NONE;
 }

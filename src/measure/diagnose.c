@@ -20,6 +20,8 @@ static const struct {
 	[GD_CAUSE_LAUNCH] = { "launch gaps", "fewer, larger launches (bigger batches)" },
 	[GD_CAUSE_WAIT] = { "waiting for another context",
 	                    "fewer processes, more queues in one (contexts take turns)" },
+	[GD_CAUSE_COPY] = { "copies and fills",
+	                    "keep data on the device: fewer copies and fills, or kernels that write in place" },
 	[GD_CAUSE_OTHER] = { "other", "none named" },
 };
 
@@ -59,6 +61,7 @@ void diagnose_worker(const struct gd_breakdown *bd, double kernel_busy, double d
 		[GD_CAUSE_TRANSFER] = nn(bd->h2d_us) + nn(bd->d2h_us),
 		[GD_CAUSE_LAUNCH] = nn(bd->launch_gap_us),
 		[GD_CAUSE_WAIT] = nn(bd->queue_wait_us),
+		[GD_CAUSE_COPY] = nn(bd->copy_us),
 		[GD_CAUSE_OTHER] = nn(bd->other_us),
 	};
 	double sum = 0, idle = kernel_busy < 1 ? 1 - kernel_busy : 0;

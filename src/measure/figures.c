@@ -75,6 +75,37 @@ static const char *busy_method_text(const struct gd_fig_at *at)
 	return (dev ? dev->busy_per_context : f->busy_per_context) ? "union-per-context" : "union";
 }
 
+/* A device's memory in use (the frame's for the run's aggregate); a row's: what the driver
+ * lists for its process (gd_sample.drv). */
+static double mem_used(const struct gd_fig_at *at)
+{
+	if (at->dev || (at->f && at->s == &at->f->agg))
+		return at->dev ? at->dev->mem_used_bytes : at->f->mem_used_bytes;
+	return at->s->drv.listed ? at->s->drv.mem_bytes : NAN;
+}
+
+static double driver_sm(const struct gd_fig_at *at)
+{
+	return at->s->drv.listed ? at->s->drv.sm : NAN;
+}
+
+/* Work items per second: the rate, in millions of them. */
+static double items_s(const struct gd_fig_at *at)
+{
+	return at->s->rate * 1e6;
+}
+
+/* Batches per second where a batch means something: not in a window without one under way
+ * (rate NAN), nor for an observed process that never waits on the host (its batches are the
+ * work between waits). */
+static double batches_s(const struct gd_fig_at *at)
+{
+	const struct gd_sample *s = at->s;
+	if (isnan(s->rate) || !at->f->observed || !(at->f->window_s > 0) || (s->observed && !s->obs.waits))
+		return NAN;
+	return (double)s->win_batches / at->f->window_s;
+}
+
 /* A window the tool did not observe counted nothing in it. */
 static double window_batches(const struct gd_fig_at *at)
 {
@@ -176,8 +207,8 @@ const struct gd_figure gd_figures[GD_FIG_COUNT] = {
 	                      .text = timebase_text },
 	[GD_FIG_RATE] = { .name = "mbit_s",
 	                  .unit = GD_UNIT_RATE,
-	                  .help = "Symbols of the batches completed in the window per second, in millions "
-	                          "(with --kernel, work items).",
+	                  .help = "The window's rate in rate_unit: work items of its completed batches "
+	                          "per second, in millions (the decode kernel's items are bits: Mbit/s).",
 	                  .scope = GD_SCOPE_ALL,
 	                  SAMPLE(rate) },
 	[GD_FIG_BATCHES] = { .name = "batches",
@@ -187,10 +218,22 @@ const struct gd_figure gd_figures[GD_FIG_COUNT] = {
 	                     SAMPLE(batches) },
 	[GD_FIG_SYMBOLS] = { .name = "symbols",
 	                     .unit = GD_UNIT_SYMBOLS,
-	                     .help = "Symbols decoded since the start or the last reset (with --kernel, work "
-	                             "items).",
+	                     .help = "Work items of the batches completed since the start or the last reset "
+	                             "(the decode kernel's: symbols decoded).",
 	                     .scope = GD_SCOPE_ALL,
 	                     SAMPLE(items) },
+	[GD_FIG_ITEMS_S] = { .name = "items_s",
+	                     .unit = GD_UNIT_PER_S,
+	                     .help = "Work items of the batches completed in the window per second (the "
+	                             "decode kernel's: symbols).",
+	                     .scope = GD_SCOPE_ALL,
+	                     .num = items_s },
+	[GD_FIG_BATCHES_S] = { .name = "batches_s",
+	                       .unit = GD_UNIT_PER_S,
+	                       .help = "Batches completed in the window per second; empty for an observed "
+	                               "process that never waits on the host.",
+	                       .scope = GD_SCOPE_ALL,
+	                       .num = batches_s },
 	[GD_FIG_LOST] = { .name = "lost",
 	                  .unit = GD_UNIT_COUNT,
 	                  .help = "Records a worker published that the tool could not use: overwritten, "
@@ -209,6 +252,19 @@ const struct gd_figure gd_figures[GD_FIG_COUNT] = {
 	                             "Share of the window in which the worker's kernels ran on the device.",
 	                         .scope = GD_SCOPE_WORKER,
 	                         SAMPLE(kernel_busy) },
+	[GD_FIG_TRANSFER_BUSY] = { .name = "transfer_busy",
+	                           .unit = GD_UNIT_SHARE,
+	                           .help = "Share of the window in which the row's transfers to and from the "
+	                                   "host ran on the device.",
+	                           .scope = GD_SCOPE_WORKER,
+	                           SAMPLE(transfer_busy) },
+	[GD_FIG_COPY_BUSY] = { .name = "copy_busy",
+	                       .unit = GD_UNIT_SHARE,
+	                       .help = "Share of the window in which an observed process's copies and fills "
+	                               "ran on the device (no kernel: not in device_busy).",
+	                       .scope = GD_SCOPE_WORKER,
+	                       SAMPLE(copy_busy),
+	                       .observed = true },
 	[GD_FIG_GEN_BUSY] = { .name = "gen_busy",
 	                      .unit = GD_UNIT_THREADS,
 	                      .help = "Threads kept busy generating inputs: the window's generation time "
@@ -269,6 +325,12 @@ const struct gd_figure gd_figures[GD_FIG_COUNT] = {
 	                    .help = "Mean device-to-host copy of a batch.",
 	                    .scope = GD_SCOPE_WORKER,
 	                    SAMPLE(bd.d2h_us) },
+	[GD_FIG_COPY_US] = { .name = "copy_us",
+	                     .unit = GD_UNIT_US,
+	                     .help = "Mean time a batch's copies and fills ran on the device.",
+	                     .scope = GD_SCOPE_WORKER,
+	                     SAMPLE(bd.copy_us),
+	                     .observed = true },
 	[GD_FIG_QUEUE_WAIT_US] = { .name = "queue_wait_us",
 	                           .unit = GD_UNIT_US,
 	                           .help = "Mean time a batch's first kernel waited in its queue.",
@@ -326,6 +388,11 @@ const struct gd_figure gd_figures[GD_FIG_COUNT] = {
 	                           "Share of the window idle waiting while another context had the device.",
 	                       .scope = GD_SCOPE_ALL,
 	                       SAMPLE(idle.share[GD_CAUSE_WAIT]) },
+	[GD_FIG_IDLE_COPY] = { .name = "idle_copy",
+	                       .unit = GD_UNIT_SHARE,
+	                       .help = "Share of the window without a kernel while copies and fills ran.",
+	                       .scope = GD_SCOPE_ALL,
+	                       SAMPLE(idle.share[GD_CAUSE_COPY]) },
 	[GD_FIG_IDLE_OTHER] = { .name = "idle_other",
 	                        .unit = GD_UNIT_SHARE,
 	                        .help = "Share of the window idle for no named cause.",
@@ -362,6 +429,44 @@ const struct gd_figure gd_figures[GD_FIG_COUNT] = {
 	                       .scope = GD_SCOPE_WORKER,
 	                       SAMPLE(obs.d2h_bytes),
 	                       .observed = true },
+	[GD_FIG_COPY_BYTES] = { .name = "copy_bytes",
+	                        .unit = GD_UNIT_BYTES,
+	                        .help = "Bytes an observed process copied, filled or migrated on the device.",
+	                        .scope = GD_SCOPE_WORKER,
+	                        SAMPLE(obs.copy_bytes),
+	                        .observed = true },
+	[GD_FIG_COMMANDS] = { .name = "commands",
+	                      .unit = GD_UNIT_COUNT,
+	                      .help = "Commands of every kind an observed process enqueued (markers and "
+	                              "barriers aside) since it started.",
+	                      .scope = GD_SCOPE_WORKER,
+	                      SAMPLE(obs.commands),
+	                      .observed = true },
+	[GD_FIG_COMMANDS_S] = { .name = "commands_s",
+	                        .unit = GD_UNIT_PER_S,
+	                        .help = "Commands of the batches an observed process completed in the window, "
+	                                "per second.",
+	                        .scope = GD_SCOPE_WORKER,
+	                        SAMPLE(commands_s),
+	                        .observed = true },
+	[GD_FIG_KERNEL_S] = { .name = "kernel_s",
+	                      .unit = GD_UNIT_S,
+	                      .help = "Device time of the row's kernels since it started (their union, "
+	                              "window by window).",
+	                      .scope = GD_SCOPE_WORKER,
+	                      SAMPLE(tot.kernel_s) },
+	[GD_FIG_TRANSFER_S] = { .name = "transfer_s",
+	                        .unit = GD_UNIT_S,
+	                        .help = "Device time of the row's transfers to and from the host since it "
+	                                "started.",
+	                        .scope = GD_SCOPE_WORKER,
+	                        SAMPLE(tot.transfer_s) },
+	[GD_FIG_COPY_S] = { .name = "copy_s",
+	                    .unit = GD_UNIT_S,
+	                    .help = "Device time of an observed process's copies and fills since it started.",
+	                    .scope = GD_SCOPE_WORKER,
+	                    SAMPLE(tot.copy_s),
+	                    .observed = true },
 	[GD_FIG_EXIT_STATUS] = { .name = "exit_status",
 	                         .unit = GD_UNIT_NONE,
 	                         .help = "An observed copy's exit status once it ended (128 + the signal "
@@ -429,10 +534,19 @@ const struct gd_figure gd_figures[GD_FIG_COUNT] = {
 	                          DEVICE(sm_occupancy) },
 	[GD_FIG_MEM_USED_BYTES] = { .name = "mem_used_bytes",
 	                            .unit = GD_UNIT_BYTES,
-	                            .help = "Device memory in use by every process, as the driver says at "
-	                                    "the window's end.",
-	                            .scope = GD_SCOPE_AGGREGATES,
-	                            DEVICE(mem_used_bytes) },
+	                            .help = "Device memory as the driver says at the window's end: a "
+	                                    "worker's, what it lists for the process; an aggregate's, "
+	                                    "every process's.",
+	                            .help_device = "Device memory in use by every process, as the driver "
+	                                           "says at the window's end.",
+	                            .scope = GD_SCOPE_ALL,
+	                            .num = mem_used },
+	[GD_FIG_DRIVER_SM] = { .name = "driver_sm",
+	                       .unit = GD_UNIT_SHARE,
+	                       .help = "The driver's sampled SM share of the process since the previous "
+	                               "window, as nvidia-smi pmon's sm%.",
+	                       .scope = GD_SCOPE_WORKER,
+	                       .num = driver_sm },
 	[GD_FIG_SYMBOLS_TOTAL] = { .name = "symbols_total",
 	                           .unit = GD_UNIT_SYMBOLS,
 	                           .help = "Symbols decoded by the worker since it started (one symbol is "
@@ -472,7 +586,7 @@ const struct gd_figure gd_figures[GD_FIG_COUNT] = {
 	[GD_FIG_PHASE_S_TOTAL] = { .name = "phase_seconds_total",
 	                           .unit = GD_UNIT_S,
 	                           .help = "Time the worker's batches spent in each phase (gen, h2d, kernel, "
-	                                   "d2h, queue_wait, other): each batch counts its window's mean.",
+	                                   "d2h, queue_wait, copy, other): each batch counts its window's mean.",
 	                           .scope = GD_SCOPE_WORKER,
 	                           SAMPLE(tot.phase_s[0]),
 	                           .n = GD_PHASE_COUNT },
@@ -501,6 +615,7 @@ _Static_assert(GD_ARRAY_LEN(gd_figures) == GD_FIG_COUNT, "one entry per figure")
 _Static_assert(GD_FIG_IDLE_HOST + GD_CAUSE_TRANSFER == GD_FIG_IDLE_TRANSFER &&
                    GD_FIG_IDLE_HOST + GD_CAUSE_LAUNCH == GD_FIG_IDLE_LAUNCH &&
                    GD_FIG_IDLE_HOST + GD_CAUSE_WAIT == GD_FIG_IDLE_WAIT &&
+                   GD_FIG_IDLE_HOST + GD_CAUSE_COPY == GD_FIG_IDLE_COPY &&
                    GD_FIG_IDLE_HOST + GD_CAUSE_OTHER == GD_FIG_IDLE_OTHER && GD_CAUSE_HOST == 0,
                "the idle figures in the causes' order: GD_FIG_IDLE_HOST + cause");
 

@@ -41,9 +41,13 @@ enum gd_fig {
 	GD_FIG_RATE,
 	GD_FIG_BATCHES,
 	GD_FIG_SYMBOLS,
+	GD_FIG_ITEMS_S, /* work items and batches per second, every mode */
+	GD_FIG_BATCHES_S,
 	GD_FIG_LOST,
 	GD_FIG_WINDOW_BATCHES,
 	GD_FIG_KERNEL_BUSY,
+	GD_FIG_TRANSFER_BUSY,
+	GD_FIG_COPY_BUSY,
 	GD_FIG_GEN_BUSY,
 	GD_FIG_GAP_KERNEL_US,
 	GD_FIG_GAP_BATCH_US,
@@ -55,6 +59,7 @@ enum gd_fig {
 	GD_FIG_H2D_US,
 	GD_FIG_KERNEL_US,
 	GD_FIG_D2H_US,
+	GD_FIG_COPY_US,
 	GD_FIG_QUEUE_WAIT_US,
 	GD_FIG_OTHER_US,
 	GD_FIG_OVERLAP_US,
@@ -65,12 +70,19 @@ enum gd_fig {
 	GD_FIG_IDLE_TRANSFER,
 	GD_FIG_IDLE_LAUNCH,
 	GD_FIG_IDLE_WAIT,
+	GD_FIG_IDLE_COPY,
 	GD_FIG_IDLE_OTHER,
 	GD_FIG_HIDDEN,
 	GD_FIG_LAUNCHES, /* an observed program's process: what its OpenCL calls did */
 	GD_FIG_WAITS,
 	GD_FIG_H2D_BYTES,
 	GD_FIG_D2H_BYTES,
+	GD_FIG_COPY_BYTES,
+	GD_FIG_COMMANDS,
+	GD_FIG_COMMANDS_S,
+	GD_FIG_KERNEL_S,
+	GD_FIG_TRANSFER_S,
+	GD_FIG_COPY_S,
 	GD_FIG_EXIT_STATUS,
 	/* A device's figures, or the run's (the aggregate). */
 	GD_FIG_PROCS,
@@ -84,6 +96,7 @@ enum gd_fig {
 	GD_FIG_SM_ACTIVE,
 	GD_FIG_SM_OCCUPANCY,
 	GD_FIG_MEM_USED_BYTES,
+	GD_FIG_DRIVER_SM,
 	/* Counters since the tool started, never reset (gd_counters). */
 	GD_FIG_SYMBOLS_TOTAL,
 	GD_FIG_BATCHES_TOTAL,
@@ -116,7 +129,8 @@ enum gd_unit {
 	GD_UNIT_THREADS, /* threads kept busy: a time over the window's */
 	GD_UNIT_US,
 	GD_UNIT_S,
-	GD_UNIT_BYTES
+	GD_UNIT_BYTES,
+	GD_UNIT_PER_S /* a count per second: work items, batches */
 };
 
 /* Where a figure's value is read: a member of the row's sample, of the row's device (the

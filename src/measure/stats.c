@@ -69,6 +69,19 @@ int64_t stats_rec_busy(const struct gd_rec *r, int64_t a, int64_t b)
 	return (int64_t)((double)inside * (double)r->kbusy_ns / (double)spans);
 }
 
+int64_t stats_rec_transfer(const struct gd_rec *r, int64_t a, int64_t b)
+{
+	return clip_len(r->h2d[0], r->h2d[1], a, b) + clip_len(r->d2h[0], r->d2h[1], a, b);
+}
+
+int64_t stats_rec_copy(const struct gd_rec *r, int64_t a, int64_t b)
+{
+	int64_t span = r->copy[1] - r->copy[0], inside = clip_len(r->copy[0], r->copy[1], a, b);
+	if (span <= 0 || r->copy_ns >= span)
+		return inside;
+	return (int64_t)((double)inside * (double)r->copy_ns / (double)span);
+}
+
 bool stats_rec_profiled(const struct gd_rec *r)
 {
 	return (r->flags & GD_REC_DEVTIME) && !(r->flags & GD_REC_ESTIMATED);
@@ -123,7 +136,7 @@ void stats_batch_add(struct gd_batch_acc *acc, const struct gd_rec *r, int64_t p
 		return; /* --profile off: the host's times only; an estimate's are another batch's */
 	int64_t h2d = nonneg(r->h2d[1] - r->h2d[0]);
 	int64_t d2h = nonneg(r->d2h[1] - r->d2h[0]);
-	int64_t qwait = nonneg(r->qwait_ns);
+	int64_t qwait = nonneg(r->qwait_ns), copy = nonneg(r->copy_ns);
 	int64_t kstart = gd_rec_kernel_start(r), kend = gd_rec_kernel_end(r);
 	int64_t kern = r->nkiv ? nonneg(kend - kstart) : 0;
 	acc->ndev++;
@@ -131,9 +144,10 @@ void stats_batch_add(struct gd_batch_acc *acc, const struct gd_rec *r, int64_t p
 	acc->kernel += kern;
 	acc->d2h += d2h;
 	acc->qwait += qwait;
+	acc->copy += copy;
 	/* The rest of the wall time; phases that overlap (generation on another thread, copies
 	 * beside kernels) leave less than nothing: that excess is their overlap, not "other". */
-	int64_t rest = (r->t_end - r->t_begin) - gen - h2d - kern - d2h - qwait;
+	int64_t rest = (r->t_end - r->t_begin) - gen - h2d - kern - d2h - qwait - copy;
 	acc->other += nonneg(rest);
 	acc->overlap += nonneg(-rest);
 	if (r->kernels > 1)
@@ -156,6 +170,7 @@ void stats_batch_merge(struct gd_batch_acc *into, const struct gd_batch_acc *fro
 	into->kernel += from->kernel;
 	into->d2h += from->d2h;
 	into->qwait += from->qwait;
+	into->copy += from->copy;
 	into->other += from->other;
 	into->overlap += from->overlap;
 	into->kgap_sum += from->kgap_sum;
@@ -273,6 +288,7 @@ void stats_breakdown(const struct gd_batch_acc *acc, struct gd_breakdown *out)
 	out->kernel_us = mean_us(acc->kernel, acc->ndev);
 	out->d2h_us = mean_us(acc->d2h, acc->ndev);
 	out->queue_wait_us = mean_us(acc->qwait, acc->ndev);
+	out->copy_us = mean_us(acc->copy, acc->ndev);
 	out->other_us = mean_us(acc->other, acc->ndev);
 	out->overlap_us = mean_us(acc->overlap, acc->ndev);
 	out->gap_kernel_us = mean_us(acc->kgap_sum, acc->kgap_n);

@@ -22,6 +22,10 @@ void stats_rec_intervals(const struct gd_rec *r, struct gd_iv **iv, size_t *n, s
  * kernel in 1 ns units; grouped records, and those in coarser units (batches of more than
  * 4.29 s), are scaled by their true busy time over the intervals' spans. */
 int64_t stats_rec_busy(const struct gd_rec *r, int64_t a, int64_t b);
+/* The time within [a, b) that r's transfers to and from the host ran (their spans), and that
+ * its copies and fills on the device ran (their span, scaled to their summed time), in ns. */
+int64_t stats_rec_transfer(const struct gd_rec *r, int64_t a, int64_t b);
+int64_t stats_rec_copy(const struct gd_rec *r, int64_t a, int64_t b);
 
 /* A log2 histogram of durations in ns, for percentiles of gaps. Values >= 0 go to buckets
  * GD_HIST_HALF + k: k = 0 holds [0, 1), k >= 1 holds [2^(k-1), 2^k). A negative value v (batches
@@ -54,7 +58,7 @@ struct gd_batch_acc {
 	uint64_t items;
 	int64_t gen;                            /* sum over every batch, ns */
 	uint64_t ndev;                          /* batches with measured device times */
-	int64_t h2d, kernel, d2h, qwait, other; /* sums over those, ns */
+	int64_t h2d, kernel, d2h, qwait, copy, other; /* sums over those, ns */
 	int64_t overlap;                        /* sum over those of max(0, the phases - the wall time) */
 	int64_t kgap_sum;                       /* max(0, START(k+1) - END(k)) within profiled batches */
 	uint64_t kgap_n;

@@ -1,10 +1,12 @@
-/* calls.c: the recording function of each wrapped OpenCL entry point (entry_points.h lists
- * them), shared by the layer and the LD_PRELOAD front ends. Each passes the program's arguments
+/* calls.c: the recording functions of the wrapped OpenCL entry points that are not commands
+ * (queues, waits, events: enqueue.c has the commands), shared by the layer and the LD_PRELOAD
+ * front ends. Each passes the program's arguments
  * on unchanged but for two additions: the profiling property on queues it creates (hidden again
  * from clGetCommandQueueInfo and clGetEventProfilingInfo), and an event on commands of a
  * profiled batch where the program asked for none (released by the recorder). What the call
  * returns, errors included, is returned as it came, but for the two answers that would show the
  * additions: an added queue's profiling, and the recorder's references in an event's count. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "gputop/common.h"
@@ -133,141 +135,11 @@ cl_int obs_queue_info(const cl_icd_dispatch *nx, cl_command_queue q, cl_command_
 	return rc;
 }
 
-/* One command of a batch, from before its call to after it: whether the recorder keeps its
- * event, the program's event argument, and the event of our own where it passed none. */
-struct cmd {
-	bool keep;
-	cl_event *ev;
-	cl_event mine;
-};
-
-/* Before the call: the command opens or continues q's batch; returns the event argument to pass
- * on: the program's, or ours while the batch is profiled. */
-static cl_event *cmd_begin(struct cmd *c, const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind kind,
-                           cl_event *ev)
-{
-	c->keep = obs_cmd_begin(nx, q, kind);
-	c->ev = ev;
-	c->mine = NULL;
-	return ev ? ev : c->keep ? &c->mine : NULL;
-}
-
-/* After it: the command counted and, after a successful call, the event the recorder keeps handed
- * over to it (ours, or a reference of its own to the program's). */
-static void cmd_end(const struct cmd *c, const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind kind,
-                    uint64_t amount, cl_int rc)
-{
-	cl_event kept = NULL;
-	if (c->keep && rc == CL_SUCCESS)
-		kept = !c->ev ? c->mine : nx->clRetainEvent(*c->ev) == CL_SUCCESS ? *c->ev : NULL;
-	obs_cmd_end(nx, q, kind, amount, kept, c->ev != NULL, rc);
-}
-
-cl_int obs_ndrange(const cl_icd_dispatch *nx, cl_command_queue q, cl_kernel k, cl_uint dim, const size_t *off,
-                   const size_t *global, const size_t *local, cl_uint nw, const cl_event *wl, cl_event *ev)
-{
-	struct cmd c;
-	cl_event *e = cmd_begin(&c, nx, q, OBS_KERNEL, ev);
-	cl_int rc = nx->clEnqueueNDRangeKernel(q, k, dim, off, global, local, nw, wl, e);
-	uint64_t items = 1;
-	for (cl_uint d = 0; global && d < dim && d < 3; d++)
-		items *= global[d];
-	cmd_end(&c, nx, q, OBS_KERNEL, items, rc);
-	return rc;
-}
-
-/* After a transfer: counted, and where blocking, a host wait that ends the batch. */
-static void transfer_end(const struct cmd *c, const cl_icd_dispatch *nx, cl_command_queue q,
-                         enum obs_kind kind, uint64_t bytes, cl_bool blocking, cl_int rc)
-{
-	cmd_end(c, nx, q, kind, bytes, rc);
-	if (blocking && rc == CL_SUCCESS)
-		obs_wait(&q, 1);
-}
-
-cl_int obs_read(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, cl_bool blocking, size_t off,
-                size_t size, void *ptr, cl_uint nw, const cl_event *wl, cl_event *ev)
-{
-	struct cmd c;
-	cl_event *e = cmd_begin(&c, nx, q, OBS_READ, ev);
-	cl_int rc = nx->clEnqueueReadBuffer(q, b, blocking, off, size, ptr, nw, wl, e);
-	transfer_end(&c, nx, q, OBS_READ, size, blocking, rc);
-	return rc;
-}
-
-cl_int obs_write(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, cl_bool blocking, size_t off,
-                 size_t size, const void *ptr, cl_uint nw, const cl_event *wl, cl_event *ev)
-{
-	struct cmd c;
-	cl_event *e = cmd_begin(&c, nx, q, OBS_WRITE, ev);
-	cl_int rc = nx->clEnqueueWriteBuffer(q, b, blocking, off, size, ptr, nw, wl, e);
-	transfer_end(&c, nx, q, OBS_WRITE, size, blocking, rc);
-	return rc;
-}
-
-static uint64_t region_bytes(const size_t *region)
-{
-	return region ? (uint64_t)region[0] * region[1] * region[2] : 0;
-}
-
-/* A rectangular transfer, either way (kind): origins { buffer, host }, pitches { buffer row,
- * buffer slice, host row, host slice }, as the entry points take them; it moves the region's
- * bytes. A write's host pointer travels as void * only to share this function: it goes on to
- * clEnqueueWriteBufferRect, which takes it as const, and nothing writes through it. */
-static cl_int rect(const cl_icd_dispatch *nx, enum obs_kind kind, cl_command_queue q, cl_mem b,
-                   cl_bool blocking, const size_t *const org[2], const size_t *region, const size_t pitch[4],
-                   void *ptr, cl_uint nw, const cl_event *wl, cl_event *ev)
-{
-	struct cmd c;
-	cl_event *e = cmd_begin(&c, nx, q, kind, ev);
-	cl_int rc = kind == OBS_READ
-	                ? nx->clEnqueueReadBufferRect(q, b, blocking, org[0], org[1], region, pitch[0],
-	                                              pitch[1], pitch[2], pitch[3], ptr, nw, wl, e)
-	                : nx->clEnqueueWriteBufferRect(q, b, blocking, org[0], org[1], region, pitch[0],
-	                                               pitch[1], pitch[2], pitch[3], ptr, nw, wl, e);
-	transfer_end(&c, nx, q, kind, region_bytes(region), blocking, rc);
-	return rc;
-}
-
-cl_int obs_read_rect(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, cl_bool blocking,
-                     const size_t *borigin, const size_t *horigin, const size_t *region, size_t brow,
-                     size_t bslice, size_t hrow, size_t hslice, void *ptr, cl_uint nw, const cl_event *wl,
-                     cl_event *ev)
-{
-	return rect(nx, OBS_READ, q, b, blocking, (const size_t *const[]){ borigin, horigin }, region,
-	            (const size_t[]){ brow, bslice, hrow, hslice }, ptr, nw, wl, ev);
-}
-
-cl_int obs_write_rect(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, cl_bool blocking,
-                      const size_t *borigin, const size_t *horigin, const size_t *region, size_t brow,
-                      size_t bslice, size_t hrow, size_t hslice, const void *ptr, cl_uint nw,
-                      const cl_event *wl, cl_event *ev)
-{
-	return rect(nx, OBS_WRITE, q, b, blocking, (const size_t *const[]){ borigin, horigin }, region,
-	            (const size_t[]){ brow, bslice, hrow, hslice }, (void *)ptr, nw, wl, ev);
-}
-
-/* A map for reading brings the region to the host: counted as read from the device. A map for
- * writing opens or continues the batch as a write does, and counts as a read of no bytes. */
-void *obs_map(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem b, cl_bool blocking, cl_map_flags flags,
-              size_t off, size_t size, cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *err)
-{
-	bool reads = flags & CL_MAP_READ;
-	struct cmd c;
-	cl_event *e = cmd_begin(&c, nx, q, reads ? OBS_READ : OBS_WRITE, ev);
-	cl_int rc;
-	void *p = nx->clEnqueueMapBuffer(q, b, blocking, flags, off, size, nw, wl, e, &rc);
-	transfer_end(&c, nx, q, OBS_READ, reads ? size : 0, blocking, rc);
-	if (err)
-		*err = rc;
-	return p;
-}
-
 cl_int obs_finish(const cl_icd_dispatch *nx, cl_command_queue q)
 {
 	cl_int rc = nx->clFinish(q);
 	if (rc == CL_SUCCESS)
-		obs_wait(&q, 1);
+		obs_wait(&q, 1, true);
 	return rc;
 }
 
@@ -284,7 +156,49 @@ cl_int obs_wait_events(const cl_icd_dispatch *nx, cl_uint n, const cl_event *lis
 		                       NULL) == CL_SUCCESS &&
 		    qs[nq])
 			nq++;
-	obs_wait(qs, nq);
+	obs_wait(qs, nq, true);
+	return rc;
+}
+
+/* The queue of e, or NULL (a user event, an invalid one). */
+static cl_command_queue queue_of(const cl_icd_dispatch *nx, cl_event e)
+{
+	cl_command_queue q = NULL;
+	if (nx->clGetEventInfo(e, CL_EVENT_COMMAND_QUEUE, sizeof(q), &q, NULL) != CL_SUCCESS)
+		q = NULL;
+	return q;
+}
+
+/* The program's CL_COMPLETE callback, and the queue whose batch its call ends. */
+struct callback {
+	void(CL_CALLBACK *fn)(cl_event, cl_int, void *);
+	void *ud;
+	cl_command_queue q;
+};
+
+static void CL_CALLBACK on_complete(cl_event e, cl_int status, void *arg)
+{
+	struct callback cb = *(struct callback *)arg;
+	free(arg);
+	if (status == CL_COMPLETE)
+		obs_callback_wait(cb.q);
+	cb.fn(e, status, cb.ud);
+}
+
+/* A program that waits by CL_COMPLETE callbacks learns of its batches' ends through them: the
+ * callback is wrapped to tell the recorder first (then calls the program's with its own
+ * arguments). Any other callback, or one on an event of no queue, goes on as it is. */
+cl_int obs_event_callback(const cl_icd_dispatch *nx, cl_event e, cl_int type,
+                          void(CL_CALLBACK *fn)(cl_event, cl_int, void *), void *ud)
+{
+	cl_command_queue q = type == CL_COMPLETE && fn ? queue_of(nx, e) : NULL;
+	struct callback *cb = q ? malloc(sizeof(*cb)) : NULL;
+	if (!cb)
+		return nx->clSetEventCallback(e, type, fn, ud);
+	*cb = (struct callback){ .fn = fn, .ud = ud, .q = q };
+	cl_int rc = nx->clSetEventCallback(e, type, on_complete, cb);
+	if (rc != CL_SUCCESS)
+		free(cb);
 	return rc;
 }
 
@@ -294,7 +208,15 @@ cl_int obs_event_info(const cl_icd_dispatch *nx, cl_event e, cl_event_info what,
 {
 	if (what == CL_EVENT_REFERENCE_COUNT)
 		return obs_event_refcount(nx, e, size, value, size_ret);
-	return nx->clGetEventInfo(e, what, size, value, size_ret);
+	cl_int rc = nx->clGetEventInfo(e, what, size, value, size_ret);
+	/* A program that polls its event's status has waited for it once the answer is complete. */
+	if (rc == CL_SUCCESS && what == CL_EVENT_COMMAND_EXECUTION_STATUS && value && size >= sizeof(cl_int) &&
+	    *(cl_int *)value == CL_COMPLETE) {
+		cl_command_queue q = queue_of(nx, e);
+		if (q)
+			obs_wait(&q, 1, false);
+	}
+	return rc;
 }
 
 /* An event of a queue whose profiling the library added answers as on a queue without it. Any
@@ -302,9 +224,8 @@ cl_int obs_event_info(const cl_icd_dispatch *nx, cl_event e, cl_event_info what,
 cl_int obs_event_profiling(const cl_icd_dispatch *nx, cl_event e, cl_profiling_info what, size_t size,
                            void *value, size_t *size_ret)
 {
-	cl_command_queue q = NULL;
-	if (nx->clGetEventInfo(e, CL_EVENT_COMMAND_QUEUE, sizeof(cl_command_queue), &q, NULL) == CL_SUCCESS &&
-	    obs_queue_hidden(q, NULL, 0, NULL))
+	cl_command_queue q = queue_of(nx, e);
+	if (q && obs_queue_hidden(q, NULL, 0, NULL))
 		return CL_PROFILING_INFO_NOT_AVAILABLE;
 	return nx->clGetEventProfilingInfo(e, what, size, value, size_ret);
 }

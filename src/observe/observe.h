@@ -16,8 +16,10 @@
 
 #define OBS_EXPORT __attribute__((visibility("default")))
 
-/* What a command moves, for the batch's counts. */
-enum obs_kind { OBS_KERNEL, OBS_WRITE, OBS_READ };
+/* What a command does, for the batch's counts and device times: runs a kernel (NDRange, Task,
+ * Native: its work items), moves bytes to the device (writes, maps for writing at their unmap),
+ * from it (reads, maps for reading), or within it (copies, fills, migrations, SVM copies). */
+enum obs_kind { OBS_KERNEL, OBS_WRITE, OBS_READ, OBS_COPY, OBS_KINDS };
 
 /* ---- the recorder: the process's segment (segment.c), its queues' batches (record.c) and their
  * records (publish.c) ---- */
@@ -48,20 +50,33 @@ bool obs_queue_hidden(cl_command_queue q, cl_queue_properties *props, size_t max
  * (see record.c), opens one where none is open, and says whether the command's event should be
  * kept, for the batch's device times. */
 bool obs_cmd_begin(const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind kind);
-/* After it: the counts (work-items of a kernel, bytes of a transfer) and, where kept, its event,
- * which the recorder owns from here on (an event it added, or, theirs, its own reference to the
- * program's). Nothing is counted when rc is an error. */
+/* After it: the counts (work-items of a kernel, bytes moved) and, where kept, its event, which the
+ * recorder owns from here on (an event it added, or, theirs, its own reference to the program's);
+ * call_ns: how long the call took (the sampler's measure of what an added event costs). Nothing
+ * is counted when rc is an error. */
 void obs_cmd_end(const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind kind, uint64_t amount,
-                 cl_event ev, bool theirs, cl_int rc);
+                 cl_event ev, bool theirs, cl_int rc, int64_t call_ns);
+/* A map for writing of bytes at ptr (of mem; NULL for SVM) has succeeded: its unmap moves them. */
+void obs_map_note(cl_mem mem, const void *ptr, uint64_t bytes);
+/* The bytes the unmap of ptr (of mem) moves to the device, forgetting the map; 0 for a map for
+ * reading or one not seen. */
+uint64_t obs_unmap_bytes(cl_mem mem, const void *ptr);
 /* clGetEventInfo's CL_EVENT_REFERENCE_COUNT of the program's event e, less the references the
  * recorder holds on it: the count the program would read alone. */
 cl_int obs_event_refcount(const cl_icd_dispatch *nx, cl_event e, size_t size, void *value, size_t *size_ret);
-/* A host wait on the queues qs[0..n) has returned: their batches may end here. */
-void obs_wait(const cl_command_queue *qs, size_t n);
+/* A host wait on the queues qs[0..n) has returned: their batches may end here. counted: the
+ * program blocked for it (clFinish, clWaitForEvents, a blocking command: the log's waits); not:
+ * it learned of the completion otherwise (a status it polled, a callback). */
+void obs_wait(const cl_command_queue *qs, size_t n, bool counted);
+/* A CL_COMPLETE callback of the program's on an event of q has been called: as a wait that is
+ * not counted, but from a runtime thread, which must never block on the recorder (deferred to
+ * the next call or tick when the recorder is busy). */
+void obs_callback_wait(cl_command_queue q);
 
-/* At exit (normal, or _exit through LD_PRELOAD): publishes the batches still waiting for the
- * queue's next command, without their device times (the runtime may be gone). */
-void obs_flush(void);
+/* At exit (normal, or _exit through LD_PRELOAD): publishes every queue's batch, with the device
+ * times of its commands where they have completed (read), or without reading anything (the
+ * runtime may be gone). */
+void obs_flush(bool read);
 
 /* ---- calls.c: the recording functions, one per entry point of entry_points.h, calling what
  * comes next through nx ---- */

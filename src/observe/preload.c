@@ -39,6 +39,8 @@ static void resolve(void)
 	/* Used by the recorder itself. */
 	RESOLVE(clRetainEvent);
 	RESOLVE(clReleaseEvent);
+	RESOLVE(clGetImageInfo);      /* an image's bytes */
+	RESOLVE(clGetMemObjectInfo);  /* a migration's bytes */
 }
 
 /* The next definitions, or NULL where the entry point has none (no libOpenCL loaded): the
@@ -72,7 +74,7 @@ static const cl_icd_dispatch *nx(void)
 OBS_EXPORT void _exit(int status)
 {
 	static void (*real_exit)(int);
-	obs_flush();
+	obs_flush(true); /* the runtime is still there: nothing has been torn down */
 	if (!real_exit)
 		*(void **)&real_exit = dlsym(RTLD_NEXT, "_exit");
 	if (real_exit)

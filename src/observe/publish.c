@@ -1,6 +1,7 @@
-/* publish.c: a queue's finished batch as a record in the process's segment: its counts, and
- * its device times, read from the events of a profiled batch and mapped onto the host clock, or
- * estimated from the queue's last profiled batch (--profile sampled). */
+/* publish.c: a queue's finished batch as a record in the process's segment: its counts, and its
+ * device times by kind (kernels, writes, reads, copies), read from the events of a profiled batch
+ * as they complete and mapped onto the host clock, or estimated at the rates of the queue's latest
+ * profiled batch (--profile sampled). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,20 +10,43 @@
 
 #define OBS_KV_MAX GD_LAUNCHES_MAX /* kernel intervals read from one batch's events */
 
-/* [START, END] of e, or false when it is not complete or has no profiling information. */
-static bool ev_times(const cl_icd_dispatch *nx, cl_event e, cl_ulong t[3])
+/* e's SUBMIT, START and END, or false when it is not complete or has no profiling information.
+ * The queries do not block. */
+static bool ev_query(const cl_icd_dispatch *nx, cl_event e, cl_ulong t[3])
 {
 	cl_int st = CL_QUEUED;
 	if (nx->clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(st), &st, NULL) != CL_SUCCESS ||
 	    st != CL_COMPLETE)
 		return false;
-	return nx->clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_SUBMIT, sizeof(t[0]), &t[0], NULL) ==
-	           CL_SUCCESS &&
-	       nx->clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_START, sizeof(t[1]), &t[1], NULL) ==
-	           CL_SUCCESS &&
-	       nx->clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof(t[2]), &t[2], NULL) ==
-	           CL_SUCCESS &&
-	       t[2] >= t[1];
+	static const cl_profiling_info what[3] = { CL_PROFILING_COMMAND_SUBMIT, CL_PROFILING_COMMAND_START,
+		                                   CL_PROFILING_COMMAND_END };
+	for (int i = 0; i < 3; i++)
+		if (nx->clGetEventProfilingInfo(e, what[i], sizeof(t[i]), &t[i], NULL) != CL_SUCCESS)
+			return false;
+	return t[2] >= t[1];
+}
+
+/* Reads ev's times once it has completed; whether they are known. */
+static bool ev_done(const cl_icd_dispatch *nx, struct obs_ev *ev)
+{
+	if (!ev->done && nx)
+		ev->done = ev_query(nx, ev->e, ev->t);
+	return ev->done;
+}
+
+void obs_read_completed(void)
+{
+	for (size_t i = 0; i < obs.nq; i++) {
+		struct obs_queue *oq = &obs.qs[i];
+		for (size_t j = 0; oq->nx && j < oq->nev; j++)
+			if (!ev_done(oq->nx, &oq->ev[j]))
+				break; /* an in-order queue completes its commands in order */
+	}
+}
+
+bool obs_batch_complete(const struct obs_queue *oq)
+{
+	return oq->nev && oq->ev[oq->nev - 1].done;
 }
 
 /* Widens span to cover [s, e). */
@@ -34,31 +58,34 @@ static void span_add(int64_t span[2], int64_t s, int64_t e)
 		span[1] = e;
 }
 
-/* Device intervals of the batch's commands, in device ns: kernels into kv, copies into spans. */
-static bool batch_times(const cl_icd_dispatch *nx, const struct obs_queue *oq, int64_t (*kv)[2], uint32_t *nk,
-                        int64_t h2d[2], int64_t d2h[2], int64_t *qwait, int64_t *last_end)
+/* A batch's device times, in device ns: its kernels' intervals, the spans of its writes, reads
+ * and copies (span[OBS_WRITE] ...) and the sum of its copies' times. */
+struct devtimes {
+	uint32_t nk;
+	int64_t span[OBS_KINDS][2];
+	int64_t copy_ns, qwait, last_end;
+};
+
+static bool batch_times(const cl_icd_dispatch *nx, struct obs_queue *oq, int64_t (*kv)[2], struct devtimes *d)
 {
-	*nk = 0;
-	*qwait = 0;
-	*last_end = 0;
+	memset(d, 0, sizeof(*d));
 	for (size_t i = 0; i < oq->nev; i++) {
-		cl_ulong t[3];
-		if (!ev_times(nx, oq->ev[i].e, t))
+		struct obs_ev *ev = &oq->ev[i];
+		if (!ev_done(nx, ev))
 			return false;
-		int64_t s = (int64_t)t[1], e = (int64_t)t[2];
-		*last_end = e > *last_end ? e : *last_end;
-		if (oq->ev[i].kind == OBS_WRITE)
-			span_add(h2d, s, e);
-		else if (oq->ev[i].kind == OBS_READ)
-			span_add(d2h, s, e);
-		else if (*nk < OBS_KV_MAX) {
-			if (*nk == 0)
-				*qwait = t[1] > t[0] ? (int64_t)(t[1] - t[0]) : 0;
-			kv[*nk][0] = s;
-			kv[(*nk)++][1] = e;
+		int64_t s = (int64_t)ev->t[1], e = (int64_t)ev->t[2];
+		d->last_end = e > d->last_end ? e : d->last_end;
+		if (ev->kind != OBS_KERNEL) {
+			span_add(d->span[ev->kind], s, e);
+			d->copy_ns += ev->kind == OBS_COPY ? e - s : 0;
+		} else if (d->nk < OBS_KV_MAX) {
+			if (d->nk == 0)
+				d->qwait = ev->t[1] > ev->t[0] ? (int64_t)(ev->t[1] - ev->t[0]) : 0;
+			kv[d->nk][0] = s;
+			kv[d->nk++][1] = e;
 		}
 	}
-	return *last_end > 0;
+	return d->last_end > 0;
 }
 
 static int by_start(const void *a, const void *b)
@@ -87,63 +114,81 @@ static void kernels_union(int64_t (*kv)[2], uint32_t *n)
 
 static void map_span(int64_t span[2])
 {
+	if (!span[0] && !span[1])
+		return;
 	span[0] = timebase_map(&obs.tb, span[0]);
 	span[1] = timebase_map(&obs.tb, span[1]);
 }
 
+static double per_unit(int64_t ns, uint64_t units)
+{
+	return units ? (double)ns / (double)units : 0;
+}
+
 /* The record's device times from the batch's events, mapped onto the host clock; the queue's
- * template for the batches not profiled is kept from them. */
+ * rates for the batches not profiled are kept from them. */
 static bool measure(const cl_icd_dispatch *nx, struct obs_queue *oq, struct gd_rec *r)
 {
 	static int64_t kv[OBS_KV_MAX][2]; /* under obs.mu */
-	int64_t h2d[2] = { 0, 0 }, d2h[2] = { 0, 0 }, last_end;
-	uint32_t nk;
-	if (!batch_times(nx, oq, kv, &nk, h2d, d2h, &r->qwait_ns, &last_end))
+	struct devtimes d;
+	if (!batch_times(nx, oq, kv, &d))
 		return false;
-	timebase_observe(&obs.tb, r->t_end, last_end);
-	kernels_union(kv, &nk);
-	for (uint32_t k = 0; k < nk; k++) {
+	timebase_observe(&obs.tb, r->t_end, d.last_end);
+	kernels_union(kv, &d.nk);
+	for (uint32_t k = 0; k < d.nk; k++) {
 		kv[k][0] = timebase_map(&obs.tb, kv[k][0]);
 		kv[k][1] = timebase_map(&obs.tb, kv[k][1]);
 	}
-	map_span(h2d);
-	map_span(d2h);
-	memcpy(r->h2d, h2d, sizeof(h2d));
-	memcpy(r->d2h, d2h, sizeof(d2h));
-	gd_rec_set_kernels(r, (const int64_t(*)[2])kv, nk);
+	for (int k = OBS_WRITE; k < OBS_KINDS; k++)
+		map_span(d.span[k]);
+	memcpy(r->h2d, d.span[OBS_WRITE], sizeof(r->h2d));
+	memcpy(r->d2h, d.span[OBS_READ], sizeof(r->d2h));
+	memcpy(r->copy, d.span[OBS_COPY], sizeof(r->copy));
+	r->copy_ns = d.copy_ns;
+	r->qwait_ns = d.qwait;
+	gd_rec_set_kernels(r, (const int64_t(*)[2])kv, d.nk);
 	r->flags |= GD_REC_DEVTIME;
-	struct obs_template *t = &oq->tpl;
-	*t = (struct obs_template){ .kernels = r->kernels, .nkv = r->nkiv, .valid = true };
-	for (uint32_t i = 0; i < r->nkiv; i++) {
-		int64_t iv[2];
-		gd_rec_kiv(r, i, iv);
-		t->kv[i][0] = iv[0] - r->t_end;
-		t->kv[i][1] = iv[1] - r->t_end;
-	}
-	for (int i = 0; i < 2; i++) {
-		t->h2d[i] = h2d[i] ? h2d[i] - r->t_end : 0;
-		t->d2h[i] = d2h[i] ? d2h[i] - r->t_end : 0;
-	}
+	struct obs_rates *t = &oq->rates;
+	t->ns_per_launch = per_unit(r->kbusy_ns, oq->kernels);
+	t->ns_per_byte[OBS_WRITE] = per_unit(r->h2d[1] - r->h2d[0], oq->bytes[OBS_WRITE]);
+	t->ns_per_byte[OBS_READ] = per_unit(r->d2h[1] - r->d2h[0], oq->bytes[OBS_READ]);
+	t->ns_per_byte[OBS_COPY] = per_unit(r->copy_ns, oq->bytes[OBS_COPY]);
+	t->valid = true;
 	return true;
 }
 
-/* A batch not profiled: the queue's last profiled one's device times, moved to end where this
- * one ended, when it had as many kernels (as a worker's estimate, sampler_estimate). */
+/* A batch not profiled (--profile sampled): the device time its work took at the queue's rates of
+ * its latest profiled batch (time per launch, per byte moved), placed in the batch's own span
+ * from its first command to its end: writes first, then copies, kernels as one interval, reads
+ * last; where more than the span, all shrunk to fit it (a queue runs one command at a time, and
+ * the device cannot have worked on the batch before its first command). */
 static void estimate(const struct obs_queue *oq, struct gd_rec *r)
 {
-	const struct obs_template *t = &oq->tpl;
-	if (!t->valid || t->kernels != r->kernels || obs.policy != GD_PROF_SAMPLED)
+	const struct obs_rates *t = &oq->rates;
+	if (!t->valid || obs.policy != GD_PROF_SAMPLED)
 		return;
-	int64_t kv[GD_REC_KMAX][2];
-	for (uint32_t i = 0; i < t->nkv; i++) {
-		kv[i][0] = t->kv[i][0] + r->t_end;
-		kv[i][1] = t->kv[i][1] + r->t_end;
+	double ns[OBS_KINDS] = { t->ns_per_launch * (double)oq->kernels };
+	double sum = ns[0];
+	for (int k = OBS_WRITE; k < OBS_KINDS; k++)
+		sum += ns[k] = t->ns_per_byte[k] * (double)oq->bytes[k];
+	double room = (double)(r->t_end - r->t_gen);
+	double scale = sum > room && sum > 0 ? room / sum : 1;
+	int64_t at = r->t_gen;
+	int64_t *spans[OBS_KINDS] = { [OBS_WRITE] = r->h2d, [OBS_READ] = r->d2h, [OBS_COPY] = r->copy };
+	static const enum obs_kind order[] = { OBS_WRITE, OBS_COPY, OBS_KERNEL, OBS_READ };
+	for (size_t i = 0; i < GD_ARRAY_LEN(order); i++) {
+		enum obs_kind k = order[i];
+		int64_t len = (int64_t)(ns[k] * scale);
+		if (k == OBS_KERNEL && oq->kernels) {
+			const int64_t kv[1][2] = { { at, at + len } };
+			gd_rec_set_kernels(r, kv, 1);
+		} else if (k != OBS_KERNEL && oq->bytes[k]) {
+			spans[k][0] = at;
+			spans[k][1] = at + len;
+		}
+		at += len;
 	}
-	for (int i = 0; i < 2; i++) {
-		r->h2d[i] = t->h2d[0] ? t->h2d[i] + r->t_end : 0;
-		r->d2h[i] = t->d2h[0] ? t->d2h[i] + r->t_end : 0;
-	}
-	gd_rec_set_kernels(r, (const int64_t(*)[2])kv, t->nkv);
+	r->copy_ns = r->copy[1] - r->copy[0];
 	r->flags |= GD_REC_DEVTIME | GD_REC_ESTIMATED;
 }
 
@@ -156,38 +201,39 @@ static void release_events(const cl_icd_dispatch *nx, struct obs_queue *oq)
 	oq->nev = 0;
 }
 
-/* Drops what the record cannot carry rather than the record: device times that do not fit
- * its bounds, launches and items past the largest a batch may hold. */
+/* Drops what the record cannot carry rather than the record: device times that do not fit its
+ * bounds (counts are bounded where they are set). */
 static void clamp(struct gd_rec *r)
 {
-	if (r->kernels > GD_LAUNCHES_MAX)
-		r->kernels = GD_LAUNCHES_MAX;
-	if (r->items > GD_SIZE_MAX)
-		r->items = GD_SIZE_MAX;
 	if (gd_rec_valid(r))
 		return;
-	uint32_t keep = r->flags & (GD_REC_LANE | GD_REC_THREAD);
+	uint32_t keep = r->flags & (GD_REC_LANE | GD_REC_THREAD), commands = r->commands;
 	memset(&r->h2d, 0, sizeof(*r) - offsetof(struct gd_rec, h2d));
 	r->flags = keep;
+	r->commands = commands;
 	r->share_ppm = GD_SHARE_NONE;
 }
 
 void obs_close_batch(const cl_icd_dispatch *nx, struct obs_queue *oq)
 {
+	/* Never waited for (at release or at exit): it ends now, a host time after whatever of it
+	 * completed, as a wait's end is (the timebase's estimate rests on that). */
+	int64_t end = oq->waited ? oq->t_wait : now_ns();
 	oq->open = oq->waited = false;
-	oq->last_wait = oq->t_wait;
+	oq->last_wait = end;
 	struct gd_rec r;
 	memset(&r, 0, sizeof(r));
 	r.batch = obs.batches++;
-	r.items = (uint32_t)(oq->items > GD_SIZE_MAX ? GD_SIZE_MAX : oq->items);
-	r.kernels = (uint32_t)(oq->kernels > UINT32_MAX ? UINT32_MAX : oq->kernels);
+	r.items = (uint32_t)(oq->items > UINT32_MAX ? UINT32_MAX : oq->items);
+	r.kernels = (uint32_t)(oq->kernels > GD_REC_LAUNCHES_MAX ? GD_REC_LAUNCHES_MAX : oq->kernels);
 	if (r.kernels && !r.items)
 		r.items = 1;
+	r.commands = (uint32_t)(oq->commands > UINT32_MAX ? UINT32_MAX : oq->commands);
 	r.t_begin = oq->t_begin;
 	r.t_gen = oq->t_first;
-	r.t_end = oq->t_wait;
+	r.t_end = end;
 	r.flags = oq->lane << GD_REC_LANE_BIT | oq->thread << GD_REC_THREAD_BIT;
-	r.sample_every = obs.policy != GD_PROF_SAMPLED ? 0 : oq->own ? 1 : obs.every; /* own: all read */
+	r.sample_every = obs_sample_every(oq);
 	r.share_ppm = GD_SHARE_NONE;
 	if (!nx || !oq->profiled || !measure(nx, oq, &r))
 		estimate(oq, &r);

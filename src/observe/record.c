@@ -1,14 +1,16 @@
 /* record.c: inside an observed program, its queues and the commands on them: where each queue's
  * batch starts and ends (segment.c makes the process's segment, publish.c a batch's record).
  *
- * A batch is a queue's work between two host waits that it needs: its kernels, the transfers
- * that feed them and those that bring their results back. The question's loop waits three times
- * per batch (a blocking write, clFinish, a blocking read): a wait ends the batch only once the
- * batch has kernels, and only when the queue's next command is a write or a kernel (a read after
- * the wait still belongs to it). So the batch is published when the next one starts, when it has
- * waited OBS_SETTLE_NS with nothing after it, when the queue is released or at exit; its end is
- * its last wait. Everything here runs under one mutex, never held across a call into OpenCL that
- * may block (the program's threads keep enqueueing while one of them waits). */
+ * A batch is a queue's work between two host waits that it needs: its kernels and copies, the
+ * transfers that feed them and those that bring their results back. A wait is the program
+ * blocking (clFinish, clWaitForEvents, a blocking command) or learning of a completion otherwise
+ * (a status it polled that says complete, a CL_COMPLETE callback of its own). The question's loop
+ * waits three times per batch (a blocking write, clFinish, a blocking read): a wait ends the
+ * batch only once the batch has kernels or copies, and only when the queue's next command is not
+ * a read (a read after the wait still belongs to it). So the batch is published when the next one
+ * starts, when it has waited OBS_SETTLE_NS with nothing after it, when the queue is released or at
+ * exit; its end is its last wait. Everything here runs under one mutex, never held across a call
+ * into OpenCL that may block (the program's threads keep enqueueing while one of them waits). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +38,7 @@ static struct obs_queue *add_queue(cl_command_queue q)
 	memset(oq, 0, sizeof(*oq));
 	oq->q = q;
 	oq->lane = obs.lanes++ % GD_QUEUES_MAX;
+	oq->nx = obs.nx;
 	return oq;
 }
 
@@ -151,10 +154,10 @@ static unsigned obs_thread(void)
 	return n;
 }
 
-/* Opens q's batch: profiled under --profile full, or the first of each queue and then one in
- * every obs.every under sampled; never where the queue cannot give device times. A queue the
- * program made with profiling has every batch profiled, under any policy (off included): its
- * runtime times every command already, and the recorder only reads the times (doc/observe.md). */
+/* Opens q's batch: profiled as the sampler says (sample.c): every batch under --profile full, in
+ * slices of time under sampled, never where the queue cannot give device times; every batch of a
+ * queue the program made with profiling, under any policy (off included): its runtime times every
+ * command already, and the recorder only reads the times (doc/observe.md). */
 static void open_batch(struct obs_queue *oq, int64_t now)
 {
 	oq->open = true;
@@ -162,11 +165,48 @@ static void open_batch(struct obs_queue *oq, int64_t now)
 	oq->t_first = now;
 	oq->t_begin = oq->last_wait ? oq->last_wait : now;
 	oq->thread = obs_thread();
-	oq->kernels = oq->items = 0;
+	oq->kernels = oq->items = oq->commands = 0;
+	memset(oq->bytes, 0, sizeof(oq->bytes));
 	oq->nev = 0;
-	bool sampled = obs.policy == GD_PROF_SAMPLED && oq->started % obs.every == 0;
-	oq->profiled = oq->own || (oq->hidden && (obs.policy == GD_PROF_FULL || sampled));
-	oq->started++;
+	oq->profiled = obs_sample_batch(oq, now);
+}
+
+static void wait_locked(cl_command_queue q, int64_t now);
+
+/* CL_COMPLETE callbacks of the program's that ran while the recorder was busy: their queues, for
+ * the next call or tick to end their batches (a slot holds one, or NULL). */
+#define PENDING 16
+static cl_command_queue pending[PENDING];
+
+void obs_drain_callbacks(int64_t now)
+{
+	for (int i = 0; i < PENDING; i++) {
+		cl_command_queue q = __atomic_exchange_n(&pending[i], NULL, __ATOMIC_ACQ_REL);
+		if (q)
+			wait_locked(q, now);
+	}
+}
+
+void obs_callback_wait(cl_command_queue q)
+{
+	if (pthread_mutex_trylock(&obs.mu) == 0) {
+		if (obs.enabled && obs.seg)
+			wait_locked(q, now_ns());
+		pthread_mutex_unlock(&obs.mu);
+		return;
+	}
+	for (int i = 0; i < PENDING; i++) { /* all taken: the batch ends at its next wait instead */
+		cl_command_queue none = NULL;
+		if (__atomic_compare_exchange_n(&pending[i], &none, q, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			return;
+	}
+}
+
+/* Whether a command of kind, on a queue whose batch has waited, starts the next batch: a read
+ * after the wait still belongs to the batch whose results it brings back. */
+static bool starts_batch(enum obs_kind kind)
+{
+	return kind != OBS_READ;
 }
 
 bool obs_cmd_begin(const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind kind)
@@ -176,13 +216,15 @@ bool obs_cmd_begin(const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind 
 	obs_ensure_segment();
 	bool keep = false;
 	if (obs.enabled) {
+		obs_drain_callbacks(now);
 		struct obs_queue *oq = get_queue(q);
-		oq->nx = nx;
-		if (oq->open && oq->waited && kind != OBS_READ)
+		oq->nx = obs.nx = nx;
+		if (oq->open && oq->waited && starts_batch(kind))
 			obs_close_batch(nx, oq);
 		oq->waited = false;
 		if (!oq->open)
 			open_batch(oq, now);
+		oq->t_last = now;
 		keep = oq->profiled;
 	}
 	pthread_mutex_unlock(&obs.mu);
@@ -199,21 +241,26 @@ static void keep_event(struct obs_queue *oq, cl_event e, enum obs_kind kind, boo
 }
 
 void obs_cmd_end(const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind kind, uint64_t amount,
-                 cl_event ev, bool theirs, cl_int rc)
+                 cl_event ev, bool theirs, cl_int rc, int64_t call_ns)
 {
 	pthread_mutex_lock(&obs.mu);
 	struct obs_queue *oq = obs.enabled ? find_queue(q) : NULL;
 	if (oq && rc == CL_SUCCESS) {
+		struct gd_obs_totals *t = &obs.tot;
+		oq->commands++;
+		t->commands++;
 		if (kind == OBS_KERNEL) {
 			oq->kernels++;
 			oq->items += amount;
 			seg_add_totals(obs.seg, 0, amount, 1);
 		} else {
-			bool w = kind == OBS_WRITE;
-			*(w ? &obs.tot.h2d_bytes : &obs.tot.d2h_bytes) += amount;
-			*(w ? &obs.tot.h2d_count : &obs.tot.d2h_count) += 1;
-			seg_set_obs_totals(obs.seg, &obs.tot);
+			oq->bytes[kind] += amount;
+			*(kind == OBS_WRITE ? &t->h2d_bytes : kind == OBS_READ ? &t->d2h_bytes : &t->copy_bytes) += amount;
+			*(kind == OBS_WRITE ? &t->h2d_count : kind == OBS_READ ? &t->d2h_count : &t->copy_count) += 1;
 		}
+		seg_set_obs_totals(obs.seg, t);
+		if (kind == OBS_KERNEL && oq->hidden && !theirs && oq->profiled == (ev != NULL))
+			obs_sample_call(ev != NULL, call_ns);
 		if (ev && oq->open && oq->profiled)
 			keep_event(oq, ev, kind, theirs);
 		else if (ev)
@@ -222,6 +269,30 @@ void obs_cmd_end(const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind ki
 		nx->clReleaseEvent(ev);
 	}
 	pthread_mutex_unlock(&obs.mu);
+}
+
+/* ---- maps ---- */
+
+void obs_map_note(cl_mem mem, const void *ptr, uint64_t bytes)
+{
+	pthread_mutex_lock(&obs.mu);
+	if (obs.enabled && obs.nmaps < OBS_MAPS_MAX) /* more at once: their unmaps count no bytes */
+		obs.maps[obs.nmaps++] = (struct obs_map){ .mem = mem, .ptr = ptr, .bytes = bytes };
+	pthread_mutex_unlock(&obs.mu);
+}
+
+uint64_t obs_unmap_bytes(cl_mem mem, const void *ptr)
+{
+	uint64_t bytes = 0;
+	pthread_mutex_lock(&obs.mu);
+	for (size_t i = obs.nmaps; i-- > 0;) /* the latest map of ptr: a region mapped twice unmaps twice */
+		if (obs.maps[i].mem == mem && obs.maps[i].ptr == ptr) {
+			bytes = obs.maps[i].bytes;
+			obs.maps[i] = obs.maps[--obs.nmaps];
+			break;
+		}
+	pthread_mutex_unlock(&obs.mu);
+	return bytes;
 }
 
 /* The references the recorder holds on the program's event e: one per command that event is
@@ -252,7 +323,20 @@ cl_int obs_event_refcount(const cl_icd_dispatch *nx, cl_event e, size_t size, vo
 
 /* ---- waits ---- */
 
-void obs_wait(const cl_command_queue *qs, size_t n)
+/* A wait on q returned at now: its batch, holding work for the device, may end here. */
+static void wait_locked(cl_command_queue q, int64_t now)
+{
+	struct obs_queue *oq = q ? find_queue(q) : NULL;
+	if (!oq)
+		return;
+	oq->last_wait = now;
+	if (oq->open && (oq->kernels || oq->bytes[OBS_COPY])) {
+		oq->waited = true;
+		oq->t_wait = now;
+	}
+}
+
+void obs_wait(const cl_command_queue *qs, size_t n, bool counted)
 {
 	int64_t now = now_ns();
 	pthread_mutex_lock(&obs.mu);
@@ -261,16 +345,13 @@ void obs_wait(const cl_command_queue *qs, size_t n)
 			bool seen = false; /* each queue once */
 			for (size_t j = 0; j < i; j++)
 				seen = seen || qs[j] == qs[i];
-			struct obs_queue *oq = seen || !qs[i] ? NULL : find_queue(qs[i]);
-			if (oq)
-				oq->last_wait = now;
-			if (oq && oq->open && oq->kernels) {
-				oq->waited = true;
-				oq->t_wait = now;
-			}
+			if (!seen)
+				wait_locked(qs[i], now);
 		}
-		obs.tot.waits++;
-		seg_set_obs_totals(obs.seg, &obs.tot);
+		if (counted) {
+			obs.tot.waits++;
+			seg_set_obs_totals(obs.seg, &obs.tot);
+		}
 		seg_heartbeat(obs.seg);
 	}
 	pthread_mutex_unlock(&obs.mu);

@@ -16,21 +16,26 @@
 
 #define OBS_PROPS_MAX 32                 /* queue properties kept for CL_QUEUE_PROPERTIES_ARRAY */
 #define OBS_SETTLE_NS (GD_NS_PER_S / 20) /* a waited batch with nothing after it is published then */
+#define OBS_SLICE_NS  (GD_NS_PER_S / 50) /* --profile sampled: batches opened in a slice this long are profiled */
+#define OBS_BUDGET    0.02               /* --profile sampled: what profiling may add, of the run's time */
+#define OBS_MAPS_MAX  256                /* maps for writing awaiting their unmap, per process */
 
-/* An event the recorder keeps for a profiled batch, and what its command moved; theirs: a
- * reference of the recorder's own to the program's event (else an event only it holds). */
+/* An event the recorder keeps for a profiled batch, and what its command did; theirs: a
+ * reference of the recorder's own to the program's event (else an event only it holds). Its
+ * times are read once it completes (the publisher thread looks every tick): done. */
 struct obs_ev {
 	cl_event e;
 	enum obs_kind kind;
 	bool theirs;
+	bool done;
+	cl_ulong t[3]; /* SUBMIT, START, END, device ns, once done */
 };
 
-/* A profiled batch's device times relative to its end, reused for the batches after it. */
-struct obs_template {
-	uint32_t kernels;
-	int64_t kv[GD_REC_KMAX][2];
-	uint32_t nkv;
-	int64_t h2d[2], d2h[2];
+/* A queue's device time per unit of work, from its latest profiled batch: what an estimated batch
+ * (not profiled, --profile sampled) is given. */
+struct obs_rates {
+	double ns_per_launch;
+	double ns_per_byte[OBS_KINDS]; /* OBS_WRITE, OBS_READ, OBS_COPY */
 	bool valid;
 };
 
@@ -42,17 +47,36 @@ struct obs_queue {
 	size_t nprops;
 	unsigned lane;
 	unsigned thread;           /* the thread that opened the batch under way (obs_thread) */
-	uint64_t started;          /* batches opened on it */
 	int64_t last_wait;         /* when its previous batch ended; 0: none yet */
 	bool open, profiled;       /* the batch under way */
 	bool waited;               /* it has kernels and a wait has returned since its last command */
 	int64_t t_wait;            /* that wait's end: the batch's end, unless more of it follows */
+	int64_t t_last;            /* the batch's latest command, host time */
 	const cl_icd_dispatch *nx; /* the functions its commands went through, for its events */
 	int64_t t_begin, t_first;
-	uint64_t kernels, items;
+	uint64_t kernels, items, commands;
+	uint64_t bytes[OBS_KINDS]; /* the batch's bytes by kind (OBS_KERNEL unused) */
 	struct obs_ev *ev;
 	size_t nev, capev;
-	struct obs_template tpl;
+	struct obs_rates rates;
+};
+
+/* --profile sampled: batches are profiled in slices of time, started while what profiling has
+ * cost (added events, measured as the extra time of the calls that carry one) stays within
+ * OBS_BUDGET of the time since the first command. */
+struct obs_sampler {
+	int64_t t0;                 /* the first command */
+	int64_t slice_end;          /* batches opened before it are profiled */
+	double spent_ns;            /* estimated cost of the events added so far */
+	double call_ns[2];          /* mean call time without, with an added event (EWMA); 0: none */
+	uint64_t batches, profiled; /* for the records' sample_every: batches per profiled batch */
+};
+
+/* A map for writing, whose bytes its unmap moves. */
+struct obs_map {
+	cl_mem mem; /* NULL: an SVM map */
+	const void *ptr;
+	uint64_t bytes;
 };
 
 struct obs_state {
@@ -61,7 +85,6 @@ struct obs_state {
 	pid_t pid, sup;
 	uint64_t token;
 	enum gd_profile policy;
-	unsigned every;
 	enum gd_seg_source source;
 	struct gd_seg *seg;
 	struct obs_queue *qs;
@@ -72,6 +95,10 @@ struct obs_state {
 	uint64_t batches;
 	struct gd_obs_totals tot;
 	struct gd_timebase_est tb;
+	struct obs_sampler smp;
+	struct obs_map maps[OBS_MAPS_MAX];
+	size_t nmaps;
+	const cl_icd_dispatch *nx; /* the latest functions a command went through: the exit's */
 };
 
 /* The process's recorder (segment.c). */
@@ -81,9 +108,25 @@ extern struct obs_state obs;
  * own); obs.enabled says whether the process is observed. Called with obs.mu held. */
 void obs_ensure_segment(void);
 
-/* publish.c: publishes the queue's batch, which ended at its last wait. Without nx (at exit,
- * when the runtime may be gone) its events are neither read nor released. Called with obs.mu
- * held. */
+/* publish.c: publishes the queue's batch, which ended at its last wait (or, never waited for, at
+ * its latest command). Without nx (at exit, when the runtime may be gone) its events are neither
+ * read nor released. Called with obs.mu held. */
 void obs_close_batch(const cl_icd_dispatch *nx, struct obs_queue *oq);
+/* publish.c: reads the times of the kept events of every queue that have completed since the
+ * last look (the publisher thread's tick); whether every event of oq's batch has (false without
+ * events). Called with obs.mu held. */
+void obs_read_completed(void);
+bool obs_batch_complete(const struct obs_queue *oq);
+
+/* record.c: the waits of CL_COMPLETE callbacks that found the recorder busy, taken now. Called
+ * with obs.mu held. */
+void obs_drain_callbacks(int64_t now);
+
+/* sample.c: whether a batch opened now on oq is profiled (and counts it); the cost of one call
+ * of call_ns that carried an added event (with) or none. Called with obs.mu held. */
+bool obs_sample_batch(const struct obs_queue *oq, int64_t now);
+void obs_sample_call(bool with, int64_t call_ns);
+/* The records' sample_every: batches per profiled batch so far, at least 1; 0 when not sampled. */
+uint32_t obs_sample_every(const struct obs_queue *oq);
 
 #endif

@@ -17,8 +17,6 @@
 #include "ring/writer.h"
 #include "recorder.h"
 
-#define OBS_EVERY 16 /* --profile sampled: one batch in this many per queue, by default */
-
 struct obs_state obs = { .mu = PTHREAD_MUTEX_INITIALIZER, .source = GD_SRC_PRELOAD };
 
 /* The run, from the environment the supervisor set (observe_env.h); without it the library only
@@ -36,17 +34,25 @@ static void read_env(void)
 	obs.sup = (pid_t)sup;
 	if (!gd_profile_parse(getenv(GD_OBS_ENV_PROFILE), &obs.policy))
 		obs.policy = GD_PROF_SAMPLED;
-	const char *e = getenv(GD_OBS_ENV_EVERY);
-	long every = e ? strtol(e, NULL, 10) : 0;
-	obs.every = every >= 1 && every <= GD_SAMPLE_MAX ? (unsigned)every : OBS_EVERY;
 	obs.enabled = true;
 }
 
-/* A program may compute on its host for seconds after a batch's last wait; the supervisor closes
- * a window a quarter second after its end at most. This thread publishes the batches that have
- * waited OBS_SETTLE_NS with no command after them, so that none reaches the supervisor after its
- * window. It blocks every signal (they are the program's) and touches nothing once the segment
- * is gone (at exit), nor in a forked child, where it does not exist. */
+/* A batch that has waited OBS_SETTLE_NS with nothing after it, or one never waited for whose
+ * every command has completed and that nothing followed for as long, is published now. */
+static bool settled(const struct obs_queue *oq, int64_t now)
+{
+	if (oq->waited)
+		return now - oq->t_wait >= OBS_SETTLE_NS;
+	return oq->open && now - oq->t_last >= OBS_SETTLE_NS && obs_batch_complete(oq) &&
+	       (oq->kernels || oq->bytes[OBS_COPY]);
+}
+
+/* A program may compute on its host for seconds after a batch's last wait, or never wait at all
+ * (it polls, or waits by callbacks the recorder may not see); the supervisor closes a window a
+ * quarter second after its end at most. This thread reads the kept events' times as their
+ * commands complete, and publishes the batches that have settled, so that none reaches the
+ * supervisor after its window. It blocks every signal (they are the program's) and touches
+ * nothing once the segment is gone (at exit), nor in a forked child, where it does not exist. */
 static void *publisher(void *arg)
 {
 	(void)arg;
@@ -56,9 +62,20 @@ static void *publisher(void *arg)
 		pthread_mutex_lock(&obs.mu);
 		bool gone = !obs.seg;
 		int64_t now = now_ns();
-		for (size_t i = 0; !gone && i < obs.nq; i++)
-			if (obs.qs[i].waited && now - obs.qs[i].t_wait >= OBS_SETTLE_NS)
-				obs_close_batch(obs.qs[i].nx, &obs.qs[i]);
+		if (!gone) {
+			obs_drain_callbacks(now);
+			obs_read_completed();
+		}
+		for (size_t i = 0; !gone && i < obs.nq; i++) {
+			struct obs_queue *oq = &obs.qs[i];
+			if (!settled(oq, now))
+				continue;
+			if (!oq->waited) { /* it ended when it was seen complete */
+				oq->waited = true;
+				oq->t_wait = now;
+			}
+			obs_close_batch(oq->nx, oq);
+		}
 		pthread_mutex_unlock(&obs.mu);
 		if (gone)
 			return NULL;
@@ -70,6 +87,13 @@ static void *publisher(void *arg)
 static void start_publisher(void)
 {
 	(void)gd_thread_start(NULL, publisher, NULL, 0);
+}
+
+/* Registered at the first call, after the OpenCL runtime has set itself up, so it runs before
+ * the runtime's own exit handlers: the last batches are read while their events can be. */
+static void at_exit(void)
+{
+	obs_flush(true);
 }
 
 void obs_ensure_segment(void)
@@ -99,6 +123,9 @@ void obs_ensure_segment(void)
 	seg_set_timebase(obs.seg, GD_TB_OFFSET);
 	seg_set_state(obs.seg, GD_SEG_RUNNING);
 	start_publisher();
+	static bool registered; /* once per image: a forked child inherits the handler */
+	if (!registered)
+		registered = atexit(at_exit) == 0;
 }
 
 bool obs_wants_profiling(void)
@@ -135,6 +162,8 @@ static void after_fork_child(void)
 	obs.device_known = false;
 	obs.batches = 0;
 	obs.tot = (struct gd_obs_totals){ 0 };
+	obs.smp = (struct obs_sampler){ 0 };
+	obs.nmaps = 0;
 	obs.init = obs.enabled = false;
 }
 
@@ -143,13 +172,14 @@ __attribute__((constructor)) static void obs_load(void)
 	pthread_atfork(NULL, NULL, after_fork_child);
 }
 
-/* Publishes the batches that waited for a next command that will not come. */
-void obs_flush(void)
+/* Publishes every queue's batch: the last batches, waited for or not, before the process ends. */
+void obs_flush(bool read)
 {
 	pthread_mutex_lock(&obs.mu);
+	const cl_icd_dispatch *nx = read ? obs.nx : NULL;
 	for (size_t i = 0; obs.seg && obs.pid == getpid() && i < obs.nq; i++)
-		if (obs.qs[i].waited)
-			obs_close_batch(NULL, &obs.qs[i]);
+		if (obs.qs[i].open && obs.qs[i].commands) /* a batch opened by a call that failed: none */
+			obs_close_batch(nx, &obs.qs[i]);
 	pthread_mutex_unlock(&obs.mu);
 }
 
@@ -157,7 +187,7 @@ void obs_flush(void)
  * without a supervisor nobody would, so the process removes it itself. */
 __attribute__((destructor)) static void obs_unload(void)
 {
-	obs_flush();
+	obs_flush(false); /* what at_exit left: nothing, unless the handler never ran */
 	pthread_mutex_lock(&obs.mu);
 	if (obs.seg && obs.pid == getpid()) {
 		seg_set_state(obs.seg, GD_SEG_EXITED);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gputop/common.h"
+#include "near.h"
 #include "output/sink.h"
 #include "parser.h"
 
@@ -183,6 +184,27 @@ static int check_kernel(struct parser *p, const struct gd_opts *o)
 	return 0;
 }
 
+/* The first name of list that no field of the table has, refused with the field nearest to it
+ * (near.h); 0 where there is none such, or none near it (sink_fields_parse says the rest). */
+static int near_field(struct parser *p, const char *list, bool sweep)
+{
+	const char *names[GD_FIELDS_MAX];
+	size_t n = 0;
+	while (n < GD_FIELDS_MAX && (names[n] = sink_field_name(sweep, n)))
+		n++;
+	for (const char *q = list;; q++) {
+		size_t len = strcspn(q, ",");
+		const char *near =
+		    len && sink_field_find(sweep, q, len) < 0 ? opts_near(q, len, names, n) : NULL;
+		if (near)
+			return parser_fail(p, "unknown field '%.*s' (did you mean %s?)",
+			                   len < 64 ? (int)len : 64, q, near);
+		q += len;
+		if (*q == '\0')
+			return 0;
+	}
+}
+
 /* --fields names the log's columns: the sweep rows' fields with --sweep, else the frame rows'.
  * Read once every option is known, as --sweep may come after it. */
 static int check_fields(struct parser *p, struct gd_opts *o)
@@ -192,6 +214,8 @@ static int check_fields(struct parser *p, struct gd_opts *o)
 	if (!o->fields_text)
 		return 0;
 	p->opt = "--fields";
+	if (near_field(p, o->fields_text, o->nsweep > 0))
+		return -1;
 	return sink_fields_parse(o->fields_text, o->nsweep > 0, &o->fields, why, sizeof(why))
 	           ? parser_fail(p, "%s", why)
 	           : 0;
@@ -247,6 +271,15 @@ static int candidates(const char *name, size_t n, char *list, size_t len, const 
 	return k;
 }
 
+/* The listed option's long name nearest to the n characters at name (near.h), or NULL. */
+static const char *near_option(const char *name, size_t n)
+{
+	const char *names[OPTS_MAX];
+	for (size_t i = 0; i < opts_ndefs; i++)
+		names[i] = opts_internal(&opts_defs[i]) ? NULL : opts_defs[i].name;
+	return opts_near(name, n, names, opts_ndefs);
+}
+
 /* getopt_long's '?' (an unknown or ambiguous option, or a value given to a flag) or ':' (no
  * value), for the argument cur. */
 static int refuse(struct parser *p, int c, const char *cur)
@@ -267,6 +300,9 @@ static int refuse(struct parser *p, int c, const char *cur)
 			name_option(p, d, true);
 			return parser_fail(p, "takes no value");
 		}
+		const char *near = near_option(cur + 2, n);
+		if (near)
+			return parser_fail(p, "unknown option (did you mean --%s?)", near);
 		return parser_fail(p, "unknown option (see --help)");
 	}
 	if (optopt && optopt < 256)

@@ -34,8 +34,8 @@ struct field {
 	/* A frame row's figure, which gives the field its name, the rows that carry it and its
 	 * value (frame_value); NULL for the log's own fields and the sweep's, which say them here. */
 	const struct gd_figure *fig;
-	const char *name;
-	unsigned rows; /* rows of a frame that carry it; the others leave it empty or out */
+	const char *name; /* with a figure: NULL, or the field's own name for it (rate, items) */
+	unsigned rows;    /* rows of a frame that carry it; the others leave it empty or out */
 	enum from from;
 	size_t off; /* FROM_DOUBLE: the double's offset in struct gd_sweep_row */
 	enum print print;
@@ -64,7 +64,7 @@ static inline struct value str(const char *s)
 
 static inline const char *field_name(const struct field *t)
 {
-	return t->fig ? t->fig->name : t->name;
+	return t->name ? t->name : t->fig->name;
 }
 
 /* The rows of a frame that carry the field (enum row). */
@@ -152,15 +152,32 @@ enum frame_field {
 	F_SM_ACTIVE,
 	F_SM_OCCUPANCY,
 	F_MEM_USED_BYTES,
+	F_DRIVER_SM,
+	F_RATE, /* the rate and the items under names for what they hold (mbit_s, symbols: aliases) */
+	F_ITEMS,
+	F_ITEMS_S,
+	F_BATCHES_S,
+	F_COMMANDS, /* every kind of command, device time by kind (doc/observe.md) */
+	F_COMMANDS_S,
+	F_COPY_BYTES,
+	F_TRANSFER_BUSY,
+	F_COPY_BUSY,
+	F_COPY_US,
+	F_IDLE_COPY,
+	F_KERNEL_S,
+	F_TRANSFER_S,
+	F_COPY_S,
 	F_COUNT
 };
 
 /* In CSV column order; the JSONL-only fields close each row. */
 extern const struct field frame_fields[F_COUNT];
 
-/* What the run measures: the kernel's name and the unit of the rates (sink_set_kernel). */
+/* What the run measures: the kernel's name and the unit of the rates (sink_set_kernel), and
+ * the work items that make one of the unit's (sink_set_rate_unit; 1: the unit is M items). */
 struct run_kernel {
 	const char *name, *unit;
+	double per;
 };
 /* The figures of a frame's row: the frame's own, or one device's (dev not NULL). */
 struct value frame_value(enum frame_field id, const struct gd_frame *f, const struct gd_sample *s,
@@ -192,6 +209,11 @@ enum sweep_field {
 	S_QUEUE_WAIT_US,
 	S_DEVICE,
 	S_PREDICTED_MBIT_S,
+	S_RATE, /* the rates under names for what they hold (mbit_s...: aliases) */
+	S_RATE_MIN,
+	S_RATE_MAX,
+	S_RATE_SD,
+	S_PREDICTED_RATE,
 	S_COUNT
 };
 

@@ -4,6 +4,7 @@
 #ifndef GPUTOP_PROM_H
 #define GPUTOP_PROM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "measure/collect.h"
@@ -37,15 +38,37 @@ struct gd_prom *prom_open(const struct gd_prom_config *c, char *err, size_t errl
 void prom_announce(const struct gd_prom *p);
 /* The port /metrics is served on; 0 without --listen. */
 unsigned prom_port(const struct gd_prom *p);
-/* Stops serving, writes the latest rendering to the file if it is not there yet, and frees p
- * (NULL is fine). Returns -1 with the reason in why (when why is not NULL) if some write of
- * the file failed, else 0. The last file written stays: node_exporter reports its age. */
+/* Stops serving and writing, removes the file this run wrote, and frees p (NULL is fine): once
+ * the run has ended the file's values are no longer true (a run killed with SIGKILL leaves it;
+ * node_exporter reports its age). Returns -1 with the reason in why (when why is not NULL) if
+ * some write or the removal of the file failed, else 0. */
 int prom_close(struct gd_prom *p, char *why, size_t whylen);
 
-/* The text format of f (its workers on devs[0..f->ndevs)): a string to free, its length in
- * *len. Workers carry their device's label, and the device families one sample per device
- * (with several devices, each one's own figures). Samples whose value is not a number are
- * left out; a family without samples is left out whole. */
-char *prom_render(const struct gd_frame *f, const struct gd_device *devs, size_t *len);
+/* What the text remembers from one frame to the next: each observed copy's processes, and
+ * the counters of those that ended (prom_rows.c). One per exporter; NULL: nothing. */
+struct prom_memory;
+struct prom_memory *prom_memory_new(void);
+void prom_memory_free(struct prom_memory *mem);
+
+/* One series of the per-row families: a worker's, or an observed copy's on one device. */
+struct prom_series {
+	bool copy;                 /* a copy's: labelled copy, not worker */
+	const struct gd_sample *s; /* a worker's sample in the frame, or own */
+	/* A copy's: its id, device, pid and command name (its own process's), the latest
+	 * profiling period of its processes, and their counters summed, ended ones included. */
+	struct gd_sample own;
+	unsigned nstate[GD_ST_COUNT]; /* a copy's processes in each state */
+};
+/* f's rows as series into *out (to free), workers in the frame's order, each copy where its
+ * first process is; returns how many. mem learns which processes ended since the last call. */
+size_t prom_series_build(const struct gd_frame *f, struct prom_memory *mem, struct prom_series **out);
+
+/* The text format of f (its rows on devs[0..f->ndevs)): a string to free, its length in
+ * *len. Rows are series (prom_series_build, mem as there) carrying their device's labels, and
+ * the device families one sample per device (with several devices, each one's own figures).
+ * Samples whose value is not a number are left out; a family without samples is left out
+ * whole. */
+char *prom_render(const struct gd_frame *f, const struct gd_device *devs, struct prom_memory *mem,
+                  size_t *len);
 
 #endif

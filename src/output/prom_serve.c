@@ -56,8 +56,10 @@ struct gd_prom {
 	char *file, *tmp; /* --prom-file and the template of its temporary files beside it */
 	mode_t mode;      /* the file's mode: 0644 less the umask, as the other outputs */
 	pthread_t writer;
-	bool writing; /* the writer thread runs */
-	int ndevs;    /* the run's devices, for the device families' names */
+	bool writing;            /* the writer thread runs */
+	bool written;            /* under lock: the file has been written: it is ours to remove at the end */
+	struct prom_memory *mem; /* the session thread's alone (prom_frame) */
+	int ndevs;               /* the run's devices, for the device families' names */
 	struct gd_device devs[GD_DEVICES_MAX];
 };
 
@@ -125,7 +127,7 @@ static void *writer_main(void *arg)
 		while (!p->stop && p->gen == done)
 			pthread_cond_wait(&p->wake, &p->lock);
 		if (p->gen == done)
-			break; /* stopped, everything written */
+			break; /* stopped, everything written (prom_close then removes it) */
 		done = p->gen;
 		size_t len = p->len;
 		if (!copy || len + 1 > cap) {
@@ -139,6 +141,8 @@ static void *writer_main(void *arg)
 		if (rc != 0) {
 			p->failed++;
 			str_copy(p->why, sizeof(p->why), why);
+		} else {
+			p->written = true;
 		}
 	}
 	pthread_mutex_unlock(&p->lock);
@@ -353,6 +357,7 @@ struct gd_prom *prom_open(const struct gd_prom_config *c, char *err, size_t errl
 	pthread_cond_init(&p->wake, NULL);
 	p->text = xmalloc(1);
 	p->text[0] = '\0';
+	p->mem = prom_memory_new();
 	if ((c->file && file_open(p, c->file, err, errlen)) ||
 	    (c->listen.set && serve(p, &c->listen, err, errlen))) {
 		prom_close(p, NULL, 0);
@@ -369,7 +374,7 @@ static int prom_frame(void *self, const struct gd_frame *f, char *err, size_t er
 	(void)errlen;
 	struct gd_prom *p = self;
 	size_t len;
-	char *text = prom_render(f, p->devs, &len);
+	char *text = prom_render(f, p->devs, p->mem, &len);
 	pthread_mutex_lock(&p->lock);
 	char *old = p->text;
 	p->text = text;
@@ -408,12 +413,20 @@ int prom_close(struct gd_prom *p, char *why, size_t whylen)
 	if (p->mhd)
 		MHD_stop_daemon(p->mhd); /* joins its thread; closes the socket and every connection */
 	conncut_free(p->cut);
-	if (p->writing) { /* the last window is written before the run ends */
+	if (p->writing) {
 		pthread_mutex_lock(&p->lock);
 		p->stop = true;
 		pthread_cond_signal(&p->wake);
 		pthread_mutex_unlock(&p->lock);
 		pthread_join(p->writer, NULL);
+	}
+	/* A file left after the run would go on saying its last window's workers run, at their
+	 * last rates, to whatever reads it (node_exporter's textfile collector): removed, as a
+	 * stopped exporter's endpoint goes away. Only the file this run wrote. */
+	if (p->written && unlink(p->file) != 0 && errno != ENOENT) {
+		p->failed++;
+		snprintf(p->why, sizeof(p->why), "--prom-file: cannot remove '%s': %s", p->file,
+		         strerror(errno));
 	}
 	int rc = 0;
 	if (p->failed && why) {
@@ -422,6 +435,7 @@ int prom_close(struct gd_prom *p, char *why, size_t whylen)
 	}
 	pthread_cond_destroy(&p->wake);
 	pthread_mutex_destroy(&p->lock);
+	prom_memory_free(p->mem);
 	free(p->text);
 	free(p->file);
 	free(p->tmp);

@@ -76,6 +76,21 @@ const struct field frame_fields[F_COUNT] = {
 	[F_SM_ACTIVE] = { FIG(SM_ACTIVE), .print = PRINT_FIXED, .prec = 4, .jsonl_only = true },
 	[F_SM_OCCUPANCY] = { FIG(SM_OCCUPANCY), .print = PRINT_FIXED, .prec = 4, .jsonl_only = true },
 	[F_MEM_USED_BYTES] = { FIG(MEM_USED_BYTES), .print = PRINT_INT, .jsonl_only = true },
+	[F_DRIVER_SM] = { FIG(DRIVER_SM), .print = PRINT_FIXED, .prec = 4, .jsonl_only = true },
+	[F_RATE] = { FIG(RATE), .name = "rate", .print = PRINT_FIXED, .prec = 4 },
+	[F_ITEMS] = { FIG(SYMBOLS), .name = "items", .print = PRINT_INT },
+	[F_ITEMS_S] = { FIG(ITEMS_S), .print = PRINT_FIXED, .prec = 1 },
+	[F_BATCHES_S] = { FIG(BATCHES_S), .print = PRINT_FIXED, .prec = 3 },
+	[F_COMMANDS] = { FIG(COMMANDS), .print = PRINT_INT },
+	[F_COMMANDS_S] = { FIG(COMMANDS_S), .print = PRINT_FIXED, .prec = 1 },
+	[F_COPY_BYTES] = { FIG(COPY_BYTES), .print = PRINT_INT },
+	[F_TRANSFER_BUSY] = { FIG(TRANSFER_BUSY), .print = PRINT_FIXED, .prec = 4 },
+	[F_COPY_BUSY] = { FIG(COPY_BUSY), .print = PRINT_FIXED, .prec = 4 },
+	[F_COPY_US] = { FIG(COPY_US), .print = PRINT_FIXED, .prec = 2 },
+	[F_IDLE_COPY] = { FIG(IDLE_COPY), .print = PRINT_FIXED, .prec = 4 },
+	[F_KERNEL_S] = { FIG(KERNEL_S), .print = PRINT_FIXED, .prec = 6 },
+	[F_TRANSFER_S] = { FIG(TRANSFER_S), .print = PRINT_FIXED, .prec = 6 },
+	[F_COPY_S] = { FIG(COPY_S), .print = PRINT_FIXED, .prec = 6 },
 };
 _Static_assert(GD_ARRAY_LEN(frame_fields) == F_COUNT, "one entry per frame field");
 _Static_assert(F_COUNT <= GD_FIELDS_MAX, "--fields can list every frame field");
@@ -85,8 +100,10 @@ struct value frame_value(enum frame_field id, const struct gd_frame *f, const st
 {
 	const struct gd_figure *fig = frame_fields[id].fig;
 	const struct gd_fig_at at = { .f = f, .s = s, .dev = dev };
-	if (fig) /* a figure that is a word prints the word */
-		return fig->text ? str(figure_text(fig, &at)) : num(figure_value(fig, &at));
+	if (fig && fig->text) /* a figure that is a word prints the word */
+		return str(figure_text(fig, &at));
+	if (fig) /* a rate in the run's unit: M items, or the user's (sink_set_rate_unit) */
+		return num(figure_value(fig, &at) / (fig->unit == GD_UNIT_RATE ? k->per : 1));
 	switch (id) {
 	case F_KIND:
 		return str(row == ROW_TOTAL ? "aggregate" : row == ROW_DEVICE ? "device" : "worker");
@@ -133,11 +150,40 @@ const struct field sweep_fields[S_COUNT] = {
 	[S_DEVICE] = { .name = "device", .print = PRINT_STRING },
 	[S_PREDICTED_MBIT_S] = { ROW(predicted), .name = "predicted_mbit_s", .print = PRINT_FIXED,
 	                         .prec = 4 },
+	[S_RATE] = { ROW(rate), .name = "rate", .print = PRINT_FIXED, .prec = 4, .always = true },
+	[S_RATE_MIN] = { .name = "rate_min", .print = PRINT_FIXED, .prec = 4 },
+	[S_RATE_MAX] = { .name = "rate_max", .print = PRINT_FIXED, .prec = 4 },
+	[S_RATE_SD] = { .name = "rate_sd", .print = PRINT_FIXED, .prec = 4 },
+	[S_PREDICTED_RATE] = { ROW(predicted), .name = "predicted_rate", .print = PRINT_FIXED, .prec = 4 },
 };
 _Static_assert(GD_ARRAY_LEN(sweep_fields) == S_COUNT, "one entry per sweep field");
 _Static_assert(S_COUNT <= GD_FIELDS_MAX, "--fields can list every sweep field");
 
+/* The sweep fields in the run's rate unit (the others are shares, counts or times). */
+static bool sweep_rate(enum sweep_field id)
+{
+	static const enum sweep_field rates[] = { S_MBIT_S,     S_HEADROOM,      S_MBIT_S_MIN,
+		                                  S_MBIT_S_MAX, S_MBIT_S_SD,     S_PREDICTED_MBIT_S,
+		                                  S_RATE,       S_RATE_MIN,      S_RATE_MAX,
+		                                  S_RATE_SD,    S_PREDICTED_RATE };
+	for (size_t i = 0; i < GD_ARRAY_LEN(rates); i++)
+		if (rates[i] == id)
+			return true;
+	return false;
+}
+
+static struct value sweep_raw(enum sweep_field id, const struct gd_sweep_row *r, const struct run_kernel *k);
+
 struct value sweep_value(enum sweep_field id, const struct gd_sweep_row *r, const struct run_kernel *k)
+{
+	struct value v = sweep_raw(id, r, k);
+	if (!v.str && sweep_rate(id))
+		v.num /= k->per;
+	return v;
+}
+
+/* A sweep field's value as the row holds it: rates in M items. */
+static struct value sweep_raw(enum sweep_field id, const struct gd_sweep_row *r, const struct run_kernel *k)
 {
 	const bool sum = r->rep == 0; /* the summary carries the spreads, a run its number */
 	if (sweep_fields[id].from == FROM_DOUBLE)
@@ -150,10 +196,13 @@ struct value sweep_value(enum sweep_field id, const struct gd_sweep_row *r, cons
 	case S_REP:
 		return num(sum ? NAN : r->rep);
 	case S_MBIT_S_MIN:
+	case S_RATE_MIN:
 		return num(sum ? r->rate_spread.min : NAN);
 	case S_MBIT_S_MAX:
+	case S_RATE_MAX:
 		return num(sum ? r->rate_spread.max : NAN);
 	case S_MBIT_S_SD:
+	case S_RATE_SD:
 		return num(sum ? r->rate_spread.sd : NAN);
 	case S_SPEEDUP_MIN:
 		return num(sum ? r->speedup_spread.min : NAN);

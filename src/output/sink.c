@@ -29,6 +29,8 @@ struct gd_sink {
 	struct gd_outq *q;     /* a pipe, socket or terminal: written by the queue's thread */
 	const struct log_format *fmt;
 	struct run_kernel kernel;
+	bool unit_named; /* the rates' unit is the user's (sink_set_rate_unit): the kernel's does not change
+	                    it */
 	struct gd_text b;
 	char err[256];
 };
@@ -39,7 +41,7 @@ struct gd_sink *sink_new(int fd, bool own_fd, enum gd_format fmt)
 	s->fd = fd;
 	s->own_fd = own_fd;
 	s->fmt = &log_formats[fmt];
-	s->kernel = (struct run_kernel){ "decode", "Mbit/s" };
+	s->kernel = (struct run_kernel){ "decode", "Mbit/s", 1 };
 	s->header = true;
 	/* A reader that stops reading (a stalled pipe, a terminal stopped with Ctrl-S) must not
 	 * stop the session's thread, which reads the rings and answers signals: such outputs
@@ -66,6 +68,23 @@ static const struct field *table_of(bool sweep, size_t *n)
 	return sweep ? sweep_fields : frame_fields;
 }
 
+const char *sink_field_name(bool sweep, size_t i)
+{
+	size_t n;
+	const struct field *t = table_of(sweep, &n);
+	return i < n ? field_name(&t[i]) : NULL;
+}
+
+int sink_field_find(bool sweep, const char *name, size_t len)
+{
+	size_t n;
+	const struct field *t = table_of(sweep, &n);
+	for (size_t i = 0; i < n; i++)
+		if (strlen(field_name(&t[i])) == len && strncmp(field_name(&t[i]), name, len) == 0)
+			return (int)i;
+	return -1;
+}
+
 int sink_fields_parse(const char *list, bool sweep, struct gd_fields *out, char *err, size_t errlen)
 {
 	size_t n;
@@ -74,9 +93,8 @@ int sink_fields_parse(const char *list, bool sweep, struct gd_fields *out, char 
 	out->sweep = sweep;
 	for (const char *p = list;; p++) {
 		size_t len = strcspn(p, ",");
-		size_t i = 0;
-		while (i < n && (strlen(field_name(&t[i])) != len || strncmp(field_name(&t[i]), p, len) != 0))
-			i++;
+		int found = sink_field_find(sweep, p, len);
+		size_t i = found < 0 ? n : (size_t)found;
 		if (len == 0) {
 			snprintf(err, errlen, "an empty field name in '%s'", list);
 			return -1;
@@ -108,13 +126,17 @@ static const struct own_help {
 	bool sweep;
 	const char *unit, *help;
 } own_help[] = {
-	{ "kind", false, "", "What the row is: run, worker, device, aggregate or event." },
+	{ "kind", false, "", "What the row is: run, worker, outside, device, aggregate or event." },
 	{ "run", false, "JSON", "The run header's object: version, host, devices, options." },
 	{ "kernel", false, "", "The kernel the run measures: decode, or the --kernel file's." },
-	{ "rate_unit", false, "", "The unit of the rates: Mbit/s, or Mitem/s with --kernel." },
+	{ "rate_unit", false, "",
+	  "The unit of the rates: Mbit/s for the decode kernel, else Mitem/s (or the unit named)." },
+	{ "mbit_s", false, "rate",
+	  "Deprecated alias of rate (named for the decode kernel); removed in 0.3." },
+	{ "symbols", false, "items", "Deprecated alias of items; removed in 0.3." },
 	{ "procs", true, "count", "The step's workers (copies of the program with -- COMMAND)." },
 	{ "queues", true, "count", "The step's queues per worker." },
-	{ "mbit_s", true, "rate", "The step's rate; in a summary the mean over the runs." },
+	{ "mbit_s", true, "rate", "Deprecated alias of rate; removed in 0.3." },
 	{ "speedup", true, "ratio", "The rate over the first step's in the same pass." },
 	{ "device_busy", true, "0..1", "The step's device busy share; a summary's mean." },
 	{ "gap_batch_us", true, "us", "The step's mean idle gap before a batch; a summary's mean." },
@@ -122,9 +144,9 @@ static const struct own_help {
 	{ "of_ceiling", true, "0..", "mbit_s / the calibrated ceiling; empty without --calibrate." },
 	{ "runs", true, "count", "The runs a summary is over (--repeat)." },
 	{ "rep", true, "", "Which pass a repeat row is, from 1." },
-	{ "mbit_s_min", true, "rate", "The least rate over the runs." },
-	{ "mbit_s_max", true, "rate", "The greatest rate over the runs." },
-	{ "mbit_s_sd", true, "rate", "The rates' sample standard deviation; empty with one run." },
+	{ "mbit_s_min", true, "rate", "Deprecated alias of rate_min; removed in 0.3." },
+	{ "mbit_s_max", true, "rate", "Deprecated alias of rate_max; removed in 0.3." },
+	{ "mbit_s_sd", true, "rate", "Deprecated alias of rate_sd; removed in 0.3." },
 	{ "speedup_min", true, "ratio", "The least speedup over the runs." },
 	{ "speedup_max", true, "ratio", "The greatest speedup over the runs." },
 	{ "speedup_sd", true, "ratio", "The speedups' sample standard deviation." },
@@ -133,34 +155,41 @@ static const struct own_help {
 	{ "kind", true, "", "What the row is: run, repeat or sweep." },
 	{ "run", true, "JSON", "The run header's object: version, host, devices, options." },
 	{ "kernel", true, "", "The kernel the run measures: decode, or the --kernel file's." },
-	{ "rate_unit", true, "", "The unit of the rates: Mbit/s, or Mitem/s with --kernel." },
+	{ "rate_unit", true, "",
+	  "The unit of the rates: Mbit/s for the decode kernel, else Mitem/s (or the unit named)." },
 	{ "queue_wait_us", true, "us", "The mean queue wait over the step's batches." },
 	{ "device", true, "", "The step's device, P:D as --list-devices numbers it." },
-	{ "predicted_mbit_s", true, "rate",
+	{ "predicted_mbit_s", true, "rate", "Deprecated alias of predicted_rate; removed in 0.3." },
+	{ "rate", true, "rate", "The step's rate; in a summary the mean over the runs." },
+	{ "rate_min", true, "rate", "The least rate over the runs." },
+	{ "rate_max", true, "rate", "The greatest rate over the runs." },
+	{ "rate_sd", true, "rate", "The rates' sample standard deviation; empty with one run." },
+	{ "predicted_rate", true, "rate",
 	  "What the step's processes would reach filling idle time alone (doc/fields.md)." },
 };
 
 static const char *const unit_names[] = {
-	[GD_UNIT_NONE] = "",       [GD_UNIT_RATE] = "rate",  [GD_UNIT_SYMBOLS] = "symbols",
+	[GD_UNIT_NONE] = "",       [GD_UNIT_RATE] = "rate",  [GD_UNIT_SYMBOLS] = "items",
 	[GD_UNIT_COUNT] = "count", [GD_UNIT_SHARE] = "0..1", [GD_UNIT_THREADS] = "threads",
 	[GD_UNIT_US] = "us",       [GD_UNIT_S] = "s",        [GD_UNIT_BYTES] = "bytes",
+	[GD_UNIT_PER_S] = "1/s",
 };
 
-/* The field's unit and help: its figure's, else its entry in own_help; false where none. */
+/* The field's unit and help: its entry in own_help (an alias's, of a figure too), else its
+ * figure's; false where none. */
 static bool help_of(const struct field *t, bool sweep, const char **unit, const char **help)
 {
-	if (t->fig) {
-		*unit = t->fig->unit < GD_ARRAY_LEN(unit_names) ? unit_names[t->fig->unit] : "";
-		*help = t->fig->help;
-		return *help != NULL;
-	}
 	for (size_t i = 0; i < GD_ARRAY_LEN(own_help); i++)
-		if (own_help[i].sweep == sweep && strcmp(own_help[i].name, t->name) == 0) {
+		if (own_help[i].sweep == sweep && strcmp(own_help[i].name, field_name(t)) == 0) {
 			*unit = own_help[i].unit;
 			*help = own_help[i].help;
 			return true;
 		}
-	return false;
+	if (!t->fig)
+		return false;
+	*unit = t->fig->unit < GD_ARRAY_LEN(unit_names) ? unit_names[t->fig->unit] : "";
+	*help = t->fig->help;
+	return *help != NULL;
 }
 
 /* The rows of a frame that carry t, in words. */
@@ -203,7 +232,16 @@ void sink_fields_help(struct gd_text *t, bool sweep, const char *rate_unit)
 void sink_set_kernel(struct gd_sink *s, const char *name, const char *unit)
 {
 	if (s)
-		s->kernel = (struct run_kernel){ name, unit };
+		s->kernel = (struct run_kernel){ name, s->unit_named ? s->kernel.unit : unit, s->kernel.per };
+}
+
+void sink_set_rate_unit(struct gd_sink *s, const char *unit, double items)
+{
+	if (s && items > 0) {
+		s->kernel.unit = unit;
+		s->kernel.per = items;
+		s->unit_named = true;
+	}
 }
 
 /* A write that failed after part of the buffer went out: cut the file back to the end of
@@ -302,10 +340,30 @@ static void frame_line(struct gd_sink *s, const struct gd_frame *f, const struct
 	sink_line(s, frame_fields, v, F_COUNT);
 }
 
+/* A process on the device that the tool did not start (gd_outside): a row of its own kind, with
+ * what the driver says of it and nothing the tool measures. */
+static void outside_line(struct gd_sink *s, const struct gd_frame *f, const struct gd_outside *o)
+{
+	struct value v[F_COUNT];
+	for (enum frame_field i = 0; i < F_COUNT; i++)
+		v[i] = (struct value){ .shown = false };
+	v[F_T_S] = show(&frame_fields[F_T_S], num(f->t_s));
+	v[F_KIND] = show(&frame_fields[F_KIND], str("outside"));
+	v[F_UNIX_S] = show(&frame_fields[F_UNIX_S], num(f->unix_s));
+	v[F_PID] = show(&frame_fields[F_PID], num(o->pid));
+	v[F_DEVICE] = show(&frame_fields[F_DEVICE], str(frame_device_ref(f, o->device)));
+	v[F_COMMAND] = show(&frame_fields[F_COMMAND], str(o->comm));
+	v[F_MEM_USED_BYTES] = show(&frame_fields[F_MEM_USED_BYTES], num(o->mem_bytes));
+	v[F_DRIVER_SM] = show(&frame_fields[F_DRIVER_SM], num(o->sm));
+	sink_line(s, frame_fields, v, F_COUNT);
+}
+
 int sink_frame(struct gd_sink *s, const struct gd_frame *f)
 {
 	for (int i = 0; i < f->nworkers; i++)
 		frame_line(s, f, &f->workers[i], NULL, ROW_WORKER);
+	for (int i = 0; i < f->noutside; i++)
+		outside_line(s, f, &f->outside[i]);
 	for (int d = 0; f->ndevs > 1 && d < f->ndevs; d++)
 		frame_line(s, f, &f->devs[d].agg, &f->devs[d], ROW_DEVICE);
 	frame_line(s, f, &f->agg, NULL, ROW_TOTAL);

@@ -20,6 +20,12 @@ struct gd_text;
  * naming the field that is unknown, empty or listed twice. */
 int sink_fields_parse(const char *list, bool sweep, struct gd_fields *out, char *err, size_t errlen);
 
+/* The name of field i of the sweep rows' table (sweep set) or the frame rows'; NULL past its
+ * end. */
+const char *sink_field_name(bool sweep, size_t i);
+/* The index of the field named by the len characters at name, or -1. */
+int sink_field_find(bool sweep, const char *name, size_t len);
+
 /* The list of fields that --fields picks from, the sweep rows' when sweep is set, one line
  * each: name, unit (rate_unit for a rate: Mbit/s, or Mitem/s with --kernel), the rows that
  * carry it and what it is, from the figure registry (measure/figures.c) and the log's tables
@@ -50,6 +56,11 @@ void sink_set_reader_ends_run(struct gd_sink *s, bool on);
  * written in every aggregate and sweep row; "decode" and "Mbit/s" until set. The strings
  * must outlive s. NULL s is fine. */
 void sink_set_kernel(struct gd_sink *s, const char *name, const char *unit);
+/* The rates in a unit of the user's (--rate-unit): unit its name ("Mbit/s"), items the work
+ * items that make one of what it counts in millions (10: ten items a bit). Every rate of the
+ * log (rate, mbit_s, headroom, ceiling, the sweep's) is divided by items and rate_unit says
+ * unit, whatever sink_set_kernel says. Items not above 0: nothing. unit must outlive s. */
+void sink_set_rate_unit(struct gd_sink *s, const char *unit, double items);
 /* Each returns 0, or -1 with the reason in sink_error(). */
 int sink_frame(struct gd_sink *s, const struct gd_frame *f);
 int sink_sweep_row(struct gd_sink *s, const struct gd_sweep_row *r);

@@ -315,7 +315,8 @@ static void header_totals(struct gd_reader *r, const struct gd_seg_header *h, st
 	uint64_t batches = LOAD(h->batches), items = LOAD(h->items), kernels = LOAD(h->kernels);
 	uint64_t h2d_bytes = LOAD(h->obs.h2d_bytes), d2h_bytes = LOAD(h->obs.d2h_bytes);
 	uint64_t h2d_count = LOAD(h->obs.h2d_count), d2h_count = LOAD(h->obs.d2h_count);
-	uint64_t waits = LOAD(h->obs.waits);
+	uint64_t waits = LOAD(h->obs.waits), commands = LOAD(h->obs.commands);
+	uint64_t copy_bytes = LOAD(h->obs.copy_bytes), copy_count = LOAD(h->obs.copy_count);
 	uint64_t head = LOAD(h->head);
 	uint64_t unread = head >= r->cursor && head - r->cursor <= ((uint64_t)1 << 32) ? head - r->cursor : 0;
 	uint64_t recs = sat_add(sat_add(r->accepted, r->lost - r->rejected), sat_add(unread, r->cap));
@@ -327,6 +328,9 @@ static void header_totals(struct gd_reader *r, const struct gd_seg_header *h, st
 	v->obs.waits = take_total(r, 7, waits, PROCESS_COMMANDS);
 	v->obs.h2d_bytes = take_total(r, 3, h2d_bytes, sat_mul(v->obs.h2d_count + 1, TRANSFER_BYTES));
 	v->obs.d2h_bytes = take_total(r, 4, d2h_bytes, sat_mul(v->obs.d2h_count + 1, TRANSFER_BYTES));
+	v->obs.commands = take_total(r, 8, commands, PROCESS_COMMANDS);
+	v->obs.copy_count = take_total(r, 10, copy_count, PROCESS_COMMANDS);
+	v->obs.copy_bytes = take_total(r, 9, copy_bytes, sat_mul(v->obs.copy_count + 1, TRANSFER_BYTES));
 }
 
 bool reader_view(struct gd_reader *r, struct gd_seg_view *v)

@@ -6,9 +6,9 @@
 #include "gputop/frame.h"
 #include "gputop/wire.h"
 
-/* The header's totals as reader_view bounds them: batches, items, kernels, then the five of
+/* The header's totals as reader_view bounds them: batches, items, kernels, then the eight of
  * struct gd_obs_totals in their order. */
-#define GD_HDR_TOTALS 8
+#define GD_HDR_TOTALS 11
 
 /* A reader of one segment: a plain struct, so its owner can embed it. */
 struct gd_reader {

@@ -19,6 +19,19 @@ const char *gd_source_name(enum gd_seg_source s)
 	return (unsigned)s < GD_SRC_COUNT ? source_names[s] : "unknown";
 }
 
+void gd_obs_totals_add(struct gd_obs_totals *to, const struct gd_obs_totals *add)
+{
+	_Static_assert(sizeof(*to) == 8 * sizeof(uint64_t), "every counter of the totals is added here");
+	to->h2d_bytes += add->h2d_bytes;
+	to->d2h_bytes += add->d2h_bytes;
+	to->h2d_count += add->h2d_count;
+	to->d2h_count += add->d2h_count;
+	to->waits += add->waits;
+	to->commands += add->commands;
+	to->copy_bytes += add->copy_bytes;
+	to->copy_count += add->copy_count;
+}
+
 static const char *const timebase_names[GD_TB_COUNT] = { "none", "host-timer", "offset-estimate" };
 
 const char *gd_timebase_name(enum gd_timebase t)
@@ -53,7 +66,9 @@ static bool copy_valid(const struct gd_rec *r, const int64_t c[2])
 bool gd_rec_valid(const struct gd_rec *r)
 {
 	/* No items only without kernels: an observed program's batch of transfers alone. */
-	if ((r->items == 0 && r->kernels != 0) || r->items > GD_SIZE_MAX || r->kernels > GD_LAUNCHES_MAX ||
+	bool per_launch = r->flags & GD_REC_PER_LAUNCH; /* items x kernels: both bounded by the spec */
+	if ((r->items == 0 && r->kernels != 0) || (per_launch && r->items > GD_SIZE_MAX) ||
+	    r->kernels > (per_launch ? GD_LAUNCHES_MAX : GD_REC_LAUNCHES_MAX) ||
 	    r->nkiv > GD_REC_KMAX || (r->flags & ~(uint32_t)(GD_REC_FLAGS | GD_REC_GEN | GD_REC_LANE)) ||
 	    kiv_shift(r) > GD_REC_SHIFT_MAX || gd_rec_gen_thread(r) > GD_GEN_THREADS_MAX ||
 	    gd_rec_lane(r) >= GD_QUEUES_MAX)
@@ -61,7 +76,10 @@ bool gd_rec_valid(const struct gd_rec *r)
 	if (r->t_begin <= 0 || r->t_begin > REC_TIME_MAX || r->t_gen < r->t_begin || r->t_end < r->t_gen ||
 	    r->t_end - r->t_begin > REC_SPAN_MAX)
 		return false;
-	if (!copy_valid(r, r->h2d) || !copy_valid(r, r->d2h) || (r->nkiv && !near_batch(r, r->kbase)))
+	if (!copy_valid(r, r->h2d) || !copy_valid(r, r->d2h) || !copy_valid(r, r->copy) ||
+	    (r->nkiv && !near_batch(r, r->kbase)))
+		return false;
+	if (r->copy_ns < 0 || r->copy_ns > REC_SPAN_MAX || r->reserved)
 		return false;
 	if (r->kbusy_ns < 0 || r->kbusy_ns > REC_SPAN_MAX || r->kgap_ns < -REC_SPAN_MAX ||
 	    r->kgap_ns > REC_SPAN_MAX || r->qwait_ns < 0 || r->qwait_ns > REC_SPAN_MAX ||
@@ -127,25 +145,66 @@ static uint32_t in_units(int64_t ns, unsigned shift, bool up)
 	return (uint32_t)(v > UINT32_MAX ? UINT32_MAX : v);
 }
 
+/* The first kernel of each group after the first, ascending, for n > GD_REC_KMAX kernels: the
+ * GD_REC_KMAX - 1 widest gaps between consecutive kernels part them (of equal gaps, the earlier),
+ * so what a group leaves out is the narrowest gaps. */
+static void group_cuts(const int64_t (*kv)[2], uint32_t n, uint32_t cut[GD_REC_KMAX - 1])
+{
+	enum { CUTS = GD_REC_KMAX - 1 };
+	int64_t gap[CUTS];
+	uint32_t m = 0, least = 0; /* cuts kept so far; the one with the narrowest gap */
+	for (uint32_t k = 1; k < n; k++) {
+		int64_t g = kv[k][0] - kv[k - 1][1];
+		if (m == CUTS && g <= gap[least])
+			continue;
+		uint32_t at = m < CUTS ? m++ : least;
+		gap[at] = g;
+		cut[at] = k;
+		for (uint32_t i = 0; i < m; i++)
+			least = gap[i] < gap[least] || (gap[i] == gap[least] && cut[i] > cut[least]) ? i : least;
+	}
+	for (uint32_t i = 1; i < CUTS; i++) /* insertion sort of 15 */
+		for (uint32_t j = i; j > 0 && cut[j] < cut[j - 1]; j--) {
+			uint32_t t = cut[j];
+			cut[j] = cut[j - 1];
+			cut[j - 1] = t;
+		}
+}
+
 void gd_rec_set_kernels(struct gd_rec *r, const int64_t (*kv)[2], uint32_t n)
 {
 	GD_ASSERT(n == 0 || kv);
 	uint32_t groups = n < GD_REC_KMAX ? n : GD_REC_KMAX;
+	uint32_t cut[GD_REC_KMAX] = { 0 };
 	int64_t off[GD_REC_KMAX][2], span = 0;
 	r->kbase = n ? kv[0][0] : 0;
 	r->nkiv = groups;
 	r->flags &= ~(uint32_t)(GD_REC_GROUPED | GD_REC_SHIFT);
-	if (n > GD_REC_KMAX)
+	if (n > GD_REC_KMAX) {
 		r->flags |= GD_REC_GROUPED;
-	for (uint32_t g = 0; g < groups; g++) {
-		uint32_t first = (uint32_t)((uint64_t)g * n / groups);
-		uint32_t last = (uint32_t)((uint64_t)(g + 1) * n / groups) - 1;
-		int64_t s = kv[first][0] - r->kbase, e = kv[first][1];
-		for (uint32_t k = first; k <= last; k++)
+		group_cuts(kv, n, cut);
+	} else {
+		for (uint32_t g = 1; g < groups; g++)
+			cut[g - 1] = g;
+	}
+	cut[groups - (groups > 0)] = n;
+	for (uint32_t g = 0, first = 0; g < groups; first = cut[g++]) {
+		/* A group lasts as long as its kernels ran (their sum, no more than the group's
+		 * span): its gaps are left out, never counted as busy; the record's kernels still
+		 * number every launch. It starts at its first kernel's START, but the last group
+		 * ends at its last END, so that the batch's first START and last END stay exact. */
+		int64_t s = kv[first][0] - r->kbase, e = kv[first][1], busy = 0;
+		for (uint32_t k = first; k < cut[g]; k++) {
 			e = kv[k][1] > e ? kv[k][1] : e;
+			busy += kv[k][1] > kv[k][0] ? kv[k][1] - kv[k][0] : 0;
+		}
 		e -= r->kbase;
 		if (s < 0 || (g && s < off[g - 1][0])) /* starts never go back */
 			s = g ? off[g - 1][0] : 0;
+		if (e - s > busy && g + 1 < groups)
+			e = s + busy;
+		else if (e - s > busy)
+			s = e - busy;
 		off[g][0] = s;
 		off[g][1] = e < s ? s : e;
 		span = off[g][1] > span ? off[g][1] : span;

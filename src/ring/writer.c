@@ -206,4 +206,7 @@ void seg_set_obs_totals(struct gd_seg *seg, const struct gd_obs_totals *t)
 	__atomic_store_n(&o->h2d_count, t->h2d_count, __ATOMIC_RELEASE);
 	__atomic_store_n(&o->d2h_count, t->d2h_count, __ATOMIC_RELEASE);
 	__atomic_store_n(&o->waits, t->waits, __ATOMIC_RELEASE);
+	__atomic_store_n(&o->copy_bytes, t->copy_bytes, __ATOMIC_RELEASE);
+	__atomic_store_n(&o->copy_count, t->copy_count, __ATOMIC_RELEASE);
+	__atomic_store_n(&o->commands, t->commands, __ATOMIC_RELEASE);
 }

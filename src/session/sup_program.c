@@ -220,11 +220,7 @@ void sup_observed_viewed(const struct gd_sup *sup, struct sup_row *r)
 {
 	r->info.kernels = r->before.kernels + r->view.kernels;
 	r->info.obs = r->view.obs;
-	r->info.obs.h2d_bytes += r->before.obs.h2d_bytes;
-	r->info.obs.d2h_bytes += r->before.obs.d2h_bytes;
-	r->info.obs.h2d_count += r->before.obs.h2d_count;
-	r->info.obs.d2h_count += r->before.obs.d2h_count;
-	r->info.obs.waits += r->before.obs.waits;
+	gd_obs_totals_add(&r->info.obs, &r->before.obs);
 	r->info.via = r->view.source;
 	if (r->view.comm[0])
 		gd_clean_text(r->info.comm, sizeof(r->info.comm), r->view.comm, strlen(r->view.comm));

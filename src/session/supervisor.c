@@ -359,11 +359,7 @@ void sup_swap_segment(const struct gd_sup *sup, struct sup_row *r, const struct 
 	r->before.batches += r->view.batches;
 	r->before.items += r->view.items;
 	r->before.kernels += r->view.kernels;
-	r->before.obs.h2d_bytes += r->view.obs.h2d_bytes;
-	r->before.obs.d2h_bytes += r->view.obs.d2h_bytes;
-	r->before.obs.h2d_count += r->view.obs.h2d_count;
-	r->before.obs.d2h_count += r->view.obs.d2h_count;
-	r->before.obs.waits += r->view.obs.waits;
+	gd_obs_totals_add(&r->before.obs, &r->view.obs);
 	reader_close(&r->rd);
 	r->rd = *rd;
 	str_copy(r->shm, sizeof(r->shm), name);

@@ -58,8 +58,13 @@ void vendor_close(struct gd_vsource *s);
 
 /* The vendor's figures of a frame: each device's from its source src[d] (NULL: absent) into
  * f->devs[d], and the run's from the devices' (the shares' mean, the memory's sum, NAN unless
- * every device has the value). src NULL: every one NAN (a frame with nothing measured). */
+ * every device has the value), then the processes (vendor_fill_procs). src NULL: every one NAN
+ * and no process listed (a frame with nothing measured). */
 void vendor_fill(struct gd_vsource *const *src, struct gd_frame *f);
+/* Part of vendor_fill (procs.c): the drivers' lists of processes, each device's listed flag,
+ * each row's entry (gd_sample.drv: matched by pid) and the outside rows, the processes that are
+ * neither a row nor started by the tool (f->outside, their command from /proc/PID/comm). */
+void vendor_fill_procs(struct gd_vsource *const *src, struct gd_frame *f);
 
 /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", NVML's text of the UUID that cl_khr_device_uuid
  * gives as 16 bytes (at least 41 bytes of buf). */

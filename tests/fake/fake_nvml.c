@@ -2,7 +2,10 @@
  * GPUTOP_DECODE_NVML, so that the vendor source runs on a machine without an NVIDIA GPU. It has
  * the real library's symbols and ABI (declared here from nvml.h, independently of
  * src/vendor/nvml.c, so a mistake in either shows), and answers what the environment variable
- * GPUTOP_FAKE_NVML says, read again at every call. Its words, separated by spaces:
+ * GPUTOP_FAKE_NVML says, read again at every call; where GPUTOP_FAKE_NVML_FILE names a file,
+ * what the file says instead, read again at every call too, so that a test can list processes
+ * it learns of once the run started (its workers' pids). Its words, separated by spaces or
+ * lines:
  *
  *   count=N              devices (1)
  *   pci=ID uuid=ID       the one device's bus id and UUID; a lookup of anything else is
@@ -103,14 +106,30 @@ static struct nvmlGpmSample_st {
 } samples[16];
 #endif
 
+/* The script: GPUTOP_FAKE_NVML_FILE's file where it names one (a file that cannot be read: an
+ * empty script), else GPUTOP_FAKE_NVML. */
+static const char *script(void)
+{
+	static char text[8192];
+	const char *path = getenv("GPUTOP_FAKE_NVML_FILE");
+	if (!path || !*path)
+		return getenv("GPUTOP_FAKE_NVML");
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
+	text[n] = '\0';
+	if (f)
+		fclose(f);
+	return text;
+}
+
 /* The value of word key in the script, copied into buf; NULL when not given. */
 static const char *word(const char *key, char *buf, size_t n)
 {
-	const char *s = getenv("GPUTOP_FAKE_NVML");
+	const char *s = script();
 	size_t k = strlen(key);
 	while (s && *s) {
-		s += strspn(s, " ");
-		size_t len = strcspn(s, " ");
+		s += strspn(s, " \n");
+		size_t len = strcspn(s, " \n");
 		if (len > k && strncmp(s, key, k) == 0 && s[k] == '=') {
 			snprintf(buf, n, "%.*s", (int)(len - k - 1), s + k + 1);
 			return buf;

@@ -23,7 +23,7 @@ FIELDS = ("t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_ke
           "ceiling,of_ceiling,sample_every,observer_share,gen_busy,observed,unix_s,gap_kernel_p50_us,"
           "gap_kernel_p99_us,gap_batch_p50_us,gap_batch_p99_us,run,kernel,rate_unit,device,overlap_us,"
           "batch_overlap_us,idle_host,idle_transfer,idle_launch,idle_wait,idle_other,hidden,source,command,via,"
-          "launches,waits,h2d_bytes,d2h_bytes,exit_status,ceiling_4x").split(",")
+          "launches,waits,h2d_bytes,d2h_bytes,exit_status,ceiling_4x,rate,items,items_s,batches_s").split(",")
 IDLE = ("idle_host", "idle_transfer", "idle_launch", "idle_wait", "idle_other")
 # The fields that are not numbers (JSONL's error, timebase and device_busy_method too).
 STRINGS = {"kind", "state", "profile", "error", "timebase", "device_busy_method", "run", "kernel", "rate_unit",
@@ -32,7 +32,8 @@ PERCENTILES = (("gap_kernel_us", "gap_kernel_p50_us", "gap_kernel_p99_us"),
                ("gap_batch_us", "gap_batch_p50_us", "gap_batch_p99_us"))
 SWEEP_FIELDS = ("procs,queues,mbit_s,speedup,device_busy,gap_batch_us,headroom,of_ceiling,runs,rep,"
                 "mbit_s_min,mbit_s_max,mbit_s_sd,speedup_min,speedup_max,speedup_sd,within_spread,kind,"
-                "run,kernel,rate_unit,queue_wait_us,device,predicted_mbit_s").split(",")
+                "run,kernel,rate_unit,queue_wait_us,device,predicted_mbit_s,rate,rate_min,rate_max,rate_sd,"
+                "predicted_rate").split(",")
 RUN_FACTS = ("version", "host", "device_name", "platform", "driver", "opencl")
 WORKER_ONLY = {"id", "pid", "state", "kernel_busy", "gap_kernel_us", "gap_batch_us", "gen_us", "h2d_us",
                "kernel_us", "d2h_us", "other_us", "queue_wait_us", "sample_every",

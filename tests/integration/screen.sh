@@ -41,6 +41,13 @@ where() { pane | awk -v re="$1" 'match($0, re) { print NR - 1, RSTART - 1; exit 
 HEADS='id|pid|state|Mbit/s|Mitem/s|batches|kbusy%|kgap_us|bgap_us|lost|qwait_us|gen_thr|gen_us'
 HEADS+='|h2d_us|kern_us|d2h_us|oth_us|ovl_us|bovl_us|breakdown|[gwqkro]|rows|of|[0-9]+(-[0-9]+(/[0-9]+)?)?'
 head_line() { pane | grep -E '^ +id +pid ' | head -1; }
+# The sort column's head $1 drawn in its own colour (cyan behind it), and no other.
+sort_marked() {
+	local l
+	l=$("${TM[@]}" capture-pane -e -p -t main | grep -E 'pid.*batches' | head -1)
+	grep -qE $'\e\\[([0-9;]*;)?46(;[0-9;]*)?m(\e\\[[0-9;]*m)* *'"$1"$'( |\e|$)' <<<"$l" &&
+		[ "$(grep -oE $'\e\\[([0-9;]*;)?46(;[0-9;]*)?m' <<<"$l" | wc -l)" -eq 1 ]
+}
 heads_whole() {
 	local l
 	l=$(head_line)

@@ -109,6 +109,18 @@ bad "--generator: unknown value 'gauss' (expected ziggurat, box-muller)" "${H[@]
 bad "--generator: unknown value 'auto'" "${H[@]}" -m pipelined --generator=auto
 bad "--generator" "${H[@]}" --generator
 bad "--gen: ambiguous option" "${H[@]}" --gen 2
+# A name near a known one: did you mean it (options, choices, fields); near none: the plain refusal.
+bad "--sweeep: unknown option (did you mean --sweep?)" "${H[@]}" --sweeep 1,2
+bad "--fomat: unknown option (did you mean --format?)" "${H[@]}" --fomat=csv
+bad "--mode: unknown value 'pipelind' (did you mean pipelined?)" "${H[@]}" --mode pipelind
+bad "--mode: unknown value 'SEED' (did you mean seed?)" "${H[@]}" --mode SEED
+bad "--profile: unknown value 'sampeld' (did you mean sampled?)" "${H[@]}" --profile sampeld
+bad "--fields: unknown field 'mbitt_s' (did you mean mbit_s?)" "${H[@]}" --fields t_s,mbitt_s
+bad "--fields: unknown field 'rat' (did you mean rate?)" "${H[@]}" --sweep 1 --fields procs,rat
+bad "--bogus: unknown option (see --help)" "${H[@]}" --bogus
+# A --kernel file that is not there: the path exactly as typed (the user's own words; a path
+# that does not exist has no resolved form to give).
+bad "--kernel: nope/../missing.cl: No such file or directory" "${H[@]}" --kernel nope/../missing.cl
 # Sweep lists.
 bad "empty list" "${H[@]}" --sweep ""
 bad "1,,2" "${H[@]}" --sweep 1,,2

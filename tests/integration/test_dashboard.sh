@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # test_dashboard.sh: the interactive dashboard in a real terminal (a private tmux server): the
-# header and rows, every action key, the help, resizing, and that quitting, SIGTERM, SIGHUP and
-# --duration restore the terminal and leave no worker process and no segment behind.
-# tier: fast, about 30 s
+# header and rows, every action key, the help, resizing, ended rows leaving the table (e keeps
+# them), and that quitting, SIGTERM, SIGHUP and --duration restore the terminal and leave no
+# worker process and no segment behind.
+# tier: fast, about 45 s
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/screen.sh"
 
@@ -90,6 +91,9 @@ see "Down selects the second row" 5 screen_has "^> +2 +[0-9]+ "
 see "K y: the selected row turns to exited" 20 screen_has "^> +2 +[0-9]+ +exited .*killed by SIGKILL"
 check "K: the dashboard keeps running" kill -0 "$DPID"
 see "K: one worker process left" 10 kids_are 1
+"${TM[@]}" send-keys -t main e
+see "e: ended rows stay in the table" 5 screen_has "ended rows stay in the table"
+KEPT=$SECONDS
 
 "${TM[@]}" send-keys -t main h
 see "h shows the help" 5 eval 'screen_has "keys$" && screen_has "^ +q F10 +quit"'
@@ -137,6 +141,14 @@ check "180x40, seed mode: gen_thr shown, n/a in a running row" \
 	eval 'screen_has "qwait_us +gen_thr +gen_us" && screen_has "^[> ] +1 +[0-9]+ +running( +[0-9.~]+| +n/a){7} +n/a +[0-9]"'
 "${TM[@]}" resize-window -t main -x 100 -y 30
 see "back to 100x30: the table again" 10 eval 'screen_has "kbusy%" && ! screen_has "too small"'
+
+# Ended rows leave the table 10 s after they end; e keeps them.
+[ $((SECONDS - KEPT)) -lt 11 ] && sleep $((11 - (SECONDS - KEPT)))
+check "e: 11 s on, the killed row is still listed" screen_has "^[> ] +2 +[0-9]+ +exited"
+"${TM[@]}" send-keys -t main e
+see "e again: the ended rows leave the table, the running one stays" 10 \
+	eval '! screen_has "^[> ] +[23] +[0-9]+ +exited" && rows_are running 1'
+check "  the selection moves to the row left" screen_has "^> +1 +[0-9]+ +running"
 
 "${TM[@]}" send-keys -t main p
 see "p pauses" 10 screen_has "PAUSED"

@@ -143,7 +143,7 @@ check "its table: a line per step and per device (6)" test "$(grep -cE '^ +[0-9]
 pid=$!
 PIDS+=("$pid")
 wait_for 120 decoding "$TMP/prom.jsonl" 2
-both() { grep -q "gputop_decode_device_busy_seconds_total{device=\"0:1\"}" "$1" && grep -q 'worker="2",.*device="0:1"' "$1"; }
+both() { grep -q "gputop_decode_device_busy_seconds_total{.*index=\"0:1\"" "$1" && grep -q 'worker="2",.*index="0:1"' "$1"; }
 wait_for 30 both "$TMP/m.prom"
 ok $? "--prom-file: device busy for 0:1, worker 2 labelled 0:1"
 check "--prom-file: two device_info samples" test "$(grep -c '^gputop_decode_device_info{' "$TMP/m.prom")" -eq 2

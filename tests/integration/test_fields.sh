@@ -5,6 +5,8 @@
 # rows' fields; a name that is no field exits 2 with one line naming it, nothing started and no
 # log created. --fields help and --help-fields list every field with its unit and help; a log
 # piped into head ends the run with status 0, nothing on stderr, no process or segment left.
+# The rate and items under their names for every mode agree with their old names, and the
+# README's example header is the binary's.
 # tier: fast, about 12 s
 . "$(dirname "$0")/lib.sh"
 ARGS=(-n 2 -s 5000 -l 2 -i 0.25)
@@ -40,7 +42,10 @@ refused() { # refused DESCRIPTION EXPECTED-TEXT ARGS...
 	ok $? "$desc: exit 2, one line naming it, no log, no segment (status $rc)"
 	[ $rc -eq 2 ] || diag "$TMP/bad.err"
 }
-refused "--fields with an unknown name" "--fields: unknown field 'mbits'" --headless "${ARGS[@]}" --fields t_s,mbits
+refused "--fields with an unknown name" "--fields: unknown field 'zzz' (the log rows' fields" \
+	--headless "${ARGS[@]}" --fields t_s,zzz
+refused "--fields with a name near a field's" "--fields: unknown field 'mbits' (did you mean mbit_s?)" \
+	--headless "${ARGS[@]}" --fields t_s,mbits
 refused "--fields with an empty name" "--fields: an empty field name" --headless "${ARGS[@]}" --fields t_s,,kind
 refused "--fields with a name twice" "--fields: field 'kind' is listed twice" --headless "${ARGS[@]}" \
 	--fields kind,t_s,kind
@@ -64,6 +69,10 @@ log, sweep = fields(sys.argv[1]), fields(sys.argv[2])
 assert not [l for l in list(log.values()) + list(sweep.values()) if "(no help)" in l]
 assert re.match(r"t_s +s +all +End of the window", log["t_s"]), log["t_s"]
 assert re.match(r"mbit_s +Mbit/s +all ", log["mbit_s"]), log["mbit_s"]
+assert re.match(r"rate +Mbit/s +all ", log["rate"]), log["rate"]
+assert "Deprecated alias of rate" in log["mbit_s"] and "Deprecated alias of items" in log["symbols"]
+assert re.match(r"items_s +1/s +all ", log["items_s"]) and re.match(r"batches_s +1/s +all ", log["batches_s"])
+assert re.match(r"rate +Mbit/s ", sweep["rate"]) and "Deprecated" in sweep["predicted_mbit_s"]
 assert re.match(r"kernel_busy +0\.\.1 +worker ", log["kernel_busy"])
 assert log["window_s"].endswith("(JSONL only)") and log["kind"].split()[1] == "all"
 assert "speedup" in sweep and "t_s" not in sweep and "speedup" not in log
@@ -71,6 +80,10 @@ print(len(log), "log fields,", len(sweep), "sweep fields")
 PY
 ok $? "every field has its help, units as the registry says; --sweep lists the sweep rows'"
 diag "$TMP/help.py"
+# The README's example header is the log's: every CSV field, in --fields help's order.
+csv_fields=$(sed -n '3,$p' "$TMP/help.out" | grep -v '(JSONL only)$' | awk '{ print $1 }' | paste -sd,)
+check "the README's CSV header is the binary's" \
+	test "$(grep -m1 '^t_s,kind,id,pid,' "$ROOT/README.md")" = "$csv_fields"
 
 device_from_here
 # ---- A log piped into head: the reader leaving ends the run, quietly ----
@@ -97,7 +110,7 @@ check "observing a program: the same, status 0 (status $rc), no line but the 'ob
 check "  the program is stopped, no segment left" test "$(observed_of $HP)" -eq 0 -a "$(segments_of $HP)" -eq 0
 
 # ---- CSV: those columns, in that order ----
-COLS=t_s,kind,id,state,mbit_s,device_busy,window_s,error
+COLS=t_s,kind,id,state,mbit_s,device_busy,window_s,error,rate,items,symbols,items_s,batches_s
 RUN_ARGS=(--fields "$COLS")
 run f csv_measured
 ok $? "a CSV run with --fields ends with status 0"
@@ -116,6 +129,15 @@ assert all(r["id"] in ("1", "2") and r["state"] for r in workers), workers
 agg = [r for r in rows if r["kind"] == "aggregate"]
 assert all(float(r["window_s"]) > 0 and r["id"] == "" and r["state"] == "" for r in agg), agg
 assert any(r["device_busy"] for r in agg)
+# The fields named for what they hold: the rate and items as their old names, the items and
+# batches per second beside them, all empty together in a window that measured no rate.
+for r in workers + agg:
+    assert r["rate"] == r["mbit_s"] and r["items"] == r["symbols"], r
+    assert (r["items_s"] == "") == (r["rate"] == "") == (r["batches_s"] == ""), r
+    if r["rate"]:
+        assert abs(float(r["items_s"]) / 1e6 - float(r["rate"])) <= 5e-5, r
+        assert float(r["batches_s"]) >= 0, r
+assert any(r["batches_s"] and float(r["batches_s"]) > 0 for r in agg), agg
 print(len(rows), "rows")
 PY
 ok $? "every row has exactly those cells; worker rows their id and state, aggregates a window_s column"

@@ -7,7 +7,8 @@
 # come back to 1 s; n/a (no unit) in paused rows, the summary "paused"; the table at
 # 80x24, 140x45 and 200x50 with no heading cut; Space tags two workers, > stays on a tagged
 # selected row, x stops both; K asks first (n keeps, y kills); r with nothing contradicting it;
-# the selected worker's graphs; the event rows these actions log. Then a program that ignores
+# the selected worker's graphs; the event rows these actions log. The sort column's head is
+# marked in a colour of its own. Then a program that ignores
 # SIGTERM: x runs out of its grace and the key bar says so.
 # tier: device, about 25 s
 . "$(dirname "$0")/lib.sh"
@@ -45,6 +46,7 @@ see "the dashboard starts" 60 find_dash
 DASH=$DPID # its segments are named by its pid
 see "six worker rows, running" 90 rows_are running 6
 check "the header shows the sort, by id ascending" screen_has "sort: id $arrow_up "
+check "  the table marks the sort column's head, id, in a colour of its own" sort_marked id
 # Paused (they sleep) while only the screen is looked at: a loaded machine keeps its cores.
 keys p
 see "p: six paused rows" 60 rows_are paused 6
@@ -78,6 +80,7 @@ keys Home
 # ---- sorting ----
 keys s
 see "s: sort by the next column (pid)" 60 screen_has "sort: pid $arrow_up "
+see "  the mark moves to pid's head" 60 sort_marked pid
 keys '>'
 see ">: the column to the right (state)" 60 screen_has "sort: state $arrow_up "
 keys '<'
@@ -90,6 +93,7 @@ see "F6 opens the sort menu" 60 screen_has "sort by \\(now pid\\)"
 keys Down Down Enter
 see "  Down Down Enter: sort by Mbit/s, largest first" 60 \
 	eval 'screen_has "sort: Mbit/s $arrow_down " && ! screen_has "sort by \\("'
+check "  the mark on Mbit/s's head" sort_marked Mbit/s
 keys F6 Home Enter
 see "  F6 Home Enter: by id again" 60 eval 'screen_has "sort: id $arrow_up " && [ "$(row_of 1)" = 1 ]'
 

@@ -80,7 +80,7 @@ import json, sys
 ev = json.load(open(sys.argv[1]))
 names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e.get("name") == "thread_name"}
 procs = [e["args"]["name"].split(" (")[0] + " " + e["args"]["name"].split(", ")[1] for e in ev
-         if e.get("name") == "process_name" and e["pid"]]
+         if e.get("name") == "process_name" and e["pid"] and ", " in e["args"]["name"]]
 per = {}
 for e in ev:
     if e.get("name") == "host work":

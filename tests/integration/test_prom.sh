@@ -6,7 +6,8 @@
 # of the busy seconds is the log's device_busy over the same windows, the worker info carries
 # a live worker's pid, the build info the binary's version; a client that sends half a request
 # and stalls does not stop the windows; the dashboard serves and writes the same; bad --listen
-# and --prom-file values (a port in use too) exit 2 before anything starts.
+# and --prom-file values (a port in use too) exit 2 before anything starts; a clean end removes
+# the file.
 # tier: fast, about 40 s
 . "$(dirname "$0")/lib.sh"
 ARGS=(-s 5000 -l 2 -i 0.25)
@@ -89,17 +90,19 @@ ok $? "the Prometheus server listens (port ${PPORT:-none})"
 wait_for 60 counted "$PORT" "$TMP/scrape.txt" 2
 ok $? "GET /metrics: a positive symbols counter for each of the 2 workers"
 promcheck "promtool check metrics passes on /metrics" "$TMP/scrape.txt"
+check "no label value holds a space; states are identifiers" eval \
+	"! grep -v '^#' '$TMP/scrape.txt' | grep -qE '=\"[^\"]* ' && grep -q 'state=\"no_opencl_calls_seen\"' '$TMP/scrape.txt'"
 wait_for 30 grep -qs '^gputop_decode_symbols_total{worker="2",' "$TMP/m.prom"
 ok $? "--prom-file is written"
 promcheck "promtool check metrics passes on --prom-file" "$TMP/m.prom"
-check "the file names the device and both workers" \
-	test "$(grep -cE '^gputop_decode_batches_total\{worker="[12]",device="[0-9]+:[0-9]+"\} ' "$TMP/m.prom")" -eq 2
+check "the file names both workers and their device, by identity and index" \
+	test "$(grep -cE '^gputop_decode_batches_total\{worker="[12]",device="[^" ]+",index="[0-9]+:[0-9]+"\} ' "$TMP/m.prom")" -eq 2
 check "the pid is a label of the worker info alone" test "$(grep -c 'pid=' "$TMP/m.prom")" -eq 2 -a \
-	"$(grep -cE '^gputop_decode_worker_info\{worker="[12]",device="[0-9:]+",pid="[0-9]+",source="worker",command=""\} 1$' "$TMP/m.prom")" -eq 2
+	"$(grep -cE '^gputop_decode_worker_info\{worker="[12]",device="[^" ]+",index="[0-9:]+",pid="[0-9]+",source="worker",command=""\} 1$' "$TMP/m.prom")" -eq 2
 check "the device's busy seconds are a counter" \
 	grep -qx -e '# TYPE gputop_decode_device_busy_seconds_total counter' "$TMP/m.prom"
 check "the gaps between batches are a histogram, up to +Inf" \
-	grep -qE '^gputop_decode_gap_batch_seconds_bucket\{worker="1",device="[0-9:]+",le="\+Inf"\} [0-9]+$' "$TMP/m.prom"
+	grep -qE '^gputop_decode_gap_batch_seconds_bucket\{worker="1",device="[^" ]+",index="[0-9:]+",le="\+Inf"\} [0-9]+$' "$TMP/m.prom"
 check "one build info" test "$(grep -c '^gputop_decode_build_info{version="' "$TMP/m.prom")" -eq 1
 
 # Bad input while that run holds its port: nothing starts, nothing is written.
@@ -212,13 +215,14 @@ if res:
     out(len(res) == 1 and mbit > 0 and abs(rate - mbit) <= 0.05 * mbit,
         "rate() of the device's symbols / 1e6 is the log's mbit_s over the same windows, within 5%",
         "rate %.4f, log %.4f" % (rate, mbit))
-res = one("phase shares", lambda q: "phase_seconds_total" in q and "group_left sum" in q)
-if res:
+dev = one("device phases", lambda q: "phase_batches_total" in q)
+gen = one("generation", lambda q: 'phase="gen"' in q)
+if dev and gen:
     by = {}
-    for s in res:
-        by.setdefault(s["metric"]["worker"], []).append(float(s["value"][1]))
-    out(sorted(by) == ["1", "2"] and all(len(v) == 6 and min(v) >= 0 and abs(sum(v) - 1) < 1e-6 for v in by.values()),
-        "each worker's six phase shares add up to 1", str(by))
+    for s in dev + gen:  # one-to-one matching drops the label ignored: gen's has no phase
+        by.setdefault(s["metric"]["worker"], {})[s["metric"].get("phase", "gen")] = float(s["value"][1])
+    out(sorted(by) == ["1", "2"] and all(len(v) == 6 and min(v.values()) >= 0 and v["kernel"] > 0 for v in by.values()),
+        "each worker's mean per batch in each of the six phases, the kernel's above 0", str(by))
 res = one("worker info", lambda q: "gputop_decode_worker_info" in q)
 if res:
     got = sorted(s["metric"].get("pid", "") for s in res)
@@ -265,9 +269,8 @@ STALL_PID=
 check "no segment is left" test "$(segments_of "$SUP")" -eq 0
 check "no worker is left" test "$(children_of "$SUP")" -eq 0
 check "nothing listens on the port after the run" ! fetch "$PORT" "$TMP/after.txt"
-check "the last --prom-file stays, and no temporary file" \
-	test -s "$TMP/m.prom" -a -z "$(ls "$TMP" | grep '^m\.prom\.tmp')"
-promcheck "the file left is still well formed" "$TMP/m.prom"
+check "a clean end removes --prom-file (its values are no longer true), and no temporary file" \
+	test ! -e "$TMP/m.prom" -a -z "$(ls -A "$TMP" | grep '^\.gputop-decode-prom\.')"
 
 # ---- The dashboard exports the same ----
 "${TM[@]}" new-session -d -s main -x 120 -y 40 \
@@ -283,3 +286,4 @@ ok $? "the dashboard writes --prom-file"
 wait_for 30 test -s "$TMP/dash.rc"
 check "the dashboard quits with status 0" test "$(cat "$TMP/dash.rc" 2>/dev/null)" = 0
 check "... and stops serving" ! fetch "$DPORT" "$TMP/after.txt"
+check "... and removes its --prom-file" test ! -e "$TMP/dash.prom"

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # test_sweep.sh: a 2-point scaling sweep prints both rows of its table, and the same rows go
 # to --output in CSV and JSONL after the run header; a step that completes no batch is n/a,
-# never 0.00; with --repeat 3 every step runs three times, the log has each run and the
+# never 0.00 (a slow user kernel's too); with --repeat 3 every step runs three times, the log has each run and the
 # summaries, and the table shows the spread.
-# tier: device, about 25 s
+# tier: device, about 35 s
 . "$(dirname "$0")/lib.sh"
 
 "$BIN" --sweep 1,2 -D 1 -i 0.25 -s 20000 -l 2 -o "$TMP/sweep.csv" >"$TMP/table" 2>"$TMP/err"
@@ -66,6 +66,23 @@ for k in ("mbit_s", "speedup", "device_busy", "headroom", "mbit_s_min", "mbit_s_
     assert rows[0][k] == "", (k, rows[0])
 PY
 ok $? "the log's row leaves the rate and the figures from it empty, never 0"
+
+# The same with a user kernel slow on PoCL (a batch of 2000 items of 20000 dependent steps takes
+# seconds on 2 cores, against a step measured for 0.05 s after one interval): the step keeps its
+# row of n/a with the note, in the table and the log, in the kernel's unit.
+UK=(--kernel "$ROOT/kernels/examples/compute.cl" --build-options -DITERS=20000 -s 2000 -l 1)
+"$BIN" --sweep 1 -D 0.05 -i 0.05 "${UK[@]}" -o "$TMP/uk.csv" >"$TMP/uk.table" 2>"$TMP/uk.err"
+ok $? "a sweep of a slow user kernel whose step completes no batch exits 0"
+diag "$TMP/uk.table"
+check "its step stands as a row of n/a" grep -qE '^ +1 +1 +n/a +n/a +n/a +n/a +n/a +n/a +n/a' "$TMP/uk.table"
+check "the note names the step" grep -q '^n/a: step 1 (1x1): not measured, no batch completed' "$TMP/uk.table"
+python3 - "$TMP/uk.csv" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["kind"] == "sweep"]
+assert len(rows) == 1 and rows[0]["procs"] == "1" and rows[0]["rate_unit"] == "Mitem/s", rows
+assert rows[0]["kernel"] == "compute" and rows[0]["rate"] == rows[0]["mbit_s"] == "", rows
+PY
+ok $? "the log has the step's row: its kernel and unit, the rate empty"
 
 "$BIN" --sweep 2,1 -D 0.5 -i 0.25 -s 20000 -l 2 -f jsonl -o "$TMP/sweep.jsonl" >/dev/null 2>&1 &
 pid=$!

@@ -88,7 +88,8 @@ static void test_prom(void)
 	struct gd_frame f = frame_of(1, 0.52, NAN);
 	f.devs[0] = devframe(0, 0.52, NAN, NAN, NAN, NAN);
 	size_t len;
-	char *t = prom_render(&f, devs, &len);
+	struct prom_memory *mem = prom_memory_new(); /* which rows ended: none here */
+	char *t = prom_render(&f, devs, mem, &len);
 	int absent = 0;
 	for (size_t i = 0; i < GD_ARRAY_LEN(families); i++)
 		absent += !strstr(t, families[i]);
@@ -101,18 +102,19 @@ static void test_prom(void)
 	f = frame_of(2, 0.5, NAN);
 	f.devs[0] = devframe(0, 0.52, 0.99, 0.875, 0.25, 81604378624.0);
 	f.devs[1] = devframe(1, 0.5, 0.4, NAN, NAN, NAN);
-	t = prom_render(&f, devs, &len);
-	tap_ok(has_line(t, "gputop_decode_driver_utilization_ratio{device=\"0:0\"} 0.99") &&
-	           has_line(t, "gputop_decode_driver_utilization_ratio{device=\"0:1\"} 0.4") &&
-	           has_line(t, "# TYPE gputop_decode_driver_utilization_ratio gauge"),
-	       "the driver's utilization: a gauge per device, as a share, each device its own");
-	tap_ok(has_line(t, "gputop_decode_sm_active_ratio{device=\"0:0\"} 0.875") &&
-	           has_line(t, "gputop_decode_sm_occupancy_ratio{device=\"0:0\"} 0.25") &&
-	           has_line(t, "gputop_decode_memory_used_bytes{device=\"0:0\"} 81604378624"),
+	t = prom_render(&f, devs, mem, &len);
+	tap_ok(
+	    has_line(t, "gputop_decode_driver_utilization_ratio{device=\"first\",index=\"0:0\"} 0.99") &&
+	        has_line(t, "gputop_decode_driver_utilization_ratio{device=\"second\",index=\"0:1\"} 0.4") &&
+	        has_line(t, "# TYPE gputop_decode_driver_utilization_ratio gauge"),
+	    "the driver's utilization: a gauge per device, as a share, each device its own");
+	tap_ok(has_line(t, "gputop_decode_sm_active_ratio{device=\"first\",index=\"0:0\"} 0.875") &&
+	           has_line(t, "gputop_decode_sm_occupancy_ratio{device=\"first\",index=\"0:0\"} 0.25") &&
+	           has_line(t, "gputop_decode_memory_used_bytes{device=\"first\",index=\"0:0\"} 81604378624"),
 	       "SM activity and occupancy as shares, the memory whole, in bytes");
-	tap_ok(!strstr(t, "gputop_decode_sm_active_ratio{device=\"0:1\"}") &&
-	           !strstr(t, "gputop_decode_sm_occupancy_ratio{device=\"0:1\"}") &&
-	           !strstr(t, "gputop_decode_memory_used_bytes{device=\"0:1\"}"),
+	tap_ok(!strstr(t, "gputop_decode_sm_active_ratio{device=\"second\",index=\"0:1\"}") &&
+	           !strstr(t, "gputop_decode_sm_occupancy_ratio{device=\"second\",index=\"0:1\"}") &&
+	           !strstr(t, "gputop_decode_memory_used_bytes{device=\"second\",index=\"0:1\"}"),
 	       "a value the device's library does not give has no sample");
 	int helps = 0;
 	for (size_t i = 0; i < GD_ARRAY_LEN(families); i++) {
@@ -123,6 +125,7 @@ static void test_prom(void)
 	TAP_EQ_U(helps, GD_ARRAY_LEN(families), "one HELP for each family, over both devices' samples");
 	tap_ok(!strstr(t, " NaN\n") && !strstr(t, " nan\n"), "no NaN value");
 	free(t);
+	prom_memory_free(mem);
 }
 
 /* The page a run of frames gives (the report written through its output, as main.c does). */

@@ -483,8 +483,11 @@ static const struct rec_case rec_cases[] = {
 	{ "more kernel intervals than a record holds", R(nkiv), false, GD_REC_KMAX + 1 },
 	{ "nkiv UINT32_MAX", R(nkiv), false, UINT32_MAX },
 	{ "zero symbols", R(items), false, 0 },
-	{ "more symbols than --size allows", R(items), false, (1 << 27) + 1 },
-	{ "1001 kernels", R(kernels), false, 1001 },
+	{ "more launches than a record holds", R(kernels), false, GD_REC_LAUNCHES_MAX + 1 },
+	{ "launches UINT32_MAX", R(kernels), false, UINT32_MAX },
+	{ "copy ends before it starts", R(copy[1]), true, -1 },
+	{ "negative copy time", R(copy_ns), false, -1 },
+	{ "the reserved word set", R(reserved), false, 1 },
 	{ "negative kernel busy time", R(kbusy_ns), false, -1 },
 	{ "kernel busy time INT64_MAX", R(kbusy_ns), false, INT64_MAX },
 	{ "kernel gap INT64_MIN", R(kgap_ns), false, INT64_MIN },
@@ -771,7 +774,8 @@ static void test_totals(void)
 
 	/* Every total UINT64_MAX: none shown, each counted once however often it is viewed. */
 	h->batches = h->items = h->kernels = UINT64_MAX;
-	h->obs = (struct gd_obs_totals){ UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX };
+	h->obs = (struct gd_obs_totals){ UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX,
+		                         UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX };
 	for (int i = 0; i < 3; i++)
 		v = view_checked(&rd, &seen, recs);
 	tap_ok(v.batches == 5 && v.items == 5000 && v.kernels == 10 && v.obs.waits == 0 &&

@@ -29,6 +29,9 @@ static void write_frames(struct gd_sink *s)
 		  .items = 5000000,
 		  .win_batches = 3,
 		  .kernel_busy = 0.51234,
+		  .transfer_busy = 0.0312,
+		  .copy_busy = NAN,
+		  .commands_s = NAN,
 		  .sample_every = 16,
 		  .observer_share = 0.0123,
 		  .gen_busy = 0.25,
@@ -36,6 +39,7 @@ static void write_frames(struct gd_sink *s)
 		          .h2d_us = 20.5,
 		          .kernel_us = 300.75,
 		          .d2h_us = 10.0,
+		          .copy_us = NAN,
 		          .queue_wait_us = 4.5,
 		          .other_us = 5.333,
 		          .overlap_us = 0.5,
@@ -46,13 +50,18 @@ static void write_frames(struct gd_sink *s)
 		          .gap_kernel_p99_us = 4.0,
 		          .gap_batch_p50_us = 2.0,
 		          .gap_batch_p99_us = 8.5 },
-		  .idle = { { 0.3, 0.1, 0.05, 0, 0.0377 }, 0.25 } },
+		  .idle = { { 0.3, 0.1, 0.05, 0, 0, 0.0377 }, 0.25 },
+		  .tot = { .kernel_s = 6.25, .transfer_s = 0.5, .copy_s = NAN } },
 		{ .id = 2,
 		  .device = 1,
 		  .pid = 4243,
 		  .state = GD_ST_FAILED,
 		  .rate = NAN,
 		  .kernel_busy = NAN,
+		  .transfer_busy = NAN,
+		  .copy_busy = NAN,
+		  .commands_s = NAN,
+		  .tot = { .kernel_s = NAN, .transfer_s = NAN, .copy_s = NAN },
 		  .observer_share = NAN,
 		  .gen_busy = NAN,
 		  .bd = unmeasured,
@@ -98,8 +107,8 @@ static void write_frames(struct gd_sink *s)
 		                          .of_ceiling = 0.41152263,
 		                          .ceiling_4x = 375.0 };
 	f.devs[0].agg.device = 0;
-	f.devs[0].agg.idle = (struct gd_idle){ { 0.4, 0.05, 0.02, 0.01, 0.0077 }, NAN };
-	f.agg.idle = (struct gd_idle){ { 0.2, 0.03, 0.01, 0.005, 0.005 }, NAN };
+	f.devs[0].agg.idle = (struct gd_idle){ { 0.4, 0.05, 0.02, 0.01, 0, 0.0077 }, NAN };
+	f.agg.idle = (struct gd_idle){ { 0.2, 0.03, 0.01, 0.005, 0, 0.005 }, NAN };
 	str_copy(f.devs[0].ref, sizeof(f.devs[0].ref), "0:1");
 	f.devs[1] =
 	    (struct gd_devframe){ .ref = "1:0",
@@ -261,143 +270,148 @@ static void check(enum gd_format fmt, void (*write)(struct gd_sink *s), const ch
 }
 
 static const char frames_csv[] =
-    "t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_kernel_us,gap_batch_us,gen_us,h2d_us,"
-    "kernel_us,d2h_us,other_us,device_busy,headroom,lost,queue_wait_us,profile,ceiling,of_ceiling,sample_"
-    "every,observer_share,gen_busy,observed,unix_s,gap_kernel_p50_us,gap_kernel_p99_us,gap_batch_p50_us,gap_"
-    "batch_p99_us,run,kernel,rate_unit,device,overlap_us,batch_overlap_us,idle_host,idle_transfer,idle_"
-    "launch,idle_wait,idle_other,hidden,source,command,via,launches,waits,h2d_bytes,d2h_bytes,exit_status,"
-    "ceiling_4x\n"
-    "12.346,worker,1,4242,running,,123.4568,10,5000000,0.5123,1.50,2.25,100.12,20.50,300.75,10.00,5.33,,,0,4."
-    "50,,,,16,0.0123,0.250,1,1795968000.250,1.25,4.00,2.00,8.50,,,,0:1,0.50,3.75,0.3000,0.1000,0.0500,0.0000,"
-    "0.0377,0.2500,worker,,,,,,,,\n"
-    "12.346,worker,2,4243,failed,,,0,0,,,,,,,,,,,7,,,,,,,,1,1795968000.250,,,,,,,,1:0,,,,,,,,,worker,,,,,,,,"
-    "\n"
-    "12.346,device,,,,1,123.4568,10,5000000,,,,,,,,,0.5123,240.9670,7,,sampled,300.0000,0.4115,,,,1,"
-    "1795968000.250,1.25,4.00,2.00,8.50,,decode,Mbit/"
-    "s,0:1,,,0.4000,0.0500,0.0200,0.0100,0.0077,,,,,,,,,,375.0000\n"
-    "12.346,device,,,,0,0.0000,0,0,,,,,,,,,,,7,,sampled,,,,,,1,1795968000.250,,,,,,decode,Mbit/"
-    "s,1:0,,,,,,,,,,,,,,,,,\n"
-    "12.346,aggregate,,,,2,123.4568,10,5000000,,,,,,,,,0.7500,164.6091,7,,sampled,600.0000,0.2058,,,,1,"
-    "1795968000.250,1.25,4.00,2.00,8.50,,decode,Mbit/"
-    "s,all,,,0.2000,0.0300,0.0100,0.0050,0.0050,,,,,,,,,,750.0000\n"
-    "13.346,aggregate,,,,0,0.0000,10,5000000,,,,,,,,,,,7,,full,,,,,,1,1795968000.250,,,,,,decode,Mbit/"
-    "s,all,,,,,,,,,,,,,,,,,\n"
-    "16.346,worker,1,4242,running,,,900,5000000,,,,,,,,,,,880,,,,,16,0.0123,,0,1795968000.250,,,,,,,,0:1,,,,,"
-    ",,,,worker,,,,,,,,\n"
-    "16.346,aggregate,,,,1,,900,5000000,,,,,,,,,,,880,,full,,,,,,0,1795968000.250,,,,,,decode,Mbit/"
-    "s,all,,,,,,,,,,,,,,,,,\n"
-    "16.500,event,3,4300,add,,,,,,,,,,,,,,,,,,,,,,,,1795968004.400,,,,,,,,,,,,,,,,,,,,,,,,,\n"
-    "16.750,event,,,pause,,,,,,,,,,,,,,,,,,,,,,,,1795968004.650,,,,,,,,,,,,,,,,,,,,,,,,,\n";
+    "t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_kernel_us,gap_batch_us,"
+    "gen_us,h2d_us,kernel_us,d2h_us,other_us,device_busy,headroom,lost,queue_wait_us,profile,ce"
+    "iling,of_ceiling,sample_every,observer_share,gen_busy,observed,unix_s,gap_kernel_p50_us,ga"
+    "p_kernel_p99_us,gap_batch_p50_us,gap_batch_p99_us,run,kernel,rate_unit,device,overlap_us,b"
+    "atch_overlap_us,idle_host,idle_transfer,idle_launch,idle_wait,idle_other,hidden,source,com"
+    "mand,via,launches,waits,h2d_bytes,d2h_bytes,exit_status,ceiling_4x,rate,items,items_s,batc"
+    "hes_s,commands,commands_s,copy_bytes,transfer_busy,copy_busy,copy_us,idle_copy,kernel_s,tr"
+    "ansfer_s,copy_s\n12.346,worker,1,4242,running,,123.4568,10,5000000,0.5123,1.50,2.25,100.12,"
+    "20.50,300.75,10.00,5.33,,,0,4.50,,,,16,0.0123,0.250,1,1795968000.250,1.25,4.00,2.00,8.50,,"
+    ",,0:1,0.50,3.75,0.3000,0.1000,0.0500,0.0000,0.0377,0.2500,worker,,,,,,,,,123.4568,5000000,"
+    "123456789.0,3.000,,,,0.0312,,,0.0000,6.250000,0.500000,\n12.346,worker,2,4243,failed,,,0,0,"
+    ",,,,,,,,,,7,,,,,,,,1,1795968000.250,,,,,,,,1:0,,,,,,,,,worker,,,,,,,,,,0,,,,,,,,,,,,\n12.34"
+    "6,device,,,,1,123.4568,10,5000000,,,,,,,,,0.5123,240.9670,7,,sampled,300.0000,0.4115,,,,1,"
+    "1795968000.250,1.25,4.00,2.00,8.50,,decode,Mbit/s,0:1,,,0.4000,0.0500,0.0200,0.0100,0.0077"
+    ",,,,,,,,,,375.0000,123.4568,5000000,123456789.0,0.000,,,,,,,0.0000,,,\n12.346,device,,,,0,0"
+    ".0000,0,0,,,,,,,,,,,7,,sampled,,,,,,1,1795968000.250,,,,,,decode,Mbit/s,1:0,,,,,,,,,,,,,,,"
+    ",,,0.0000,0,0.0,0.000,,,,,,,,,,\n12.346,aggregate,,,,2,123.4568,10,5000000,,,,,,,,,0.7500,1"
+    "64.6091,7,,sampled,600.0000,0.2058,,,,1,1795968000.250,1.25,4.00,2.00,8.50,,decode,Mbit/s,"
+    "all,,,0.2000,0.0300,0.0100,0.0050,0.0050,,,,,,,,,,750.0000,123.4568,5000000,123456789.0,0."
+    "000,,,,,,,0.0000,,,\n13.346,aggregate,,,,0,0.0000,10,5000000,,,,,,,,,,,7,,full,,,,,,1,17959"
+    "68000.250,,,,,,decode,Mbit/s,all,,,,,,,,,,,,,,,,,,0.0000,5000000,0.0,0.000,,,,,,,,,,\n16.34"
+    "6,worker,1,4242,running,,,900,5000000,,,,,,,,,,,880,,,,,16,0.0123,,0,1795968000.250,,,,,,,"
+    ",0:1,,,,,,,,,worker,,,,,,,,,,5000000,,,,,,0.0312,,,,6.250000,0.500000,\n16.346,aggregate,,,"
+    ",1,,900,5000000,,,,,,,,,,,880,,full,,,,,,0,1795968000.250,,,,,,decode,Mbit/s,all,,,,,,,,,,"
+    ",,,,,,,,,5000000,,,,,,,,,,,,\n16.500,event,3,4300,add,,,,,,,,,,,,,,,,,,,,,,,,1795968004.400"
+    ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,\n16.750,event,,,pause,,,,,,,,,,,,,,,,,,,,,,,,179596"
+    "8004.650,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,\n";
 
 static const char frames_jsonl[] =
-    "{\"t_s\":12.346,\"kind\":\"worker\",\"state\":\"running\",\"id\":1,\"pid\":4242,\"mbit_s\":123.4568,"
-    "\"batches\":10,\"symbols\":5000000,\"kernel_busy\":0.5123,\"gap_kernel_us\":1.50,\"gap_batch_us\":2.25,"
-    "\"gen_us\":100.12,\"h2d_us\":20.50,\"kernel_us\":300.75,\"d2h_us\":10.00,\"other_us\":5.33,\"lost\":0,"
-    "\"queue_wait_us\":4.50,\"sample_every\":16,\"observer_share\":0.0123,\"gen_busy\":0.250,\"observed\":"
-    "true,\"unix_s\":1795968000.250,\"gap_kernel_p50_us\":1.25,\"gap_kernel_p99_us\":4.00,\"gap_batch_p50_"
-    "us\":2.00,\"gap_batch_p99_us\":8.50,\"device\":\"0:1\",\"overlap_us\":0.50,\"batch_overlap_us\":3.75,"
-    "\"idle_host\":0.3000,\"idle_transfer\":0.1000,\"idle_launch\":0.0500,\"idle_wait\":0.0000,\"idle_"
-    "other\":0.0377,\"hidden\":0.2500,\"source\":\"worker\",\"window_batches\":3}\n"
-    "{\"t_s\":12.346,\"kind\":\"worker\",\"state\":\"failed\",\"id\":2,\"pid\":4243,\"batches\":0,"
-    "\"symbols\":0,\"lost\":7,\"observed\":true,\"unix_s\":1795968000.250,\"device\":\"1:0\",\"source\":"
-    "\"worker\",\"window_batches\":0,\"error\":\"clBuildProgram: \\\"decode\\\" failed?line 2\\\\\"}\n"
-    "{\"t_s\":12.346,\"kind\":\"device\",\"procs\":1,\"mbit_s\":123.4568,\"batches\":10,\"symbols\":5000000,"
-    "\"device_busy\":0.5123,\"headroom\":240.9670,\"lost\":7,\"profile\":\"sampled\",\"ceiling\":300.0000,"
-    "\"of_ceiling\":0.4115,\"observed\":true,\"unix_s\":1795968000.250,\"gap_kernel_p50_us\":1.25,\"gap_"
-    "kernel_p99_us\":4.00,\"gap_batch_p50_us\":2.00,\"gap_batch_p99_us\":8.50,\"kernel\":\"decode\",\"rate_"
-    "unit\":\"Mbit/"
-    "s\",\"device\":\"0:1\",\"idle_host\":0.4000,\"idle_transfer\":0.0500,\"idle_launch\":0.0200,\"idle_"
-    "wait\":0.0100,\"idle_other\":0.0077,\"ceiling_4x\":375.0000,\"window_s\":1.000,\"timebase\":\"host-"
-    "timer\",\"device_busy_"
-    "method\":\"union\"}\n"
-    "{\"t_s\":12.346,\"kind\":\"device\",\"procs\":0,\"mbit_s\":0.0000,\"batches\":0,\"symbols\":0,\"lost\":"
-    "7,\"profile\":\"sampled\",\"observed\":true,\"unix_s\":1795968000.250,\"kernel\":\"decode\",\"rate_"
-    "unit\":\"Mbit/"
-    "s\",\"device\":\"1:0\",\"window_s\":1.000,\"timebase\":\"host-timer\",\"device_busy_method\":\"sum-"
-    "capped\"}\n"
-    "{\"t_s\":12.346,\"kind\":\"aggregate\",\"procs\":2,\"mbit_s\":123.4568,\"batches\":10,\"symbols\":"
-    "5000000,\"device_busy\":0.7500,\"headroom\":164.6091,\"lost\":7,\"profile\":\"sampled\",\"ceiling\":600."
-    "0000,\"of_ceiling\":0.2058,\"observed\":true,\"unix_s\":1795968000.250,\"gap_kernel_p50_us\":1.25,\"gap_"
-    "kernel_p99_us\":4.00,\"gap_batch_p50_us\":2.00,\"gap_batch_p99_us\":8.50,\"kernel\":\"decode\",\"rate_"
-    "unit\":\"Mbit/"
-    "s\",\"device\":\"all\",\"idle_host\":0.2000,\"idle_transfer\":0.0300,\"idle_launch\":0.0100,\"idle_"
-    "wait\":0.0050,\"idle_other\":0.0050,\"ceiling_4x\":750.0000,\"window_s\":1.000,\"timebase\":\"host-"
-    "timer\",\"device_busy_"
-    "method\":\"union\"}\n"
-    "{\"t_s\":13.346,\"kind\":\"aggregate\",\"procs\":0,\"mbit_s\":0.0000,\"batches\":10,\"symbols\":5000000,"
-    "\"lost\":7,\"profile\":\"full\",\"observed\":true,\"unix_s\":1795968000.250,\"kernel\":\"decode\","
-    "\"rate_unit\":\"Mbit/"
-    "s\",\"device\":\"all\",\"window_s\":1.000,\"timebase\":\"none\",\"device_busy_method\":\"sum-capped\"}\n"
-    "{\"t_s\":16.346,\"kind\":\"worker\",\"state\":\"running\",\"id\":1,\"pid\":4242,\"batches\":900,"
-    "\"symbols\":5000000,\"lost\":880,\"sample_every\":16,\"observer_share\":0.0123,\"observed\":false,"
-    "\"unix_s\":1795968000.250,\"device\":\"0:1\",\"source\":\"worker\"}\n"
-    "{\"t_s\":16.346,\"kind\":\"aggregate\",\"procs\":1,\"batches\":900,\"symbols\":5000000,\"lost\":880,"
-    "\"profile\":\"full\",\"observed\":false,\"unix_s\":1795968000.250,\"kernel\":\"decode\",\"rate_unit\":"
-    "\"Mbit/"
-    "s\",\"device\":\"all\",\"window_s\":3.000,\"timebase\":\"none\",\"device_busy_method\":\"sum-capped\"}\n"
-    "{\"t_s\":16.500,\"kind\":\"event\",\"state\":\"add\",\"id\":3,\"pid\":4300,\"unix_s\":1795968004.400}\n"
-    "{\"t_s\":16.750,\"kind\":\"event\",\"state\":\"pause\",\"unix_s\":1795968004.650}\n";
+    "{\"t_s\":12.346,\"kind\":\"worker\",\"state\":\"running\",\"id\":1,\"pid\":4242,\"mbit_s\":123.4568,\"batch"
+    "es\":10,\"symbols\":5000000,\"kernel_busy\":0.5123,\"gap_kernel_us\":1.50,\"gap_batch_us\":2.25,\"ge"
+    "n_us\":100.12,\"h2d_us\":20.50,\"kernel_us\":300.75,\"d2h_us\":10.00,\"other_us\":5.33,\"lost\":0,\"qu"
+    "eue_wait_us\":4.50,\"sample_every\":16,\"observer_share\":0.0123,\"gen_busy\":0.250,\"observed\":tr"
+    "ue,\"unix_s\":1795968000.250,\"gap_kernel_p50_us\":1.25,\"gap_kernel_p99_us\":4.00,\"gap_batch_p5"
+    "0_us\":2.00,\"gap_batch_p99_us\":8.50,\"device\":\"0:1\",\"overlap_us\":0.50,\"batch_overlap_us\":3.7"
+    "5,\"idle_host\":0.3000,\"idle_transfer\":0.1000,\"idle_launch\":0.0500,\"idle_wait\":0.0000,\"idle_"
+    "other\":0.0377,\"hidden\":0.2500,\"source\":\"worker\",\"window_batches\":3,\"rate\":123.4568,\"items\""
+    ":5000000,\"items_s\":123456789.0,\"batches_s\":3.000,\"transfer_busy\":0.0312,\"idle_copy\":0.0000"
+    ",\"kernel_s\":6.250000,\"transfer_s\":0.500000}\n{\"t_s\":12.346,\"kind\":\"worker\",\"state\":\"failed\""
+    ",\"id\":2,\"pid\":4243,\"batches\":0,\"symbols\":0,\"lost\":7,\"observed\":true,\"unix_s\":1795968000.25"
+    "0,\"device\":\"1:0\",\"source\":\"worker\",\"window_batches\":0,\"error\":\"clBuildProgram: \\\"decode\\\" "
+    "failed?line 2\\\\\",\"items\":0}\n{\"t_s\":12.346,\"kind\":\"device\",\"procs\":1,\"mbit_s\":123.4568,\"bat"
+    "ches\":10,\"symbols\":5000000,\"device_busy\":0.5123,\"headroom\":240.9670,\"lost\":7,\"profile\":\"sa"
+    "mpled\",\"ceiling\":300.0000,\"of_ceiling\":0.4115,\"observed\":true,\"unix_s\":1795968000.250,\"gap"
+    "_kernel_p50_us\":1.25,\"gap_kernel_p99_us\":4.00,\"gap_batch_p50_us\":2.00,\"gap_batch_p99_us\":8"
+    ".50,\"kernel\":\"decode\",\"rate_unit\":\"Mbit/s\",\"device\":\"0:1\",\"idle_host\":0.4000,\"idle_transfe"
+    "r\":0.0500,\"idle_launch\":0.0200,\"idle_wait\":0.0100,\"idle_other\":0.0077,\"ceiling_4x\":375.000"
+    "0,\"window_s\":1.000,\"timebase\":\"host-timer\",\"device_busy_method\":\"union\",\"rate\":123.4568,\"i"
+    "tems\":5000000,\"items_s\":123456789.0,\"batches_s\":0.000,\"idle_copy\":0.0000}\n{\"t_s\":12.346,\"k"
+    "ind\":\"device\",\"procs\":0,\"mbit_s\":0.0000,\"batches\":0,\"symbols\":0,\"lost\":7,\"profile\":\"sample"
+    "d\",\"observed\":true,\"unix_s\":1795968000.250,\"kernel\":\"decode\",\"rate_unit\":\"Mbit/s\",\"device\""
+    ":\"1:0\",\"window_s\":1.000,\"timebase\":\"host-timer\",\"device_busy_method\":\"sum-capped\",\"rate\":0"
+    ".0000,\"items\":0,\"items_s\":0.0,\"batches_s\":0.000}\n{\"t_s\":12.346,\"kind\":\"aggregate\",\"procs\":"
+    "2,\"mbit_s\":123.4568,\"batches\":10,\"symbols\":5000000,\"device_busy\":0.7500,\"headroom\":164.609"
+    "1,\"lost\":7,\"profile\":\"sampled\",\"ceiling\":600.0000,\"of_ceiling\":0.2058,\"observed\":true,\"uni"
+    "x_s\":1795968000.250,\"gap_kernel_p50_us\":1.25,\"gap_kernel_p99_us\":4.00,\"gap_batch_p50_us\":2"
+    ".00,\"gap_batch_p99_us\":8.50,\"kernel\":\"decode\",\"rate_unit\":\"Mbit/s\",\"device\":\"all\",\"idle_ho"
+    "st\":0.2000,\"idle_transfer\":0.0300,\"idle_launch\":0.0100,\"idle_wait\":0.0050,\"idle_other\":0.0"
+    "050,\"ceiling_4x\":750.0000,\"window_s\":1.000,\"timebase\":\"host-timer\",\"device_busy_method\":\"u"
+    "nion\",\"rate\":123.4568,\"items\":5000000,\"items_s\":123456789.0,\"batches_s\":0.000,\"idle_copy\":"
+    "0.0000}\n{\"t_s\":13.346,\"kind\":\"aggregate\",\"procs\":0,\"mbit_s\":0.0000,\"batches\":10,\"symbols\":"
+    "5000000,\"lost\":7,\"profile\":\"full\",\"observed\":true,\"unix_s\":1795968000.250,\"kernel\":\"decode"
+    "\",\"rate_unit\":\"Mbit/s\",\"device\":\"all\",\"window_s\":1.000,\"timebase\":\"none\",\"device_busy_meth"
+    "od\":\"sum-capped\",\"rate\":0.0000,\"items\":5000000,\"items_s\":0.0,\"batches_s\":0.000}\n{\"t_s\":16."
+    "346,\"kind\":\"worker\",\"state\":\"running\",\"id\":1,\"pid\":4242,\"batches\":900,\"symbols\":5000000,\"l"
+    "ost\":880,\"sample_every\":16,\"observer_share\":0.0123,\"observed\":false,\"unix_s\":1795968000.25"
+    "0,\"device\":\"0:1\",\"source\":\"worker\",\"items\":5000000,\"transfer_busy\":0.0312,\"kernel_s\":6.250"
+    "000,\"transfer_s\":0.500000}\n{\"t_s\":16.346,\"kind\":\"aggregate\",\"procs\":1,\"batches\":900,\"symbo"
+    "ls\":5000000,\"lost\":880,\"profile\":\"full\",\"observed\":false,\"unix_s\":1795968000.250,\"kernel\":"
+    "\"decode\",\"rate_unit\":\"Mbit/s\",\"device\":\"all\",\"window_s\":3.000,\"timebase\":\"none\",\"device_bu"
+    "sy_method\":\"sum-capped\",\"items\":5000000}\n{\"t_s\":16.500,\"kind\":\"event\",\"state\":\"add\",\"id\":3"
+    ",\"pid\":4300,\"unix_s\":1795968004.400}\n{\"t_s\":16.750,\"kind\":\"event\",\"state\":\"pause\",\"unix_s\""
+    ":1795968004.650}\n";
 
 #define SWEEP_HEADER                                                                                         \
 	"procs,queues,mbit_s,speedup,device_busy,gap_batch_us,headroom,of_ceiling,runs,rep,mbit_s_min,mbit_" \
-	"s_max,mbit_s_sd,speedup_min,speedup_max,speedup_sd,within_spread,kind,run,kernel,rate_unit,queue_"  \
-	"wait_us,device,predicted_mbit_s\n"
+	"s_"                                                                                                 \
+	"max,mbit_s_sd,speedup_min,speedup_max,speedup_sd,within_spread,kind,run,kernel,rate_unit,queue_"    \
+	"wait_"                                                                                              \
+	"us,device,predicted_mbit_s,rate,rate_min,rate_max,rate_sd,predicted_rate\n"
 
 /* The first columns as they always were; the spreads and kind after them. */
-static const char sweep_csv[] =
-    SWEEP_HEADER "1,1,100.5000,1.0000,0.5000,12.2500,201.0000,0.1675,1,,100.5000,100.5000,,1.0000,1.0000,,,"
-                 "sweep,,saxpy,Mitem/s,3.50,all,\n"
-                 "2,4,190.2500,1.8930,0.9500,3.1250,200.2632,,1,,190.2500,190.2500,,1.8930,1.8930,,,sweep,,"
-                 "saxpy,Mitem/s,,all,201.0000\n"
-                 "1,4,95.0000,,0.9000,3.0000,105.5556,,1,,95.0000,95.0000,,,,,,sweep,,saxpy,Mitem/s,,1:0,\n"
-                 "4,1,,,,,,,1,,,,,,,,,sweep,,saxpy,Mitem/s,,all,\n";
+static const char sweep_csv[] = SWEEP_HEADER
+    "1,1,100.5000,1.0000,0.5000,12.2500,201.0000,0.1675,1,,100.5000,100.5000,,1.0000,1.0000,,,sweep,,saxp"
+    "y,Mitem/s,3.50,all,,100.5000,100.5000,100.5000,,\n"
+    "2,4,190.2500,1.8930,0.9500,3.1250,200.2632,,1,,190.2500,190.2500,,1.8930,1.8930,,,sweep,,saxpy,Mitem"
+    "/s,,all,201.0000,190.2500,190.2500,190.2500,,201.0000\n"
+    "1,4,95.0000,,0.9000,3.0000,105.5556,,1,,95.0000,95.0000,,,,,,sweep,,saxpy,Mitem/s,,1:0,,95.0000,95.0"
+    "000,95.0000,,\n"
+    "4,1,,,,,,,1,,,,,,,,,sweep,,saxpy,Mitem/s,,all,,,,,,\n";
 
 static const char sweep_jsonl[] =
-    "{\"kind\":\"sweep\",\"procs\":1,\"queues\":1,\"mbit_s\":100.5000,\"speedup\":1.0000,\"device_busy\":0."
-    "5000,\"gap_batch_us\":12.2500,\"headroom\":201.0000,\"of_ceiling\":0.1675,\"runs\":1,\"mbit_s_min\":100."
-    "5000,\"mbit_s_max\":100.5000,\"speedup_min\":1.0000,\"speedup_max\":1.0000,\"kernel\":\"saxpy\",\"rate_"
-    "unit\":\"Mitem/s\",\"queue_wait_us\":3.50,\"device\":\"all\"}\n"
-    "{\"kind\":\"sweep\",\"procs\":2,\"queues\":4,\"mbit_s\":190.2500,\"speedup\":1.8930,\"device_busy\":0."
-    "9500,\"gap_batch_us\":3.1250,\"headroom\":200.2632,\"runs\":1,\"mbit_s_min\":190.2500,\"mbit_s_max\":"
-    "190.2500,\"speedup_min\":1.8930,\"speedup_max\":1.8930,\"kernel\":\"saxpy\",\"rate_unit\":\"Mitem/"
-    "s\",\"device\":\"all\",\"predicted_mbit_s\":201.0000}\n"
-    "{\"kind\":\"sweep\",\"procs\":1,\"queues\":4,\"mbit_s\":95.0000,\"speedup\":null,\"device_busy\":0.9000,"
-    "\"gap_batch_us\":3.0000,\"headroom\":105.5556,\"runs\":1,\"mbit_s_min\":95.0000,\"mbit_s_max\":95.0000,"
-    "\"kernel\":\"saxpy\",\"rate_unit\":\"Mitem/s\",\"device\":\"1:0\"}\n"
+    "{\"kind\":\"sweep\",\"procs\":1,\"queues\":1,\"mbit_s\":100.5000,\"speedup\":1.0000,\"device_busy\":"
+    "0.5000,\"gap_batch_us\":12.2500,\"headroom\":201.0000,\"of_ceiling\":0.1675,\"runs\":1,\"mbit_s_min"
+    "\":100.5000,\"mbit_s_max\":100.5000,\"speedup_min\":1.0000,\"speedup_max\":1.0000,\"kernel\":\"saxpy"
+    "\",\"rate_unit\":\"Mitem/s\",\"queue_wait_us\":3.50,\"device\":\"all\",\"rate\":100.5000,\"rate_min"
+    "\":100.5000,\"rate_max\":100.5000}\n"
+    "{\"kind\":\"sweep\",\"procs\":2,\"queues\":4,\"mbit_s\":190.2500,\"speedup\":1.8930,\"device_busy\":"
+    "0.9500,\"gap_batch_us\":3.1250,\"headroom\":200.2632,\"runs\":1,\"mbit_s_min\":190.2500,\"mbit_s_max"
+    "\":190.2500,\"speedup_min\":1.8930,\"speedup_max\":1.8930,\"kernel\":\"saxpy\",\"rate_unit\":\"Mitem"
+    "/s\",\"device\":\"all\",\"predicted_mbit_s\":201.0000,\"rate\":190.2500,\"rate_min\":190.2500,\"rate"
+    "_max\":190.2500,\"predicted_rate\":201.0000}\n"
+    "{\"kind\":\"sweep\",\"procs\":1,\"queues\":4,\"mbit_s\":95.0000,\"speedup\":null,\"device_busy\":0.9"
+    "000,\"gap_batch_us\":3.0000,\"headroom\":105.5556,\"runs\":1,\"mbit_s_min\":95.0000,\"mbit_s_max\":9"
+    "5.0000,\"kernel\":\"saxpy\",\"rate_unit\":\"Mitem/s\",\"device\":\"1:0\",\"rate\":95.0000,\"rate_min"
+    "\":95.0000,\"rate_max\":95.0000}\n"
     "{\"kind\":\"sweep\",\"procs\":4,\"queues\":1,\"mbit_s\":null,\"speedup\":null,\"runs\":1,\"kernel\":"
-    "\"saxpy\",\"rate_unit\":\"Mitem/s\",\"device\":\"all\"}\n";
+    "\"saxpy\",\"rate_unit\":\"Mitem/s\",\"device\":\"all\",\"rate\":null}\n";
 
-static const char repeats_csv[] =
-    SWEEP_HEADER "1,1,100.0000,1.0000,0.5000,12.0000,200.0000,,,1,,,,,,,,repeat,,decode,Mbit/s,,all,\n"
-                 "2,1,118.0000,1.1800,0.6000,10.0000,196.6667,,,1,,,,,,,,repeat,,decode,Mbit/s,,all,\n"
-                 "1,1,110.0000,1.0000,0.5000,12.0000,220.0000,,,2,,,,,,,,repeat,,decode,Mbit/s,,all,\n"
-                 "2,1,99.0000,0.9000,0.6000,10.0000,165.0000,,,2,,,,,,,,repeat,,decode,Mbit/s,,all,\n"
-                 "1,1,105.0000,1.0000,0.5000,12.0000,210.0000,,2,,100.0000,110.0000,7.0711,1.0000,1.0000,0."
-                 "0000,,sweep,,decode,Mbit/s,,all,\n"
-                 "2,1,108.5000,1.0333,0.6000,10.0000,180.8333,,2,,99.0000,118.0000,13.4350,0.9000,1.1800,0."
-                 "1980,1,sweep,,decode,Mbit/s,,all,\n";
+static const char repeats_csv[] = SWEEP_HEADER
+    "1,1,100.0000,1.0000,0.5000,12.0000,200.0000,,,1,,,,,,,,repeat,,decode,Mbit/s,,all,,100.0000,,,,\n"
+    "2,1,118.0000,1.1800,0.6000,10.0000,196.6667,,,1,,,,,,,,repeat,,decode,Mbit/s,,all,,118.0000,,,,\n"
+    "1,1,110.0000,1.0000,0.5000,12.0000,220.0000,,,2,,,,,,,,repeat,,decode,Mbit/s,,all,,110.0000,,,,\n"
+    "2,1,99.0000,0.9000,0.6000,10.0000,165.0000,,,2,,,,,,,,repeat,,decode,Mbit/s,,all,,99.0000,,,,\n"
+    "1,1,105.0000,1.0000,0.5000,12.0000,210.0000,,2,,100.0000,110.0000,7.0711,1.0000,1.0000,0.0000,,sweep"
+    ",,decode,Mbit/s,,all,,105.0000,100.0000,110.0000,7.0711,\n"
+    "2,1,108.5000,1.0333,0.6000,10.0000,180.8333,,2,,99.0000,118.0000,13.4350,0.9000,1.1800,0.1980,1,swee"
+    "p,,decode,Mbit/s,,all,,108.5000,99.0000,118.0000,13.4350,\n";
 
 static const char repeats_jsonl[] =
-    "{\"kind\":\"repeat\",\"procs\":1,\"queues\":1,\"mbit_s\":100.0000,\"speedup\":1.0000,\"device_busy\":0."
-    "5000,\"gap_batch_us\":12.0000,\"headroom\":200.0000,\"rep\":1,\"kernel\":\"decode\",\"rate_unit\":"
-    "\"Mbit/s\",\"device\":\"all\"}\n"
-    "{\"kind\":\"repeat\",\"procs\":2,\"queues\":1,\"mbit_s\":118.0000,\"speedup\":1.1800,\"device_busy\":0."
-    "6000,\"gap_batch_us\":10.0000,\"headroom\":196.6667,\"rep\":1,\"kernel\":\"decode\",\"rate_unit\":"
-    "\"Mbit/s\",\"device\":\"all\"}\n"
-    "{\"kind\":\"repeat\",\"procs\":1,\"queues\":1,\"mbit_s\":110.0000,\"speedup\":1.0000,\"device_busy\":0."
-    "5000,\"gap_batch_us\":12.0000,\"headroom\":220.0000,\"rep\":2,\"kernel\":\"decode\",\"rate_unit\":"
-    "\"Mbit/s\",\"device\":\"all\"}\n"
-    "{\"kind\":\"repeat\",\"procs\":2,\"queues\":1,\"mbit_s\":99.0000,\"speedup\":0.9000,\"device_busy\":0."
-    "6000,\"gap_batch_us\":10.0000,\"headroom\":165.0000,\"rep\":2,\"kernel\":\"decode\",\"rate_unit\":"
-    "\"Mbit/s\",\"device\":\"all\"}\n"
-    "{\"kind\":\"sweep\",\"procs\":1,\"queues\":1,\"mbit_s\":105.0000,\"speedup\":1.0000,\"device_busy\":0."
-    "5000,\"gap_batch_us\":12.0000,\"headroom\":210.0000,\"runs\":2,\"mbit_s_min\":100.0000,\"mbit_s_max\":"
-    "110.0000,\"mbit_s_sd\":7.0711,\"speedup_min\":1.0000,\"speedup_max\":1.0000,\"speedup_sd\":0.0000,"
-    "\"kernel\":\"decode\",\"rate_unit\":\"Mbit/s\",\"device\":\"all\"}\n"
-    "{\"kind\":\"sweep\",\"procs\":2,\"queues\":1,\"mbit_s\":108.5000,\"speedup\":1.0333,\"device_busy\":0."
-    "6000,\"gap_batch_us\":10.0000,\"headroom\":180.8333,\"runs\":2,\"mbit_s_min\":99.0000,\"mbit_s_max\":"
-    "118.0000,\"mbit_s_sd\":13.4350,\"speedup_min\":0.9000,\"speedup_max\":1.1800,\"speedup_sd\":0.1980,"
-    "\"within_spread\":true,\"kernel\":\"decode\",\"rate_unit\":\"Mbit/s\",\"device\":\"all\"}\n";
+    "{\"kind\":\"repeat\",\"procs\":1,\"queues\":1,\"mbit_s\":100.0000,\"speedup\":1.0000,\"device_busy\""
+    ":0.5000,\"gap_batch_us\":12.0000,\"headroom\":200.0000,\"rep\":1,\"kernel\":\"decode\",\"rate_unit\""
+    ":\"Mbit/s\",\"device\":\"all\",\"rate\":100.0000}\n"
+    "{\"kind\":\"repeat\",\"procs\":2,\"queues\":1,\"mbit_s\":118.0000,\"speedup\":1.1800,\"device_busy\""
+    ":0.6000,\"gap_batch_us\":10.0000,\"headroom\":196.6667,\"rep\":1,\"kernel\":\"decode\",\"rate_unit\""
+    ":\"Mbit/s\",\"device\":\"all\",\"rate\":118.0000}\n"
+    "{\"kind\":\"repeat\",\"procs\":1,\"queues\":1,\"mbit_s\":110.0000,\"speedup\":1.0000,\"device_busy\""
+    ":0.5000,\"gap_batch_us\":12.0000,\"headroom\":220.0000,\"rep\":2,\"kernel\":\"decode\",\"rate_unit\""
+    ":\"Mbit/s\",\"device\":\"all\",\"rate\":110.0000}\n"
+    "{\"kind\":\"repeat\",\"procs\":2,\"queues\":1,\"mbit_s\":99.0000,\"speedup\":0.9000,\"device_busy\":"
+    "0.6000,\"gap_batch_us\":10.0000,\"headroom\":165.0000,\"rep\":2,\"kernel\":\"decode\",\"rate_unit\":"
+    "\"Mbit/s\",\"device\":\"all\",\"rate\":99.0000}\n"
+    "{\"kind\":\"sweep\",\"procs\":1,\"queues\":1,\"mbit_s\":105.0000,\"speedup\":1.0000,\"device_busy\":"
+    "0.5000,\"gap_batch_us\":12.0000,\"headroom\":210.0000,\"runs\":2,\"mbit_s_min\":100.0000,\"mbit_s_ma"
+    "x\":110.0000,\"mbit_s_sd\":7.0711,\"speedup_min\":1.0000,\"speedup_max\":1.0000,\"speedup_sd\":0.000"
+    "0,\"kernel\":\"decode\",\"rate_unit\":\"Mbit/s\",\"device\":\"all\",\"rate\":105.0000,\"rate_min\":1"
+    "00.0000,\"rate_max\":110.0000,\"rate_sd\":7.0711}\n"
+    "{\"kind\":\"sweep\",\"procs\":2,\"queues\":1,\"mbit_s\":108.5000,\"speedup\":1.0333,\"device_busy\":"
+    "0.6000,\"gap_batch_us\":10.0000,\"headroom\":180.8333,\"runs\":2,\"mbit_s_min\":99.0000,\"mbit_s_max"
+    "\":118.0000,\"mbit_s_sd\":13.4350,\"speedup_min\":0.9000,\"speedup_max\":1.1800,\"speedup_sd\":0.198"
+    "0,\"within_spread\":true,\"kernel\":\"decode\",\"rate_unit\":\"Mbit/s\",\"device\":\"all\",\"rate\":"
+    "108.5000,\"rate_min\":99.0000,\"rate_max\":118.0000,\"rate_sd\":13.4350}\n";
 
 /* ---- the run header ---- */
 
@@ -511,7 +525,7 @@ static void test_run_header(void)
 	double unix_s = 0;
 	sscanf(buf + strlen(empty), "%lf", &unix_s);
 	tap_ok(unix_s > 1.6e9, "CSV: the run row has unix_s (%.3f)", unix_s);
-	if (!tap_ok(ends_with_options(buf, "\"\"", run_options_csv, "\",,,,,,,,,,,,,,,,,,,,"),
+	if (!tap_ok(ends_with_options(buf, "\"\"", run_options_csv, "\"" ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,"),
 	            "CSV: the options object closes the run cell as given, its quotes doubled; the kernel, "
 	            "unit, device, overlap and idle columns empty"))
 		printf("#   %s\n", buf);
@@ -561,7 +575,7 @@ static void test_run_header(void)
 	tap_ok(strncmp(csv ? csv : "", SWEEP_HEADER, strlen(SWEEP_HEADER)) == 0 &&
 	           starts(buf, ",,,,,,,,,,,,,,,,,run,\"{"),
 	       "sweep CSV: the sweep header, then the run row: kind run, the run cell");
-	if (!tap_ok(ends_with_options(buf, "\"\"", sweep_options_csv, "\",,,,,"),
+	if (!tap_ok(ends_with_options(buf, "\"\"", sweep_options_csv, "\",,,,,,,,,,"),
 	            "sweep CSV: the sweep's options object closes the run cell, as given"))
 		printf("#   %s\n", buf);
 	line_of(csv, 2, buf, sizeof(buf));
@@ -667,6 +681,49 @@ static void test_columns(void)
 	      "--fields with the default header's names: the default CSV");
 }
 
+/* ---- a rate unit of the user's (sink_set_rate_unit) ---- */
+
+static void write_frames_in_bits(struct gd_sink *s)
+{
+	sink_set_kernel(s, "observed", "Mitem/s");
+	sink_set_rate_unit(s, "Mbit/s", 10); /* ten work items a bit */
+	sink_set_columns(s, &cols, true);
+	write_frames(s);
+}
+
+static void write_sweep_in_bits(struct gd_sink *s)
+{
+	sink_set_rate_unit(s, "Mbit/s", 10);
+	sink_set_columns(s, &cols, true);
+	write_sweep(s);
+}
+
+/* Every rate of the log in the unit named (the rate and its old name alike, the headroom, the
+ * ceiling), rate_unit saying it; counts and rates per second of items as they are. */
+static void test_rate_unit(void)
+{
+	char err[256], buf[512];
+	tap_ok(sink_fields_parse("kind,rate,mbit_s,rate_unit,items,items_s,headroom,ceiling", false, &cols,
+	                         err, sizeof(err)) == 0,
+	       "rate unit: the columns parse");
+	char *csv = sink_text(GD_FMT_CSV, write_frames_in_bits);
+	tap_ok(strcmp(line_of(csv, 1, buf, sizeof(buf)), "worker,12.3457,12.3457,,5000000,123456789.0,,") ==
+	           0,
+	       "rate unit: a worker's rate over 10 items a bit, its items and items_s as counted (%s)", buf);
+	tap_ok(strcmp(line_of(csv, 5, buf, sizeof(buf)),
+	              "aggregate,12.3457,12.3457,Mbit/s,5000000,123456789.0,16.4609,60.0000") == 0,
+	       "rate unit: the aggregate's rate, headroom and ceiling in it, rate_unit naming it (%s)", buf);
+	free(csv);
+	tap_ok(sink_fields_parse("procs,rate,mbit_s,rate_unit,predicted_rate,speedup", true, &cols, err,
+	                         sizeof(err)) == 0,
+	       "rate unit: the sweep's columns parse");
+	csv = sink_text(GD_FMT_CSV, write_sweep_in_bits);
+	tap_ok(strcmp(line_of(csv, 2, buf, sizeof(buf)), "2,19.0250,19.0250,Mbit/s,20.1000,1.8930") == 0,
+	       "rate unit: a sweep row's rates in it, its speedup a ratio as before (%s)", buf);
+	free(csv);
+	memset(&cols, 0, sizeof(cols));
+}
+
 int main(void)
 {
 	check(GD_FMT_CSV, write_frames, frames_csv, "CSV frames: header once, empty cells where not carried");
@@ -678,5 +735,6 @@ int main(void)
 	check(GD_FMT_JSONL, write_repeats, repeats_jsonl, "JSONL --repeat: a row per run, then summaries");
 	test_run_header();
 	test_columns();
+	test_rate_unit();
 	return tap_done();
 }

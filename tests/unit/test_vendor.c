@@ -8,7 +8,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "gputop/common.h"
@@ -206,6 +208,79 @@ static void test_fill(void)
 	tap_ok(fake_live() == 0, "closed: nothing left");
 }
 
+/* The processes on a device: the rows' own matched by pid, the tool's children left out, every
+ * other one an outside row with its command, never more than GD_OUTSIDE_MAX of them. */
+static void test_procs(void)
+{
+	struct gd_device d = pci_device("0000:17:00.0");
+	pid_t kid = fork();
+	if (kid == 0) {
+		pause();
+		_exit(0);
+	}
+	char script[512];
+	snprintf(script, sizeof(script),
+	         "util=40 mem=100/800 gpm=UNSUPPORTED procs=4000001:64,%d:32,%d:16,1:8 "
+	         "putil=4000001:30,1:20",
+	         (int)getpid(), (int)kid);
+	use("full", script);
+	struct gd_vsource *src[1] = { vendor_open(&d) };
+	struct gd_sample w[2];
+	memset(w, 0, sizeof(w));
+	w[0].pid = 4000001;
+	w[1].pid = 4000002;
+	struct gd_frame f;
+	memset(&f, 0, sizeof(f));
+	f.ndevs = 1;
+	f.nworkers = 2;
+	f.workers = w;
+	vendor_fill(src, &f);
+	struct gd_fig_at at0 = { .f = &f, .s = &w[0] }, at1 = { .f = &f, .s = &w[1] };
+	tap_ok(f.devs[0].listed && figure_value(GD_FIGURE(MEM_USED_BYTES), &at0) == 64 &&
+	           figure_value(GD_FIGURE(DRIVER_SM), &at0) == 0.3,
+	       "a row the driver lists: its memory and SM share");
+	tap_ok(isnan(figure_value(GD_FIGURE(MEM_USED_BYTES), &at1)) &&
+	           isnan(figure_value(GD_FIGURE(DRIVER_SM), &at1)),
+	       "a row the driver does not list: none");
+	char comm[16] = "";
+	FILE *c = fopen("/proc/1/comm", "r");
+	if (c && fgets(comm, sizeof(comm), c))
+		comm[strcspn(comm, "\n")] = '\0';
+	if (c)
+		fclose(c);
+	tap_ok(f.noutside == 1 && f.outside[0].pid == 1 && f.outside[0].mem_bytes == 8 &&
+	           f.outside[0].sm == 0.2 && f.outside[0].device == 0 && strcmp(f.outside[0].comm, comm) == 0,
+	       "the tool and its child left out; another process an outside row, with its command");
+	char many[2048] = "procs=";
+	for (int i = 0; i < GD_OUTSIDE_MAX + 3; i++)
+		snprintf(many + strlen(many), sizeof(many) - strlen(many), "%s%d:1", i ? "," : "",
+		         4100000 + i);
+	use("full", many);
+	vendor_fill(src, &f);
+	tap_ok(f.noutside == GD_OUTSIDE_MAX && f.noutside_more == 3 && !f.outside[0].comm[0],
+	       "outside rows: at most GD_OUTSIDE_MAX, the rest counted; an ended one without command");
+	vendor_fill(NULL, &f);
+	tap_ok(!f.devs[0].listed && f.noutside == 0 && !w[0].drv.listed &&
+	           isnan(figure_value(GD_FIGURE(MEM_USED_BYTES), &at0)),
+	       "without a source: no list, no outside rows, no memory");
+	vendor_close(src[0]);
+	kill(kid, SIGKILL);
+	waitpid(kid, NULL, 0);
+}
+
+/* GPUTOP_DECODE_DEVICE_PCI: the bus id taken for a device whose driver gives none (PoCL). */
+static void test_pci_hook(void)
+{
+	struct gd_device none = pci_device(""), own = pci_device("0000:18:00.0");
+	use("full", "pci=0000:17:00.0 util=10 mem=1/2");
+	struct gd_vsource *a = vendor_open(&none);
+	setenv("GPUTOP_DECODE_DEVICE_PCI", "0000:17:00.0", 1);
+	struct gd_vsource *b = vendor_open(&none), *c = vendor_open(&own);
+	unsetenv("GPUTOP_DECODE_DEVICE_PCI");
+	tap_ok(!a && b && !c, "the hook names a device without a bus id, never overrides one");
+	vendor_close(b);
+}
+
 int main(void)
 {
 	find_fakes();
@@ -227,6 +302,8 @@ int main(void)
 	test_values();
 	test_partial();
 	test_fill();
+	test_procs();
+	test_pci_hook();
 	dup2(saved, STDERR_FILENO);
 	close(saved);
 	tap_ok(ftell(err) == 0 && lseek(fileno(err), 0, SEEK_END) == 0, "nothing printed on stderr");

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""check_patterns.py: one observed run of cl_patterns against the program's own ground truth.
+
+Usage: check_patterns.py NAME ALONE OBSERVED_ERR LOG [--times]
+  ALONE         the program's standard output, run alone (its one JSON line)
+  OBSERVED_ERR  the supervisor's standard error of the observed run: the program's output
+                relayed as "[1] " lines (a long line arrives cut into several)
+  LOG           the observed run's JSONL log
+  --times       the program profiled itself: its kernel_s, transfer_s and copy_s are truth
+
+It prints one line per check, for test_observe_patterns.sh to number as TAP:
+"PASS desc", "FAIL desc", "SKIP desc" (a field the log does not have yet) or "DIAG text".
+Counts must be exact; the times within 5% of the program's own (plus 1 ms, the resolution
+below which a sum of microsecond commands says nothing): the windows' kernel time (kernel_busy x
+window_s, summed), and kernel_s, transfer_s and copy_s where the log has them, read like the
+counts as the run's totals in the process's last row.
+"""
+import json
+import math
+import sys
+
+EXACT = ("launches", "h2d_bytes", "d2h_bytes", "waits")
+EXACT_WHEN_THERE = ("commands", "copy_bytes")
+TIMES = ("kernel_s", "transfer_s", "copy_s")
+
+
+def program_json(text):
+    """The program's JSON object in text (None if there is none)."""
+    at = text.find('{"mode"')
+    if at < 0:
+        return None
+    try:
+        return json.JSONDecoder().raw_decode(text[at:])[0]
+    except ValueError:
+        return None
+
+
+def relayed(path):
+    """The observed program's output: the "[1] " lines joined as they were cut."""
+    parts = [l[4:].rstrip("\n") for l in open(path, errors="replace") if l.startswith("[1] ")]
+    return "".join(parts)
+
+
+def last_worker_row(path):
+    """The last row of the one observed process, and how many processes the log has."""
+    rows = []
+    for line in open(path):
+        try:
+            r = json.loads(line)
+        except ValueError:
+            continue
+        if r.get("kind") == "worker" and r.get("pid"):
+            rows.append(r)
+    pids = {r["pid"] for r in rows}
+    return (rows[-1] if rows else None), len(pids)
+
+
+def kernel_from_busy(path):
+    """The kernel seconds the log shows today: each window's kernel_busy x its length."""
+    rows = [json.loads(l) for l in open(path) if l.startswith("{")]
+    window = {r["t_s"]: r.get("window_s") for r in rows if r.get("kind") == "aggregate"}
+    total = 0.0
+    for r in rows:
+        kb, w = r.get("kernel_busy"), window.get(r.get("t_s"))
+        if r.get("kind") == "worker" and isinstance(kb, (int, float)) and isinstance(w, (int, float)):
+            if not math.isnan(kb):
+                total += kb * w
+    return total
+
+
+class Report:
+    def __init__(self, name):
+        self.name = name
+
+    def check(self, cond, desc):
+        print("%s %s: %s" % ("PASS" if cond else "FAIL", self.name, desc))
+
+    def skip(self, desc):
+        print("SKIP %s: %s" % (self.name, desc))
+
+    def diag(self, text):
+        print("DIAG %s: %s" % (self.name, text))
+
+
+def counts(rep, truth, row):
+    for f in EXACT:
+        rep.check(row.get(f) == truth[f], "%s %s, the program's %s" % (f, row.get(f), truth[f]))
+    items = "items" if "items" in row else "symbols"
+    rep.check(row.get(items) == truth["items"],
+              "items (as %s) %s, the program's %s" % (items, row.get(items), truth["items"]))
+    for f in EXACT_WHEN_THERE:
+        if f in row:
+            rep.check(row[f] == truth[f], "%s %s, the program's %s" % (f, row[f], truth[f]))
+        else:
+            rep.skip("field %s not in the log yet" % f)
+
+
+def near(got, want):
+    return isinstance(got, (int, float)) and abs(got - want) <= 0.05 * want + 0.001
+
+
+def times(rep, truth, row, log):
+    rep.diag("the program's own kernel_s %.6f transfer_s %.6f copy_s %.6f"
+             % (truth["kernel_s"], truth["transfer_s"], truth["copy_s"]))
+    busy = kernel_from_busy(log)
+    rep.check(near(busy, truth["kernel_s"]), "the kernel time of the windows (kernel_busy x window_s) %.6f"
+              " within 5%% of the program's own %.6f" % (busy, truth["kernel_s"]))
+    for f in TIMES:
+        if f not in row:
+            rep.skip("field %s not in the log yet" % f)
+            continue
+        rep.check(near(row[f], truth[f]), "%s %s (the last row's, the run's total) within 5%% of the"
+                  " program's own %.6f" % (f, row[f], truth[f]))
+
+
+def main():
+    name, alone_path, err_path, log_path = sys.argv[1:5]
+    rep = Report(name)
+    alone = program_json(open(alone_path, errors="replace").read())
+    seen = program_json(relayed(err_path))
+    rep.check(alone is not None and seen is not None, "the program printed its truth alone and observed")
+    if alone is None or seen is None:
+        return
+    rep.check(seen["checksum"] == alone["checksum"],
+              "the results' checksum %s, alone %s" % (seen["checksum"], alone["checksum"]))
+    rep.check(seen["api"] == alone["api"], "the API's answers %s, alone %s"
+              % (json.dumps(seen["api"], sort_keys=True), json.dumps(alone["api"], sort_keys=True)))
+    row, npids = last_worker_row(log_path)
+    rep.check(row is not None and npids == 1, "the log has one observed process (%d)" % npids)
+    if row is None:
+        return
+    counts(rep, seen, row)
+    if "--times" in sys.argv[5:]:
+        times(rep, seen, row, log_path)
+
+
+if __name__ == "__main__":
+    main()
