@@ -38,6 +38,8 @@ struct gd_row_info {
 	bool alive;  /* not reaped yet */
 	bool active; /* alive and not asked to stop */
 	enum gd_timebase timebase;
+	int64_t inflight_ns, inflight_at_ns; /* an observed process's kernel under way since (host
+	                                      * ns), as it was at; 0: none */
 	uint64_t batches, items; /* the worker's own totals */
 	uint64_t lost;           /* records the reader could not use */
 	/* An observed program's process (-- COMMAND): one the supervisor started (a copy), or one
@@ -154,7 +156,7 @@ struct gd_gaps {
 struct gd_counters {
 	uint64_t batches, items, lost;
 	double kernel_s; /* a worker's: kernel_busy x the window's length, summed */
-	double transfer_s, copy_s; /* a worker's: transfer_busy, copy_busy x the window's length, summed */
+	double transfer_s, copy_s; /* a worker's: its batches' summed transfer, copy times, as they complete */
 	double busy_s;   /* a device's: device_busy x the window's length, summed */
 	/* A worker's: each batch's measured time in each phase (the log's gen_us ... other_us),
 	 * summed: generation for every batch, the device's phases for the batches whose device

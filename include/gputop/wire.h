@@ -110,9 +110,11 @@ struct gd_rec {
 	 * Read them with gd_rec_kiv, write them with gd_rec_set_kernels: nothing else. */
 	uint32_t kiv[GD_REC_KMAX][2];
 	/* An observed program's batch (zero for a worker): the device span of its copies and fills
-	 * (0, 0 when there was none), their summed END - START, and its commands of every kind. */
+	 * (0, 0 when there was none), their summed END - START, the same of its transfers (whose
+	 * spans are h2d and d2h) and its commands of every kind. */
 	int64_t copy[2];
 	int64_t copy_ns;
+	int64_t xfer_ns; /* the summed END - START of its transfers to and from the host */
 	uint32_t commands;
 	uint32_t reserved; /* 0 */
 };
@@ -195,11 +197,16 @@ struct gd_seg_header {
 	char device[GD_DEV_LEN];
 	char error[GD_ERR_LEN]; /* written before state becomes FAILED */
 	uint64_t start_ticks;   /* the writer's start time: with pid, it names the process for good */
+	/* An observed process: since when (host ns) a kernel of it has been under way on the device,
+	 * submitted and not yet complete, its queue's earlier commands done (0: none), as it was at
+	 * inflight_at_ns (stored after it). A kernel longer than a window so counts in every window
+	 * it runs in, before its record comes. */
+	int64_t inflight_ns, inflight_at_ns;
 };
 
 _Static_assert(sizeof(struct gd_seg_header) <= GD_RING_OFFSET, "the header fits before the ring");
 _Static_assert(sizeof(struct gd_rec) % 8 == 0, "records are copied as 64-bit words");
-_Static_assert(sizeof(struct gd_rec) == 288, "a record is 288 bytes");
+_Static_assert(sizeof(struct gd_rec) == 296, "a record is 296 bytes");
 _Static_assert((GD_RING_CAPACITY & (GD_RING_CAPACITY - 1)) == 0, "capacity is a power of two");
 
 /* Segment names: "/gputop-decode.<uid>.<supervisor pid>.<worker id>.<generation>". */

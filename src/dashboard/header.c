@@ -167,9 +167,10 @@ static void slow_piece(const struct ui *u, char *buf, size_t n, int width)
 	buf[0] = '\0';
 	if (session_workload(u->s)->kernel.observed || isnan(batch) || batch <= iv)
 		return;
+	batch = batch < 9999 ? batch : 9999; /* the text's room */
 	bool cpu = session_ndevs(u->s) == 1 && !session_device(u->s, 0)->gpu;
 	if (width >= 140)
-		snprintf(buf, n, "slow: a batch takes ~%.1f s%s, over the %g s interval (-s smaller, or ])",
+		snprintf(buf, n, "slow: a batch takes ~%.1f s%s, over the %.2g s interval (-s smaller, or ])",
 		         batch, cpu ? " on this CPU device" : "", iv);
 	else
 		snprintf(buf, n, "slow: ~%.1f s a batch (-s smaller)", batch);

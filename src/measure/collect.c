@@ -22,7 +22,55 @@ struct col_worker {
 	bool last_profiled;               /* the previous batch's times were measured, not estimated */
 	uint64_t base_batches, base_items, base_lost; /* baselines of the last reset */
 	struct gd_counters tot;                       /* since it started, never reset */
+	/* A kernel under way counted in windows already reported (the latest such runs), and the
+	 * kernel time its records brought that no reported window counted: its totals' due. */
+	int64_t counted[4][2];
+	int64_t late_ns, late_done[2]; /* and a late record's transfer and copy times */
 };
+
+/* How much of [s, e) the in-flight runs counted already cover. */
+static int64_t counted_of(const struct col_worker *cw, int64_t s, int64_t e)
+{
+	int64_t in = 0;
+	for (int i = 0; i < 4; i++) {
+		int64_t x = cw->counted[i][0] > s ? cw->counted[i][0] : s;
+		int64_t y = cw->counted[i][1] < e ? cw->counted[i][1] : e;
+		in += y > x ? y - x : 0;
+	}
+	return in;
+}
+
+/* In-flight time [s, e) counted in a window: joins the run it continues, else the oldest
+ * slot's place. */
+static void counted_add(struct col_worker *cw, int64_t s, int64_t e)
+{
+	int oldest = 0;
+	for (int i = 0; i < 4; i++) {
+		if (cw->counted[i][1] == s && cw->counted[i][0]) {
+			cw->counted[i][1] = e;
+			return;
+		}
+		oldest = cw->counted[i][1] < cw->counted[oldest][1] ? i : oldest;
+	}
+	cw->counted[oldest][0] = s;
+	cw->counted[oldest][1] = e;
+}
+
+/* A record's kernel time before start (the windows reported): what no window counted, less
+ * what in-flight runs did, goes to the totals (never to a reported window). */
+static void late_kernels(struct col_worker *cw, const struct gd_rec *r, int64_t start)
+{
+	int64_t before = stats_rec_busy(r, INT64_MIN, start);
+	if (before <= 0)
+		return;
+	int64_t seen = 0;
+	for (uint32_t i = 0; i < r->nkiv; i++) {
+		int64_t k[2];
+		gd_rec_kiv(r, i, k);
+		seen += counted_of(cw, k[0], k[1] < start ? k[1] : start);
+	}
+	cw->late_ns += before > seen ? before - seen : 0;
+}
 
 struct gd_collector {
 	int64_t start; /* of the open window */
@@ -135,8 +183,11 @@ void collect_push(struct gd_collector *c, const struct gd_row_info *info, const 
 	struct col_worker *cw = get(c, info->id);
 	cw->sample_every = r->sample_every;
 	cw->share_ppm = r->share_ppm;
+	late_kernels(cw, r, c->start); /* a late record's too: the windows missed it, the totals not */
 	if (r->t_end < c->start) {
 		cw->late++;
+		cw->late_done[0] += r->xfer_ns;
+		cw->late_done[1] += r->copy_ns;
 		return;
 	}
 	if (cw->npend == cw->cappend) {
@@ -194,12 +245,17 @@ static void gaps_add(struct gd_gaps *g, const struct gd_hist *h, int64_t sum_ns)
 /* The window's figures of a worker into its counters: its busy time where kernel_busy was
  * measured, each batch's measured phase times (not a window's mean: an exact sum, which
  * phase_batches divides), the gaps. */
-static void count_window(struct col_worker *cw, const struct gd_batch_acc *acc, int64_t busy, double win_s,
-                         const struct gd_sample *s)
+static void count_window(struct col_worker *cw, const struct gd_batch_acc *acc, int64_t busy,
+                         const int64_t done[2], const struct gd_sample *s)
 {
 	struct gd_counters *t = &cw->tot;
+	/* Kernels: the window's union, a kernel under way counted as it runs, and what records
+	 * brought of windows reported before they came (late_kernels). Transfers, copies and
+	 * fills: each batch's own summed times as it completes (exact, whenever they ran). */
 	double *const secs[] = { &t->kernel_s, &t->transfer_s, &t->copy_s };
-	const double add[] = { (double)busy / 1e9, s->transfer_busy * win_s, s->copy_busy * win_s };
+	const double add[] = { (double)(busy + cw->late_ns) / 1e9, (double)(done[0] + cw->late_done[0]) / 1e9,
+		               (double)(done[1] + cw->late_done[1]) / 1e9 };
+	cw->late_ns = cw->late_done[0] = cw->late_done[1] = 0;
 	const double share[] = { s->kernel_busy, s->transfer_busy, s->copy_busy };
 	for (size_t i = 0; i < GD_ARRAY_LEN(secs); i++)
 		if (!isnan(share[i])) /* a queue the program profiles is read under --profile off too */
@@ -254,6 +310,12 @@ static bool working(enum gd_state st)
 	return st == GD_ST_RUNNING || st == GD_ST_STOPPING || st == GD_ST_STALLED;
 }
 
+/* Whether row info had a kernel under way at b, by what it said after b. */
+static bool row_under_way(const struct gd_row_info *info, int64_t b)
+{
+	return info->inflight_ns > 0 && info->inflight_ns < b && info->inflight_at_ns >= b;
+}
+
 /* Worker cw's statistics of [a, b); appends its kernel intervals to the scratch list and its
  * batches to *all (the aggregate's gaps). Returns its busy time in the window (ns): the union
  * of its own kernel intervals, counted even when no batch of it completed in the window. */
@@ -264,7 +326,7 @@ static int64_t worker_sample(struct gd_collector *c, struct col_worker *cw, cons
 	struct gd_batch_acc acc;
 	memset(&acc, 0, sizeof(acc));
 	acc.launch_limit = c->launch_limit[dev_of(c, info)];
-	int64_t busy = 0, xfer = 0, copy = 0;
+	int64_t busy = 0, xfer = 0, copy = 0, xfer_done = 0, copy_done = 0;
 	size_t keep = 0, first = *niv;
 	uint64_t devrecs = 0, estimated = 0, commands = 0;
 	for (size_t i = 0; i < cw->npend; i++) {
@@ -290,14 +352,26 @@ static int64_t worker_sample(struct gd_collector *c, struct col_worker *cw, cons
 		bool consecutive = cw->last_kend && cw->last_profiled && r->batch == cw->last_batch + 1;
 		stats_batch_add(&acc, r, consecutive ? cw->last_kend : 0);
 		commands += r->commands;
+		xfer_done += r->xfer_ns ? r->xfer_ns : stats_rec_transfer(r, INT64_MIN, INT64_MAX);
+		copy_done += r->copy_ns;
 		int64_t kend = gd_rec_kernel_end(r);
 		cw->last_kend = consecutive && cw->last_kend > kend ? cw->last_kend : kend;
 		cw->last_batch = r->batch;
 		cw->last_profiled = stats_rec_profiled(r);
 	}
 	cw->npend = keep;
-	/* Records can overlap (an unprofiled batch's intervals are estimated): its busy time is
-	 * never more than the union of its own intervals. */
+	/* A kernel under way at the window's end (an observed process says since when, as it saw
+	 * after the end: an older word may be of a kernel done since): busy in this window already,
+	 * before its record comes. */
+	if (row_under_way(info, b)) {
+		int64_t since = info->inflight_ns > a ? info->inflight_ns : a;
+		const int64_t iv[2] = { since, b };
+		stats_iv_add(&c->iv, niv, &c->capiv, iv);
+		busy += b - since;
+		counted_add(cw, since, b);
+	}
+	/* Records can overlap (an unprofiled batch's intervals are estimated, a kernel under way
+	 * may be in a record already): its busy time is never more than the union of its own. */
 	int64_t own = *niv > first ? stats_union(c->iv + first, *niv - first, a, b) : 0;
 	busy = busy < own ? busy : own;
 
@@ -315,11 +389,13 @@ static int64_t worker_sample(struct gd_collector *c, struct col_worker *cw, cons
 	out->transfer_busy = devtimes ? (double)xfer / (double)(b - a) : NAN;
 	out->copy_busy = devtimes ? (double)copy / (double)(b - a) : NAN;
 	out->commands_s = info->observed ? (double)commands / win : NAN;
-	if (!acc.n && working(info->state)) /* no batch completed: not measured */
-		out->rate = out->kernel_busy = out->gen_busy = out->transfer_busy = out->copy_busy =
-		    out->commands_s = NAN;
+	if (!acc.n && working(info->state)) { /* no batch completed: not measured */
+		out->rate = out->gen_busy = out->transfer_busy = out->copy_busy = out->commands_s = NAN;
+		if (!row_under_way(info, b)) /* but a kernel under way is measured */
+			out->kernel_busy = NAN;
+	}
 	stats_breakdown(&acc, &out->bd);
-	count_window(cw, &acc, busy, win, out);
+	count_window(cw, &acc, busy, (const int64_t[2]){ xfer_done, copy_done }, out);
 	out->tot = cw->tot;
 	stats_batch_merge(all, &acc);
 	return busy;
@@ -491,6 +567,7 @@ void collect_window(struct gd_collector *c, const struct gd_row_info *info, int 
 		int64_t sum_busy = 0; /* ns: each worker's own busy time */
 		bool mapped = true;
 		int busy_workers = 0; /* with a batch under way */
+		bool under_way = false; /* a kernel of its under way at the window's end */
 		for (int i = 0; i < n; i++) {
 			if (dev_of(c, &info[i]) != d)
 				continue;
@@ -499,6 +576,7 @@ void collect_window(struct gd_collector *c, const struct gd_row_info *info, int 
 			sum_busy += worker_sample(c, get(c, info[i].id), &info[i], a, b, &niv, &dev_all, smp);
 			add_worker(c, f, &info[i], smp);
 			busy_workers += working(info[i].state);
+			under_way = under_way || row_under_way(&info[i], b);
 			if (info[i].timebase == GD_TB_NONE && niv > before)
 				mapped = false;
 		}
@@ -508,10 +586,12 @@ void collect_window(struct gd_collector *c, const struct gd_row_info *info, int 
 		 * kernels never overlap), so the device was busy for the sum of each worker's own busy
 		 * time. Their union would be less where two workers' estimates overlap. */
 		df->busy_per_context = mapped && c->sliced[d];
-		/* Workers at work and no batch completed: the device measured nothing in it. */
+		/* Workers at work and no batch completed: the device measured nothing in it (its rate);
+		 * its busy time only where a kernel is under way. */
 		bool measured = df->agg.win_batches > 0 || busy_workers == 0;
 		if (!measured)
 			df->agg.rate = NAN;
+		measured = measured || under_way;
 		if (!c->profiled || !measured)
 			df->device_busy = NAN;
 		else if (mapped && !df->busy_per_context)

@@ -40,16 +40,21 @@ int64_t stats_union(struct gd_iv *iv, size_t n, int64_t a, int64_t b)
 	return total + clip_len(cs, ce, a, b);
 }
 
-void stats_rec_intervals(const struct gd_rec *r, struct gd_iv **iv, size_t *n, size_t *cap)
+void stats_iv_add(struct gd_iv **iv, size_t *n, size_t *cap, const int64_t k[2])
 {
-	if (*n + r->nkiv > *cap) {
-		*cap = (*n + r->nkiv) * 2 + 64;
+	if (*n == *cap) {
+		*cap = *cap * 2 + 64;
 		*iv = xreallocarray(*iv, *cap, sizeof(**iv));
 	}
+	(*iv)[(*n)++] = (struct gd_iv){ k[0], k[1] };
+}
+
+void stats_rec_intervals(const struct gd_rec *r, struct gd_iv **iv, size_t *n, size_t *cap)
+{
 	for (uint32_t i = 0; i < r->nkiv; i++) {
 		int64_t k[2];
 		gd_rec_kiv(r, i, k);
-		(*iv)[(*n)++] = (struct gd_iv){ k[0], k[1] };
+		stats_iv_add(iv, n, cap, k);
 	}
 }
 
@@ -71,7 +76,11 @@ int64_t stats_rec_busy(const struct gd_rec *r, int64_t a, int64_t b)
 
 int64_t stats_rec_transfer(const struct gd_rec *r, int64_t a, int64_t b)
 {
-	return clip_len(r->h2d[0], r->h2d[1], a, b) + clip_len(r->d2h[0], r->d2h[1], a, b);
+	int64_t span = (r->h2d[1] - r->h2d[0]) + (r->d2h[1] - r->d2h[0]);
+	int64_t inside = clip_len(r->h2d[0], r->h2d[1], a, b) + clip_len(r->d2h[0], r->d2h[1], a, b);
+	if (span <= 0 || !r->xfer_ns || r->xfer_ns >= span) /* a worker's: one transfer a span */
+		return inside;
+	return (int64_t)((double)inside * (double)r->xfer_ns / (double)span);
 }
 
 int64_t stats_rec_copy(const struct gd_rec *r, int64_t a, int64_t b)

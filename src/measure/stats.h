@@ -18,12 +18,14 @@ struct gd_iv {
 int64_t stats_union(struct gd_iv *iv, size_t n, int64_t a, int64_t b);
 /* Appends the record's kernel intervals to *iv (grown as needed). */
 void stats_rec_intervals(const struct gd_rec *r, struct gd_iv **iv, size_t *n, size_t *cap);
+/* Appends the interval [k[0], k[1]) to *iv, as stats_rec_intervals does a record's. */
+void stats_iv_add(struct gd_iv **iv, size_t *n, size_t *cap, const int64_t k[2]);
 /* Device execution time of the record's kernels inside [a, b): exact for one interval per
  * kernel in 1 ns units; grouped records, and those in coarser units (batches of more than
  * 4.29 s), are scaled by their true busy time over the intervals' spans. */
 int64_t stats_rec_busy(const struct gd_rec *r, int64_t a, int64_t b);
-/* The time within [a, b) that r's transfers to and from the host ran (their spans), and that
- * its copies and fills on the device ran (their span, scaled to their summed time), in ns. */
+/* The time within [a, b) that r's transfers to and from the host ran, and that its copies and
+ * fills on the device ran: their spans, scaled to their summed time where the record has it. */
 int64_t stats_rec_transfer(const struct gd_rec *r, int64_t a, int64_t b);
 int64_t stats_rec_copy(const struct gd_rec *r, int64_t a, int64_t b);
 

@@ -44,6 +44,44 @@ void obs_read_completed(void)
 	}
 }
 
+/* The host time since which q's kernel has been under way, 0: none. The first of its kept
+ * events not complete is a kernel the runtime says is running (PoCL does: since a tick first saw
+ * it so), or, with a runtime never seen to say so (NVIDIA's), has submitted: since a tick first
+ * saw it submitted, or the command before it ended (mapped), whichever is later. */
+static int64_t kernel_under_way(struct obs_queue *oq, int64_t now)
+{
+	size_t j = 0;
+	while (j < oq->nev && oq->ev[j].done)
+		j++;
+	if (j == oq->nev || oq->ev[j].kind != OBS_KERNEL || !oq->nx)
+		return 0;
+	cl_int st = CL_QUEUED;
+	if (oq->nx->clGetEventInfo(oq->ev[j].e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(st), &st, NULL) !=
+	        CL_SUCCESS ||
+	    (st != CL_SUBMITTED && st != CL_RUNNING))
+		return 0;
+	int64_t *seen = oq->ev[j].seen;
+	seen[0] = seen[0] ? seen[0] : now;
+	static bool says_running; /* under obs.mu */
+	says_running = says_running || st == CL_RUNNING;
+	if (st == CL_RUNNING)
+		return seen[1] = seen[1] ? seen[1] : now;
+	if (says_running) /* submitted, waiting for the device to start it */
+		return 0;
+	int64_t prev = j ? timebase_map(&obs.tb, (int64_t)oq->ev[j - 1].t[2]) : 0;
+	return prev > seen[0] ? prev : seen[0];
+}
+
+int64_t obs_inflight(int64_t now)
+{
+	int64_t since = 0;
+	for (size_t i = 0; i < obs.nq; i++) {
+		int64_t s = obs.qs[i].open ? kernel_under_way(&obs.qs[i], now) : 0;
+		since = s && (!since || s < since) ? s : since;
+	}
+	return since;
+}
+
 bool obs_batch_complete(const struct obs_queue *oq)
 {
 	return oq->nev && oq->ev[oq->nev - 1].done;
@@ -59,11 +97,11 @@ static void span_add(int64_t span[2], int64_t s, int64_t e)
 }
 
 /* A batch's device times, in device ns: its kernels' intervals, the spans of its writes, reads
- * and copies (span[OBS_WRITE] ...) and the sum of its copies' times. */
+ * and copies (span[OBS_WRITE] ...) and their summed times. */
 struct devtimes {
 	uint32_t nk;
-	int64_t span[OBS_KINDS][2];
-	int64_t copy_ns, qwait, last_end;
+	int64_t span[OBS_KINDS][2], sum[OBS_KINDS];
+	int64_t qwait, last_end;
 };
 
 static bool batch_times(const cl_icd_dispatch *nx, struct obs_queue *oq, int64_t (*kv)[2], struct devtimes *d)
@@ -75,10 +113,10 @@ static bool batch_times(const cl_icd_dispatch *nx, struct obs_queue *oq, int64_t
 			return false;
 		int64_t s = (int64_t)ev->t[1], e = (int64_t)ev->t[2];
 		d->last_end = e > d->last_end ? e : d->last_end;
-		if (ev->kind != OBS_KERNEL) {
+		d->sum[ev->kind] += e - s;
+		if (ev->kind != OBS_KERNEL)
 			span_add(d->span[ev->kind], s, e);
-			d->copy_ns += ev->kind == OBS_COPY ? e - s : 0;
-		} else if (d->nk < OBS_KV_MAX) {
+		else if (d->nk < OBS_KV_MAX) {
 			if (d->nk == 0)
 				d->qwait = ev->t[1] > ev->t[0] ? (int64_t)(ev->t[1] - ev->t[0]) : 0;
 			kv[d->nk][0] = s;
@@ -144,15 +182,15 @@ static bool measure(const cl_icd_dispatch *nx, struct obs_queue *oq, struct gd_r
 	memcpy(r->h2d, d.span[OBS_WRITE], sizeof(r->h2d));
 	memcpy(r->d2h, d.span[OBS_READ], sizeof(r->d2h));
 	memcpy(r->copy, d.span[OBS_COPY], sizeof(r->copy));
-	r->copy_ns = d.copy_ns;
+	r->copy_ns = d.sum[OBS_COPY];
+	r->xfer_ns = d.sum[OBS_WRITE] + d.sum[OBS_READ];
 	r->qwait_ns = d.qwait;
 	gd_rec_set_kernels(r, (const int64_t(*)[2])kv, d.nk);
 	r->flags |= GD_REC_DEVTIME;
 	struct obs_rates *t = &oq->rates;
 	t->ns_per_launch = per_unit(r->kbusy_ns, oq->kernels);
-	t->ns_per_byte[OBS_WRITE] = per_unit(r->h2d[1] - r->h2d[0], oq->bytes[OBS_WRITE]);
-	t->ns_per_byte[OBS_READ] = per_unit(r->d2h[1] - r->d2h[0], oq->bytes[OBS_READ]);
-	t->ns_per_byte[OBS_COPY] = per_unit(r->copy_ns, oq->bytes[OBS_COPY]);
+	for (int k = OBS_WRITE; k < OBS_KINDS; k++)
+		t->ns_per_byte[k] = per_unit(d.sum[k], oq->bytes[k]);
 	t->valid = true;
 	return true;
 }
@@ -189,6 +227,7 @@ static void estimate(const struct obs_queue *oq, struct gd_rec *r)
 		at += len;
 	}
 	r->copy_ns = r->copy[1] - r->copy[0];
+	r->xfer_ns = (r->h2d[1] - r->h2d[0]) + (r->d2h[1] - r->d2h[0]);
 	r->flags |= GD_REC_DEVTIME | GD_REC_ESTIMATED;
 }
 

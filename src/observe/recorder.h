@@ -28,7 +28,8 @@ struct obs_ev {
 	enum obs_kind kind;
 	bool theirs;
 	bool done;
-	cl_ulong t[3]; /* SUBMIT, START, END, device ns, once done */
+	cl_ulong t[3];  /* SUBMIT, START, END, device ns, once done */
+	int64_t seen[2]; /* host ns: when a tick first saw it submitted, running; 0: not yet */
 };
 
 /* A queue's device time per unit of work, from its latest profiled batch: what an estimated batch
@@ -116,6 +117,9 @@ void obs_close_batch(const cl_icd_dispatch *nx, struct obs_queue *oq);
  * last look (the publisher thread's tick); whether every event of oq's batch has (false without
  * events). Called with obs.mu held. */
 void obs_read_completed(void);
+/* publish.c: since when (host ns) a kernel of the process has been under way on the device, as
+ * its kept events tell (wire.h: inflight_ns); 0: none. Called with obs.mu held. */
+int64_t obs_inflight(int64_t now);
 bool obs_batch_complete(const struct obs_queue *oq);
 
 /* record.c: the waits of CL_COMPLETE callbacks that found the recorder busy, taken now. Called

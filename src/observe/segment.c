@@ -65,6 +65,7 @@ static void *publisher(void *arg)
 		if (!gone) {
 			obs_drain_callbacks(now);
 			obs_read_completed();
+			seg_set_inflight(obs.seg, obs_inflight(now), now);
 		}
 		for (size_t i = 0; !gone && i < obs.nq; i++) {
 			struct obs_queue *oq = &obs.qs[i];

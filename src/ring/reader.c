@@ -354,6 +354,10 @@ bool reader_view(struct gd_reader *r, struct gd_seg_view *v)
 	uint32_t src = LOAD(h->source);
 	v->source = src < GD_SRC_COUNT ? (enum gd_seg_source)src : GD_SRC_WORKER;
 	v->start_ticks = LOAD(h->start_ticks);
+	int64_t at = LOAD(h->inflight_at_ns), inflight = LOAD(h->inflight_ns), now = now_ns();
+	bool sane = inflight > 0 && inflight <= at && at <= now; /* times to come: none */
+	v->inflight_ns = sane ? inflight : 0;
+	v->inflight_at_ns = sane ? at : 0;
 	copy_text(v->comm, h->comm, sizeof(v->comm));
 	uint32_t od = LOAD(h->obs_device); /* any value names some P:D, both within 0..255 */
 	v->dev_platform = od ? (int)((od - 1) >> 8 & 0xffu) : -1;

@@ -29,6 +29,8 @@ struct gd_reader {
 struct gd_seg_view {
 	enum gd_state state;
 	enum gd_timebase timebase;
+	int64_t inflight_ns, inflight_at_ns; /* an observed process's kernel under way since, as it
+	                                      * was at (wire.h); 0: none */
 	int64_t heartbeat_ns;
 	uint64_t batches, items, kernels;
 	enum gd_seg_source source;

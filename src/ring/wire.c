@@ -79,7 +79,8 @@ bool gd_rec_valid(const struct gd_rec *r)
 	if (!copy_valid(r, r->h2d) || !copy_valid(r, r->d2h) || !copy_valid(r, r->copy) ||
 	    (r->nkiv && !near_batch(r, r->kbase)))
 		return false;
-	if (r->copy_ns < 0 || r->copy_ns > REC_SPAN_MAX || r->reserved)
+	if (r->copy_ns < 0 || r->copy_ns > REC_SPAN_MAX || r->xfer_ns < 0 || r->xfer_ns > REC_SPAN_MAX ||
+	    r->reserved)
 		return false;
 	if (r->kbusy_ns < 0 || r->kbusy_ns > REC_SPAN_MAX || r->kgap_ns < -REC_SPAN_MAX ||
 	    r->kgap_ns > REC_SPAN_MAX || r->qwait_ns < 0 || r->qwait_ns > REC_SPAN_MAX ||

@@ -210,3 +210,9 @@ void seg_set_obs_totals(struct gd_seg *seg, const struct gd_obs_totals *t)
 	__atomic_store_n(&o->copy_count, t->copy_count, __ATOMIC_RELEASE);
 	__atomic_store_n(&o->commands, t->commands, __ATOMIC_RELEASE);
 }
+
+void seg_set_inflight(struct gd_seg *seg, int64_t since_ns, int64_t at_ns)
+{
+	__atomic_store_n(&seg->h->inflight_ns, since_ns, __ATOMIC_RELEASE);
+	__atomic_store_n(&seg->h->inflight_at_ns, at_ns, __ATOMIC_RELEASE);
+}

@@ -17,6 +17,9 @@ void seg_set_timebase(struct gd_seg *seg, enum gd_timebase tb);
 /* Stores the error text, then the state failed. */
 void seg_set_error(struct gd_seg *seg, const char *msg);
 void seg_heartbeat(struct gd_seg *seg);
+/* An observed process: since when a kernel of it has been under way (0: none), as it was at
+ * at_ns (wire.h). */
+void seg_set_inflight(struct gd_seg *seg, int64_t since_ns, int64_t at_ns);
 /* Adds to the monotonic totals (written only by the worker). */
 void seg_add_totals(struct gd_seg *seg, uint64_t batches, uint64_t items, uint64_t kernels);
 /* An observed program's: the path its calls come through, and its transfer and wait totals. */

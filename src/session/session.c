@@ -353,6 +353,18 @@ static void close_window(struct gd_session *s, int64_t b)
 	s->win_end = b + s->interval;
 }
 
+/* Whether a live row's latest word, said before b, was of a kernel under way: a word after b
+ * tells whether it still ran at b (wire.h: inflight_ns). A program's publisher starved of the
+ * CPU says it late; the window waits for it a little longer than for records. */
+static bool awaiting_word(struct gd_session *s, int64_t b)
+{
+	int n = snapshot(s);
+	for (int i = 0; i < n; i++)
+		if (s->info[i].alive && s->info[i].inflight_ns > 0 && s->info[i].inflight_at_ns < b)
+			return true;
+	return false;
+}
+
 const struct gd_frame *session_poll(struct gd_session *s, int64_t now)
 {
 	service_noting_gaps(s, now);
@@ -363,6 +375,8 @@ const struct gd_frame *session_poll(struct gd_session *s, int64_t now)
 	calibration_check(s);
 	int64_t b = window_end(s);
 	if (now < b + s->settle || s->win_start >= s->end)
+		return NULL;
+	if (now < b + 3 * s->settle && awaiting_word(s, b))
 		return NULL;
 	close_window(s, b);
 	if (!s->error[0])

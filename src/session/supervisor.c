@@ -346,6 +346,8 @@ static void drain(const struct gd_sup *sup, struct sup_row *r, gd_record_fn on_r
 	r->info.batches = r->before.batches + r->view.batches;
 	r->info.items = r->before.items + r->view.items;
 	r->info.timebase = r->view.timebase;
+	r->info.inflight_ns = r->view.inflight_ns;
+	r->info.inflight_at_ns = r->view.inflight_at_ns;
 	if (r->kind->viewed)
 		r->kind->viewed(sup, r);
 }
