@@ -178,6 +178,10 @@ static void predict(const struct gd_sweep_row *first, struct gd_sweep_row *r)
 	int cores = host_cores();
 	r->predicted =
 	    diagnose_predict(first->rate / n, first->device_busy / n, first->cores / n, cores, r->procs);
+	/* As many processes as the first step, or more, reach what it measured at least: the bounds
+	 * (device, host cores) say more cannot add, never that fewer would be reached. */
+	if (r->procs >= first->procs && r->predicted < first->rate)
+		r->predicted = first->rate;
 	r->pipelined = diagnose_predict_pipelined(first->rate / n, first->device_busy / n, first->gen_us,
 	                                          first->batch_units, cores);
 }

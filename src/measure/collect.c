@@ -391,7 +391,8 @@ static int64_t worker_sample(struct gd_collector *c, struct col_worker *cw, cons
 	out->commands_s = info->observed ? (double)commands / win : NAN;
 	if (!acc.n && working(info->state)) { /* no batch completed: not measured */
 		out->rate = out->gen_busy = out->transfer_busy = out->copy_busy = out->commands_s = NAN;
-		if (!row_under_way(info, b)) /* but a kernel under way is measured */
+		/* but a kernel under way is measured, by its word or by a record that came already */
+		if (!row_under_way(info, b) && !devrecs)
 			out->kernel_busy = NAN;
 	}
 	stats_breakdown(&acc, &out->bd);

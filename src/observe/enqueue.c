@@ -12,10 +12,10 @@
  * program's event argument, the event of our own where it passed none, and when it began. */
 struct cmd {
 	enum obs_kind kind;
-	bool keep;
+	bool keep, timed;
 	cl_event *ev;
 	cl_event mine;
-	int64_t t0;
+	int64_t t0; /* timed calls only */
 };
 
 /* Before the call: the command opens or continues q's batch; returns the event argument to pass
@@ -24,10 +24,10 @@ static cl_event *begin(struct cmd *c, const cl_icd_dispatch *nx, cl_command_queu
                        cl_event *ev)
 {
 	c->kind = kind;
-	c->keep = obs_cmd_begin(nx, q, kind);
+	c->keep = obs_cmd_begin(nx, q, kind, &c->timed);
 	c->ev = ev;
 	c->mine = NULL;
-	c->t0 = now_ns();
+	c->t0 = c->timed ? now_ns() : 0;
 	return ev ? ev : c->keep ? &c->mine : NULL;
 }
 
@@ -37,7 +37,7 @@ static cl_event *begin(struct cmd *c, const cl_icd_dispatch *nx, cl_command_queu
 static void end(const struct cmd *c, const cl_icd_dispatch *nx, cl_command_queue q, uint64_t amount,
                 cl_bool blocking, cl_int rc)
 {
-	int64_t call = now_ns() - c->t0;
+	int64_t call = c->timed ? now_ns() - c->t0 : 0;
 	cl_event kept = NULL;
 	if (c->keep && rc == CL_SUCCESS)
 		kept = !c->ev ? c->mine : nx->clRetainEvent(*c->ev) == CL_SUCCESS ? *c->ev : NULL;

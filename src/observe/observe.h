@@ -48,8 +48,9 @@ bool obs_queue_hidden(cl_command_queue q, cl_queue_properties *props, size_t max
 
 /* Before a command of kind on q: ends the queue's batch where this command starts the next one
  * (see record.c), opens one where none is open, and says whether the command's event should be
- * kept, for the batch's device times. */
-bool obs_cmd_begin(const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind kind);
+ * kept, for the batch's device times, and whether the call is to be timed (*timed: the sampler
+ * measures what an added event costs). */
+bool obs_cmd_begin(const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind kind, bool *timed);
 /* After it: the counts (work-items of a kernel, bytes moved) and, where kept, its event, which the
  * recorder owns from here on (an event it added, or, theirs, its own reference to the program's);
  * call_ns: how long the call took (the sampler's measure of what an added event costs). Nothing

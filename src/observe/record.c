@@ -209,12 +209,13 @@ static bool starts_batch(enum obs_kind kind)
 	return kind != OBS_READ;
 }
 
-bool obs_cmd_begin(const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind kind)
+bool obs_cmd_begin(const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind kind, bool *timed)
 {
 	int64_t now = now_ns();
 	pthread_mutex_lock(&obs.mu);
 	obs_ensure_segment();
 	bool keep = false;
+	*timed = false;
 	if (obs.enabled) {
 		obs_drain_callbacks(now);
 		struct obs_queue *oq = get_queue(q);
@@ -226,6 +227,7 @@ bool obs_cmd_begin(const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind 
 			open_batch(oq, now);
 		oq->t_last = now;
 		keep = oq->profiled;
+		*timed = kind == OBS_KERNEL && oq->hidden && obs.policy == GD_PROF_SAMPLED;
 	}
 	pthread_mutex_unlock(&obs.mu);
 	return keep;
@@ -249,6 +251,8 @@ void obs_cmd_end(const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind ki
 		struct gd_obs_totals *t = &obs.tot;
 		oq->commands++;
 		t->commands++;
+		/* A launch updates the header's launches and items alone (the command count follows
+		 * at the batch's end): what a kernel costs the program is kept to a few stores. */
 		if (kind == OBS_KERNEL) {
 			oq->kernels++;
 			oq->items += amount;
@@ -257,9 +261,9 @@ void obs_cmd_end(const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind ki
 			oq->bytes[kind] += amount;
 			*(kind == OBS_WRITE ? &t->h2d_bytes : kind == OBS_READ ? &t->d2h_bytes : &t->copy_bytes) += amount;
 			*(kind == OBS_WRITE ? &t->h2d_count : kind == OBS_READ ? &t->d2h_count : &t->copy_count) += 1;
+			seg_set_obs_totals(obs.seg, t);
 		}
-		seg_set_obs_totals(obs.seg, t);
-		if (kind == OBS_KERNEL && oq->hidden && !theirs && oq->profiled == (ev != NULL))
+		if (call_ns && oq->hidden && !theirs && oq->profiled == (ev != NULL))
 			obs_sample_call(ev != NULL, call_ns);
 		if (ev && oq->open && oq->profiled)
 			keep_event(oq, ev, kind, theirs);

@@ -97,9 +97,10 @@ static void at_exit(void)
 	obs_flush(true);
 }
 
+/* On every call: a flag alone (a forked child's is cleared by after_fork_child), no system call. */
 void obs_ensure_segment(void)
 {
-	if (obs.init && obs.pid == getpid())
+	if (obs.init)
 		return;
 	obs.init = true;
 	obs.pid = getpid();
