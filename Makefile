@@ -162,7 +162,7 @@ $(BUILD)/fake/nvml-%.so: tests/fake/fake_nvml.c $(OBJ_STAMP)
 	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -fPIC -shared -fvisibility=hidden $(FAKE_DEFS_$*) -o $@ $<
 
 # `make bench GPU=P:D` adds, on a GPU machine, the table of every arrangement against the ceiling.
-bench: $(BIN) $(BUILD)/bench/ref_loop $(BUILD)/bench/seed_replica $(BUILD)/bench/bench_core
+bench: $(BIN) $(BUILD)/bench/ref_loop $(BUILD)/bench/seed_replica $(BUILD)/bench/bench_core $(BUILD)/bench/observe_call
 	@BUILD=$(BUILD) bench/run.sh
 	@if [ -n "$(GPU)" ]; then \
 		bench/gpu_bench.sh ./$(BIN) $(BUILD)/bench $(GPU) $(BUILD)/bench-gpu && \
@@ -174,6 +174,18 @@ $(BUILD)/bench/bench_core: bench/bench_core.c $(LIB) $(OBJ_STAMP)
 	@mkdir -p $(@D)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) -Wl,--as-needed $(LDLIBS)
+
+# What the observation library adds to a call (bench/observe_call.c): the program linked against
+# the library, then against a fake runtime whose calls return at once (bench/fake_cl.c).
+$(BUILD)/bench/libfakecl.so: bench/fake_cl.c $(OBJ_STAMP)
+	@mkdir -p $(@D)
+	$(call say,CC,$<)
+	$(Q)$(CC) -std=c11 $(WARN) $(OPENCL_CFLAGS) $(CFLAGS) -shared -fPIC -o $@ $<
+
+$(BUILD)/bench/observe_call: bench/observe_call.c $(BUILD)/bench/libfakecl.so $(OBSLIB)
+	$(call say,CC,$<)
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(OPENCL_CFLAGS) $(CFLAGS) -o $@ $< -Wl,--no-as-needed \
+		-L. -lgputop-observe -L$(BUILD)/bench -lfakecl -Wl,-rpath,$(CURDIR) -Wl,-rpath,$(CURDIR)/$(BUILD)/bench -ldl
 
 # The plain reference loops that GPU figures are ratios to (the back-to-back and pipelined loops,
 # the replica of the original experiment, which is also the C program to observe on machines

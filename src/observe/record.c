@@ -177,9 +177,13 @@ static void wait_locked(cl_command_queue q, int64_t now);
  * the next call or tick to end their batches (a slot holds one, or NULL). */
 #define PENDING 16
 static cl_command_queue pending[PENDING];
+static int npending; /* slots taken, at most: read first, so that a call finds none cheaply */
 
 void obs_drain_callbacks(int64_t now)
 {
+	if (!__atomic_load_n(&npending, __ATOMIC_ACQUIRE))
+		return;
+	__atomic_store_n(&npending, 0, __ATOMIC_RELAXED);
 	for (int i = 0; i < PENDING; i++) {
 		cl_command_queue q = __atomic_exchange_n(&pending[i], NULL, __ATOMIC_ACQ_REL);
 		if (q)
@@ -197,8 +201,10 @@ void obs_callback_wait(cl_command_queue q)
 	}
 	for (int i = 0; i < PENDING; i++) { /* all taken: the batch ends at its next wait instead */
 		cl_command_queue none = NULL;
-		if (__atomic_compare_exchange_n(&pending[i], &none, q, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		if (__atomic_compare_exchange_n(&pending[i], &none, q, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			__atomic_store_n(&npending, 1, __ATOMIC_RELEASE);
 			return;
+		}
 	}
 }
 
@@ -227,7 +233,8 @@ bool obs_cmd_begin(const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind 
 			open_batch(oq, now);
 		oq->t_last = now;
 		keep = oq->profiled;
-		*timed = kind == OBS_KERNEL && oq->hidden && obs.policy == GD_PROF_SAMPLED;
+		/* One launch in 16 is timed: a mean needs no more, and a clock read costs. */
+		*timed = kind == OBS_KERNEL && oq->hidden && obs.policy == GD_PROF_SAMPLED && !(obs.smp.calls++ & 15);
 	}
 	pthread_mutex_unlock(&obs.mu);
 	return keep;
@@ -265,6 +272,8 @@ void obs_cmd_end(const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind ki
 		}
 		if (call_ns && oq->hidden && !theirs && oq->profiled == (ev != NULL))
 			obs_sample_call(ev != NULL, call_ns);
+		if (ev && !theirs && oq->hidden)
+			obs_sample_added();
 		if (ev && oq->open && oq->profiled)
 			keep_event(oq, ev, kind, theirs);
 		else if (ev)

@@ -71,6 +71,7 @@ struct obs_sampler {
 	double spent_ns;            /* estimated cost of the events added so far */
 	double call_ns[2];          /* mean call time without, with an added event (EWMA); 0: none */
 	uint64_t batches, profiled; /* for the records' sample_every: batches per profiled batch */
+	uint64_t calls;             /* launches on queues it samples: one in 16 is timed */
 };
 
 /* A map for writing, whose bytes its unmap moves. */
@@ -126,10 +127,12 @@ bool obs_batch_complete(const struct obs_queue *oq);
  * with obs.mu held. */
 void obs_drain_callbacks(int64_t now);
 
-/* sample.c: whether a batch opened now on oq is profiled (and counts it); the cost of one call
- * of call_ns that carried an added event (with) or none. Called with obs.mu held. */
+/* sample.c: whether a batch opened now on oq is profiled (and counts it); a timed launch call of
+ * call_ns that carried an added event (with) or none. Called with obs.mu held. */
 bool obs_sample_batch(const struct obs_queue *oq, int64_t now);
 void obs_sample_call(bool with, int64_t call_ns);
+/* An event the library added to a launch: what it cost, as the timed calls say, is spent. */
+void obs_sample_added(void);
 /* The records' sample_every: batches per profiled batch so far, at least 1; 0 when not sampled. */
 uint32_t obs_sample_every(const struct obs_queue *oq);
 

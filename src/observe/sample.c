@@ -34,13 +34,16 @@ bool obs_sample_batch(const struct obs_queue *oq, int64_t now)
 
 void obs_sample_call(bool with, int64_t call_ns)
 {
-	struct obs_sampler *s = &obs.smp;
-	double *m = &s->call_ns[with];
+	double *m = &obs.smp.call_ns[with];
 	*m = *m ? (1 - EWMA) * *m + EWMA * (double)call_ns : (double)call_ns;
-	/* An added event costs what its call took beyond a call without one; before any call
-	 * without one is seen, all of it (the sampler then errs towards profiling less). */
-	if (with)
-		s->spent_ns += s->call_ns[0] ? (*m > s->call_ns[0] ? *m - s->call_ns[0] : 0) : *m;
+}
+
+void obs_sample_added(void)
+{
+	/* An added event costs what its call takes beyond a call without one; before any call
+	 * without one is timed, all of it (the sampler then errs towards profiling less). */
+	const double *m = obs.smp.call_ns;
+	obs.smp.spent_ns += m[0] ? (m[1] > m[0] ? m[1] - m[0] : 0) : m[1];
 }
 
 uint32_t obs_sample_every(const struct obs_queue *oq)
