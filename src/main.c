@@ -288,6 +288,8 @@ static int open_outputs(const struct gd_opts *o, const struct gd_device *dev, in
 		sink_run(sink, dev, ndev, options.p,
 		         o->nsweep > 0); /* every log opens with the run's facts */
 		sink_set_kernel(sink, kspec_name(&k), kspec_rate_unit(&k));
+		if (o->rate_items > 0) /* --rate-unit: the log's rates in the program's own unit */
+			sink_set_rate_unit(sink, o->rate_unit, o->rate_items);
 		outputs_add(l, &sink_output, sink);
 	}
 	free(options.p);

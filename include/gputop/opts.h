@@ -55,6 +55,9 @@ struct gd_opts {
 	struct gd_listen listen;         /* --listen: GET /metrics */
 	const char *kernel;              /* --kernel: the user's OpenCL C source; NULL: the decode kernel */
 	const char *kernel_name;         /* --kernel-name; at start, the kernel the run measures */
+	const char *rate_unit_text;      /* --rate-unit NAME:ITEMS, as given */
+	char rate_unit[32];              /* its NAME, once checked; "" without it */
+	double rate_items;               /* its ITEMS: work items that make one of NAME; 0: none */
 	const char *build_options;       /* --build-options: added to the program's own */
 	const char *kargs[GD_KARGS_MAX]; /* --arg NAME=VALUE, in the order given */
 	int nkargs;

@@ -173,6 +173,13 @@ const struct gd_optdef opts_defs[] = {
 	  .help = "--kernel: which kernel of FILE to run",
 	  .applies = GD_USE_RUN,
 	  FIELD(kernel_name) },
+	{ .name = "rate-unit",
+	  .metavar = "NAME:ITEMS",
+	  .kind = GD_OPT_FILE,
+	  .help = "-- COMMAND or --kernel: the log's rate in NAME, ITEMS work items making one "
+	          "(e.g. Mbit/s:10)",
+	  .applies = GD_USE_RUN,
+	  FIELD(rate_unit_text) },
 	{ .name = "build-options",
 	  .metavar = "OPTS",
 	  .kind = GD_OPT_TEXT,

@@ -2,9 +2,11 @@
  * defaults, the roles, what applies to each use and the checks across options; each option's
  * value is read by its kind (parse_value.c). */
 #include <getopt.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gputop/common.h"
@@ -221,6 +223,36 @@ static int check_fields(struct parser *p, struct gd_opts *o)
 	           : 0;
 }
 
+/* --rate-unit NAME:ITEMS names the unit of an observed program's or a user kernel's work (the
+ * decode kernel's is Mbit/s already): NAME printable, without a comma or a quote (it is a log
+ * cell), ITEMS a positive number. */
+static int check_rate_unit(struct parser *p, struct gd_opts *o)
+{
+	const char *t = o->rate_unit_text;
+	if (!t)
+		return 0;
+	p->opt = "--rate-unit";
+	if (!o->command && !o->kernel)
+		return parser_fail(p, "names the unit of an observed program (-- COMMAND) or of --kernel; "
+		                      "the decode kernel's rates are Mbit/s");
+	const char *colon = strrchr(t, ':');
+	size_t len = colon ? (size_t)(colon - t) : 0;
+	char *end = NULL;
+	double items = colon ? strtod(colon + 1, &end) : 0;
+	bool plain = len > 0 && len < sizeof(o->rate_unit);
+	for (size_t i = 0; plain && i < len; i++)
+		plain = t[i] > ' ' && t[i] < 0x7f && !strchr(",\"'", t[i]);
+	if (!plain || !end || end == colon + 1 || *end || !(items > 0) || !isfinite(items))
+		return parser_fail(p, "'%.40s': want NAME:ITEMS, a unit's name (up to %zu characters, no "
+		                      "space, comma or quote) and the work items that make one, e.g. "
+		                      "Mbit/s:10",
+		                   t, sizeof(o->rate_unit) - 1);
+	memcpy(o->rate_unit, t, len);
+	o->rate_unit[len] = '\0';
+	o->rate_items = items;
+	return 0;
+}
+
 static int check_bounds(struct parser *p, const struct gd_opts *o)
 {
 	for (size_t i = 0; i < opts_ndefs; i++)
@@ -381,7 +413,7 @@ int opts_parse(int argc, char **argv, struct gd_opts *o, char *err, size_t errle
 	if (o->role != GD_ROLE_NONE)
 		return 0; /* help, version or an internal role: nothing else applies */
 	settle_role(&p, o);
-	if (check_applies(&p, o) || check_command(&p, o) || check_fields(&p, o))
+	if (check_applies(&p, o) || check_command(&p, o) || check_fields(&p, o) || check_rate_unit(&p, o))
 		return -1;
 	return check_bounds(&p, o);
 }

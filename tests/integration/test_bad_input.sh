@@ -147,6 +147,10 @@ with_device && bad "$OUT/nodir/log.csv" --headless -n 1 -o "$OUT/nodir/log.csv"
 with_device && bad "Is a directory" --headless -n 1 -o "$OUT"
 bad "empty file name" --headless --trace ""
 bad "--kernel-name: empty name" --headless --kernel "$ROOT/kernels/examples/saxpy.cl" --kernel-name ""
+bad "--rate-unit: names the unit of an observed program" --headless --rate-unit Mbit/s:10
+bad "--rate-unit: 'x': want NAME:ITEMS" --headless --rate-unit x -- true
+bad "--rate-unit: 'a b:1': want NAME:ITEMS" --headless --rate-unit 'a b:1' -- true
+bad "--rate-unit: 'Mbit/s:0': want NAME:ITEMS" --headless --rate-unit Mbit/s:0 -- true
 with_device && bad "$OUT/nodir/t.json" "${H[@]}" -n 1 --trace "$OUT/nodir/t.json"
 with_device && bad "Is a directory" "${H[@]}" -n 1 --trace "$OUT"
 with_device && bad "$OUT/nodir/log.csv" --headless -n 1 --trace "$OUT/t.json" -o "$OUT/nodir/log.csv"

@@ -58,6 +58,16 @@ for via in layer preload; do
 	check "C program, $via: no segment, no process left" no_leftovers $sup
 done
 
+# --rate-unit NAME:ITEMS: the log's rate in the program's own unit, ITEMS work items a unit.
+observe c-unit -n 1 --rate-unit Mbit/s:10 -- "$CNT" 20 10
+got=$("$PY" - "$TMP/c-unit.log" <<'PYEOF'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["kind"] == "aggregate" and r["rate"]]
+print(len(rows) > 0 and all(r["rate_unit"] == "Mbit/s" and abs(float(r["rate"]) * 1e7 - float(r["items_s"])) <= 0.001 * float(r["items_s"]) + 1000 for r in rows))
+PYEOF
+)
+check "--rate-unit Mbit/s:10: the rate is the work items per second over 10 million, in Mbit/s ($got)" test "$got" = True
+
 # The program's own output, observed (each line prefixed with its row) and not.
 "$CNT" 6 10 >"$TMP/plain.out" 2>&1
 sed -n 's/^\[1\] //p' "$TMP/c-preload.err" >"$TMP/observed.out"
