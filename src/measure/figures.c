@@ -1,5 +1,7 @@
-/* figures.c: the figures of a frame, each declared once (figures.h), and how a value is read. */
+/* figures.c: the figures of a frame, each declared once (figures.h): names, units, help and
+ * where each value is (figures_read.c reads them). */
 #include "figures.h"
+#include "figures_impl.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -23,111 +25,6 @@
 	.from = GD_FROM_DEVICE, .type = TYPE_OF(struct gd_devframe, m), \
 	.off = offsetof(struct gd_devframe, m), .off_frame = offsetof(struct gd_frame, m)
 
-static const char *state_text(const struct gd_fig_at *at)
-{
-	return gd_state_name(at->s->state);
-}
-
-static const char *device_text(const struct gd_fig_at *at)
-{
-	return frame_device_ref(at->f, at->s->device);
-}
-
-static const char *source_text(const struct gd_fig_at *at)
-{
-	return at->s->observed ? "observed" : "worker";
-}
-
-static const char *command_text(const struct gd_fig_at *at)
-{
-	return at->s->comm;
-}
-
-/* Known once its first batch is in. */
-static const char *via_text(const struct gd_fig_at *at)
-{
-	return at->s->observed && at->s->batches ? gd_source_name(at->s->via) : "";
-}
-
-static const char *error_text(const struct gd_fig_at *at)
-{
-	return at->s->error;
-}
-
-static const char *profile_text(const struct gd_fig_at *at)
-{
-	return gd_profile_name(at->f->profile);
-}
-
-static const char *timebase_text(const struct gd_fig_at *at)
-{
-	return gd_timebase_name(at->f->timebase);
-}
-
-static const char *busy_method_text(const struct gd_fig_at *at)
-{
-	const struct gd_frame *f = at->f;
-	const struct gd_devframe *dev = at->dev;
-	if (f->profile == GD_PROF_OFF)
-		return "none";
-	if (dev ? dev->busy_from_sum : f->busy_from_sum)
-		return "sum-capped";
-	return (dev ? dev->busy_per_context : f->busy_per_context) ? "union-per-context" : "union";
-}
-
-/* A device's memory in use (the frame's for the run's aggregate); a row's: what the driver
- * lists for its process (gd_sample.drv). */
-static double mem_used(const struct gd_fig_at *at)
-{
-	if (at->dev || (at->f && at->s == &at->f->agg))
-		return at->dev ? at->dev->mem_used_bytes : at->f->mem_used_bytes;
-	return at->s->drv.listed ? at->s->drv.mem_bytes : NAN;
-}
-
-static double driver_sm(const struct gd_fig_at *at)
-{
-	return at->s->drv.listed ? at->s->drv.sm : NAN;
-}
-
-/* Work items per second: the rate, in millions of them. */
-static double items_s(const struct gd_fig_at *at)
-{
-	return at->s->rate * 1e6;
-}
-
-/* Batches per second where a batch means something: not in a window without one under way
- * (rate NAN), nor for an observed process that never waits on the host (its batches are the
- * work between waits). */
-static double batches_s(const struct gd_fig_at *at)
-{
-	const struct gd_sample *s = at->s;
-	if (isnan(s->rate) || !at->f->observed || !(at->f->window_s > 0) || (s->observed && !s->obs.waits))
-		return NAN;
-	return (double)s->win_batches / at->f->window_s;
-}
-
-/* A window the tool did not observe counted nothing in it. */
-static double window_batches(const struct gd_fig_at *at)
-{
-	return at->f->observed ? (double)at->s->win_batches : NAN;
-}
-
-static double sample_every(const struct gd_fig_at *at)
-{
-	return at->s->sample_every ? (double)at->s->sample_every : NAN;
-}
-
-static double exit_status(const struct gd_fig_at *at)
-{
-	return at->s->observed && at->s->exit_status >= 0 ? at->s->exit_status : NAN;
-}
-
-/* Not measured where device times are not (as the gaps' histograms). */
-static double batch_overlap_s(const struct gd_fig_at *at)
-{
-	return isnan(at->s->tot.kernel_s) ? NAN : (double)at->s->tot.bover_ns * 1e-9;
-}
-
 const struct gd_figure gd_figures[GD_FIG_COUNT] = {
 	[GD_FIG_ID] = { .name = "id",
 	                .unit = GD_UNIT_NONE,
@@ -145,34 +42,34 @@ const struct gd_figure gd_figures[GD_FIG_COUNT] = {
 	                           "stalled, or no OpenCL calls seen.",
 	                   .scope = GD_SCOPE_WORKER,
 	                   SAMPLE(state),
-	                   .text = state_text },
+	                   .text = fig_state_text },
 	[GD_FIG_DEVICE] = { .name = "device",
 	                    .unit = GD_UNIT_NONE,
 	                    .help =
 	                        "The row's device, P:D as --device numbers it; all for the run's aggregate.",
 	                    .scope = GD_SCOPE_ALL,
-	                    .text = device_text },
+	                    .text = fig_device_text },
 	[GD_FIG_SOURCE] = { .name = "source",
 	                    .unit = GD_UNIT_NONE,
 	                    .help = "worker (one of the tool's), or observed (a process of -- COMMAND).",
 	                    .scope = GD_SCOPE_WORKER,
-	                    .text = source_text },
+	                    .text = fig_source_text },
 	[GD_FIG_COMMAND] = { .name = "command",
 	                     .unit = GD_UNIT_NONE,
 	                     .help = "An observed process's command name; empty for a worker.",
 	                     .scope = GD_SCOPE_WORKER,
-	                     .text = command_text },
+	                     .text = fig_command_text },
 	[GD_FIG_VIA] = { .name = "via",
 	                 .unit = GD_UNIT_NONE,
 	                 .help =
 	                     "The path an observed process's OpenCL calls came through: layer or preload.",
 	                 .scope = GD_SCOPE_WORKER,
-	                 .text = via_text },
+	                 .text = fig_via_text },
 	[GD_FIG_ERROR] = { .name = "error",
 	                   .unit = GD_UNIT_NONE,
 	                   .help = "Why a failed worker failed.",
 	                   .scope = GD_SCOPE_WORKER,
-	                   .text = error_text },
+	                   .text = fig_error_text },
 	[GD_FIG_T_S] = { .name = "t_s",
 	                 .unit = GD_UNIT_S,
 	                 .help = "End of the window, in seconds since the tool started.",
@@ -198,13 +95,13 @@ const struct gd_figure gd_figures[GD_FIG_COUNT] = {
 	                     .unit = GD_UNIT_NONE,
 	                     .help = "The profiling policy the device figures rest on: full, sampled or off.",
 	                     .scope = GD_SCOPE_AGGREGATES,
-	                     .text = profile_text },
+	                     .text = fig_profile_text },
 	[GD_FIG_TIMEBASE] = { .name = "timebase",
 	                      .unit = GD_UNIT_NONE,
 	                      .help = "How device times were mapped onto the host's clock: offset-estimate, "
 	                              "host-timer or none.",
 	                      .scope = GD_SCOPE_AGGREGATES,
-	                      .text = timebase_text },
+	                      .text = fig_timebase_text },
 	[GD_FIG_RATE] = { .name = "mbit_s",
 	                  .unit = GD_UNIT_RATE,
 	                  .help = "The window's rate in rate_unit: work items of its completed batches "
@@ -227,13 +124,13 @@ const struct gd_figure gd_figures[GD_FIG_COUNT] = {
 	                     .help = "Work items of the batches completed in the window per second (the "
 	                             "decode kernel's: symbols).",
 	                     .scope = GD_SCOPE_ALL,
-	                     .num = items_s },
+	                     .num = fig_items_s },
 	[GD_FIG_BATCHES_S] = { .name = "batches_s",
 	                       .unit = GD_UNIT_PER_S,
 	                       .help = "Batches completed in the window per second; empty for an observed "
 	                               "process that never waits on the host.",
 	                       .scope = GD_SCOPE_ALL,
-	                       .num = batches_s },
+	                       .num = fig_batches_s },
 	[GD_FIG_LOST] = { .name = "lost",
 	                  .unit = GD_UNIT_COUNT,
 	                  .help = "Records a worker published that the tool could not use: overwritten, "
@@ -245,7 +142,7 @@ const struct gd_figure gd_figures[GD_FIG_COUNT] = {
 	                            .help = "Batches completed in the window: what the breakdown's means are "
 	                                    "over.",
 	                            .scope = GD_SCOPE_WORKER,
-	                            .num = window_batches },
+	                            .num = fig_window_batches },
 	[GD_FIG_KERNEL_BUSY] = { .name = "kernel_busy",
 	                         .unit = GD_UNIT_SHARE,
 	                         .help =
@@ -358,7 +255,7 @@ const struct gd_figure gd_figures[GD_FIG_COUNT] = {
 	                          .help =
 	                              "--profile sampled: a round of batches is profiled in every this many.",
 	                          .scope = GD_SCOPE_WORKER,
-	                          .num = sample_every },
+	                          .num = fig_sample_every },
 	[GD_FIG_OBSERVER_SHARE] = { .name = "observer_share",
 	                            .unit = GD_UNIT_SHARE,
 	                            .help = "--profile sampled: the share of the worker's time that "
@@ -472,7 +369,7 @@ const struct gd_figure gd_figures[GD_FIG_COUNT] = {
 	                         .help = "An observed copy's exit status once it ended (128 + the signal "
 	                                 "that ended it).",
 	                         .scope = GD_SCOPE_WORKER,
-	                         .num = exit_status },
+	                         .num = fig_exit_status },
 	[GD_FIG_PROCS] = { .name = "procs",
 	                   .unit = GD_UNIT_COUNT,
 	                   .help = "Live workers on the device.",
@@ -489,7 +386,7 @@ const struct gd_figure gd_figures[GD_FIG_COUNT] = {
 	                                .help = "How device_busy was found: union, union-per-context, "
 	                                        "sum-capped or none.",
 	                                .scope = GD_SCOPE_AGGREGATES,
-	                                .text = busy_method_text },
+	                                .text = fig_busy_method_text },
 	[GD_FIG_HEADROOM] = { .name = "headroom",
 	                      .unit = GD_UNIT_RATE,
 	                      .help = "The latest window's rate over its device busy: the rate at 100% busy, "
@@ -540,13 +437,13 @@ const struct gd_figure gd_figures[GD_FIG_COUNT] = {
 	                            .help_device = "Device memory in use by every process, as the driver "
 	                                           "says at the window's end.",
 	                            .scope = GD_SCOPE_ALL,
-	                            .num = mem_used },
+	                            .num = fig_mem_used },
 	[GD_FIG_DRIVER_SM] = { .name = "driver_sm",
 	                       .unit = GD_UNIT_SHARE,
 	                       .help = "The driver's sampled SM share of the process since the previous "
 	                               "window, as nvidia-smi pmon's sm%.",
 	                       .scope = GD_SCOPE_WORKER,
-	                       .num = driver_sm },
+	                       .num = fig_driver_sm },
 	[GD_FIG_SYMBOLS_TOTAL] = { .name = "symbols_total",
 	                           .unit = GD_UNIT_SYMBOLS,
 	                           .help = "Symbols decoded by the worker since it started (one symbol is "
@@ -609,7 +506,7 @@ const struct gd_figure gd_figures[GD_FIG_COUNT] = {
 	                                       "earlier batches' kernels ended (several queues), over the "
 	                                       "batches of gputop_decode_gap_batch_seconds.",
 	                                   .scope = GD_SCOPE_WORKER,
-	                                   .num = batch_overlap_s },
+	                                   .num = fig_batch_overlap_s },
 };
 _Static_assert(GD_ARRAY_LEN(gd_figures) == GD_FIG_COUNT, "one entry per figure");
 _Static_assert(GD_FIG_IDLE_HOST + GD_CAUSE_TRANSFER == GD_FIG_IDLE_TRANSFER &&
@@ -618,67 +515,3 @@ _Static_assert(GD_FIG_IDLE_HOST + GD_CAUSE_TRANSFER == GD_FIG_IDLE_TRANSFER &&
                    GD_FIG_IDLE_HOST + GD_CAUSE_COPY == GD_FIG_IDLE_COPY &&
                    GD_FIG_IDLE_HOST + GD_CAUSE_OTHER == GD_FIG_IDLE_OTHER && GD_CAUSE_HOST == 0,
                "the idle figures in the causes' order: GD_FIG_IDLE_HOST + cause");
-
-static double read_member(const void *base, enum gd_fig_type type, size_t off)
-{
-	const char *p = (const char *)base + off;
-	double d;
-	uint64_t u64;
-	unsigned u;
-	int i;
-	bool b;
-	switch (type) {
-	case GD_T_DOUBLE:
-		memcpy(&d, p, sizeof(d));
-		return d;
-	case GD_T_U64:
-		memcpy(&u64, p, sizeof(u64));
-		return (double)u64;
-	case GD_T_UNSIGNED:
-		memcpy(&u, p, sizeof(u));
-		return u;
-	case GD_T_INT:
-		memcpy(&i, p, sizeof(i));
-		return i;
-	case GD_T_BOOL:
-		memcpy(&b, p, sizeof(b));
-		return b;
-	case GD_T_GAPS: /* figure_gaps */
-		break;
-	}
-	return NAN;
-}
-
-double figure_item(const struct gd_figure *fig, const struct gd_fig_at *at, int i)
-{
-	size_t off = fig->off + (size_t)i * sizeof(double); /* the arrays are of doubles */
-	if (fig->observed && !at->s->observed)
-		return NAN;
-	switch (fig->from) {
-	case GD_FROM_CODE:
-		break;
-	case GD_FROM_SAMPLE:
-		return read_member(at->s, fig->type, off);
-	case GD_FROM_DEVICE:
-		return at->dev ? read_member(at->dev, fig->type, off)
-		               : read_member(at->f, fig->type, fig->off_frame);
-	case GD_FROM_FRAME:
-		return read_member(at->f, fig->type, off);
-	}
-	return fig->num ? fig->num(at) : NAN;
-}
-
-double figure_value(const struct gd_figure *fig, const struct gd_fig_at *at)
-{
-	return figure_item(fig, at, 0);
-}
-
-const char *figure_text(const struct gd_figure *fig, const struct gd_fig_at *at)
-{
-	return fig->text ? fig->text(at) : NULL;
-}
-
-const struct gd_gaps *figure_gaps(const struct gd_figure *fig, const struct gd_sample *s)
-{
-	return (const struct gd_gaps *)(const void *)((const char *)s + fig->off);
-}
