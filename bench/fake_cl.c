@@ -12,8 +12,8 @@ cl_command_queue clCreateCommandQueue(cl_context c, cl_device_id d, cl_command_q
 	return (cl_command_queue)(uintptr_t)0x1000;
 }
 
-cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dim, const size_t *off, const size_t *g,
-                              const size_t *l, cl_uint nw, const cl_event *wl, cl_event *ev)
+cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dim, const size_t *off,
+                              const size_t *g, const size_t *l, cl_uint nw, const cl_event *wl, cl_event *ev)
 {
 	(void)q, (void)k, (void)dim, (void)off, (void)g, (void)l, (void)nw, (void)wl;
 	if (ev)

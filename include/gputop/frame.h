@@ -40,8 +40,8 @@ struct gd_row_info {
 	enum gd_timebase timebase;
 	int64_t inflight_ns, inflight_at_ns; /* an observed process's kernel under way since (host
 	                                      * ns), as it was at; 0: none */
-	uint64_t batches, items; /* the worker's own totals */
-	uint64_t lost;           /* records the reader could not use */
+	uint64_t batches, items;             /* the worker's own totals */
+	uint64_t lost;                       /* records the reader could not use */
 	/* An observed program's process (-- COMMAND): one the supervisor started (a copy), or one
 	 * found by its segment (a child of a copy). */
 	bool observed;
@@ -77,13 +77,13 @@ struct gd_breakdown {
 	double gap_batch_p50_us, gap_batch_p99_us;   /* not measured */
 };
 /* A breakdown with nothing measured: what stats_breakdown gives for no batches. */
-#define GD_BREAKDOWN_NONE                                                                                    \
-	{                                                                                                    \
-		.gen_us = NAN, .h2d_us = NAN, .kernel_us = NAN, .d2h_us = NAN, .copy_us = NAN,               \
-		.queue_wait_us = NAN,                                                                        \
-		.other_us = NAN, .overlap_us = NAN, .gap_kernel_us = NAN, .gap_batch_us = NAN,               \
-		.launch_gap_us = NAN, .late_gap_us = NAN, .batch_overlap_us = NAN, .gap_kernel_p50_us = NAN, \
-		.gap_kernel_p99_us = NAN, .gap_batch_p50_us = NAN, .gap_batch_p99_us = NAN                   \
+#define GD_BREAKDOWN_NONE                                                                               \
+	{                                                                                               \
+		.gen_us = NAN, .h2d_us = NAN, .kernel_us = NAN, .d2h_us = NAN, .copy_us = NAN,          \
+		.queue_wait_us = NAN, .other_us = NAN, .overlap_us = NAN, .gap_kernel_us = NAN,         \
+		.gap_batch_us = NAN, .launch_gap_us = NAN, .late_gap_us = NAN, .batch_overlap_us = NAN, \
+		.gap_kernel_p50_us = NAN, .gap_kernel_p99_us = NAN, .gap_batch_p50_us = NAN,            \
+		.gap_batch_p99_us = NAN                                                                 \
 	}
 
 enum gd_cause {
@@ -156,8 +156,9 @@ struct gd_gaps {
 struct gd_counters {
 	uint64_t batches, items, lost;
 	double kernel_s; /* a worker's: kernel_busy x the window's length, summed */
-	double transfer_s, copy_s; /* a worker's: its batches' summed transfer, copy times, as they complete */
-	double busy_s;   /* a device's: device_busy x the window's length, summed */
+	double transfer_s,
+	    copy_s;    /* a worker's: its batches' summed transfer, copy times, as they complete */
+	double busy_s; /* a device's: device_busy x the window's length, summed */
 	/* A worker's: each batch's measured time in each phase (the log's gen_us ... other_us),
 	 * summed: generation for every batch, the device's phases for the batches whose device
 	 * times were measured (profiled, not estimated), which phase_batches counts. */
@@ -179,10 +180,10 @@ struct gd_sample {
 	/* 0..1, as kernel_busy: the share of the window its transfers to and from the host ran, and
 	 * its copies and fills on the device (observed programs; 0 for a worker's copies: none). */
 	double transfer_busy, copy_busy;
-	double commands_s; /* an observed process's commands of every kind completed per second; NAN */
-	double gen_busy;         /* threads kept busy generating inputs: generation time / window */
-	struct gd_breakdown bd;  /* gaps and breakdown, NAN where not measured */
-	struct gd_idle idle;     /* its idle time by cause: a worker's own, an aggregate's device's */
+	double commands_s;      /* an observed process's commands of every kind completed per second; NAN */
+	double gen_busy;        /* threads kept busy generating inputs: generation time / window */
+	struct gd_breakdown bd; /* gaps and breakdown, NAN where not measured */
+	struct gd_idle idle;    /* its idle time by cause: a worker's own, an aggregate's device's */
 	uint64_t lost;
 	/* Records whose device times the window's device figures (kernel_busy, the breakdown's
 	 * device parts, a device's busy) rest on, and of them those whose device times were

@@ -28,16 +28,16 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define GD_SEG_MAGIC     0x31524447u /* "GDR1" */
-#define GD_SEG_VERSION   4u
-#define GD_SEG_PREFIX    "gputop-decode."
-#define GD_RING_CAPACITY 1024u
-#define GD_RING_OFFSET   4096u /* the ring starts on its own page */
-#define GD_REC_KMAX      16    /* kernel intervals kept per record */
+#define GD_SEG_MAGIC        0x31524447u /* "GDR1" */
+#define GD_SEG_VERSION      4u
+#define GD_SEG_PREFIX       "gputop-decode."
+#define GD_RING_CAPACITY    1024u
+#define GD_RING_OFFSET      4096u      /* the ring starts on its own page */
+#define GD_REC_KMAX         16         /* kernel intervals kept per record */
 #define GD_REC_LAUNCHES_MAX (1u << 24) /* launches in one record (an observed batch may hold many) */
-#define GD_ERR_LEN       200
-#define GD_DEV_LEN       120
-#define GD_SHARE_NONE    UINT32_MAX /* gd_rec.share_ppm: not measured */
+#define GD_ERR_LEN          200
+#define GD_DEV_LEN          120
+#define GD_SHARE_NONE       UINT32_MAX /* gd_rec.share_ppm: not measured */
 
 /* What a segment says of its worker: the states its writer stores. */
 enum gd_seg_state {

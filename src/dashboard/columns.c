@@ -183,8 +183,11 @@ void ui_bytes(char *text, size_t n, double v)
 		return;
 	}
 	int u = 0;
-	for (v /= 1024; v >= 1000 && u < (int)sizeof(units) - 2; v /= 1024)
+	v /= 1024;
+	while (v >= 1000 && u < (int)sizeof(units) - 2) {
+		v /= 1024;
 		u++;
+	}
 	snprintf(text, n, v < 10 ? "%.1f%c" : "%.0f%c", v, units[u]);
 }
 

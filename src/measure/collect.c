@@ -1,7 +1,5 @@
 /* collect.c: the records of one interval window of every worker -> struct gd_frame. */
-#include "collect.h"
-#include "diagnose.h"
-#include "stats.h"
+#include "collect_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -9,105 +7,11 @@
 
 #include "gputop/common.h"
 
-/* One worker's statistics state. */
-struct col_worker {
-	unsigned id;
-	struct gd_rec *pend; /* records read but not yet consumed by a window */
-	size_t npend, cappend;
-	uint64_t late;     /* records read after their window was reported: counted as lost */
-	int64_t last_kend; /* latest kernel END of the run of consecutive profiled batches that
-	                    * ends with the previous batch seen; 0: none */
-	uint64_t last_batch;
-	uint32_t sample_every, share_ppm; /* of the latest record */
-	bool last_profiled;               /* the previous batch's times were measured, not estimated */
-	uint64_t base_batches, base_items, base_lost; /* baselines of the last reset */
-	struct gd_counters tot;                       /* since it started, never reset */
-	/* A kernel under way counted in windows already reported (the latest such runs), and the
-	 * kernel time its records brought that no reported window counted: its totals' due. */
-	int64_t counted[4][2];
-	int64_t late_ns, late_done[2]; /* and a late record's transfer and copy times */
-};
-
-/* How much of [s, e) the in-flight runs counted already cover. */
-static int64_t counted_of(const struct col_worker *cw, int64_t s, int64_t e)
-{
-	int64_t in = 0;
-	for (int i = 0; i < 4; i++) {
-		int64_t x = cw->counted[i][0] > s ? cw->counted[i][0] : s;
-		int64_t y = cw->counted[i][1] < e ? cw->counted[i][1] : e;
-		in += y > x ? y - x : 0;
-	}
-	return in;
-}
-
-/* In-flight time [s, e) counted in a window: joins the run it continues, else the oldest
- * slot's place. */
-static void counted_add(struct col_worker *cw, int64_t s, int64_t e)
-{
-	int oldest = 0;
-	for (int i = 0; i < 4; i++) {
-		if (cw->counted[i][1] == s && cw->counted[i][0]) {
-			cw->counted[i][1] = e;
-			return;
-		}
-		oldest = cw->counted[i][1] < cw->counted[oldest][1] ? i : oldest;
-	}
-	cw->counted[oldest][0] = s;
-	cw->counted[oldest][1] = e;
-}
-
-/* A record's kernel time before start (the windows reported): what no window counted, less
- * what in-flight runs did, goes to the totals (never to a reported window). */
-static void late_kernels(struct col_worker *cw, const struct gd_rec *r, int64_t start)
-{
-	int64_t before = stats_rec_busy(r, INT64_MIN, start);
-	if (before <= 0)
-		return;
-	int64_t seen = 0;
-	for (uint32_t i = 0; i < r->nkiv; i++) {
-		int64_t k[2];
-		gd_rec_kiv(r, i, k);
-		seen += counted_of(cw, k[0], k[1] < start ? k[1] : start);
-	}
-	cw->late_ns += before > seen ? before - seen : 0;
-}
-
-struct gd_collector {
-	int64_t start; /* of the open window */
-	bool profiled; /* false under --profile off */
-	struct col_worker *workers;
-	size_t n, cap;
-	struct gd_iv *iv; /* scratch: the window's kernel intervals, one device's after another */
-	size_t capiv;
-	int ndev;
-	char refs[GD_DEVICES_MAX][8];         /* each device's "P:D", copied into every frame */
-	bool sliced[GD_DEVICES_MAX];          /* a GPU: contexts of separate processes take turns */
-	bool host_cpu[GD_DEVICES_MAX];        /* not a GPU: the host's CPU (gd_devframe.host_cpu) */
-	struct gd_span span;                  /* the verdict's last windows (diagnose.h) */
-	int64_t launch_limit[GD_DEVICES_MAX]; /* collect_launch_limit; 0: none */
-	struct gd_idle *idle;                 /* scratch: one device's workers' diagnoses */
-	size_t capidle;
-	struct gd_counters devtot[GD_DEVICES_MAX]; /* each device's, its ended workers' included */
-	/* Each device's forgotten workers' totals since the last reset (batches, items, lost):
-	 * its aggregate and the overall one keep counting them, so that neither goes backwards. */
-	struct gd_sample gone[GD_DEVICES_MAX];
-};
-
 const char *gd_phase_name(enum gd_phase p)
 {
 	static const char *const names[GD_PHASE_COUNT] = { "gen",        "h2d",  "kernel", "d2h",
 		                                           "queue_wait", "copy", "other" };
 	return p < GD_PHASE_COUNT ? names[p] : "?";
-}
-
-/* Counters at the start: 0, and the device-time ones not a number when nothing measures
- * device times (--profile off), so that they are never exported as a false 0. */
-static void counters_init(struct gd_counters *t, bool profiled)
-{
-	memset(t, 0, sizeof(*t));
-	t->kernel_s = t->busy_s = t->transfer_s = t->copy_s = profiled ? 0 : NAN;
-	for (int p = 0; p < GD_PHASE_COUNT; p++)
-		t->phase_s[p] = p == GD_PHASE_GEN || profiled ? 0 : NAN;
 }
 
 struct gd_collector *collect_new(int64_t start, bool profiled, const struct gd_device *devs, int ndev)
@@ -123,7 +27,7 @@ struct gd_collector *collect_new(int64_t start, bool profiled, const struct gd_d
 	}
 	diagnose_span_reset(&c->span);
 	for (int d = 0; d < GD_DEVICES_MAX; d++)
-		counters_init(&c->devtot[d], profiled);
+		collect_counters_init(&c->devtot[d], profiled);
 	return c;
 }
 
@@ -134,10 +38,6 @@ void collect_launch_limit(struct gd_collector *c, int d, int64_t ns)
 }
 
 /* The device index of a worker, kept in range: a worker's index always names a device. */
-static int dev_of(const struct gd_collector *c, const struct gd_row_info *info)
-{
-	return info->device >= 0 && info->device < c->ndev ? info->device : 0;
-}
 
 void collect_free(struct gd_collector *c)
 {
@@ -171,7 +71,7 @@ static struct col_worker *get(struct gd_collector *c, unsigned id)
 	cw = &c->workers[c->n++];
 	memset(cw, 0, sizeof(*cw));
 	cw->id = id;
-	counters_init(&cw->tot, c->profiled);
+	collect_counters_init(&cw->tot, c->profiled);
 	return cw;
 }
 
@@ -183,7 +83,8 @@ void collect_push(struct gd_collector *c, const struct gd_row_info *info, const 
 	struct col_worker *cw = get(c, info->id);
 	cw->sample_every = r->sample_every;
 	cw->share_ppm = r->share_ppm;
-	late_kernels(cw, r, c->start); /* a late record's too: the windows missed it, the totals not */
+	collect_late_kernels(cw, r,
+	                     c->start); /* a late record's too: the windows missed it, the totals not */
 	if (r->t_end < c->start) {
 		cw->late++;
 		cw->late_done[0] += r->xfer_ns;
@@ -218,65 +119,6 @@ void collect_reset(struct gd_collector *c, const struct gd_row_info *info, int n
 	c->start = start;
 }
 
-/* The supervisor's counts into the worker's counters, and what they grew by into its device's
- * (which so keeps a worker's counts after it is forgotten). The counts only grow; one seen
- * lower than before is taken as it was. */
-static void count_totals(struct gd_collector *c, struct col_worker *cw, const struct gd_row_info *info)
-{
-	struct gd_counters *t = &cw->tot, *d = &c->devtot[dev_of(c, info)];
-	const uint64_t now[3] = { info->batches, info->items, info->lost + cw->late };
-	uint64_t *const mine[3] = { &t->batches, &t->items, &t->lost };
-	uint64_t *const dev[3] = { &d->batches, &d->items, &d->lost };
-	for (int i = 0; i < 3; i++)
-		if (now[i] > *mine[i]) {
-			*dev[i] += now[i] - *mine[i];
-			*mine[i] = now[i];
-		}
-}
-
-static void gaps_add(struct gd_gaps *g, const struct gd_hist *h, int64_t sum_ns)
-{
-	g->n += h->n;
-	g->sum_ns += sum_ns;
-	for (int i = 0; i <= GD_HIST_BOUNDS; i++)
-		g->le[i] += h->le[i];
-}
-
-/* The window's figures of a worker into its counters: its busy time where kernel_busy was
- * measured, each batch's measured phase times (not a window's mean: an exact sum, which
- * phase_batches divides), the gaps. */
-static void count_window(struct col_worker *cw, const struct gd_batch_acc *acc, int64_t busy,
-                         const int64_t done[2], const struct gd_sample *s)
-{
-	struct gd_counters *t = &cw->tot;
-	/* Kernels: the window's union, a kernel under way counted as it runs, and what records
-	 * brought of windows reported before they came (late_kernels). Transfers, copies and
-	 * fills: each batch's own summed times as it completes (exact, whenever they ran). */
-	double *const secs[] = { &t->kernel_s, &t->transfer_s, &t->copy_s };
-	const double add[] = { (double)(busy + cw->late_ns) / 1e9, (double)(done[0] + cw->late_done[0]) / 1e9,
-		               (double)(done[1] + cw->late_done[1]) / 1e9 };
-	cw->late_ns = cw->late_done[0] = cw->late_done[1] = 0;
-	const double share[] = { s->kernel_busy, s->transfer_busy, s->copy_busy };
-	for (size_t i = 0; i < GD_ARRAY_LEN(secs); i++)
-		if (!isnan(share[i])) /* a queue the program profiles is read under --profile off too */
-			*secs[i] = (isnan(*secs[i]) ? 0 : *secs[i]) + add[i];
-	/* Generation is the host's, timed for every batch; the device's phases for the acc->ndev
-	 * batches profiled (an estimated batch's are another batch's, so they do not count). */
-	const int64_t ns[GD_PHASE_COUNT] = {
-		[GD_PHASE_GEN] = acc->gen,          [GD_PHASE_H2D] = acc->h2d,
-		[GD_PHASE_KERNEL] = acc->kernel,    [GD_PHASE_D2H] = acc->d2h,
-		[GD_PHASE_QUEUE_WAIT] = acc->qwait, [GD_PHASE_COPY] = acc->copy,
-		[GD_PHASE_OTHER] = acc->other,
-	};
-	for (int p = 0; p < GD_PHASE_COUNT; p++)
-		if (!isnan(t->phase_s[p])) /* NAN: not measured in this run (--profile off) */
-			t->phase_s[p] += (double)ns[p] / 1e9;
-	t->phase_batches += acc->ndev;
-	gaps_add(&t->kgap, &acc->kgap, acc->kgap_sum);
-	gaps_add(&t->bgap, &acc->bgap, acc->bgap_sum);
-	t->bover_ns += acc->bover_sum;
-}
-
 /* What a worker's sample says in every window: who, in which state, its totals. */
 static void worker_totals(struct gd_collector *c, struct col_worker *cw, const struct gd_row_info *info,
                           struct gd_sample *out)
@@ -298,7 +140,7 @@ static void worker_totals(struct gd_collector *c, struct col_worker *cw, const s
 	out->kernels = info->kernels;
 	out->obs = info->obs;
 	out->exit_status = info->exit_status;
-	count_totals(c, cw, info);
+	collect_count_totals(c, cw, info);
 	out->tot = cw->tot;
 }
 
@@ -368,7 +210,7 @@ static int64_t worker_sample(struct gd_collector *c, struct col_worker *cw, cons
 		const int64_t iv[2] = { since, b };
 		stats_iv_add(&c->iv, niv, &c->capiv, iv);
 		busy += b - since;
-		counted_add(cw, since, b);
+		collect_counted_add(cw, since, b);
 	}
 	/* Records can overlap (an unprofiled batch's intervals are estimated, a kernel under way
 	 * may be in a record already): its busy time is never more than the union of its own. */
@@ -396,7 +238,7 @@ static int64_t worker_sample(struct gd_collector *c, struct col_worker *cw, cons
 			out->kernel_busy = NAN;
 	}
 	stats_breakdown(&acc, &out->bd);
-	count_window(cw, &acc, busy, (const int64_t[2]){ xfer_done, copy_done }, out);
+	collect_count_window(cw, &acc, busy, (const int64_t[2]){ xfer_done, copy_done }, out);
 	out->tot = cw->tot;
 	stats_batch_merge(all, &acc);
 	return busy;
@@ -510,21 +352,6 @@ static void overall_busy(struct gd_frame *f)
 	f->headroom = f->device_busy > 0 ? f->agg.rate / f->device_busy : NAN;
 }
 
-/* The devices' counters into the frame; the overall one holds their sums (busy: device
- * seconds). */
-static void frame_counters(const struct gd_collector *c, struct gd_frame *f)
-{
-	counters_init(&f->agg.tot, c->profiled);
-	for (int d = 0; d < c->ndev; d++) {
-		const struct gd_counters *t = &c->devtot[d];
-		f->devs[d].agg.tot = *t;
-		f->agg.tot.batches += t->batches;
-		f->agg.tot.items += t->items;
-		f->agg.tot.lost += t->lost;
-		f->agg.tot.busy_s += t->busy_s;
-	}
-}
-
 /* The window's diagnosis: each worker's idle time by cause, each device's from its workers',
  * and their mean (diagnose.h). */
 static void diagnose_frame(struct gd_collector *c, const struct gd_row_info *info, int n, struct gd_frame *f)
@@ -567,7 +394,7 @@ void collect_window(struct gd_collector *c, const struct gd_row_info *info, int 
 		size_t niv = 0;
 		int64_t sum_busy = 0; /* ns: each worker's own busy time */
 		bool mapped = true;
-		int busy_workers = 0; /* with a batch under way */
+		int busy_workers = 0;   /* with a batch under way */
 		bool under_way = false; /* a kernel of its under way at the window's end */
 		for (int i = 0; i < n; i++) {
 			if (dev_of(c, &info[i]) != d)
@@ -610,7 +437,7 @@ void collect_window(struct gd_collector *c, const struct gd_row_info *info, int 
 		f->agg.rate = NAN; /* as a device's: not measured */
 	overall_busy(f);
 	diagnose_frame(c, info, n, f);
-	frame_counters(c, f);
+	collect_frame_counters(c, f);
 	f->t_s = (double)(b - t0) / 1e9;
 	f->window_s = (double)(b - a) / 1e9;
 	diagnose_span_add(&c->span, f);
@@ -651,7 +478,7 @@ void collect_skip(struct gd_collector *c, const struct gd_row_info *info, int n,
 	f->t_s = (double)(end - t0) / 1e9;
 	f->window_s = (double)(end - c->start) / 1e9;
 	f->observed = false;
-	frame_counters(c, f);
+	collect_frame_counters(c, f);
 	c->start = end;
 }
 

@@ -20,8 +20,8 @@ static const struct {
 	[GD_CAUSE_LAUNCH] = { "launch gaps", "fewer, larger launches (bigger batches)" },
 	[GD_CAUSE_WAIT] = { "waiting for another context",
 	                    "fewer processes, more queues in one (contexts take turns)" },
-	[GD_CAUSE_COPY] = { "copies and fills",
-	                    "keep data on the device: fewer copies and fills, or kernels that write in place" },
+	[GD_CAUSE_COPY] = { "copies and fills", "keep data on the device: fewer copies and fills, or kernels "
+	                                        "that write in place" },
 	[GD_CAUSE_OTHER] = { "other", "none named" },
 };
 

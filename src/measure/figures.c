@@ -341,8 +341,9 @@ const struct gd_figure gd_figures[GD_FIG_COUNT] = {
 	                      .observed = true },
 	[GD_FIG_COMMANDS_S] = { .name = "commands_s",
 	                        .unit = GD_UNIT_PER_S,
-	                        .help = "Commands of the batches an observed process completed in the window, "
-	                                "per second.",
+	                        .help =
+	                            "Commands of the batches an observed process completed in the window, "
+	                            "per second.",
 	                        .scope = GD_SCOPE_WORKER,
 	                        SAMPLE(commands_s),
 	                        .observed = true },
@@ -482,8 +483,9 @@ const struct gd_figure gd_figures[GD_FIG_COUNT] = {
 	                          SAMPLE(tot.busy_s) },
 	[GD_FIG_PHASE_S_TOTAL] = { .name = "phase_seconds_total",
 	                           .unit = GD_UNIT_S,
-	                           .help = "Time the worker's batches spent in each phase (gen, h2d, kernel, "
-	                                   "d2h, queue_wait, copy, other): each batch counts its window's mean.",
+	                           .help =
+	                               "Time the worker's batches spent in each phase (gen, h2d, kernel, "
+	                               "d2h, queue_wait, copy, other): each batch counts its window's mean.",
 	                           .scope = GD_SCOPE_WORKER,
 	                           SAMPLE(tot.phase_s[0]),
 	                           .n = GD_PHASE_COUNT },

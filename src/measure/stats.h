@@ -58,11 +58,11 @@ double stats_hist_percentile(const struct gd_hist *h, double p);
 struct gd_batch_acc {
 	uint64_t n; /* batches */
 	uint64_t items;
-	int64_t gen;                            /* sum over every batch, ns */
-	uint64_t ndev;                          /* batches with measured device times */
+	int64_t gen;                                  /* sum over every batch, ns */
+	uint64_t ndev;                                /* batches with measured device times */
 	int64_t h2d, kernel, d2h, qwait, copy, other; /* sums over those, ns */
-	int64_t overlap;                        /* sum over those of max(0, the phases - the wall time) */
-	int64_t kgap_sum;                       /* max(0, START(k+1) - END(k)) within profiled batches */
+	int64_t overlap;  /* sum over those of max(0, the phases - the wall time) */
+	int64_t kgap_sum; /* max(0, START(k+1) - END(k)) within profiled batches */
 	uint64_t kgap_n;
 	int64_t launch_limit; /* set by the caller: a gap's launch cost at most, ns;
 	                       * 0: every gap is launch cost (not calibrated) */

@@ -164,7 +164,7 @@ cl_int obs_wait_events(const cl_icd_dispatch *nx, cl_uint n, const cl_event *lis
 static cl_command_queue queue_of(const cl_icd_dispatch *nx, cl_event e)
 {
 	cl_command_queue q = NULL;
-	if (nx->clGetEventInfo(e, CL_EVENT_COMMAND_QUEUE, sizeof(q), &q, NULL) != CL_SUCCESS)
+	if (nx->clGetEventInfo(e, CL_EVENT_COMMAND_QUEUE, sizeof(cl_command_queue), &q, NULL) != CL_SUCCESS)
 		q = NULL;
 	return q;
 }
@@ -210,8 +210,8 @@ cl_int obs_event_info(const cl_icd_dispatch *nx, cl_event e, cl_event_info what,
 		return obs_event_refcount(nx, e, size, value, size_ret);
 	cl_int rc = nx->clGetEventInfo(e, what, size, value, size_ret);
 	/* A program that polls its event's status has waited for it once the answer is complete. */
-	if (rc == CL_SUCCESS && what == CL_EVENT_COMMAND_EXECUTION_STATUS && value && size >= sizeof(cl_int) &&
-	    *(cl_int *)value == CL_COMPLETE) {
+	if (rc == CL_SUCCESS && what == CL_EVENT_COMMAND_EXECUTION_STATUS && value &&
+	    size >= sizeof(cl_int) && *(cl_int *)value == CL_COMPLETE) {
 		cl_command_queue q = queue_of(nx, e);
 		if (q)
 			obs_wait(&q, 1, false);

@@ -55,7 +55,8 @@ static uint64_t region_of(const size_t *region)
 static uint64_t image_bytes(const cl_icd_dispatch *nx, cl_mem image, const size_t *region)
 {
 	size_t elem = 0;
-	if (!nx->clGetImageInfo || nx->clGetImageInfo(image, CL_IMAGE_ELEMENT_SIZE, sizeof(elem), &elem, NULL))
+	if (!nx->clGetImageInfo ||
+	    nx->clGetImageInfo(image, CL_IMAGE_ELEMENT_SIZE, sizeof(elem), &elem, NULL))
 		elem = 0;
 	return region_of(region) * elem;
 }
@@ -215,8 +216,8 @@ cl_int obs_unmap(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem m, void *
 	return rc;
 }
 
-cl_int obs_svm_map(const cl_icd_dispatch *nx, cl_command_queue q, cl_bool blocking, cl_map_flags flags, void *p,
-                   size_t size, cl_uint nw, const cl_event *wl, cl_event *ev)
+cl_int obs_svm_map(const cl_icd_dispatch *nx, cl_command_queue q, cl_bool blocking, cl_map_flags flags,
+                   void *p, size_t size, cl_uint nw, const cl_event *wl, cl_event *ev)
 {
 	struct cmd c;
 	cl_event *e = begin(&c, nx, q, OBS_READ, ev);
@@ -248,9 +249,9 @@ cl_int obs_copy_buffer(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem s, 
 	return rc;
 }
 
-cl_int obs_copy_buffer_rect(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem s, cl_mem d, const size_t *so,
-                            const size_t *dof, const size_t *region, size_t srp, size_t ssp, size_t drp,
-                            size_t dsp, cl_uint nw, const cl_event *wl, cl_event *ev)
+cl_int obs_copy_buffer_rect(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem s, cl_mem d,
+                            const size_t *so, const size_t *dof, const size_t *region, size_t srp, size_t ssp,
+                            size_t drp, size_t dsp, cl_uint nw, const cl_event *wl, cl_event *ev)
 {
 	struct cmd c;
 	cl_event *e = begin(&c, nx, q, OBS_COPY, ev);
@@ -302,7 +303,8 @@ cl_int obs_fill_buffer(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem m, 
 }
 
 cl_int obs_fill_image(const cl_icd_dispatch *nx, cl_command_queue q, cl_mem m, const void *color,
-                      const size_t *origin, const size_t *region, cl_uint nw, const cl_event *wl, cl_event *ev)
+                      const size_t *origin, const size_t *region, cl_uint nw, const cl_event *wl,
+                      cl_event *ev)
 {
 	struct cmd c;
 	cl_event *e = begin(&c, nx, q, OBS_COPY, ev);

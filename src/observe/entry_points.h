@@ -50,28 +50,28 @@ OBS_ENTRY(void *, clEnqueueMapBuffer, obs_map, NULL,
 OBS_ENTRY(cl_int, clEnqueueTask, obs_task, CL_INVALID_COMMAND_QUEUE,
           (cl_command_queue q, cl_kernel k, cl_uint nw, const cl_event *wl, cl_event *ev), (q, k, nw, wl, ev))
 OBS_ENTRY(cl_int, clEnqueueNativeKernel, obs_native, CL_INVALID_COMMAND_QUEUE,
-          (cl_command_queue q, void(CL_CALLBACK *fn)(void *), void *a, size_t cb, cl_uint nm, const cl_mem *ml,
-           const void **loc, cl_uint nw, const cl_event *wl, cl_event *ev),
+          (cl_command_queue q, void(CL_CALLBACK *fn)(void *), void *a, size_t cb, cl_uint nm,
+           const cl_mem *ml, const void **loc, cl_uint nw, const cl_event *wl, cl_event *ev),
           (q, fn, a, cb, nm, ml, loc, nw, wl, ev))
 OBS_ENTRY(cl_int, clEnqueueReadImage, obs_read_image, CL_INVALID_COMMAND_QUEUE,
-          (cl_command_queue q, cl_mem m, cl_bool bl, const size_t *o, const size_t *r, size_t rp, size_t sp, void *p,
-           cl_uint nw, const cl_event *wl, cl_event *ev),
+          (cl_command_queue q, cl_mem m, cl_bool bl, const size_t *o, const size_t *r, size_t rp, size_t sp,
+           void *p, cl_uint nw, const cl_event *wl, cl_event *ev),
           (q, m, bl, o, r, rp, sp, p, nw, wl, ev))
 OBS_ENTRY(cl_int, clEnqueueWriteImage, obs_write_image, CL_INVALID_COMMAND_QUEUE,
           (cl_command_queue q, cl_mem m, cl_bool bl, const size_t *o, const size_t *r, size_t rp, size_t sp,
            const void *p, cl_uint nw, const cl_event *wl, cl_event *ev),
           (q, m, bl, o, r, rp, sp, p, nw, wl, ev))
 OBS_ENTRY(cl_int, clEnqueueCopyBuffer, obs_copy_buffer, CL_INVALID_COMMAND_QUEUE,
-          (cl_command_queue q, cl_mem s, cl_mem d, size_t so, size_t dof, size_t size, cl_uint nw, const cl_event *wl,
-           cl_event *ev),
+          (cl_command_queue q, cl_mem s, cl_mem d, size_t so, size_t dof, size_t size, cl_uint nw,
+           const cl_event *wl, cl_event *ev),
           (q, s, d, so, dof, size, nw, wl, ev))
 OBS_ENTRY(cl_int, clEnqueueCopyBufferRect, obs_copy_buffer_rect, CL_INVALID_COMMAND_QUEUE,
-          (cl_command_queue q, cl_mem s, cl_mem d, const size_t *so, const size_t *dof, const size_t *r, size_t srp,
-           size_t ssp, size_t drp, size_t dsp, cl_uint nw, const cl_event *wl, cl_event *ev),
+          (cl_command_queue q, cl_mem s, cl_mem d, const size_t *so, const size_t *dof, const size_t *r,
+           size_t srp, size_t ssp, size_t drp, size_t dsp, cl_uint nw, const cl_event *wl, cl_event *ev),
           (q, s, d, so, dof, r, srp, ssp, drp, dsp, nw, wl, ev))
 OBS_ENTRY(cl_int, clEnqueueCopyImage, obs_copy_image, CL_INVALID_COMMAND_QUEUE,
-          (cl_command_queue q, cl_mem s, cl_mem d, const size_t *so, const size_t *dof, const size_t *r, cl_uint nw,
-           const cl_event *wl, cl_event *ev),
+          (cl_command_queue q, cl_mem s, cl_mem d, const size_t *so, const size_t *dof, const size_t *r,
+           cl_uint nw, const cl_event *wl, cl_event *ev),
           (q, s, d, so, dof, r, nw, wl, ev))
 OBS_ENTRY(cl_int, clEnqueueCopyImageToBuffer, obs_copy_image_to_buffer, CL_INVALID_COMMAND_QUEUE,
           (cl_command_queue q, cl_mem s, cl_mem d, const size_t *so, const size_t *r, size_t dof, cl_uint nw,
@@ -90,32 +90,33 @@ OBS_ENTRY(cl_int, clEnqueueFillImage, obs_fill_image, CL_INVALID_COMMAND_QUEUE,
            const cl_event *wl, cl_event *ev),
           (q, m, color, o, r, nw, wl, ev))
 OBS_ENTRY(void *, clEnqueueMapImage, obs_map_image, NULL,
-          (cl_command_queue q, cl_mem m, cl_bool bl, cl_map_flags f, const size_t *o, const size_t *r, size_t *rp,
-           size_t *sp, cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *e),
+          (cl_command_queue q, cl_mem m, cl_bool bl, cl_map_flags f, const size_t *o, const size_t *r,
+           size_t *rp, size_t *sp, cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *e),
           (q, m, bl, f, o, r, rp, sp, nw, wl, ev, e))
 OBS_ENTRY(cl_int, clEnqueueUnmapMemObject, obs_unmap, CL_INVALID_COMMAND_QUEUE,
-          (cl_command_queue q, cl_mem m, void *p, cl_uint nw, const cl_event *wl, cl_event *ev), (q, m, p, nw, wl, ev))
+          (cl_command_queue q, cl_mem m, void *p, cl_uint nw, const cl_event *wl, cl_event *ev),
+          (q, m, p, nw, wl, ev))
 OBS_ENTRY(cl_int, clEnqueueMigrateMemObjects, obs_migrate, CL_INVALID_COMMAND_QUEUE,
-          (cl_command_queue q, cl_uint n, const cl_mem *ms, cl_mem_migration_flags f, cl_uint nw, const cl_event *wl,
-           cl_event *ev),
+          (cl_command_queue q, cl_uint n, const cl_mem *ms, cl_mem_migration_flags f, cl_uint nw,
+           const cl_event *wl, cl_event *ev),
           (q, n, ms, f, nw, wl, ev))
 OBS_ENTRY(cl_int, clEnqueueSVMMemcpy, obs_svm_memcpy, CL_INVALID_COMMAND_QUEUE,
-          (cl_command_queue q, cl_bool bl, void *d, const void *s, size_t size, cl_uint nw, const cl_event *wl,
-           cl_event *ev),
+          (cl_command_queue q, cl_bool bl, void *d, const void *s, size_t size, cl_uint nw,
+           const cl_event *wl, cl_event *ev),
           (q, bl, d, s, size, nw, wl, ev))
 OBS_ENTRY(cl_int, clEnqueueSVMMemFill, obs_svm_fill, CL_INVALID_COMMAND_QUEUE,
-          (cl_command_queue q, void *p, const void *pat, size_t ps, size_t size, cl_uint nw, const cl_event *wl,
-           cl_event *ev),
+          (cl_command_queue q, void *p, const void *pat, size_t ps, size_t size, cl_uint nw,
+           const cl_event *wl, cl_event *ev),
           (q, p, pat, ps, size, nw, wl, ev))
 OBS_ENTRY(cl_int, clEnqueueSVMMap, obs_svm_map, CL_INVALID_COMMAND_QUEUE,
-          (cl_command_queue q, cl_bool bl, cl_map_flags f, void *p, size_t size, cl_uint nw, const cl_event *wl,
-           cl_event *ev),
+          (cl_command_queue q, cl_bool bl, cl_map_flags f, void *p, size_t size, cl_uint nw,
+           const cl_event *wl, cl_event *ev),
           (q, bl, f, p, size, nw, wl, ev))
 OBS_ENTRY(cl_int, clEnqueueSVMUnmap, obs_svm_unmap, CL_INVALID_COMMAND_QUEUE,
           (cl_command_queue q, void *p, cl_uint nw, const cl_event *wl, cl_event *ev), (q, p, nw, wl, ev))
 OBS_ENTRY(cl_int, clEnqueueSVMMigrateMem, obs_svm_migrate, CL_INVALID_COMMAND_QUEUE,
-          (cl_command_queue q, cl_uint n, const void **ps, const size_t *sizes, cl_mem_migration_flags f, cl_uint nw,
-           const cl_event *wl, cl_event *ev),
+          (cl_command_queue q, cl_uint n, const void **ps, const size_t *sizes, cl_mem_migration_flags f,
+           cl_uint nw, const cl_event *wl, cl_event *ev),
           (q, n, ps, sizes, f, nw, wl, ev))
 OBS_ENTRY(cl_int, clFinish, obs_finish, CL_INVALID_COMMAND_QUEUE, (cl_command_queue q), (q))
 OBS_ENTRY(cl_int, clWaitForEvents, obs_wait_events, CL_INVALID_EVENT, (cl_uint n, const cl_event *list),
@@ -123,7 +124,8 @@ OBS_ENTRY(cl_int, clWaitForEvents, obs_wait_events, CL_INVALID_EVENT, (cl_uint n
 OBS_ENTRY(cl_int, clGetEventInfo, obs_event_info, CL_INVALID_EVENT,
           (cl_event e, cl_event_info w, size_t s, void *v, size_t *r), (e, w, s, v, r))
 OBS_ENTRY(cl_int, clSetEventCallback, obs_event_callback, CL_INVALID_EVENT,
-          (cl_event e, cl_int type, void(CL_CALLBACK *fn)(cl_event, cl_int, void *), void *ud), (e, type, fn, ud))
+          (cl_event e, cl_int type, void(CL_CALLBACK *fn)(cl_event, cl_int, void *), void *ud),
+          (e, type, fn, ud))
 OBS_ENTRY(cl_int, clGetEventProfilingInfo, obs_event_profiling, CL_INVALID_EVENT,
           (cl_event e, cl_profiling_info w, size_t s, void *v, size_t *r), (e, w, s, v, r))
 

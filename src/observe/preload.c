@@ -39,8 +39,8 @@ static void resolve(void)
 	/* Used by the recorder itself. */
 	RESOLVE(clRetainEvent);
 	RESOLVE(clReleaseEvent);
-	RESOLVE(clGetImageInfo);      /* an image's bytes */
-	RESOLVE(clGetMemObjectInfo);  /* a migration's bytes */
+	RESOLVE(clGetImageInfo);     /* an image's bytes */
+	RESOLVE(clGetMemObjectInfo); /* a migration's bytes */
 }
 
 /* The next definitions, or NULL where the entry point has none (no libOpenCL loaded): the

@@ -278,7 +278,7 @@ void obs_close_batch(const cl_icd_dispatch *nx, struct obs_queue *oq)
 		estimate(oq, &r);
 	clamp(&r);
 	seg_publish(obs.seg, &r);
-	seg_add_totals(obs.seg, 1, 0, 0); /* items and launches were added as they were enqueued */
+	seg_add_totals(obs.seg, 1, 0, 0);      /* items and launches were added as they were enqueued */
 	seg_set_obs_totals(obs.seg, &obs.tot); /* the commands counted since the last */
 	if (nx)
 		release_events(nx, oq);

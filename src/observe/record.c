@@ -201,7 +201,8 @@ void obs_callback_wait(cl_command_queue q)
 	}
 	for (int i = 0; i < PENDING; i++) { /* all taken: the batch ends at its next wait instead */
 		cl_command_queue none = NULL;
-		if (__atomic_compare_exchange_n(&pending[i], &none, q, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+		if (__atomic_compare_exchange_n(&pending[i], &none, q, false, __ATOMIC_ACQ_REL,
+		                                __ATOMIC_RELAXED)) {
 			__atomic_store_n(&npending, 1, __ATOMIC_RELEASE);
 			return;
 		}
@@ -234,7 +235,8 @@ bool obs_cmd_begin(const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind 
 		oq->t_last = now;
 		keep = oq->profiled;
 		/* One launch in 16 is timed: a mean needs no more, and a clock read costs. */
-		*timed = kind == OBS_KERNEL && oq->hidden && obs.policy == GD_PROF_SAMPLED && !(obs.smp.calls++ & 15);
+		*timed = kind == OBS_KERNEL && oq->hidden && obs.policy == GD_PROF_SAMPLED &&
+		         !(obs.smp.calls++ & 15);
 	}
 	pthread_mutex_unlock(&obs.mu);
 	return keep;
@@ -266,8 +268,12 @@ void obs_cmd_end(const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind ki
 			seg_add_totals(obs.seg, 0, amount, 1);
 		} else {
 			oq->bytes[kind] += amount;
-			*(kind == OBS_WRITE ? &t->h2d_bytes : kind == OBS_READ ? &t->d2h_bytes : &t->copy_bytes) += amount;
-			*(kind == OBS_WRITE ? &t->h2d_count : kind == OBS_READ ? &t->d2h_count : &t->copy_count) += 1;
+			*(kind == OBS_WRITE  ? &t->h2d_bytes
+			  : kind == OBS_READ ? &t->d2h_bytes
+			                     : &t->copy_bytes) += amount;
+			*(kind == OBS_WRITE  ? &t->h2d_count
+			  : kind == OBS_READ ? &t->d2h_count
+			                     : &t->copy_count) += 1;
 			seg_set_obs_totals(obs.seg, t);
 		}
 		if (call_ns && oq->hidden && !theirs && oq->profiled == (ev != NULL))

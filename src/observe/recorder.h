@@ -16,9 +16,10 @@
 
 #define OBS_PROPS_MAX 32                 /* queue properties kept for CL_QUEUE_PROPERTIES_ARRAY */
 #define OBS_SETTLE_NS (GD_NS_PER_S / 20) /* a waited batch with nothing after it is published then */
-#define OBS_SLICE_NS  (GD_NS_PER_S / 50) /* --profile sampled: batches opened in a slice this long are profiled */
-#define OBS_BUDGET    0.02               /* --profile sampled: what profiling may add, of the run's time */
-#define OBS_MAPS_MAX  256                /* maps for writing awaiting their unmap, per process */
+#define OBS_SLICE_NS \
+	(GD_NS_PER_S / 50) /* --profile sampled: batches opened in a slice this long are profiled */
+#define OBS_BUDGET   0.02  /* --profile sampled: what profiling may add, of the run's time */
+#define OBS_MAPS_MAX 256   /* maps for writing awaiting their unmap, per process */
 
 /* An event the recorder keeps for a profiled batch, and what its command did; theirs: a
  * reference of the recorder's own to the program's event (else an event only it holds). Its
@@ -28,7 +29,7 @@ struct obs_ev {
 	enum obs_kind kind;
 	bool theirs;
 	bool done;
-	cl_ulong t[3];  /* SUBMIT, START, END, device ns, once done */
+	cl_ulong t[3];   /* SUBMIT, START, END, device ns, once done */
 	int64_t seen[2]; /* host ns: when a tick first saw it submitted, running; 0: not yet */
 };
 

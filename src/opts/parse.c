@@ -243,9 +243,10 @@ static int check_rate_unit(struct parser *p, struct gd_opts *o)
 	for (size_t i = 0; plain && i < len; i++)
 		plain = t[i] > ' ' && t[i] < 0x7f && !strchr(",\"'", t[i]);
 	if (!plain || !end || end == colon + 1 || *end || !(items > 0) || !isfinite(items))
-		return parser_fail(p, "'%.40s': want NAME:ITEMS, a unit's name (up to %zu characters, no "
-		                      "space, comma or quote) and the work items that make one, e.g. "
-		                      "Mbit/s:10",
+		return parser_fail(p,
+		                   "'%.40s': want NAME:ITEMS, a unit's name (up to %zu characters, no "
+		                   "space, comma or quote) and the work items that make one, e.g. "
+		                   "Mbit/s:10",
 		                   t, sizeof(o->rate_unit) - 1);
 	memcpy(o->rate_unit, t, len);
 	o->rate_unit[len] = '\0';

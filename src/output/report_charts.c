@@ -11,8 +11,8 @@
 
 #include "measure/diagnose.h"
 
-static const char *const cause_colour[GD_CAUSE_COUNT] = { "#e0a030", "#50a0d0", "#a070c0", "#d05050",
-	                                                  "#40b0a0", "#a0a0a0" };
+static const char *const cause_colour[GD_CAUSE_COUNT] = { "#e0a030", "#50a0d0", "#a070c0",
+	                                                  "#d05050", "#40b0a0", "#a0a0a0" };
 #define BUSY_COLOUR "#3a8a3a"
 
 void report_cause_style(struct gd_text *t)

@@ -157,10 +157,9 @@ static const char *json_string(const char *p, struct gd_text *out)
 			continue;
 		}
 		p++;
-		unsigned cp;
-		if (*p == 'u' && strspn(p + 1, "0123456789abcdefABCDEF") >= 4 &&
-		    sscanf(p + 1, "%4x", &cp) == 1) {
-			utf8(out, cp);
+		if (*p == 'u' && strspn(p + 1, "0123456789abcdefABCDEF") >= 4) {
+			char hex[5] = { p[1], p[2], p[3], p[4], '\0' };
+			utf8(out, (unsigned)strtoul(hex, NULL, 16));
 			p += 4;
 		} else if (*p) {
 			text_printf(out, "%c", *p == 'n' ? ' ' : *p == 't' ? ' ' : *p);
@@ -205,10 +204,11 @@ void report_options(const struct gd_report *r, struct gd_text *t)
 		if (*p == ':')
 			p = json_value(p + 1, &value);
 		const char *n = name.p ? name.p : "", *v = value.p ? value.p : "";
-		if (!strcmp(n, "command"))
+		if (strcmp(n, "command") == 0)
 			report_esc(&command, v);
-		else if (strcmp(v, "null") && strcmp(v, "false") && !(observed && listed(decode_only, n)) &&
-		         (observed || strcmp(n, "observe-via"))) {
+		else if (strcmp(v, "null") != 0 && strcmp(v, "false") != 0 &&
+		         !(observed && listed(decode_only, n)) &&
+		         (observed || strcmp(n, "observe-via") != 0)) {
 			text_printf(&rows, "<tr><th scope=\"row\">--");
 			report_esc(&rows, n);
 			text_printf(&rows, "</th><td>");

@@ -49,8 +49,11 @@ double report_py(const struct report_axes *a, double y)
 static int decimals(double step)
 {
 	int d = 0;
-	for (double s = step; d < 9 && fabs(s - round(s)) > 1e-6 * fmax(1, s); s *= 10)
+	double s = step;
+	while (d < 9 && fabs(s - round(s)) > 1e-6 * fmax(1, s)) {
+		s *= 10;
 		d++;
+	}
 	return d;
 }
 
@@ -94,7 +97,9 @@ void report_svg_open(struct gd_text *t, const char *label, const struct report_a
 	if (yt) {
 		double step = report_nice_step(a->y1 - a->y0, 5);
 		int d = decimals(step);
-		for (double v = a->y0; v <= a->y1 + step * 1e-6; v += step) {
+		int ticks = (int)floor((a->y1 - a->y0) / step + 1e-6);
+		for (int i = 0; i <= ticks; i++) { /* counted: a float counter drifts */
+			double v = a->y0 + i * step;
 			double y = report_py(a, v);
 			if (v > a->y0 && v < a->y1 - step * 1e-6)
 				text_printf(
@@ -116,10 +121,11 @@ void report_x_ticks(struct gd_text *t, const struct report_axes *a)
 {
 	double step = report_nice_step(a->x1 - a->x0, 6);
 	int d = decimals(step);
-	for (double k = ceil(a->x0 / step - 1e-9); k * step <= a->x1 + step * 1e-6; k++)
+	long first = (long)ceil(a->x0 / step - 1e-9), last = (long)floor(a->x1 / step + 1e-6);
+	for (long k = first; k <= last; k++)
 		text_printf(t, "<text class=\"xt\" x=\"%.1f\" y=\"%.1f\">%.*f</text>\n",
-		            report_px(a, k * step), a->top + a->height + 14, d,
-		            k * step + 0.0); /* + 0.0: never "-0.0" */
+		            report_px(a, (double)k * step), a->top + a->height + 14, d,
+		            (double)k * step + 0.0); /* + 0.0: never "-0.0" */
 }
 
 void report_x_label(struct gd_text *t, const struct report_axes *a, double x, const char *words)

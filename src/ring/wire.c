@@ -68,8 +68,8 @@ bool gd_rec_valid(const struct gd_rec *r)
 	/* No items only without kernels: an observed program's batch of transfers alone. */
 	bool per_launch = r->flags & GD_REC_PER_LAUNCH; /* items x kernels: both bounded by the spec */
 	if ((r->items == 0 && r->kernels != 0) || (per_launch && r->items > GD_SIZE_MAX) ||
-	    r->kernels > (per_launch ? GD_LAUNCHES_MAX : GD_REC_LAUNCHES_MAX) ||
-	    r->nkiv > GD_REC_KMAX || (r->flags & ~(uint32_t)(GD_REC_FLAGS | GD_REC_GEN | GD_REC_LANE)) ||
+	    r->kernels > (per_launch ? GD_LAUNCHES_MAX : GD_REC_LAUNCHES_MAX) || r->nkiv > GD_REC_KMAX ||
+	    (r->flags & ~(uint32_t)(GD_REC_FLAGS | GD_REC_GEN | GD_REC_LANE)) ||
 	    kiv_shift(r) > GD_REC_SHIFT_MAX || gd_rec_gen_thread(r) > GD_GEN_THREADS_MAX ||
 	    gd_rec_lane(r) >= GD_QUEUES_MAX)
 		return false;
@@ -162,7 +162,8 @@ static void group_cuts(const int64_t (*kv)[2], uint32_t n, uint32_t cut[GD_REC_K
 		gap[at] = g;
 		cut[at] = k;
 		for (uint32_t i = 0; i < m; i++)
-			least = gap[i] < gap[least] || (gap[i] == gap[least] && cut[i] > cut[least]) ? i : least;
+			least =
+			    gap[i] < gap[least] || (gap[i] == gap[least] && cut[i] > cut[least]) ? i : least;
 	}
 	for (uint32_t i = 1; i < CUTS; i++) /* insertion sort of 15 */
 		for (uint32_t j = i; j > 0 && cut[j] < cut[j - 1]; j--) {

@@ -223,8 +223,8 @@ static bool print_one(const struct clx_device *d, void *ctx)
 	text_clean(i.name);
 	text_clean(i.platform_name);
 	text_clean(i.version);
-	fprintf(ctx, "%s  %-3s  %s  (%s, %s%s)\n", i.ref, i.gpu ? "GPU" : "CPU", i.name, i.platform_name, i.version,
-	        i.fp64 ? ", fp64" : "");
+	fprintf(ctx, "%s  %-3s  %s  (%s, %s%s)\n", i.ref, i.gpu ? "GPU" : "CPU", i.name, i.platform_name,
+	        i.version, i.fp64 ? ", fp64" : "");
 	return false;
 }
 

@@ -210,14 +210,13 @@ static void test_render(void)
 	tap_ok(has_line(t, line), "batches since the worker started");
 	snprintf(line, sizeof(line), "gputop_decode_lost_records_total%s 3", w1);
 	tap_ok(has_line(t, line), "lost records since the worker started");
-	tap_ok(
-	    has_line(t,
-	             "gputop_decode_worker_info{worker=\"1\",device=\"0000:65:00.0\",index=\"0:1\",pid=\"4242\",source=\"worker\","
-	             "command=\"\"} 1") &&
-	        has_line(t,
-	                 "gputop_decode_worker_info{worker=\"7\",device=\"0000:65:00.0\",index=\"0:1\",pid=\"99\",source=\"worker\","
-	                 "command=\"\"} 1"),
-	    "the pid is the worker info's label, with the source and command");
+	tap_ok(has_line(t, "gputop_decode_worker_info{worker=\"1\",device=\"0000:65:00.0\",index=\"0:1\",pid="
+	                   "\"4242\",source=\"worker\","
+	                   "command=\"\"} 1") &&
+	           has_line(t, "gputop_decode_worker_info{worker=\"7\",device=\"0000:65:00.0\",index=\"0:1\","
+	                       "pid=\"99\",source=\"worker\","
+	                       "command=\"\"} 1"),
+	       "the pid is the worker info's label, with the source and command");
 	tap_ok(!strstr(strstr(t, "# TYPE gputop_decode_worker_state"), "pid="),
 	       "no other sample carries a pid: a worker's series stay one");
 	tap_ok(has_line(t, "gputop_decode_build_info{version=\"" GD_VERSION
@@ -226,22 +225,21 @@ static void test_render(void)
 	       "build info: the version, the first device's platform and driver");
 	snprintf(line, sizeof(line), "gputop_decode_kernel_seconds_total%s 2.5", w1);
 	tap_ok(has_line(t, line), "the worker's kernel seconds");
-	tap_ok(
-	    has_line(t,
-	             "gputop_decode_phase_seconds_total{worker=\"1\",device=\"0000:65:00.0\",index=\"0:1\",phase=\"gen\"} 0.75") &&
-	        has_line(
-	            t,
-	            "gputop_decode_phase_seconds_total{worker=\"1\",device=\"0000:65:00.0\",index=\"0:1\",phase=\"h2d\"} 0.125") &&
-	        has_line(
-	            t,
-	            "gputop_decode_phase_seconds_total{worker=\"1\",device=\"0000:65:00.0\",index=\"0:1\",phase=\"queue_wait\"} 0"),
-	    "seconds per phase, one sample each, labelled phase");
-	tap_ok(
-	    has_line(t, "gputop_decode_phase_seconds_total{worker=\"7\",device=\"0000:65:00.0\",index=\"0:1\",phase=\"gen\"} 0") &&
-	        !strstr(t, "gputop_decode_phase_seconds_total{worker=\"7\",device=\"0000:65:00.0\",index=\"0:1\",phase=\"h2d\"}") &&
-	        !strstr(t, "gputop_decode_kernel_seconds_total{worker=\"7\""),
-	    "without device times (--profile off): generation only, no kernel or transfer counter");
-	const char *b = "gputop_decode_gap_kernel_seconds_bucket{worker=\"1\",device=\"0000:65:00.0\",index=\"0:1\",le=";
+	tap_ok(has_line(t, "gputop_decode_phase_seconds_total{worker=\"1\",device=\"0000:65:00.0\",index=\"0:"
+	                   "1\",phase=\"gen\"} 0.75") &&
+	           has_line(t, "gputop_decode_phase_seconds_total{worker=\"1\",device=\"0000:65:00.0\",index="
+	                       "\"0:1\",phase=\"h2d\"} 0.125") &&
+	           has_line(t, "gputop_decode_phase_seconds_total{worker=\"1\",device=\"0000:65:00.0\",index="
+	                       "\"0:1\",phase=\"queue_wait\"} 0"),
+	       "seconds per phase, one sample each, labelled phase");
+	tap_ok(has_line(t, "gputop_decode_phase_seconds_total{worker=\"7\",device=\"0000:65:00.0\",index=\"0:"
+	                   "1\",phase=\"gen\"} 0") &&
+	           !strstr(t, "gputop_decode_phase_seconds_total{worker=\"7\",device=\"0000:65:00.0\",index="
+	                      "\"0:1\",phase=\"h2d\"}") &&
+	           !strstr(t, "gputop_decode_kernel_seconds_total{worker=\"7\""),
+	       "without device times (--profile off): generation only, no kernel or transfer counter");
+	const char *b =
+	    "gputop_decode_gap_kernel_seconds_bucket{worker=\"1\",device=\"0000:65:00.0\",index=\"0:1\",le=";
 	snprintf(line, sizeof(line), "%s\"1e-06\"} ", b);
 	double le1 = value_of(t, line);
 	snprintf(line, sizeof(line), "%s\"2.5e-06\"} ", b);
@@ -255,17 +253,16 @@ static void test_render(void)
 	tap_ok(le1 == 2 && le2 == 2 && le3 == 5 && le_last == 5 && inf == 6,
 	       "gap histogram: cumulative buckets from 1 us to 1 s, +Inf the count (%g %g %g %g %g)", le1,
 	       le2, le3, le_last, inf);
-	tap_ok(
-	    has_line(t, "gputop_decode_gap_kernel_seconds_sum{worker=\"1\",device=\"0000:65:00.0\",index=\"0:1\"} 2.000011") &&
-	        has_line(t, "gputop_decode_gap_kernel_seconds_count{worker=\"1\",device=\"0000:65:00.0\",index=\"0:1\"} 6") &&
-	        has_line(
-	            t,
-	            "gputop_decode_gap_batch_seconds_bucket{worker=\"1\",device=\"0000:65:00.0\",index=\"0:1\",le=\"0.001\"} 4") &&
-	        has_line(
-	            t,
-	            "gputop_decode_gap_batch_seconds_bucket{worker=\"1\",device=\"0000:65:00.0\",index=\"0:1\",le=\"0.0005\"} 0") &&
-	        has_line(t, "# TYPE gputop_decode_gap_batch_seconds histogram"),
-	    "gap histograms: sum in seconds, count; the batch gaps' too");
+	tap_ok(has_line(t, "gputop_decode_gap_kernel_seconds_sum{worker=\"1\",device=\"0000:65:00.0\",index="
+	                   "\"0:1\"} 2.000011") &&
+	           has_line(t, "gputop_decode_gap_kernel_seconds_count{worker=\"1\",device=\"0000:65:00.0\","
+	                       "index=\"0:1\"} 6") &&
+	           has_line(t, "gputop_decode_gap_batch_seconds_bucket{worker=\"1\",device=\"0000:65:00.0\","
+	                       "index=\"0:1\",le=\"0.001\"} 4") &&
+	           has_line(t, "gputop_decode_gap_batch_seconds_bucket{worker=\"1\",device=\"0000:65:00.0\","
+	                       "index=\"0:1\",le=\"0.0005\"} 0") &&
+	           has_line(t, "# TYPE gputop_decode_gap_batch_seconds histogram"),
+	       "gap histograms: sum in seconds, count; the batch gaps' too");
 	tap_ok(!strstr(t, "gputop_decode_gap_kernel_seconds_count{worker=\"7\""),
 	       "no gap histogram without device times");
 	snprintf(line, sizeof(line), "gputop_decode_batch_overlap_seconds_total%s 4e-05", w1);
@@ -273,11 +270,13 @@ static void test_render(void)
 	snprintf(line, sizeof(line), "gputop_decode_profile_period_batches%s 16", w1);
 	tap_ok(has_line(t, line) && !strstr(t, "gputop_decode_profile_period_batches{worker=\"7\""),
 	       "the profiling period, where sampled");
-	tap_ok(
-	    has_line(t, "gputop_decode_worker_state{worker=\"1\",device=\"0000:65:00.0\",index=\"0:1\",state=\"running\"} 1") &&
-	        has_line(t, "gputop_decode_worker_state{worker=\"7\",device=\"0000:65:00.0\",index=\"0:1\",state=\"failed\"} 1") &&
-	        has_line(t, "gputop_decode_worker_state{worker=\"7\",device=\"0000:65:00.0\",index=\"0:1\",state=\"running\"} 0"),
-	    "worker state: 1 for the current state, 0 for the others");
+	tap_ok(has_line(t, "gputop_decode_worker_state{worker=\"1\",device=\"0000:65:00.0\",index=\"0:1\","
+	                   "state=\"running\"} 1") &&
+	           has_line(t, "gputop_decode_worker_state{worker=\"7\",device=\"0000:65:00.0\",index=\"0:"
+	                       "1\",state=\"failed\"} 1") &&
+	           has_line(t, "gputop_decode_worker_state{worker=\"7\",device=\"0000:65:00.0\",index=\"0:"
+	                       "1\",state=\"running\"} 0"),
+	       "worker state: 1 for the current state, 0 for the others");
 	int ones = 0;
 	for (const char *p = t; (p = strstr(p, "gputop_decode_worker_state{")); p++)
 		ones += strncmp(strchr(p, '}'), "} 1\n", 4) == 0;
@@ -295,18 +294,27 @@ static void test_render(void)
 	           has_line(t, "# TYPE gputop_decode_device_busy_seconds_total counter") &&
 	           has_line(t, "# TYPE gputop_decode_workers gauge"),
 	       "TYPE lines: counters and gauges");
-	tap_ok(has_line(t, "gputop_decode_device_busy_seconds_total{device=\"0000:65:00.0\",index=\"0:1\"} 12.5") &&
-	           has_line(t, "gputop_decode_device_symbols_total{device=\"0000:65:00.0\",index=\"0:1\"} 9000000") &&
-	           has_line(t, "gputop_decode_device_batches_total{device=\"0000:65:00.0\",index=\"0:1\"} 18") &&
-	           has_line(t, "gputop_decode_workers{device=\"0000:65:00.0\",index=\"0:1\"} 1"),
-	       "device figures carry the device label only: its counters, its live workers");
-	tap_ok(has_line(t, "gputop_decode_headroom_symbols_per_second{device=\"0000:65:00.0\",index=\"0:1\"} 164609052"),
-	       "the headroom in symbols per second");
-	tap_ok(has_line(t, "gputop_decode_device_idle_ratio{device=\"0000:65:00.0\",index=\"0:1\",cause=\"host\"} 0.25") &&
-	           has_line(t, "gputop_decode_device_idle_ratio{device=\"0000:65:00.0\",index=\"0:1\",cause=\"wait\"} 0") &&
+	tap_ok(
+	    has_line(t,
+	             "gputop_decode_device_busy_seconds_total{device=\"0000:65:00.0\",index=\"0:1\"} 12.5") &&
+	        has_line(
+	            t, "gputop_decode_device_symbols_total{device=\"0000:65:00.0\",index=\"0:1\"} 9000000") &&
+	        has_line(t, "gputop_decode_device_batches_total{device=\"0000:65:00.0\",index=\"0:1\"} 18") &&
+	        has_line(t, "gputop_decode_workers{device=\"0000:65:00.0\",index=\"0:1\"} 1"),
+	    "device figures carry the device label only: its counters, its live workers");
+	tap_ok(
+	    has_line(
+	        t,
+	        "gputop_decode_headroom_symbols_per_second{device=\"0000:65:00.0\",index=\"0:1\"} 164609052"),
+	    "the headroom in symbols per second");
+	tap_ok(has_line(t, "gputop_decode_device_idle_ratio{device=\"0000:65:00.0\",index=\"0:1\",cause="
+	                   "\"host\"} 0.25") &&
+	           has_line(t, "gputop_decode_device_idle_ratio{device=\"0000:65:00.0\",index=\"0:1\",cause="
+	                       "\"wait\"} 0") &&
 	           has_line(t, "# TYPE gputop_decode_device_idle_ratio gauge"),
 	       "the device's idle share by cause: one sample per cause");
-	tap_ok(has_line(t, "gputop_decode_device_info{device=\"0000:65:00.0\",index=\"0:1\",name=\"a_\\\"quoted\\\"_\\\\_name\","
+	tap_ok(has_line(t, "gputop_decode_device_info{device=\"0000:65:00.0\",index=\"0:1\",name=\"a_"
+	                   "\\\"quoted\\\"_\\\\_name\","
 	                   "platform=\"Portable\"} 1"),
 	       "label values escape quotes and backslashes, and write a space as _");
 	tap_ok(has_line(t, "gputop_decode_window_end_timestamp_seconds 1700000000.25"),
@@ -330,12 +338,15 @@ static void test_render(void)
 
 	f = frame_of(0);
 	t = prom_render(&f, devs, NULL, &len);
-	tap_ok(!strstr(t, "worker=") && has_line(t, "gputop_decode_workers{device=\"0000:65:00.0\",index=\"0:1\"} 0") &&
-	           !strstr(t, "gputop_decode_headroom_symbols_per_second") &&
-	           !strstr(t, "gputop_decode_device_idle_ratio") &&
-	           has_line(t, "gputop_decode_device_busy_seconds_total{device=\"0000:65:00.0\",index=\"0:1\"} 12.5"),
-	       "without workers: no worker family, zero workers, no idle share (not measured); the device "
-	       "counters stay");
+	tap_ok(
+	    !strstr(t, "worker=") &&
+	        has_line(t, "gputop_decode_workers{device=\"0000:65:00.0\",index=\"0:1\"} 0") &&
+	        !strstr(t, "gputop_decode_headroom_symbols_per_second") &&
+	        !strstr(t, "gputop_decode_device_idle_ratio") &&
+	        has_line(
+	            t, "gputop_decode_device_busy_seconds_total{device=\"0000:65:00.0\",index=\"0:1\"} 12.5"),
+	    "without workers: no worker family, zero workers, no idle share (not measured); the device "
+	    "counters stay");
 	grouped = families_grouped(t, &families);
 	tap_ok(grouped, "still one block per family (%d)", families);
 	free(t);
@@ -354,27 +365,37 @@ static void test_render(void)
 	f.devs[1].agg.tot.busy_s = 3;
 	t = prom_render(&f, devs, NULL, &len);
 	tap_ok(
-	    has_line(t, "gputop_decode_symbols_total{worker=\"1\",device=\"0000:65:00.0\",index=\"0:1\"} 7000000") &&
-	        has_line(t,
-	                 "gputop_decode_worker_info{worker=\"7\",device=\"second\",index=\"1:0\",pid=\"99\",source=\"worker\","
-	                 "command=\"\"} 1"),
+	    has_line(
+	        t,
+	        "gputop_decode_symbols_total{worker=\"1\",device=\"0000:65:00.0\",index=\"0:1\"} 7000000") &&
+	        has_line(t, "gputop_decode_worker_info{worker=\"7\",device=\"second\",index=\"1:0\",pid="
+	                    "\"99\",source=\"worker\","
+	                    "command=\"\"} 1"),
 	    "two devices: each worker labelled with its own device");
-	tap_ok(has_line(t, "gputop_decode_device_busy_seconds_total{device=\"0000:65:00.0\",index=\"0:1\"} 12.5") &&
-	           has_line(t, "gputop_decode_device_busy_seconds_total{device=\"second\",index=\"1:0\"} 3") &&
-	           has_line(t, "gputop_decode_workers{device=\"0000:65:00.0\",index=\"0:1\"} 1") &&
-	           has_line(t, "gputop_decode_workers{device=\"second\",index=\"1:0\"} 1"),
-	       "two devices: busy seconds and workers per device, each its own");
-	tap_ok(has_line(t, "gputop_decode_ceiling_symbols_per_second{device=\"second\",index=\"1:0\"} 400000000") &&
-	           !strstr(t, "gputop_decode_ceiling_symbols_per_second{device=\"0000:65:00.0\",index=\"0:1\"}"),
-	       "two devices: a ceiling only for the device calibrated");
-	tap_ok(has_line(t, "gputop_decode_ceiling_4x_symbols_per_second{device=\"second\",index=\"1:0\"} 500000000") &&
-	           has_line(t, "# TYPE gputop_decode_ceiling_4x_symbols_per_second gauge") &&
-	           !strstr(t, "gputop_decode_ceiling_4x_symbols_per_second{device=\"0000:65:00.0\",index=\"0:1\"}"),
-	       "two devices: the ceiling at 4x the size only where it was measured");
 	tap_ok(
-	    has_line(t, "gputop_decode_device_info{device=\"second\",index=\"1:0\",name=\"second\",platform=\"Other\"} 1") &&
-	        strstr(t, "gputop_decode_device_info{device=\"0000:65:00.0\",index=\"0:1\""),
-	    "two devices: one info sample each, with its name and platform");
+	    has_line(t,
+	             "gputop_decode_device_busy_seconds_total{device=\"0000:65:00.0\",index=\"0:1\"} 12.5") &&
+	        has_line(t, "gputop_decode_device_busy_seconds_total{device=\"second\",index=\"1:0\"} 3") &&
+	        has_line(t, "gputop_decode_workers{device=\"0000:65:00.0\",index=\"0:1\"} 1") &&
+	        has_line(t, "gputop_decode_workers{device=\"second\",index=\"1:0\"} 1"),
+	    "two devices: busy seconds and workers per device, each its own");
+	tap_ok(
+	    has_line(t,
+	             "gputop_decode_ceiling_symbols_per_second{device=\"second\",index=\"1:0\"} 400000000") &&
+	        !strstr(t, "gputop_decode_ceiling_symbols_per_second{device=\"0000:65:00.0\",index=\"0:1\"}"),
+	    "two devices: a ceiling only for the device calibrated");
+	tap_ok(
+	    has_line(
+	        t,
+	        "gputop_decode_ceiling_4x_symbols_per_second{device=\"second\",index=\"1:0\"} 500000000") &&
+	        has_line(t, "# TYPE gputop_decode_ceiling_4x_symbols_per_second gauge") &&
+	        !strstr(t,
+	                "gputop_decode_ceiling_4x_symbols_per_second{device=\"0000:65:00.0\",index=\"0:1\"}"),
+	    "two devices: the ceiling at 4x the size only where it was measured");
+	tap_ok(has_line(t, "gputop_decode_device_info{device=\"second\",index=\"1:0\",name=\"second\","
+	                   "platform=\"Other\"} 1") &&
+	           strstr(t, "gputop_decode_device_info{device=\"0000:65:00.0\",index=\"0:1\""),
+	       "two devices: one info sample each, with its name and platform");
 	tap_ok(has_line(t, "gputop_decode_build_info{version=\"" GD_VERSION
 	                   "\",platform=\"Portable\",driver=\"3.1\"} 1"),
 	       "two devices: one build info, the first device's platform and driver");
