@@ -47,13 +47,14 @@
 
 /* The kinds of device command, each on tracks of its own: their slices' names and categories.
  * A new kind is one more entry here and in trace_batch's cmds[]. */
-enum { DIR_WRITE, DIR_KERNELS, DIR_READ, NDIRS };
+enum { DIR_WRITE, DIR_KERNELS, DIR_READ, DIR_COPY, NDIRS };
 static const struct {
 	const char *track, *slice, *cat;
 } dirs[NDIRS] = {
 	[DIR_WRITE] = { "write", "write", "h2d" },
 	[DIR_KERNELS] = { "kernels", "kernel", "kernel" },
 	[DIR_READ] = { "read", "read", "d2h" },
+	[DIR_COPY] = { "copies", "copy", "copy" }, /* an observed program's copies and fills */
 };
 
 /* One track (a thread of the trace): whether its name event is out, where its last slice ends. */
@@ -436,6 +437,7 @@ static void trace_batch(void *self, const struct gd_row_info *w, const char *dev
 		[DIR_WRITE] = { (const int64_t(*)[2])r->h2d, r->h2d[1] > 0 },
 		[DIR_KERNELS] = { (const int64_t(*)[2])kv, r->nkiv },
 		[DIR_READ] = { (const int64_t(*)[2])r->d2h, r->d2h[1] > 0 },
+		[DIR_COPY] = { (const int64_t(*)[2])r->copy, r->copy[1] > 0 },
 	};
 	for (int d = 0; d < NDIRS; d++) {
 		if (!cmds[d].n)
