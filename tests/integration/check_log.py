@@ -23,8 +23,9 @@ FIELDS = ("t_s,kind,id,pid,state,procs,mbit_s,batches,symbols,kernel_busy,gap_ke
           "ceiling,of_ceiling,sample_every,observer_share,gen_busy,observed,unix_s,gap_kernel_p50_us,"
           "gap_kernel_p99_us,gap_batch_p50_us,gap_batch_p99_us,run,kernel,rate_unit,device,overlap_us,"
           "batch_overlap_us,idle_host,idle_transfer,idle_launch,idle_wait,idle_other,hidden,source,command,via,"
-          "launches,waits,h2d_bytes,d2h_bytes,exit_status,ceiling_4x,rate,items,items_s,batches_s").split(",")
-IDLE = ("idle_host", "idle_transfer", "idle_launch", "idle_wait", "idle_other")
+          "launches,waits,h2d_bytes,d2h_bytes,exit_status,ceiling_4x,rate,items,items_s,batches_s,"
+          "commands,commands_s,copy_bytes,transfer_busy,copy_busy,copy_us,idle_copy,kernel_s,transfer_s,copy_s").split(",")
+IDLE = ("idle_host", "idle_transfer", "idle_launch", "idle_wait", "idle_copy", "idle_other")
 # The fields that are not numbers (JSONL's error, timebase and device_busy_method too).
 STRINGS = {"kind", "state", "profile", "error", "timebase", "device_busy_method", "run", "kernel", "rate_unit",
            "device", "source", "command", "via"}
@@ -38,10 +39,11 @@ RUN_FACTS = ("version", "host", "device_name", "platform", "driver", "opencl")
 WORKER_ONLY = {"id", "pid", "state", "kernel_busy", "gap_kernel_us", "gap_batch_us", "gen_us", "h2d_us",
                "kernel_us", "d2h_us", "other_us", "queue_wait_us", "sample_every",
                "observer_share", "gen_busy", "overlap_us", "batch_overlap_us", "hidden", "source", "command",
-               "via", "launches", "waits", "h2d_bytes", "d2h_bytes", "exit_status"}
+               "via", "launches", "waits", "h2d_bytes", "d2h_bytes", "exit_status", "commands", "commands_s",
+               "copy_bytes", "transfer_busy", "copy_busy", "copy_us", "kernel_s", "transfer_s", "copy_s"}
 # The breakdown of a batch: durations, each >= 0 (the overlaps count what would have made one
 # negative).
-BREAKDOWN = ("gen_us", "h2d_us", "queue_wait_us", "kernel_us", "d2h_us", "other_us", "overlap_us",
+BREAKDOWN = ("gen_us", "h2d_us", "queue_wait_us", "kernel_us", "d2h_us", "copy_us", "other_us", "overlap_us",
              "gap_kernel_us", "gap_batch_us", "batch_overlap_us", "gap_kernel_p50_us", "gap_kernel_p99_us",
              "gap_batch_p50_us", "gap_batch_p99_us")
 AGG_ONLY = {"procs", "device_busy", "headroom", "profile", "ceiling", "of_ceiling", "ceiling_4x", "kernel",

@@ -100,7 +100,7 @@ check "the trace names each worker's device in its process: 1 and 3 on 0:0, 2 on
 import json, re, sys
 t = json.load(open(sys.argv[1]))
 names = {e["pid"]: re.sub(r"pid [0-9]+", "pid P", e["args"]["name"]) for e in t
-         if e.get("name") == "process_name" and e["pid"] > 0}
+         if e.get("name") == "process_name" and e["pid"] > 0 and e["args"]["name"].startswith("worker")}
 assert names == {1: "worker 1 (pid P, device 0:0)", 2: "worker 2 (pid P, device 0:1)",
                  3: "worker 3 (pid P, device 0:0)"}, names' "$TMP/two.trace"
 

@@ -221,8 +221,8 @@ if dev and gen:
     by = {}
     for s in dev + gen:  # one-to-one matching drops the label ignored: gen's has no phase
         by.setdefault(s["metric"]["worker"], {})[s["metric"].get("phase", "gen")] = float(s["value"][1])
-    out(sorted(by) == ["1", "2"] and all(len(v) == 6 and min(v.values()) >= 0 and v["kernel"] > 0 for v in by.values()),
-        "each worker's mean per batch in each of the six phases, the kernel's above 0", str(by))
+    out(sorted(by) == ["1", "2"] and all(len(v) == 7 and min(v.values()) >= 0 and v["kernel"] > 0 for v in by.values()),
+        "each worker's mean per batch in each of the seven phases, the kernel's above 0", str(by))
 res = one("worker info", lambda q: "gputop_decode_worker_info" in q)
 if res:
     got = sorted(s["metric"].get("pid", "") for s in res)

@@ -205,11 +205,12 @@ for p in range(int(sys.argv[2]), int(sys.argv[2]) + 400):
 	SUPS+=("$SUP")
 	wait_for 30 test -s "$TMP/pub/m.prom"
 	check "another uid's FIFOs and files beside --prom-file: it is written and updated" advances "$TMP/pub/m.prom"
+	check "... the file is ours, mode 644" test "$(stat -c '%U %a' "$TMP/pub/m.prom")" = "$(id -un) 644"
 	kill -TERM "$SUP"
 	check "... SIGTERM ends the run within 20 s" ended_within 20 "$SUP"
 	wait "$SUP" 2>/dev/null
 	ok $? "... status 0"
-	check "... the file is ours, mode 644" test "$(stat -c '%U %a' "$TMP/pub/m.prom")" = "$(id -un) 644"
+	check "... and removed at the end" test ! -e "$TMP/pub/m.prom"
 	check "... no temporary file of ours left" test -z "$(find "$TMP/pub" -user "$(id -u)" ! -name m.prom -type f)"
 
 	# The other user squats every worker's segment name as soon as its command line shows it.
