@@ -206,7 +206,8 @@ FUZZ_RING_SRCS := fuzz/fuzz_ring.c src/ring/wire.c src/ring/writer.c src/ring/re
 # The options harness links the log's field tables too: --fields is checked while parsing.
 FUZZ_OPTS_SRCS := fuzz/fuzz_opts.c $(wildcard src/opts/*.c src/opts/*.h) src/spec.c src/kargs.c src/rng.c src/rng_tables.c src/rng_numpy.c src/common.c \
 	src/output/sink.c src/output/rows.c src/output/format.c src/output/outq.c src/ring/wire.c src/ring/reader.c \
-	src/proc.c src/sig.c src/measure/collect.c src/measure/stats.c src/measure/diagnose.c src/measure/ceiling.c src/measure/figures.c
+	src/proc.c src/sig.c src/measure/collect.c src/measure/collect_count.c src/measure/stats.c src/measure/diagnose.c \
+	src/measure/ceiling.c src/measure/figures.c src/measure/figures_read.c
 FUZZ_ENV := ASAN_OPTIONS=detect_leaks=1:allow_user_segv_handler=1 UBSAN_OPTIONS=print_stacktrace=1
 
 $(FUZZ_DIR)/fuzz_ring: $(FUZZ_RING_SRCS) $(wildcard include/gputop/*.h src/*/*.h)
