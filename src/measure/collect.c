@@ -395,7 +395,7 @@ void collect_window(struct gd_collector *c, const struct gd_row_info *info, int 
 		int64_t sum_busy = 0; /* ns: each worker's own busy time */
 		bool mapped = true;
 		int busy_workers = 0;   /* with a batch under way */
-		bool under_way = false; /* a kernel of its under way at the window's end */
+		bool under_way = false; /* a kernel under way at the window's end, or kernels timed */
 		for (int i = 0; i < n; i++) {
 			if (dev_of(c, &info[i]) != d)
 				continue;
@@ -404,7 +404,7 @@ void collect_window(struct gd_collector *c, const struct gd_row_info *info, int 
 			sum_busy += worker_sample(c, get(c, info[i].id), &info[i], a, b, &niv, &dev_all, smp);
 			add_worker(c, f, &info[i], smp);
 			busy_workers += working(info[i].state);
-			under_way = under_way || row_under_way(&info[i], b);
+			under_way = under_way || row_under_way(&info[i], b) || smp->win_devrecs > 0;
 			if (info[i].timebase == GD_TB_NONE && niv > before)
 				mapped = false;
 		}
@@ -415,7 +415,7 @@ void collect_window(struct gd_collector *c, const struct gd_row_info *info, int 
 		 * time. Their union would be less where two workers' estimates overlap. */
 		df->busy_per_context = mapped && c->sliced[d];
 		/* Workers at work and no batch completed: the device measured nothing in it (its rate);
-		 * its busy time only where a kernel is under way. */
+		 * its busy time only where a kernel is under way or a record timed kernels in it. */
 		bool measured = df->agg.win_batches > 0 || busy_workers == 0;
 		if (!measured)
 			df->agg.rate = NAN;

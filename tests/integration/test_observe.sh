@@ -127,8 +127,11 @@ for n in 1 2; do
 	ok $? "PyOpenCL x$n: the run ends with the program"
 	rows=$(field "$TMP/py$n.log" "len([r for r in rows if int(r['launches']) > 0])")
 	check "PyOpenCL x$n: one row per worker process ($rows)" test "$rows" = "$n"
-	lpb=$(field "$TMP/py$n.log" "sorted({(int(r['launches']), int(r['batches'])) for r in rows if int(r['launches']) > 0})")
-	check "PyOpenCL x$n: $BATCHES batches of 10 kernel launches ($lpb)" test "$lpb" = "[($((BATCHES * 10)), $BATCHES)]"
+	# Launches exact; batches the program's, or a few more where the loaded host paused it for
+	# 50 ms inside one after its commands had completed (published then: doc/observe.md).
+	lpb=$(field "$TMP/py$n.log" "sorted({(int(r['launches']), $BATCHES <= int(r['batches']) <= $BATCHES * 21 // 20) for r in rows if int(r['launches']) > 0})")
+	check "PyOpenCL x$n: $((BATCHES * 10)) launches in $BATCHES batches, or a few more split by a pause ($lpb)" \
+		test "$lpb" = "[($((BATCHES * 10)), True)]"
 	# The tool's batches/s x size against what each process printed: per process, the batches
 	# that completed (window_batches, by their end) between the end of its first window with a
 	# batch and the end of its last, over that time (not its start-up, nor Python's teardown).

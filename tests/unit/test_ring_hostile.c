@@ -787,7 +787,7 @@ static void test_totals(void)
 
 	/* Batches alternating between UINT64_MAX and a true value: never shown, counted each time. */
 	h->batches = 5, h->items = 5000, h->kernels = 10;
-	h->obs = (struct gd_obs_totals){ 0, 0, 0, 0, 0 };
+	h->obs = (struct gd_obs_totals){ 0 };
 	view_checked(&rd, &seen, recs);
 	uint64_t before = rd.rejected, shown = 0;
 	for (int i = 0; i < 6; i++) {
