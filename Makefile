@@ -204,7 +204,7 @@ FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude -Isrc $(WARN) -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_RING_SRCS := fuzz/fuzz_ring.c src/ring/wire.c src/ring/writer.c src/ring/reader.c src/common.c src/proc.c src/measure/stats.c
 # The options harness links the log's field tables too: --fields is checked while parsing.
-FUZZ_OPTS_SRCS := fuzz/fuzz_opts.c $(wildcard src/opts/*.c src/opts/*.h) src/spec.c src/kargs.c src/rng.c src/rng_tables.c src/rng_numpy.c src/common.c \
+FUZZ_OPTS_SRCS := fuzz/fuzz_opts.c $(wildcard src/opts/*.c src/opts/*.h) src/near.c src/spec.c src/kargs.c src/rng.c src/rng_tables.c src/rng_numpy.c src/common.c \
 	src/output/sink.c src/output/rows.c src/output/format.c src/output/outq.c src/ring/wire.c src/ring/reader.c \
 	src/proc.c src/sig.c src/measure/collect.c src/measure/collect_count.c src/measure/stats.c src/measure/diagnose.c \
 	src/measure/ceiling.c src/measure/figures.c src/measure/figures_read.c

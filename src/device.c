@@ -2,10 +2,13 @@
  * src/worker/probe.c, enumerates them and calls device_select there). */
 #include "gputop/device.h"
 
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+
+#include "gputop/near.h"
 
 void device_ref_text(char *buf, size_t n, int platform, int index)
 {
@@ -34,6 +37,33 @@ static bool wanted(const struct gd_device *d, const struct gd_devspec *spec, int
 		break;
 	}
 	return false;
+}
+
+#define NAME_WORDS 64
+
+/* The word of the devices' names nearest to text (near.h), for a name that matched none: a
+ * device's name is words ("NVIDIA H200", "pthread-skylake-avx512-AMD EPYC"), and a mistyped
+ * one is mostly one of them. NULL where none is near. Writes the words into buf. */
+static const char *near_word(const struct gd_device *all, int nall, const char *text, char *buf, size_t n)
+{
+	const char *words[NAME_WORDS];
+	size_t nw = 0, used = 0;
+	for (int j = 0; j < nall; j++) {
+		for (const char *p = all[j].name; *p && nw < NAME_WORDS;) {
+			while (*p && !isalnum((unsigned char)*p))
+				p++;
+			size_t len = 0;
+			while (isalnum((unsigned char)p[len]))
+				len++;
+			if (len && used + len + 1 <= n) {
+				words[nw++] = memcpy(buf + used, p, len);
+				buf[used + len] = 0;
+				used += len + 1;
+			}
+			p += len;
+		}
+	}
+	return gd_near(text, strlen(text), words, nw);
 }
 
 int device_select(const struct gd_device *all, int nall, const struct gd_devspec *spec, struct gd_device *out,
@@ -76,8 +106,16 @@ int device_select(const struct gd_device *all, int nall, const struct gd_devspec
 		out[(*nout)++] = all[j];
 	}
 	if (*nout == 0 && spec->sel == GD_DEVSEL_NAME) {
-		snprintf(err, errlen, "--device: no device's name contains '%.200s' (see --list-devices)",
-		         spec->name);
+		char words[1024];
+		const char *near = near_word(all, nall, spec->name, words, sizeof(words));
+		if (near)
+			snprintf(err, errlen,
+			         "--device: no device's name contains '%.200s' (did you mean %.64s?)",
+			         spec->name, near);
+		else
+			snprintf(err, errlen,
+			         "--device: no device's name contains '%.200s' (see --list-devices)",
+			         spec->name);
 		return -1;
 	}
 	return 0;

@@ -52,7 +52,7 @@ ALLOW_PEERS = False
 # The headers include/gputop/ may hold: the contracts that cross folders.
 CONTRACTS = {
     "common.h", "wire.h", "spec.h", "frame.h", "session.h", "outputs.h", "opts.h", "device.h",
-    "kargs.h", "proc.h", "rng.h", "sig.h", "observe_env.h", "settings.h",
+    "kargs.h", "proc.h", "rng.h", "sig.h", "observe_env.h", "settings.h", "near.h",
 }
 
 MAX_FILE_LINES = 600

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "gputop/common.h"
-#include "near.h"
+#include "gputop/near.h"
 #include "output/sink.h"
 #include "parser.h"
 
@@ -197,7 +197,7 @@ static int near_field(struct parser *p, const char *list, bool sweep)
 	for (const char *q = list;; q++) {
 		size_t len = strcspn(q, ",");
 		const char *near =
-		    len && sink_field_find(sweep, q, len) < 0 ? opts_near(q, len, names, n) : NULL;
+		    len && sink_field_find(sweep, q, len) < 0 ? gd_near(q, len, names, n) : NULL;
 		if (near)
 			return parser_fail(p, "unknown field '%.*s' (did you mean %s?)",
 			                   len < 64 ? (int)len : 64, q, near);
@@ -310,7 +310,7 @@ static const char *near_option(const char *name, size_t n)
 	const char *names[OPTS_MAX];
 	for (size_t i = 0; i < opts_ndefs; i++)
 		names[i] = opts_internal(&opts_defs[i]) ? NULL : opts_defs[i].name;
-	return opts_near(name, n, names, opts_ndefs);
+	return gd_near(name, n, names, opts_ndefs);
 }
 
 /* getopt_long's '?' (an unknown or ambiguous option, or a value given to a flag) or ':' (no

@@ -12,7 +12,7 @@
 
 #include "gputop/common.h"
 #include "gputop/kargs.h"
-#include "near.h"
+#include "gputop/near.h"
 #include "parser.h"
 
 static void *field(struct gd_opts *o, const struct gd_optdef *d)
@@ -112,7 +112,7 @@ static int set_choice(struct parser *p, const struct gd_optdef *d, const char *s
 			store_whole(o, d, i);
 			return 0;
 		}
-	const char *near = opts_near(s, strlen(s), d->names + (int)d->min, (size_t)(d->max - d->min) + 1);
+	const char *near = gd_near(s, strlen(s), d->names + (int)d->min, (size_t)(d->max - d->min) + 1);
 	if (near)
 		return parser_fail(p, "unknown value '%s' (did you mean %s?)", s, near);
 	char list[128];

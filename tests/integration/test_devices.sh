@@ -65,7 +65,8 @@ bad() { # bad DEVICE PATTERN
 		"$(grep -c -- "$2" "$TMP/bad.err")" -eq 1
 	check "--device '$1': no log file" test ! -e "$TMP/bad.log"
 }
-bad nosuchdevice "no device's name contains 'nosuchdevice'"
+bad nosuchdevice "no device's name contains 'nosuchdevice' (see --list-devices)"
+bad pthred "no device's name contains 'pthred' (did you mean pthread?)"
 bad 0:7 "no device 0:7"
 bad 0:0,0:0 "0:0 is listed twice"
 bad 0:0, "PLATFORM:DEVICE"

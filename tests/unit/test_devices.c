@@ -62,8 +62,11 @@ static void test_select(void)
 	s.name = "cpu";
 	tap_ok(is(selected(&s, err, sizeof(err)), "0:0,1:2"), "a substring across platforms, in P:D order");
 	s.name = "nope";
-	tap_ok(!selected(&s, err, sizeof(err)) && strstr(err, "'nope'"),
-	       "a substring that matches nothing: %s", err);
+	tap_ok(!selected(&s, err, sizeof(err)) && strstr(err, "'nope'") && strstr(err, "see --list-devices"),
+	       "a substring that matches nothing, near no word: %s", err);
+	s.name = "h2000";
+	tap_ok(!selected(&s, err, sizeof(err)) && strstr(err, "(did you mean H200?)"),
+	       "a mistyped name gets the nearest word of the devices' names: %s", err);
 	s = (struct gd_devspec){ .sel = GD_DEVSEL_LIST, .n = 2, .list = { { 1, 1 }, { 0, 0 } } };
 	tap_ok(is(selected(&s, err, sizeof(err)), "1:1,0:0"), "a list: exactly these, in its order");
 	s.list[1] = (struct gd_devref){ 1, 5 };

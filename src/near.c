@@ -1,13 +1,13 @@
 /* near.c: did-you-mean (near.h): the optimal string alignment distance, that of Damerau, between
  * a mistyped word and each known name. */
-#include "near.h"
+#include "gputop/near.h"
 
 #include <ctype.h>
 #include <string.h>
 
 #define NEAR_LEN 64 /* longer words and names are never offered: no name is this long */
 
-/* The edits from a[0..na) to b[0..nb), case ignored, or more than OPTS_NEAR_MAX where it is:
+/* The edits from a[0..na) to b[0..nb), case ignored, or more than GD_NEAR_MAX where it is:
  * one row of the table at a time, three kept for the swap. */
 static int distance(const char *a, size_t na, const char *b, size_t nb)
 {
@@ -39,9 +39,9 @@ static int distance(const char *a, size_t na, const char *b, size_t nb)
 	return prev[nb];
 }
 
-const char *opts_near(const char *word, size_t len, const char *const *names, size_t n)
+const char *gd_near(const char *word, size_t len, const char *const *names, size_t n)
 {
-	const int most = len <= 3 ? 1 : OPTS_NEAR_MAX;
+	const int most = len <= 3 ? 1 : GD_NEAR_MAX;
 	const char *best = NULL;
 	int bestd = most + 1;
 	if (len > NEAR_LEN)

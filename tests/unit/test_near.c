@@ -1,4 +1,4 @@
-/* test_opts_near.c: did-you-mean: the nearest known name within two edits (one for a short
+/* test_near.c: did-you-mean: the nearest known name within two edits (one for a short
  * word), case ignored, never the word itself; and the parser's refusals that offer it for a
  * mistyped option, choice value or --fields name, one line each, while a word near nothing
  * keeps the plain refusal. */
@@ -6,12 +6,12 @@
 #include <string.h>
 
 #include "gputop/opts.h"
-#include "opts/near.h"
+#include "gputop/near.h"
 #include "tap.h"
 
 static const char *near_of(const char *word, const char *const *names, size_t n)
 {
-	return opts_near(word, strlen(word), names, n);
+	return gd_near(word, strlen(word), names, n);
 }
 
 static void test_near(void)
@@ -39,9 +39,9 @@ static void test_near(void)
 		       "near '%s': %s (got %s)", cases[i].word, cases[i].want ? cases[i].want : "none",
 		       got ? got : "none");
 	}
-	const char *got = opts_near("sweeepxx", 6, names, n);
+	const char *got = gd_near("sweeepxx", 6, names, n);
 	tap_ok(got && strcmp(got, "sweep") == 0, "only the len characters given count");
-	tap_ok(opts_near("sweep", 5, names, 1) == NULL, "the word itself is no suggestion");
+	tap_ok(gd_near("sweep", 5, names, 1) == NULL, "the word itself is no suggestion");
 	tap_ok(near_of("seeds", names, n) == names[2] || near_of("seeds", names, n) == names[1],
 	       "a tie gives one of the nearest");
 }
