@@ -258,6 +258,7 @@ void obs_close_batch(const cl_icd_dispatch *nx, struct obs_queue *oq)
 	/* Never waited for (at release or at exit): it ends now, a host time after whatever of it
 	 * completed, as a wait's end is (the timebase's estimate rests on that). */
 	int64_t end = oq->waited ? oq->t_wait : now_ns();
+	obs_sample_closed(oq, end);
 	oq->open = oq->waited = false;
 	oq->last_wait = end;
 	struct gd_rec r;

@@ -168,6 +168,7 @@ static void open_batch(struct obs_queue *oq, int64_t now)
 	oq->kernels = oq->items = oq->commands = 0;
 	memset(oq->bytes, 0, sizeof(oq->bytes));
 	oq->nev = 0;
+	oq->added = 0;
 	oq->profiled = obs_sample_batch(oq, now);
 }
 
@@ -279,7 +280,7 @@ void obs_cmd_end(const cl_icd_dispatch *nx, cl_command_queue q, enum obs_kind ki
 		if (call_ns && oq->hidden && !theirs && oq->profiled == (ev != NULL))
 			obs_sample_call(ev != NULL, call_ns);
 		if (ev && !theirs && oq->hidden)
-			obs_sample_added();
+			obs_sample_added(oq);
 		if (ev && oq->open && oq->profiled)
 			keep_event(oq, ev, kind, theirs);
 		else if (ev)

@@ -19,6 +19,7 @@
 #define OBS_SLICE_NS \
 	(GD_NS_PER_S / 50) /* --profile sampled: batches opened in a slice this long are profiled */
 #define OBS_BUDGET   0.02  /* --profile sampled: what profiling may add, of the run's time */
+#define OBS_RUN_MAX  16    /* --profile sampled: profiled batches of a queue in a row, then a clean one */
 #define OBS_MAPS_MAX 256   /* maps for writing awaiting their unmap, per process */
 
 /* An event the recorder keeps for a profiled batch, and what its command did; theirs: a
@@ -58,6 +59,8 @@ struct obs_queue {
 	int64_t t_begin, t_first;
 	uint64_t kernels, items, commands;
 	uint64_t bytes[OBS_KINDS]; /* the batch's bytes by kind (OBS_KERNEL unused) */
+	uint32_t added;            /* events the library added to the batch's commands */
+	uint32_t run;              /* profiled batches in a row, up to the batch under way */
 	struct obs_ev *ev;
 	size_t nev, capev;
 	struct obs_rates rates;
@@ -71,6 +74,8 @@ struct obs_sampler {
 	int64_t slice_end;          /* batches opened before it are profiled */
 	double spent_ns;            /* estimated cost of the events added so far */
 	double call_ns[2];          /* mean call time without, with an added event (EWMA); 0: none */
+	double period_ns[2];        /* mean time from a batch's end to the next's, that one clean or
+	                             * profiled (EWMA); 0: none */
 	uint64_t batches, profiled; /* for the records' sample_every: batches per profiled batch */
 	uint64_t calls;             /* launches on queues it samples: one in 16 is timed */
 };
@@ -128,12 +133,17 @@ bool obs_batch_complete(const struct obs_queue *oq);
  * with obs.mu held. */
 void obs_drain_callbacks(int64_t now);
 
-/* sample.c: whether a batch opened now on oq is profiled (and counts it); a timed launch call of
- * call_ns that carried an added event (with) or none. Called with obs.mu held. */
-bool obs_sample_batch(const struct obs_queue *oq, int64_t now);
+/* sample.c: whether a batch opened now on oq is profiled (and counts it, in oq's run too); a
+ * timed launch call of call_ns that carried an added event (with) or none. Called with obs.mu
+ * held. */
+bool obs_sample_batch(struct obs_queue *oq, int64_t now);
 void obs_sample_call(bool with, int64_t call_ns);
-/* An event the library added to a launch: what it cost, as the timed calls say, is spent. */
-void obs_sample_added(void);
+/* An event the library added to a command of oq's batch: what it cost, as the timed calls say,
+ * is spent. */
+void obs_sample_added(struct obs_queue *oq);
+/* oq's batch has ended at end (before obs_close_batch moves last_wait): the time since its
+ * previous batch ended, against the clean batches', says what profiling cost beyond the calls. */
+void obs_sample_closed(const struct obs_queue *oq, int64_t end);
 /* The records' sample_every: batches per profiled batch so far, at least 1; 0 when not sampled. */
 uint32_t obs_sample_every(const struct obs_queue *oq);
 

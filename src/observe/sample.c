@@ -2,19 +2,34 @@
  * time, not a count of batches, so that a program of a few batches, one whose first batch differs
  * (a warm-up) or one of a thousand launches a batch is measured as it runs.
  *
- * What profiling costs is the events the library adds: on the H200 an event on every launch took
- * a back-to-back launch from 5.5 to 14 us, while CL_QUEUE_PROFILING_ENABLE alone cost nothing
- * measurable (doc/observe.md). So the sampler measures it: the mean time of the calls that carry
- * an added event against those that carry none, times the events added, is what profiling has
- * spent; a slice of OBS_SLICE_NS starts (at the first command, then whenever a batch opens) only
- * while that stays within OBS_BUDGET of the time since the first command. A program of few
- * commands is profiled throughout; one of thousands of short launches a second in a slice now and
+ * What profiling costs is the events the library adds to the commands, not the profiling
+ * property on the queues (on the H200 an event on every back-to-back launch took it from 5.5 to
+ * 14 us; CL_QUEUE_PROFILING_ENABLE alone cost nothing measurable: doc/observe.md). Part of that
+ * is in the calls that carry an event, part in the runtime after them (its completion, the wait).
+ * So the sampler measures both, as the workers do: the mean time of the calls that carry an added
+ * event against those that carry none, times the events added; and, over whole batches, the mean
+ * time from a batch's end to the next one's end for profiled batches against clean ones (a queue
+ * profiled OBS_RUN_MAX batches in a row gets a clean one, so the clean mean exists), beyond what
+ * the calls said. Their sum is what profiling has spent; a slice of OBS_SLICE_NS starts (at the
+ * first command, then whenever a batch opens) only while that stays within OBS_BUDGET of the time
+ * since the first command. A program of few, long batches is profiled throughout; one of
+ * thousands of short launches a second, or one whose batches profiling slows, in a slice now and
  * then. Everything here runs under obs.mu. */
 #include "recorder.h"
 
-#define EWMA 0.05 /* weight of one call in the mean call times */
+#define EWMA 0.05 /* weight of one call, or one batch, in the means */
 
-bool obs_sample_batch(const struct obs_queue *oq, int64_t now)
+static void ewma(double *m, double v)
+{
+	*m = *m ? (1 - EWMA) * *m + EWMA * v : v;
+}
+
+static bool sampled(const struct obs_queue *oq)
+{
+	return oq->hidden && obs.policy == GD_PROF_SAMPLED;
+}
+
+bool obs_sample_batch(struct obs_queue *oq, int64_t now)
 {
 	struct obs_sampler *s = &obs.smp;
 	if (!s->t0)
@@ -23,27 +38,47 @@ bool obs_sample_batch(const struct obs_queue *oq, int64_t now)
 	bool profiled = oq->own;
 	if (!profiled && oq->hidden && obs.policy == GD_PROF_FULL)
 		profiled = true;
-	if (!profiled && oq->hidden && obs.policy == GD_PROF_SAMPLED) {
+	if (!profiled && sampled(oq)) {
 		if (now >= s->slice_end && s->spent_ns <= OBS_BUDGET * (double)(now - s->t0))
 			s->slice_end = now + OBS_SLICE_NS;
-		profiled = now < s->slice_end;
+		profiled = now < s->slice_end && oq->run < OBS_RUN_MAX;
 	}
 	s->profiled += profiled;
+	oq->run = profiled ? oq->run + 1 : 0;
 	return profiled;
 }
 
 void obs_sample_call(bool with, int64_t call_ns)
 {
-	double *m = &obs.smp.call_ns[with];
-	*m = *m ? (1 - EWMA) * *m + EWMA * (double)call_ns : (double)call_ns;
+	ewma(&obs.smp.call_ns[with], (double)call_ns);
 }
 
-void obs_sample_added(void)
+/* What an added event costs in its call: what a call carrying one takes beyond a call without
+ * one; before any call without one is timed, all of it (the sampler then errs towards profiling
+ * less). */
+static double call_cost(void)
 {
-	/* An added event costs what its call takes beyond a call without one; before any call
-	 * without one is timed, all of it (the sampler then errs towards profiling less). */
 	const double *m = obs.smp.call_ns;
-	obs.smp.spent_ns += m[0] ? (m[1] > m[0] ? m[1] - m[0] : 0) : m[1];
+	return m[0] ? (m[1] > m[0] ? m[1] - m[0] : 0) : m[1];
+}
+
+void obs_sample_added(struct obs_queue *oq)
+{
+	obs.smp.spent_ns += call_cost();
+	oq->added++;
+}
+
+void obs_sample_closed(const struct obs_queue *oq, int64_t end)
+{
+	struct obs_sampler *s = &obs.smp;
+	if (!sampled(oq) || !oq->last_wait || end <= oq->last_wait)
+		return;
+	ewma(&s->period_ns[oq->profiled], (double)(end - oq->last_wait));
+	if (!oq->profiled || !s->period_ns[0])
+		return;
+	double beyond = s->period_ns[1] - s->period_ns[0] - oq->added * call_cost();
+	if (beyond > 0)
+		s->spent_ns += beyond;
 }
 
 uint32_t obs_sample_every(const struct obs_queue *oq)

@@ -104,6 +104,15 @@ check "4 threads: a host track per thread, 4 host work slices on each ($got)" \
 ok $? "4 threads: check_trace.py passes the trace"
 diag "$TMP/threads.check"
 
+# --profile sampled (the default) on 200 short batches: a queue profiled OBS_RUN_MAX (16) batches
+# in a row gets a clean one, whose time measures what profiling costs (doc/observe.md): so not
+# every batch is profiled (sample_every 2 or more), and the counts stay exact.
+observe sampled -n 1 -- "$CNT" 200 10 &
+wait $!
+ok $? "sampled, 200 batches: the run ends with the program"
+got=$(field "$TMP/sampled.log" "[(int(r['launches']), int(r['batches']), int(r['sample_every'] or 0) >= 2) for r in rows]")
+check "sampled, 200 batches: exact counts, a clean batch at least every 17 ($got)" test "$got" = "[(2000, 200, True)]"
+
 # A program that forks 3 children, each using OpenCL: 4 rows, the parent without OpenCL calls;
 # --profile off: nothing measured on the device.
 observe fork -n 1 --profile off -- "$CNT" 3 10 3
