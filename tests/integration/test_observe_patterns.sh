@@ -2,13 +2,14 @@
 # test_observe_patterns.sh: programs written the ways real ones use OpenCL (cl_patterns, in C and
 # PyOpenCL: many launches a batch, kernels longer than a window, a warm-up batch, polling and
 # callbacks instead of host waits, copies and fills, tasks and native kernels, maps and SVM,
-# images) run alone and observed under --profile full, with their queue profiled by themselves
-# (--own-profiling) and not. Each prints its own truth; the observed run must leave it unchanged
-# (the results' checksum, the API's answers) and the log's last row of the process must count it
-# exactly (launches, items, bytes each way, waits; commands and copy bytes where the log has
-# them), with kernel, transfer and copy time within 5% of the program's own where the log has
-# those fields. A field the log lacks yet is a SKIP, so the checks tighten as the recorder grows.
-# tier: device, about 75 s
+# images) run alone and observed under --profile full and sampled, with their queue profiled by
+# themselves (--own-profiling) and not. Each prints its own truth; the observed run must leave it
+# unchanged (the results' checksum, the API's answers) and the log's last row of the process must
+# count it exactly (launches, items, bytes each way, waits; commands and copy bytes where the log
+# has them), with kernel, transfer and copy time within 5% of the program's own where the program
+# profiled itself (its queue is read every batch under either policy). A field the log lacks yet
+# is a SKIP, so the checks tighten as the recorder grows.
+# tier: device, about 110 s
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
 CP="$FIXTURES/cl_patterns" # make fixtures
@@ -31,11 +32,11 @@ PY_MODES="many long short poll callback copyfill maps"
 # $TMP/NAME.log (the supervisor's standard error, the program's output in it, in $TMP/NAME.err);
 # $TMP/NAME.rc holds both exit statuses, the segments left behind and both runs' seconds.
 pair() {
-	local name=$1 t0=$EPOCHREALTIME
+	local name=$1 prof=${1##*.} t0=$EPOCHREALTIME
 	shift
 	"$@" >"$TMP/$name.alone" 2>&1
 	local rc_alone=$? t1=$EPOCHREALTIME
-	"$BIN" --headless --profile full -i 0.25 -f jsonl -o "$TMP/$name.log" -- "$@" 2>"$TMP/$name.err" &
+	"$BIN" --headless --profile "$prof" -i 0.25 -f jsonl -o "$TMP/$name.log" -- "$@" 2>"$TMP/$name.err" &
 	local sup=$!
 	wait $sup
 	local rc_seen=$?
@@ -53,15 +54,18 @@ spawn() {
 	NAMES+=("$1")
 	pair "$@" &
 }
-for own in "" --own-profiling; do
-	tag=${own:+-own}
-	for m in $C_MODES; do
-		# shellcheck disable=SC2086 # the mode's arguments are words
-		spawn "c-$m$tag" "$CP" $m ${ARGS[$m]} $own
-	done
-	for m in $PY_MODES; do
-		# shellcheck disable=SC2086
-		spawn "py-$m$tag" "$PY" "$PP" $m ${ARGS[$m]} $own
+# NAME: c-MODE or py-MODE, -own where the program profiles itself, then .POLICY
+for prof in full sampled; do
+	for own in "" --own-profiling; do
+		tag=${own:+-own}
+		for m in $C_MODES; do
+			# shellcheck disable=SC2086 # the mode's arguments are words
+			spawn "c-$m$tag.$prof" "$CP" $m ${ARGS[$m]} $own
+		done
+		for m in $PY_MODES; do
+			# shellcheck disable=SC2086
+			spawn "py-$m$tag.$prof" "$PY" "$PP" $m ${ARGS[$m]} $own
+		done
 	done
 done
 wait
@@ -77,7 +81,7 @@ for name in "${NAMES[@]}"; do
 	ok "$rc_seen" "$name observed: the run ends with the program"
 	check "$name observed: no segment left" test "$segs" -eq 0
 	times=
-	[ "${name%-own}" != "$name" ] && times=--times
+	[ "${name%-own.*}" != "$name" ] && times=--times
 	while read -r verdict line; do
 		case $verdict in
 		PASS) ok 0 "$line" ;;
