@@ -1,7 +1,7 @@
 /* publish.c: a queue's finished batch as a record in the process's segment: its counts, and its
  * device times by kind (kernels, writes, reads, copies), read from the events of a profiled batch
- * as they complete and mapped onto the host clock, or estimated at the rates of the queue's latest
- * profiled batch (--profile sampled). */
+ * as they complete and mapped onto the host clock, or estimated at the rates of the queue's recent
+ * profiled batches (--profile sampled). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,9 +158,21 @@ static void map_span(int64_t span[2])
 	span[1] = timebase_map(&obs.tb, span[1]);
 }
 
-static double per_unit(int64_t ns, uint64_t units)
+/* The queue's rates take in a profiled batch's device ns and units of each kind (the time of a
+ * kind it moved no bytes of, such as a map that moves none, is no rate). */
+static void rates_add(struct obs_rates *t, const double *ns, const uint64_t *units)
 {
-	return units ? (double)ns / (double)units : 0;
+	for (int k = 0; k < OBS_KINDS; k++) {
+		t->ns[k] = OBS_RATES_DECAY * t->ns[k] + (units[k] ? ns[k] : 0);
+		t->units[k] = OBS_RATES_DECAY * t->units[k] + (double)units[k];
+	}
+	t->valid = true;
+}
+
+/* Device ns for units of kind k at the queue's rates (0 where none of that kind was profiled). */
+static double rates_ns(const struct obs_rates *t, enum obs_kind k, uint64_t units)
+{
+	return t->units[k] > 0 ? t->ns[k] / t->units[k] * (double)units : 0;
 }
 
 /* The record's device times from the batch's events, mapped onto the host clock; the queue's
@@ -187,16 +199,18 @@ static bool measure(const cl_icd_dispatch *nx, struct obs_queue *oq, struct gd_r
 	r->qwait_ns = d.qwait;
 	gd_rec_set_kernels(r, (const int64_t(*)[2])kv, d.nk);
 	r->flags |= GD_REC_DEVTIME;
-	struct obs_rates *t = &oq->rates;
-	t->ns_per_launch = per_unit(r->kbusy_ns, oq->kernels);
-	for (int k = OBS_WRITE; k < OBS_KINDS; k++)
-		t->ns_per_byte[k] = per_unit(d.sum[k], oq->bytes[k]);
-	t->valid = true;
+	double ns[OBS_KINDS] = { [OBS_KERNEL] = (double)r->kbusy_ns };
+	uint64_t units[OBS_KINDS] = { [OBS_KERNEL] = oq->kernels };
+	for (int k = OBS_WRITE; k < OBS_KINDS; k++) {
+		ns[k] = (double)d.sum[k];
+		units[k] = oq->bytes[k];
+	}
+	rates_add(&oq->rates, ns, units);
 	return true;
 }
 
 /* A batch not profiled (--profile sampled): the device time its work took at the queue's rates of
- * its latest profiled batch (time per launch, per byte moved), placed in the batch's own span
+ * its recent profiled batches (time per launch, per byte moved: obs_rates), placed in the batch's own span
  * from its first command to its end: writes first, then copies, kernels as one interval, reads
  * last; where more than the span, all shrunk to fit it (a queue runs one command at a time, and
  * the device cannot have worked on the batch before its first command). */
@@ -205,10 +219,10 @@ static void estimate(const struct obs_queue *oq, struct gd_rec *r)
 	const struct obs_rates *t = &oq->rates;
 	if (!t->valid || obs.policy != GD_PROF_SAMPLED)
 		return;
-	double ns[OBS_KINDS] = { t->ns_per_launch * (double)oq->kernels };
+	double ns[OBS_KINDS] = { rates_ns(t, OBS_KERNEL, oq->kernels) };
 	double sum = ns[0];
 	for (int k = OBS_WRITE; k < OBS_KINDS; k++)
-		sum += ns[k] = t->ns_per_byte[k] * (double)oq->bytes[k];
+		sum += ns[k] = rates_ns(t, (enum obs_kind)k, oq->bytes[k]);
 	double room = (double)(r->t_end - r->t_gen);
 	double scale = sum > room && sum > 0 ? room / sum : 1;
 	int64_t at = r->t_gen;

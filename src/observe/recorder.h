@@ -34,11 +34,14 @@ struct obs_ev {
 	int64_t seen[2]; /* host ns: when a tick first saw it submitted, running; 0: not yet */
 };
 
-/* A queue's device time per unit of work, from its latest profiled batch: what an estimated batch
- * (not profiled, --profile sampled) is given. */
+/* A queue's device time per unit of work over its recent profiled batches, what an estimated
+ * batch (not profiled, --profile sampled) is given: sums of device ns and
+ * of units (launches; bytes of OBS_WRITE, OBS_READ, OBS_COPY), each older batch weighing
+ * OBS_RATES_DECAY as much as the one after it, so one batch's noise does not set a rate alone
+ * and a change of the work shows within a few batches. */
+#define OBS_RATES_DECAY 0.8
 struct obs_rates {
-	double ns_per_launch;
-	double ns_per_byte[OBS_KINDS]; /* OBS_WRITE, OBS_READ, OBS_COPY */
+	double ns[OBS_KINDS], units[OBS_KINDS]; /* [OBS_KERNEL]: kernels' busy time, launches */
 	bool valid;
 };
 
