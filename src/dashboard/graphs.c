@@ -1,6 +1,8 @@
 /* graphs.c: the history graphs: the aggregate's rate and device busy, and the selected
- * worker's rate and kernel busy, each with its label on the left. */
+ * worker's rate and kernel busy, each with its label on the left, a value axis and, from
+ * UI_TIME_AXIS_ROWS rows, a time axis under it. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <wchar.h>
 
@@ -62,6 +64,54 @@ static void graph(struct ui *u, WINDOW *w, const struct layout_rect *g, int rows
 		}
 	}
 	wattrset(w, A_NORMAL);
+}
+
+/* A graph of this many rows or more gives its last to a time axis. */
+#define UI_TIME_AXIS_ROWS 6
+
+/* The rows of a part rows tall that its graph draws in: all but the time axis's. */
+static int graph_rows(int rows)
+{
+	return rows >= UI_TIME_AXIS_ROWS ? rows - 1 : rows;
+}
+
+/* The time axis on row y of w, under graph g whose columns are col_s seconds each, the newest on
+ * the right: a line, "now" at its right end and a label at each tick of a round step (the
+ * least of 5 s ... 1 h that leaves 10 columns between ticks), right-aligned on its tick, as
+ * far back as the graph goes; the corner where the y axis meets it. */
+static void time_axis(struct ui *u, WINDOW *w, const struct layout_rect *g, int y, double col_s)
+{
+	static const int steps[] = { 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600 };
+	int width = g->w < UI_GRAPH_MAXW ? g->w : UI_GRAPH_MAXW;
+	int x0 = g->x - getbegx(w) + g->w - width;
+	if (width < 8 || !(col_s > 0))
+		return;
+	attr_t dim = ui_attr(u, UI_P_DIM);
+	wattrset(w, dim);
+	if (x0 > 0)
+		mvwaddch(w, y, x0 - 1, ACS_LLCORNER);
+	for (int c = 0; c < width; c++)
+		mvwaddch(w, y, x0 + c, ACS_HLINE);
+	wattrset(w, A_NORMAL);
+	ui_put(w, y, x0 + width - 3, dim, "now");
+	int step = 0;
+	for (size_t i = 0; i < GD_ARRAY_LEN(steps) && !step; i++)
+		if (steps[i] / col_s >= 10)
+			step = steps[i];
+	if (!step)
+		return;
+	for (int t = step;; t += step) {
+		int c = width - 1 - (int)lround(t / col_s);
+		char label[16];
+		if (t % 60 == 0)
+			snprintf(label, sizeof(label), "-%dm", t / 60);
+		else
+			snprintf(label, sizeof(label), "-%ds", t);
+		int len = (int)strlen(label);
+		if (c - len + 1 < 0)
+			break;
+		ui_put(w, y, x0 + c - len + 1, dim, label);
+	}
 }
 
 /* Where the text on line y of w ends, looking left from x. */
@@ -132,11 +182,14 @@ void ui_draw_tput(struct ui *u, WINDOW *w)
 		graph_top(w, 1, 0, "graph top", max, unit);
 	else
 		graph_top(w, 0, 17, "top", max, "");
-	graph(u, w, &l->tput_graph, rows, max, UI_P_TPUT);
+	double col_s = (double)per * session_interval(u->s);
+	int grows = graph_rows(rows);
+	graph(u, w, &l->tput_graph, grows, max, UI_P_TPUT);
 	if (rows > 2)
-		ui_putf(w, rows - 1, 0, ui_attr(u, UI_P_DIM), "last %.1f min",
-		        (double)per * l->tput_graph.w * session_interval(u->s) / 60);
-	axis(u, w, &l->tput_graph, rows, max, false);
+		ui_putf(w, rows - 1, 0, ui_attr(u, UI_P_DIM), "last %.1f min", col_s * l->tput_graph.w / 60);
+	axis(u, w, &l->tput_graph, grows, max, false);
+	if (grows < rows)
+		time_axis(u, w, &l->tput_graph, rows - 1, col_s);
 }
 
 void ui_draw_worker(struct ui *u, WINDOW *w, const struct layout_rect *g, bool busy)
@@ -182,8 +235,11 @@ void ui_draw_worker(struct ui *u, WINDOW *w, const struct layout_rect *g, bool b
 		if (g->h > 1)
 			graph_top(w, 1, 0, "graph top", max, unit);
 	}
-	graph(u, w, g, g->h, busy ? 1.0 : max, busy ? UI_P_BUSY : UI_P_TPUT);
-	axis(u, w, g, g->h, busy ? 1.0 : max, busy);
+	int grows = graph_rows(g->h);
+	graph(u, w, g, grows, busy ? 1.0 : max, busy ? UI_P_BUSY : UI_P_TPUT);
+	axis(u, w, g, grows, busy ? 1.0 : max, busy);
+	if (grows < g->h)
+		time_axis(u, w, g, g->h - 1, (double)per * session_interval(u->s));
 }
 
 void ui_draw_busy(struct ui *u, WINDOW *w)
@@ -191,7 +247,8 @@ void ui_draw_busy(struct ui *u, WINDOW *w)
 	const struct layout *l = &u->term.lay;
 	int rows = l->part[LAYOUT_BUSY].h;
 	const struct gd_frame *f = session_frame(u->s);
-	columns(u, &u->graphs.busy, l->busy_graph.w, per_column(u, l->busy_graph.w));
+	uint64_t per = per_column(u, l->busy_graph.w);
+	columns(u, &u->graphs.busy, l->busy_graph.w, per);
 	double busy = u->graphs.busy.n ? f->device_busy : NAN, last = NAN;
 	if (isnan(busy) && u->graphs.busy.n) /* a window without a batch: the latest, dimmed */
 		last = ui_agg_last(u, f, true);
@@ -211,6 +268,9 @@ void ui_draw_busy(struct ui *u, WINDOW *w)
 		       f->busy_from_sum      ? "sum of workers, capped"
 		       : f->busy_per_context ? "union per context, summed"
 		                             : "union of kernel intervals");
-	graph(u, w, &l->busy_graph, rows, 1.0, UI_P_BUSY);
-	axis(u, w, &l->busy_graph, rows, 1.0, true);
+	int grows = graph_rows(rows);
+	graph(u, w, &l->busy_graph, grows, 1.0, UI_P_BUSY);
+	axis(u, w, &l->busy_graph, grows, 1.0, true);
+	if (grows < rows)
+		time_axis(u, w, &l->busy_graph, rows - 1, (double)per * session_interval(u->s));
 }

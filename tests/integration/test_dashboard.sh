@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_dashboard.sh: the interactive dashboard in a real terminal (a private tmux server): the
-# header and rows, every action key, the help, resizing, ended rows leaving the table (e keeps
+# header and rows, every action key, the help, resizing, the graphs' axes, ended rows leaving the table (e keeps
 # them), and that quitting, SIGTERM, SIGHUP and --duration restore the terminal and leave no
 # worker process and no segment behind.
 # tier: fast, about 45 s
@@ -134,6 +134,12 @@ see "130x40: the breakdown in microseconds too, the most important first" 10 \
 see "130x40, sampled: the breakdown's times carry no ~" 20 \
 	eval 'screen_has "^[> ] +[0-9]+ +[0-9]+ +running .*[0-9] +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ " &&
 		! screen_has "^[> ] +[0-9]+ +[0-9]+ +running .*~.*~"'
+# The graphs' axes: values at the top, middle and foot (a busy graph 100% to 0%), and from six
+# rows a time axis that ends at now, ticks at a round step back from it (-30s, -1m ...). The
+# axis lines are the terminal's line characters: only the labels are matched.
+see "130x40: value axes (100% atop the busy graphs, 0% at their foot) and time axes ending now" 10 \
+	eval 'screen_has "100%[^ 0-9~]" && screen_has " 0%[^ 0-9~]" && screen_has " 0[^ 0-9.%~]" &&
+		screen_has "[^ ]-[0-9]+[sm][^ ]+-[0-9]+[sm][^ ]+now\$"'
 "${TM[@]}" resize-window -t main -x 180 -y 40
 see "180x40: and the overlaps" 10 screen_has "oth_us +ovl_us +bovl_us +breakdown"
 # gen_thr: the pipelined workers' generation threads; in seed mode it does not apply.
