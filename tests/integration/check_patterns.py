@@ -13,7 +13,8 @@ It prints one line per check, for test_observe_patterns.sh to number as TAP:
 Counts must be exact; the times within 5% of the program's own (plus 5 ms: SLACK_S; the resolution
 below which a sum of microsecond commands says nothing): the windows' kernel time (kernel_busy x
 window_s, summed), and kernel_s, transfer_s and copy_s where the log has them, read like the
-counts as the run's totals in the process's last row.
+counts as the run's totals in the process's last row; the device's busy time (device_busy x
+window_s) never more than the program's kernel time.
 """
 import json
 import math
@@ -55,16 +56,16 @@ def last_worker_row(path):
     return (rows[-1] if rows else None), len(pids)
 
 
-def kernel_from_busy(path):
-    """The kernel seconds the log shows today: each window's kernel_busy x its length."""
+def busy_seconds(path, kind, field):
+    """The seconds a busy share of the log's rows of kind shows: each window's field x its length."""
     rows = [json.loads(l) for l in open(path) if l.startswith("{")]
     window = {r["t_s"]: r.get("window_s") for r in rows if r.get("kind") == "aggregate"}
     total = 0.0
     for r in rows:
-        kb, w = r.get("kernel_busy"), window.get(r.get("t_s"))
-        if r.get("kind") == "worker" and isinstance(kb, (int, float)) and isinstance(w, (int, float)):
-            if not math.isnan(kb):
-                total += kb * w
+        b, w = r.get(field), window.get(r.get("t_s"))
+        if r.get("kind") == kind and isinstance(b, (int, float)) and isinstance(w, (int, float)):
+            if not math.isnan(b):
+                total += b * w
     return total
 
 
@@ -107,9 +108,13 @@ def near(got, want):
 def times(rep, truth, row, log):
     rep.diag("the program's own kernel_s %.6f transfer_s %.6f copy_s %.6f"
              % (truth["kernel_s"], truth["transfer_s"], truth["copy_s"]))
-    busy = kernel_from_busy(log)
+    busy = busy_seconds(log, "worker", "kernel_busy")
     rep.check(near(busy, truth["kernel_s"]), "the kernel time of the windows (kernel_busy x window_s) %.6f"
               " within 5%% of the program's own %.6f" % (busy, truth["kernel_s"]))
+    # One process: the device was busy only while its kernels ran.
+    dev = busy_seconds(log, "aggregate", "device_busy")
+    rep.check(dev <= 1.05 * truth["kernel_s"] + SLACK_S, "the device's busy time (device_busy x window_s)"
+              " %.6f no more than the program's kernels could fill (%.6f)" % (dev, truth["kernel_s"]))
     for f in TIMES:
         if f not in row:
             rep.skip("field %s not in the log yet" % f)
