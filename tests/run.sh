@@ -121,7 +121,8 @@ report() {
 	printf '%-32s %4d ok %3d failed  %4ss  %s\n' "$name" "$ok" "$nok" "$secs" "$status"
 	if [ "$status" != ok ]; then
 		failures+=("$name")
-		grep -E '^(not ok|#)' "$log" | head -40 | sed 's/^/    /'
+		# each failed check with the comment lines that follow it (its diagnosis)
+		awk '/^not ok /{p = 1; print; next} /^ok /{p = 0} p && /^#/' "$log" | head -60 | sed 's/^/    /'
 		[ "$nok" -eq 0 ] && tail -n 20 "$log" | sed 's/^/    | /'
 	fi
 }

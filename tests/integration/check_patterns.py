@@ -12,7 +12,7 @@ It prints one line per check, for test_observe_patterns.sh to number as TAP:
 "PASS desc", "FAIL desc", "SKIP desc" (a field the log does not have yet) or "DIAG text".
 Counts must be exact; the times within 5% of the program's own (plus 5 ms: SLACK_S; the resolution
 below which a sum of microsecond commands says nothing): the windows' kernel time (kernel_busy x
-window_s, summed), and kernel_s, transfer_s and copy_s where the log has them, read like the
+window_s, summed; less up to a tick of each kernel long enough to be seen under way), and kernel_s, transfer_s and copy_s where the log has them, read like the
 counts as the run's totals in the process's last row; the device's busy time (device_busy x
 window_s) never more than the program's kernel time.
 """
@@ -99,6 +99,7 @@ def counts(rep, truth, row):
 # What a time may differ by beyond 5%: the library's thread says a kernel is under way every
 # 25 ms, and on a loaded host a word can come one tick late or early at a window's end.
 SLACK_S = 0.005
+TICK_S = 0.03  # the library's thread looks at the kept events every 25 ms, and a loaded host delays it
 
 
 def near(got, want):
@@ -108,9 +109,16 @@ def near(got, want):
 def times(rep, truth, row, log):
     rep.diag("the program's own kernel_s %.6f transfer_s %.6f copy_s %.6f"
              % (truth["kernel_s"], truth["transfer_s"], truth["copy_s"]))
+    # A kernel under way counts in the windows from the first tick of the library's thread that
+    # sees it running, never before it began: the windows may miss up to a tick of each kernel
+    # long enough to be seen so (the record brings the rest to the totals, checked below).
     busy = busy_seconds(log, "worker", "kernel_busy")
-    rep.check(near(busy, truth["kernel_s"]), "the kernel time of the windows (kernel_busy x window_s) %.6f"
-              " within 5%% of the program's own %.6f" % (busy, truth["kernel_s"]))
+    want = truth["kernel_s"]
+    long_kernels = truth["launches"] if truth["launches"] and want / truth["launches"] >= TICK_S else 0
+    low = 0.95 * want - SLACK_S - TICK_S * long_kernels
+    rep.check(low <= busy <= 1.05 * want + SLACK_S, "the kernel time of the windows (kernel_busy x window_s)"
+              " %.6f within 5%% of the program's own %.6f (less a tick for each of %d long kernels)"
+              % (busy, want, long_kernels))
     # One process: the device was busy only while its kernels ran.
     dev = busy_seconds(log, "aggregate", "device_busy")
     rep.check(dev <= 1.05 * truth["kernel_s"] + SLACK_S, "the device's busy time (device_busy x window_s)"
