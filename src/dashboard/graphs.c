@@ -39,13 +39,21 @@ static void graph_top(WINDOW *w, int y, int x, const char *word, double max, con
 static const wchar_t blocks[] = L" \u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588";
 static const char ascii[] = " ._-~=+*#";
 
+/* The columns graph g draws (at most UI_GRAPH_MAXW, right-aligned in it), and in *x0 where the
+ * first is in w (g is on the screen, w a part of it). */
+static int graph_width(WINDOW *w, const struct layout_rect *g, int *x0)
+{
+	int width = g->w < UI_GRAPH_MAXW ? g->w : UI_GRAPH_MAXW;
+	*x0 = g->x - getbegx(w) + g->w - width;
+	return width;
+}
+
 /* Column bars of height rows, eighths of a cell with block characters (ASCII levels
  * otherwise); a value above zero always shows at least its lowest level. */
 static void graph(struct ui *u, WINDOW *w, const struct layout_rect *g, int rows, double scale,
                   enum ui_pair p)
 {
-	int width = g->w < UI_GRAPH_MAXW ? g->w : UI_GRAPH_MAXW;
-	int x0 = g->x - getbegx(w) + g->w - width; /* g is on the screen, w a part of it */
+	int x0, width = graph_width(w, g, &x0);
 	wattrset(w, ui_attr(u, p));
 	for (int c = 0; c < width; c++) {
 		double v = u->graphs.cols[c];
@@ -82,8 +90,7 @@ static int graph_rows(int rows)
 static void time_axis(struct ui *u, WINDOW *w, const struct layout_rect *g, int y, double col_s)
 {
 	static const int steps[] = { 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600 };
-	int width = g->w < UI_GRAPH_MAXW ? g->w : UI_GRAPH_MAXW;
-	int x0 = g->x - getbegx(w) + g->w - width;
+	int x0, width = graph_width(w, g, &x0);
 	if (width < 8 || !(col_s > 0))
 		return;
 	attr_t dim = ui_attr(u, UI_P_DIM);
