@@ -131,7 +131,8 @@ next=0    # the next test of $order to start
 printed=0 # tests reported so far, in the order given
 while [ $printed -lt $n ]; do
 	# Those started and not finished: an .rc file is the last thing a test's subshell writes.
-	done_=$(find "$logdir" -maxdepth 1 -name '*.rc' | wc -l)
+	# (a glob: find would stat the test directories as they are removed)
+	done_=$(compgen -G "$logdir/*.rc" | wc -l)
 	while [ $((next - done_)) -lt "$JOBS" ] && [ $next -lt $n ]; do
 		launch "${order[next]}"
 		next=$((next + 1))

@@ -54,7 +54,7 @@ DASH=$DPID
 see "the program's rows: sh without OpenCL calls, cl_counts' child at work" 60 \
 	eval '[ "$(rows_in "no CL")" -ge 1 ] && rows_are running 1'
 see "the row with work is selected, not the parent" 30 eval 'selected | grep -q running'
-check "  its graphs are the child's" eval 'sel=$(selected | awk "{print \$2}"); screen_has "^worker $sel Mitem/s +[0-9]"'
+see "  its graphs are the child's, with its rate once a batch has completed" 30 eval 'sel=$(selected | awk "{print \$2}"); screen_has "^worker $sel Mitem/s +[0-9]"'
 
 keys o
 see "o: the programs' output, with the file it is in" 10 \
