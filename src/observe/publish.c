@@ -2,6 +2,7 @@
  * device times by kind (kernels, writes, reads, copies), read from the events of a profiled batch
  * as they complete and mapped onto the host clock, or estimated at the rates of the queue's recent
  * profiled batches (--profile sampled). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,21 +159,58 @@ static void map_span(int64_t span[2])
 	span[1] = timebase_map(&obs.tb, span[1]);
 }
 
-/* The queue's rates take in a profiled batch's device ns and units of each kind (the time of a
- * kind it moved no bytes of, such as a map that moves none, is no rate). */
-static void rates_add(struct obs_rates *t, const double *ns, const uint64_t *units)
-{
-	for (int k = 0; k < OBS_KINDS; k++) {
-		t->ns[k] = OBS_RATES_DECAY * t->ns[k] + (units[k] ? ns[k] : 0);
-		t->units[k] = OBS_RATES_DECAY * t->units[k] + (double)units[k];
-	}
-	t->valid = true;
-}
-
 /* Device ns for units of kind k at the queue's rates (0 where none of that kind was profiled). */
 static double rates_ns(const struct obs_rates *t, enum obs_kind k, uint64_t units)
 {
 	return t->units[k] > 0 ? t->ns[k] / t->units[k] * (double)units : 0;
+}
+
+/* Device ns of a batch of span ns at the share its recent profiled batches' device time had of
+ * their spans (0 where none). */
+static double rates_span(const struct obs_rates *t, double span)
+{
+	return t->span_ns > 0 ? t->dev_ns / t->span_ns * span : 0;
+}
+
+/* How far the rates, before a profiled batch of dev device ns, units and span is taken in, would
+ * have erred for it: per unit and by span, each a mean of relative errors. */
+static void rates_judge(struct obs_rates *t, double dev, const uint64_t *units, double span)
+{
+	if (!t->spans || dev <= 0)
+		return;
+	double by_units = 0;
+	for (int k = 0; k < OBS_KINDS; k++)
+		by_units += rates_ns(t, (enum obs_kind)k, units[k]);
+	const double guess[2] = { by_units, rates_span(t, span) };
+	for (int i = 0; i < 2; i++) {
+		double e = fabs(guess[i] - dev) / dev;
+		t->err[i] = t->err[i] ? OBS_RATES_DECAY * t->err[i] + (1 - OBS_RATES_DECAY) * e : e;
+	}
+}
+
+/* The queue's rates take in a profiled batch's device ns and units of each kind (the time of a
+ * kind it moved no bytes of, such as a map that moves none, is no rate) and its span. */
+static void rates_add(struct obs_rates *t, const double *ns, const uint64_t *units, double span)
+{
+	double dev = 0;
+	for (int k = 0; k < OBS_KINDS; k++)
+		dev += units[k] ? ns[k] : 0;
+	rates_judge(t, dev, units, span);
+	if (dev > 0 && span > 0) {
+		double keep = t->spans++ == 1 ? 0 : OBS_RATES_DECAY;
+		t->dev_ns = keep * t->dev_ns + dev;
+		t->span_ns = keep * t->span_ns + span;
+	}
+	for (int k = 0; k < OBS_KINDS; k++) {
+		if (!units[k]) {
+			t->ns[k] *= OBS_RATES_DECAY;
+			t->units[k] *= OBS_RATES_DECAY;
+			continue;
+		}
+		double keep = t->batches[k]++ == 1 ? 0 : OBS_RATES_DECAY; /* the first, a warm-up, goes */
+		t->ns[k] = keep * t->ns[k] + ns[k];
+		t->units[k] = keep * t->units[k] + (double)units[k];
+	}
 }
 
 /* The record's device times from the batch's events, mapped onto the host clock; the queue's
@@ -205,26 +243,38 @@ static bool measure(const cl_icd_dispatch *nx, struct obs_queue *oq, struct gd_r
 		ns[k] = (double)d.sum[k];
 		units[k] = oq->bytes[k];
 	}
-	rates_add(&oq->rates, ns, units);
+	rates_add(&oq->rates, ns, units, (double)(r->t_end - r->t_gen));
 	return true;
 }
 
 /* A batch not profiled (--profile sampled): the device time its work took at the queue's rates of
- * its recent profiled batches (time per launch, per byte moved: obs_rates), placed in the batch's own span
- * from its first command to its end: writes first, then copies, kernels as one interval, reads
- * last; where more than the span, all shrunk to fit it (a queue runs one command at a time, and
- * the device cannot have worked on the batch before its first command). */
+ * its recent profiled batches (time per launch, per byte moved: obs_rates) and their device
+ * time's share of their span times its own, the two weighed by how well each predicted those
+ * batches, in the parts by kind of the first. It is placed in the batch's own span from its first command to
+ * its end: writes first, then copies, kernels as one interval, reads last; where more than the span, all
+ * shrunk to fit it (a queue runs one command at a time, and the device cannot have worked on the
+ * batch before its first command). */
 static void estimate(const struct obs_queue *oq, struct gd_rec *r)
 {
 	const struct obs_rates *t = &oq->rates;
-	if (!t->valid || obs.policy != GD_PROF_SAMPLED)
+	uint32_t profiled = 0;
+	for (int k = 0; k < OBS_KINDS; k++)
+		profiled += t->batches[k];
+	if (!profiled || obs.policy != GD_PROF_SAMPLED)
 		return;
 	double ns[OBS_KINDS] = { rates_ns(t, OBS_KERNEL, oq->kernels) };
 	double sum = ns[0];
 	for (int k = OBS_WRITE; k < OBS_KINDS; k++)
 		sum += ns[k] = rates_ns(t, (enum obs_kind)k, oq->bytes[k]);
 	double room = (double)(r->t_end - r->t_gen);
-	double scale = sum > room && sum > 0 ? room / sum : 1;
+	double want = sum;
+	if (t->err[0] > 0 && t->err[1] > 0) { /* each way weighed by the inverse of its error squared */
+		double w0 = 1 / (t->err[0] * t->err[0]), w1 = 1 / (t->err[1] * t->err[1]);
+		want = (w0 * sum + w1 * rates_span(t, room)) / (w0 + w1);
+	}
+	if (want > room)
+		want = room;
+	double scale = sum > 0 ? want / sum : 1;
 	int64_t at = r->t_gen;
 	int64_t *spans[OBS_KINDS] = { [OBS_WRITE] = r->h2d, [OBS_READ] = r->d2h, [OBS_COPY] = r->copy };
 	static const enum obs_kind order[] = { OBS_WRITE, OBS_COPY, OBS_KERNEL, OBS_READ };

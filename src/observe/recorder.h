@@ -34,15 +34,26 @@ struct obs_ev {
 	int64_t seen[2]; /* host ns: when a tick first saw it submitted, running; 0: not yet */
 };
 
-/* A queue's device time per unit of work over its recent profiled batches, what an estimated
- * batch (not profiled, --profile sampled) is given: sums of device ns and
- * of units (launches; bytes of OBS_WRITE, OBS_READ, OBS_COPY), each older batch weighing
- * OBS_RATES_DECAY as much as the one after it, so one batch's noise does not set a rate alone
- * and a change of the work shows within a few batches. */
+/* What a queue's recent profiled batches say an estimated batch (not profiled, --profile sampled)
+ * took on the device, two ways: per unit of work (sums of device ns and of units: launches;
+ * bytes of OBS_WRITE, OBS_READ, OBS_COPY), and as a share of the batch's span, from its first
+ * command to its end (sums of their device ns and spans). Per unit is right where the work sets
+ * the time (a GPU's kernels); the share where the device's speed varies and the host waits for
+ * it (a CPU device shared with other processes: the same kernel takes 2 ms, then 8). Each
+ * profiled batch is first predicted both ways from the batches before it, and the estimate weighs
+ * each way by the inverse square of its predictions' mean relative error (err).
+ *
+ * Each older batch weighs OBS_RATES_DECAY as much as the one after it, so one batch's noise does
+ * not set a rate alone and a change of the work shows within a few batches. The first profiled
+ * batch with work of a kind sets its rate only until a second is profiled: it is often a warm-up,
+ * whose first launch of a kernel can take a hundred times what the launches after it do. */
 #define OBS_RATES_DECAY 0.8
 struct obs_rates {
 	double ns[OBS_KINDS], units[OBS_KINDS]; /* [OBS_KERNEL]: kernels' busy time, launches */
-	bool valid;
+	uint32_t batches[OBS_KINDS];            /* profiled batches taken in with units of the kind */
+	double dev_ns, span_ns;                 /* device ns (all kinds) and spans */
+	uint32_t spans;                         /* profiled batches taken in with a span */
+	double err[2];                          /* per unit, as a share of the span; 0: none yet */
 };
 
 struct obs_queue {
@@ -64,6 +75,7 @@ struct obs_queue {
 	uint64_t bytes[OBS_KINDS]; /* the batch's bytes by kind (OBS_KERNEL unused) */
 	uint32_t added;            /* events the library added to the batch's commands */
 	uint32_t run;              /* profiled batches in a row, up to the batch under way */
+	uint64_t opened;           /* batches opened, the one under way included */
 	struct obs_ev *ev;
 	size_t nev, capev;
 	struct obs_rates rates;
@@ -71,7 +83,7 @@ struct obs_queue {
 
 /* --profile sampled: batches are profiled in slices of time, started while what profiling has
  * cost (added events, measured as the extra time of the calls that carry one) stays within
- * OBS_BUDGET of the time since the first command. */
+ * OBS_BUDGET of the time since the first command; or, with --sample-every, one in every. */
 struct obs_sampler {
 	int64_t t0;                 /* the first command */
 	int64_t slice_end;          /* batches opened before it are profiled */
@@ -81,6 +93,7 @@ struct obs_sampler {
 	                             * profiled (EWMA); 0: none */
 	uint64_t batches, profiled; /* for the records' sample_every: batches per profiled batch */
 	uint64_t calls;             /* launches on queues it samples: one in 16 is timed */
+	uint32_t every;             /* --sample-every: one batch in this many per queue; 0: slices */
 };
 
 /* A map for writing, whose bytes its unmap moves. */

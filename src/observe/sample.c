@@ -14,7 +14,12 @@
  * first command, then whenever a batch opens) only while that stays within OBS_BUDGET of the time
  * since the first command. A program of few, long batches is profiled throughout; one of
  * thousands of short launches a second, or one whose batches profiling slows, in a slice now and
- * then. Everything here runs under obs.mu. */
+ * then.
+ *
+ * --sample-every N fixes the period instead: one batch in N of every queue, its first two
+ * included, the rest estimated; on a queue the program profiles itself too, so that the estimate
+ * can be held against the program's own times of the batches it stood in for. Everything here
+ * runs under obs.mu. */
 #include "recorder.h"
 
 #define EWMA 0.05 /* weight of one call, or one batch, in the means */
@@ -24,9 +29,12 @@ static void ewma(double *m, double v)
 	*m = *m ? (1 - EWMA) * *m + EWMA * v : v;
 }
 
+/* Whether oq's batches are sampled: its profiling is the library's, or, with --sample-every, the
+ * program's own too (one batch in N of it read, the rest estimated: the estimate beside the
+ * program's own times). */
 static bool sampled(const struct obs_queue *oq)
 {
-	return oq->hidden && obs.policy == GD_PROF_SAMPLED;
+	return obs.policy == GD_PROF_SAMPLED && (oq->hidden || (oq->own && obs.smp.every));
 }
 
 bool obs_sample_batch(struct obs_queue *oq, int64_t now)
@@ -35,10 +43,13 @@ bool obs_sample_batch(struct obs_queue *oq, int64_t now)
 	if (!s->t0)
 		s->t0 = now;
 	s->batches++;
-	bool profiled = oq->own;
-	if (!profiled && oq->hidden && obs.policy == GD_PROF_FULL)
-		profiled = true;
-	if (!profiled && sampled(oq)) {
+	oq->opened++;
+	bool profiled = oq->own || (oq->hidden && obs.policy == GD_PROF_FULL);
+	if (sampled(oq) && s->every) {
+		/* The first two (the first, often a warm-up, sets no rate for long: obs_rates), then
+		 * one in every. */
+		profiled = oq->opened <= 2 || (oq->opened - 1) % s->every == 0;
+	} else if (sampled(oq)) {
 		if (now >= s->slice_end && s->spent_ns <= OBS_BUDGET * (double)(now - s->t0))
 			s->slice_end = now + OBS_SLICE_NS;
 		profiled = now < s->slice_end && oq->run < OBS_RUN_MAX;
@@ -86,7 +97,7 @@ uint32_t obs_sample_every(const struct obs_queue *oq)
 	const struct obs_sampler *s = &obs.smp;
 	if (obs.policy != GD_PROF_SAMPLED)
 		return 0;
-	if (oq->own || !s->profiled) /* every batch of a queue the program profiles is read */
+	if ((oq->own && !s->every) || !s->profiled) /* a queue the program profiles: every batch read */
 		return 1;
 	uint64_t every = (s->batches + s->profiled - 1) / s->profiled;
 	return (uint32_t)(every > GD_SAMPLE_MAX ? GD_SAMPLE_MAX : every);

@@ -20,7 +20,7 @@
 struct obs_state obs = { .mu = PTHREAD_MUTEX_INITIALIZER, .source = GD_SRC_PRELOAD };
 
 /* The run, from the environment the supervisor set (observe_env.h); without it the library only
- * passes calls on. The profiling policy and period come in two more variables. */
+ * passes calls on. The profiling policy and a fixed period (--sample-every) come in two more. */
 static void read_env(void)
 {
 	const char *v = getenv(GD_OBS_ENV_RUN);
@@ -34,6 +34,9 @@ static void read_env(void)
 	obs.sup = (pid_t)sup;
 	if (!gd_profile_parse(getenv(GD_OBS_ENV_PROFILE), &obs.policy))
 		obs.policy = GD_PROF_SAMPLED;
+	const char *e = getenv(GD_OBS_ENV_EVERY);
+	long every = e ? strtol(e, NULL, 10) : 0;
+	obs.smp.every = every >= 1 && every <= GD_SAMPLE_MAX ? (uint32_t)every : 0;
 	obs.enabled = true;
 }
 

@@ -72,8 +72,11 @@ check() { # check DESCRIPTION [!] COMMAND...: ok when the command succeeds (fail
 
 diag() { sed 's/^/# /' "$@"; }
 
-tap_cleanup() {
+tap_cleanup() { # GPUTOP_TEST_KEEP=DIR: a failed script's directory is moved there, to look at
 	echo "1..$TAP_N"
+	if [ -n "${GPUTOP_TEST_KEEP:-}" ] && [ "$TAP_FAILED" -gt 0 ]; then
+		mkdir -p "$GPUTOP_TEST_KEEP" && mv "$TMP" "$GPUTOP_TEST_KEEP/" && echo "# kept in $GPUTOP_TEST_KEEP"
+	fi
 	rm -rf "$TMP"
 }
 

@@ -247,12 +247,12 @@ bad2 "a len: buffer smaller than N" "pass at least len:1000" --kernel "$ROOT/ker
 	--arg a=2 --arg x=len:10
 
 # ---- 8. --build-options of any length; 11. OpenCL answers of any size ----
-# runs DESCRIPTION ARGS...: a one-second run of one worker that ends with status 0 and a
-# running worker in its log.
+# runs DESCRIPTION ARGS...: a three-second run of one worker (a loaded host takes a second or
+# more to build and start it) that ends with status 0 and a running worker in its log.
 runs() {
 	local desc=$1
 	shift
-	timeout 120 "$BIN" --headless -n 1 -s 1000 -l 1 -i 0.2 -D 1 -f jsonl -o "$TMP/runs.log" "$@" 2>"$TMP/runs.err"
+	timeout 120 "$BIN" --headless -n 1 -s 1000 -l 1 -i 0.2 -D 3 -f jsonl -o "$TMP/runs.log" "$@" 2>"$TMP/runs.err"
 	ok $([ $? -eq 0 ] && grep -q '"state":"running"' "$TMP/runs.log"; echo $?) "$desc ($(head -c 120 "$TMP/runs.err"))"
 }
 printf '#ifndef MUST\n#error the options were cut\n#endif\nkernel void k(global float *out, uint n)\n{\n\tuint i = get_global_id(0);\n\tif (i < n)\n\t\tout[i] = i;\n}\n' >"$TMP/must.cl"

@@ -2,7 +2,8 @@
  * one queue: where profiling slows a batch beyond its calls (the runtime's part), the profiled
  * share falls until what it cost is about the budget; where it costs nothing, every batch is
  * profiled but one in OBS_RUN_MAX + 1, which measures it; a program of long batches is profiled
- * throughout but for those. */
+ * throughout but for those. With --sample-every N: the first two batches of a queue, then one in
+ * N, the program's own profiled queue too; without it, every batch of that queue. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -50,6 +51,20 @@ static struct sim run(long n, double period, double extra)
 	return r;
 }
 
+/* The batches of q (1-based) profiled among the first n, as a string of 1s and 0s, under
+ * --sample-every every (0: not given). */
+static const char *fixed(struct obs_queue q, uint32_t every, int n)
+{
+	static char out[64];
+	memset(&obs, 0, sizeof(obs));
+	obs.policy = GD_PROF_SAMPLED;
+	obs.smp.every = every;
+	for (int b = 0; b < n && b < (int)sizeof(out) - 1; b++)
+		out[b] = obs_sample_batch(&q, 1000000 + b) ? '1' : '0';
+	out[n] = '\0';
+	return out;
+}
+
 int main(void)
 {
 	/* 1 ms batches that profiling slows by 10%, in the runtime and not in the calls. */
@@ -71,5 +86,18 @@ int main(void)
 	s = run(200, 1e8, 2e4);
 	share = (double)s.profiled / (double)s.batches;
 	tap_ok(share >= 0.9, "100 ms batches: profiled throughout but for the clean ones: %.3f", share);
+
+	const struct obs_queue added = { .hidden = true }, own = { .own = true };
+	const char *got = fixed(added, 4, 14);
+	tap_ok(!strcmp(got, "11001000100010"), "--sample-every 4: the first two, then one in 4 (%s)", got);
+	struct obs_queue q = { .hidden = true };
+	tap_ok(obs_sample_every(&q) == 3, "... sample_every, batches per profiled one so far: 14 / 5 -> %u",
+	       obs_sample_every(&q));
+	got = fixed(own, 3, 8);
+	tap_ok(!strcmp(got, "11010010"), "... the program's own profiled queue too, one in 3 (%s)", got);
+	got = fixed(own, 0, 8);
+	tap_ok(!strcmp(got, "11111111"), "without it, every batch of the program's own (%s)", got);
+	q = (struct obs_queue){ .own = true };
+	tap_ok(obs_sample_every(&q) == 1, "... sample_every %u", obs_sample_every(&q));
 	return tap_done();
 }
