@@ -256,7 +256,7 @@ int dashboard_run(const struct gd_session_config *c, const struct gd_dashboard_c
 	} else {
 		if (d->notice) { /* the config file was not used: say so for longer than a key's word */
 			ui_message(u, "%s", d->notice);
-			u->msg.until = now_ns() + UI_NOTICE_NS;
+			ui_message_lasts(u, UI_NOTICE_NS);
 		}
 		unsigned last;
 		u->grace_kills = session_grace_kills(u->s, &last);

@@ -13,7 +13,13 @@ void ui_message(struct ui *u, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(u->msg.text, sizeof(u->msg.text), fmt, ap);
 	va_end(ap);
-	u->msg.until = now_ns() + UI_MSG_NS;
+	ui_message_lasts(u, UI_MSG_NS);
+}
+
+void ui_message_lasts(struct ui *u, int64_t ns)
+{
+	u->msg.lasts = ns;
+	u->msg.until = INT64_MAX;
 }
 
 /* After the observed program's end, in the key bar's place: how it ended, where its output
@@ -32,6 +38,10 @@ static void draw_ended(struct ui *u, WINDOW *w)
  * always. */
 void ui_draw_keybar(struct ui *u, WINDOW *w, int64_t now)
 {
+	if (u->msg.lasts) { /* its time runs from here: a loaded host may draw it late */
+		u->msg.until = now + u->msg.lasts;
+		u->msg.lasts = 0;
+	}
 	if (now < u->msg.until) {
 		ui_put_words(w, 0, 0, getmaxx(w), ui_attr(u, UI_P_WARN), u->msg.text);
 		return;

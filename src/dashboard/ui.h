@@ -143,6 +143,7 @@ struct ui_menu_state {
 struct ui_msg {
 	char text[GD_ERR_LEN + 64];
 	int64_t until; /* shown until then; 0: none */
+	int64_t lasts; /* not drawn yet: how long it stays once it is (until waits for that) */
 };
 
 /* The help screen (help.c). */
@@ -212,6 +213,8 @@ void ui_text_utf8(bool utf8);
 /* ---- messages.c: the last line ---- */
 /* A message in the key bar's place for a few seconds. */
 void ui_message(struct ui *u, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The message stays ns (ui_message: 4 s) from when it is first drawn. */
+void ui_message_lasts(struct ui *u, int64_t ns);
 void ui_draw_keybar(struct ui *u, WINDOW *w, int64_t now);
 
 /* ---- columns.c: the worker table's columns ---- */

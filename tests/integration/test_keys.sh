@@ -128,7 +128,7 @@ done
 see "back to 100x30" 60 drawn_at 100
 
 # ---- the interval ----
-check "the header shows the interval" screen_has "interval 0.2 s"
+see "the header shows the interval" 30 screen_has "interval 0.2 s"
 keys ']'
 see "]: a step up, 0.5 s" 60 screen_has "interval 0.5 s"
 keys ']'
