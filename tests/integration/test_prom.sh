@@ -214,7 +214,7 @@ if res:
     rate = float(res[0]["value"][1])
     out(len(res) == 1 and mbit > 0 and abs(rate - mbit) <= 0.05 * mbit,
         "rate() of the device's symbols / 1e6 is the log's mbit_s over the same windows, within 5%",
-        "rate %.4f, log %.4f" % (rate, mbit))
+        "rate %.4f, log %.4f over %d windows; %s" % (rate, mbit, len(agg), spans))
 dev = one("device phases", lambda q: "phase_batches_total" in q)
 gen = one("generation", lambda q: 'phase="gen"' in q)
 if dev and gen:
