@@ -333,13 +333,14 @@ def check(rows, procs):
     return wins
 
 
-def check_breakdown(wins, tolerance=0.05):
+def check_breakdown(wins, tolerance=0.08):
     """In seed mode a worker runs batches back to back, so the breakdown parts times the
     batches completed in each window (JSONL's window_batches) add up to the time that passed.
     The first window a worker appears in is skipped: it holds its start-up. The batches
     counted still cross the edges of the span checked: the first may have begun before it,
     the last under way at its end is not counted. So each unbroken span may be off by one
-    batch, besides the tolerance."""
+    batch, besides the tolerance: 8%, for the moments a host loaded beyond its cores (the
+    suite under ASan on two) leaves the worker off the CPU between two batches, in none."""
     covered, elapsed, seen, spans, longest = {}, {}, set(), {}, {}
     before = set()  # the workers counted in the window before
     for i, (t, ws, agg) in enumerate(wins):
