@@ -188,6 +188,13 @@ static void rates_judge(struct obs_rates *t, double dev, const uint64_t *units, 
 	}
 }
 
+/* What sums that have taken in *n batches keep of them as one more comes (and counts it): none
+ * where they hold the first alone, often a warm-up; else OBS_RATES_DECAY. */
+static double rates_keep(uint32_t *n)
+{
+	return (*n)++ == 1 ? 0 : OBS_RATES_DECAY;
+}
+
 /* The queue's rates take in a profiled batch's device ns and units of each kind (the time of a
  * kind it moved no bytes of, such as a map that moves none, is no rate) and its span. */
 static void rates_add(struct obs_rates *t, const double *ns, const uint64_t *units, double span)
@@ -197,18 +204,13 @@ static void rates_add(struct obs_rates *t, const double *ns, const uint64_t *uni
 		dev += units[k] ? ns[k] : 0;
 	rates_judge(t, dev, units, span);
 	if (dev > 0 && span > 0) {
-		double keep = t->spans++ == 1 ? 0 : OBS_RATES_DECAY;
+		double keep = rates_keep(&t->spans);
 		t->dev_ns = keep * t->dev_ns + dev;
 		t->span_ns = keep * t->span_ns + span;
 	}
 	for (int k = 0; k < OBS_KINDS; k++) {
-		if (!units[k]) {
-			t->ns[k] *= OBS_RATES_DECAY;
-			t->units[k] *= OBS_RATES_DECAY;
-			continue;
-		}
-		double keep = t->batches[k]++ == 1 ? 0 : OBS_RATES_DECAY; /* the first, a warm-up, goes */
-		t->ns[k] = keep * t->ns[k] + ns[k];
+		double keep = units[k] ? rates_keep(&t->batches[k]) : OBS_RATES_DECAY;
+		t->ns[k] = keep * t->ns[k] + (units[k] ? ns[k] : 0);
 		t->units[k] = keep * t->units[k] + (double)units[k];
 	}
 }
@@ -247,13 +249,13 @@ static bool measure(const cl_icd_dispatch *nx, struct obs_queue *oq, struct gd_r
 	return true;
 }
 
-/* A batch not profiled (--profile sampled): the device time its work took at the queue's rates of
- * its recent profiled batches (time per launch, per byte moved: obs_rates) and their device
- * time's share of their span times its own, the two weighed by how well each predicted those
- * batches, in the parts by kind of the first. It is placed in the batch's own span from its first command to
- * its end: writes first, then copies, kernels as one interval, reads last; where more than the span, all
- * shrunk to fit it (a queue runs one command at a time, and the device cannot have worked on the
- * batch before its first command). */
+/* A batch not profiled (--profile sampled): its device time two ways (obs_rates), its work at the
+ * rates of the queue's recent profiled batches and their device time's share of their span
+ * times its own span, weighed by how well each predicted those batches; split by kind as the
+ * rates split it. It is placed in the batch's own span from its first command to its end: writes
+ * first, then copies, kernels as one interval, reads last; never more than the span (a queue runs
+ * one command at a time, and the device cannot have worked on the batch before its first
+ * command). */
 static void estimate(const struct obs_queue *oq, struct gd_rec *r)
 {
 	const struct obs_rates *t = &oq->rates;

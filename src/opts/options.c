@@ -150,7 +150,8 @@ const struct gd_optdef opts_defs[] = {
 	  .min = 1,
 	  .max = GD_SAMPLE_MAX,
 	  .def_text = "adapts",
-	  .help = "--profile sampled: a round of profiled batches starts every N (at least twice a round)",
+	  .help = "--profile sampled: a round of profiled batches starts every N (at least twice a round); "
+	          "observing a program, one batch in N of each queue after its first two",
 	  .applies = GD_USE_RUN,
 	  FIELD(sample_every) },
 	{ .name = "calibrate",
